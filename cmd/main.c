@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpftools: one binary, many tracing tools. `bpftools CMD ARGS` and `CMD ARGS` through a link
+ * named CMD are the same thing; this file only dispatches and handles the top-level options.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "bt_args.h"
+#include "bt_cmd.h"
+#include "bt_err.h"
+#include "bt_kernel.h"
+#include "bt_loop.h"
+#include "completion.h"
+
+#ifndef BT_VERSION
+#define BT_VERSION "0.0.0"
+#endif
+
+static void print_top_usage(FILE *out)
+{
+	fprintf(out, "Usage: bpftools COMMAND [ARGS...]\n"
+		     "       bpftools --list | --version | --help\n"
+		     "       bpftools --install DIR\n"
+		     "       bpftools completion bash|zsh|fish\n"
+		     "       COMMAND [ARGS...]    (through a link named COMMAND)\n");
+}
+
+static void print_help(void)
+{
+	const struct bt_cmd *c;
+	int i;
+
+	printf("bpftools: BCC's tracing tools on libbpf and CO-RE, in one binary.\n\n");
+	print_top_usage(stdout);
+	printf("\nCommands:\n");
+	bt_for_each_cmd(c, i)
+		printf("  %-14s %s\n", c->name, c->summary);
+	printf("\nRun 'bpftools COMMAND --help' for a command's options.\n");
+}
+
+static void print_list(void)
+{
+	const struct bt_cmd *c;
+	int i;
+
+	bt_for_each_cmd(c, i)
+		printf("%-14s %s\n", c->name, c->summary);
+}
+
+static int self_path(char *buf, size_t size, const char *argv0)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+
+	if (n > 0) {
+		buf[n] = '\0';
+		return 0;
+	}
+	/* No /proc (a chroot): an absolute argv[0] is still a usable target. */
+	if (argv0[0] == '/' && strlen(argv0) < size) {
+		strcpy(buf, argv0);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int install_links(const char *dir, const char *argv0)
+{
+	char self[PATH_MAX], link[PATH_MAX];
+	const struct bt_cmd *c;
+	struct stat st;
+	int i, err = 0;
+
+	if (self_path(self, sizeof(self), argv0)) {
+		bt_err("cannot find the bpftools binary (no /proc/self/exe)");
+		return -ENOENT;
+	}
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		bt_err("'%s' is not a directory", dir);
+		return -BT_EUSAGE;
+	}
+	bt_for_each_cmd(c, i) {
+		snprintf(link, sizeof(link), "%s/%s", dir, c->name);
+		if (lstat(link, &st) == 0) {
+			if (!S_ISLNK(st.st_mode)) {
+				bt_err("'%s' exists and is not a link; left alone", link);
+				err = -EEXIST;
+				continue;
+			}
+			unlink(link);
+		}
+		if (symlink(self, link)) {
+			bt_err("cannot create '%s': %s", link, strerror(errno));
+			err = -errno;
+		}
+	}
+	return err;
+}
+
+static int run_command(const struct bt_cmd *cmd, int argc, char **argv)
+{
+	int err;
+
+	bt_set_progname(cmd->name);
+	bt_set_debug(false);
+	argv[0] = (char *)cmd->name;
+	err = bt_args_parse(cmd, argc, argv);
+	if (err)
+		return err > 0 ? 0 : err;
+	if ((cmd->flags & BT_NEED_PRIV) && bt_check_privileges()) {
+		bt_err("needs root, or the CAP_BPF and CAP_PERFMON capabilities");
+		return -EPERM;
+	}
+	err = bt_signals_init();
+	if (err) {
+		bt_err("cannot set up signal handling: %s", strerror(-err));
+		return err;
+	}
+	err = cmd->run(cmd);
+	if (fflush(stdout) && errno != EPIPE && !err) {
+		bt_err("cannot write the output: %s", strerror(errno));
+		err = -EIO;
+	}
+	return err;
+}
+
+static int unknown_command(const char *name)
+{
+	fprintf(stderr, "bpftools: '%s' is not a bpftools command; see 'bpftools --list'\n", name);
+	return BT_EXIT_USAGE;
+}
+
+static int top_level(int argc, char **argv)
+{
+	const char *arg = argv[1];
+	const struct bt_cmd *cmd;
+
+	if (argc < 2) {
+		print_top_usage(stderr);
+		return BT_EXIT_USAGE;
+	}
+	if (!strcmp(arg, "--list"))
+		print_list();
+	else if (!strcmp(arg, "--version"))
+		printf("bpftools %s (libbpf %s)\n", BT_VERSION, libbpf_version_string());
+	else if (!strcmp(arg, "--help") || !strcmp(arg, "-h"))
+		print_help();
+	else if (!strcmp(arg, "--install")) {
+		if (argc != 3) {
+			fprintf(stderr, "bpftools: --install needs one directory\n");
+			print_top_usage(stderr);
+			return BT_EXIT_USAGE;
+		}
+		return bt_exit_code(install_links(argv[2], argv[0]));
+	} else if (!strcmp(arg, "completion")) {
+		if (argc != 3) {
+			fprintf(stderr, "bpftools: completion needs one shell: bash, zsh or fish\n");
+			return BT_EXIT_USAGE;
+		}
+		return bt_exit_code(bt_completion_print(stdout, argv[2]));
+	} else if (arg[0] == '-') {
+		fprintf(stderr, "bpftools: unknown option '%s'\n", arg);
+		print_top_usage(stderr);
+		return BT_EXIT_USAGE;
+	} else {
+		cmd = bt_cmd_find(arg);
+		if (!cmd)
+			return unknown_command(arg);
+		return bt_exit_code(run_command(cmd, argc - 1, argv + 1));
+	}
+	return fflush(stdout) ? BT_EXIT_FAIL : BT_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = argc > 0 ? strrchr(argv[0], '/') : NULL;
+	const struct bt_cmd *cmd;
+
+	name = name ? name + 1 : (argc > 0 ? argv[0] : "bpftools");
+	if (name[0] == '-') /* login-shell style "-name" */
+		name++;
+	bt_set_progname("bpftools");
+	if (!strcmp(name, "bpftools"))
+		return top_level(argc, argv);
+	cmd = bt_cmd_find(name);
+	if (!cmd)
+		return unknown_command(name);
+	return bt_exit_code(run_command(cmd, argc, argv));
+}

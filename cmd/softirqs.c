@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/* softirqs: summarize soft IRQ time (or counts) per vector, as BCC's softirqs does. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt_args.h"
+#include "bt_cmd.h"
+#include "bt_err.h"
+#include "bt_hist.h"
+#include "bt_loop.h"
+#include "bt_percpu.h"
+#include "bt_skel.h"
+#include "softirqs.h"
+#include "softirqs.skel.h"
+
+static struct softirqs_opts {
+	bool timestamp;
+	bool nanoseconds;
+	bool count;
+	bool dist;
+	long cpu;
+	struct bt_interval iv;
+} opts = { .cpu = -1, .iv = { .interval = BT_FOREVER, .count = BT_FOREVER } };
+
+/* kernel/softirq.c softirq_to_name[] */
+static const char *const vec_names[SOFTIRQ_VECS] = {
+	"hi", "timer", "net_tx", "net_rx", "block", "irq_poll", "tasklet", "sched", "hrtimer", "rcu",
+};
+
+static const struct argp_option options[] = {
+	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
+	{ "nanoseconds", 'N', NULL, 0, "Output in nanoseconds", 0 },
+	{ "events", 'C', NULL, 0, "Show the number of soft irq events", 0 },
+	{ "count", 0, NULL, OPTION_ALIAS, NULL, 0 },
+	{ "dist", 'd', NULL, 0, "Show distributions as histograms", 0 },
+	{ "cpu", 'c', "CPU", 0, "Trace this CPU only", 0 },
+	{ NULL },
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct softirqs_opts *o = state->input;
+
+	switch (key) {
+	case 'T':
+		o->timestamp = true;
+		break;
+	case 'N':
+		o->nanoseconds = true;
+		break;
+	case 'C':
+		o->count = true;
+		break;
+	case 'd':
+		o->dist = true;
+		break;
+	case 'c':
+		return bt_argp_long(state, arg, "CPU", 0, libbpf_num_possible_cpus() - 1, &o->cpu);
+	case ARGP_KEY_ARG:
+		return bt_argp_interval_arg(state, arg, &o->iv);
+	case ARGP_KEY_END:
+		if (o->count && (o->dist || o->nanoseconds))
+			return bt_argp_error(state, "-C/--events cannot be used with -d or -N");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_opt,
+	.args_doc = "[interval [count]]",
+	.doc = "Summarize soft irq event time as histograms.\v"
+	       "examples:\n"
+	       "    softirqs            # sum soft irq event time\n"
+	       "    softirqs -C         # show the number of soft irq events\n"
+	       "    softirqs -d         # show soft irq event time as histograms\n"
+	       "    softirqs 1 10       # print 1 second summaries, 10 times\n"
+	       "    softirqs -NT 1      # 1s summaries, nanoseconds, and timestamps\n"
+	       "    softirqs -c 1       # sum soft irq event time on CPU 1 only",
+};
+
+struct state {
+	int stats_fd;
+	const char *label;
+	unsigned long long factor;
+};
+
+static int cmp_total_desc(const void *a, const void *b)
+{
+	const struct softirq_stat *x = *(const struct softirq_stat *const *)a;
+	const struct softirq_stat *y = *(const struct softirq_stat *const *)b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns < y->total_ns ? 1 : -1;
+	return x < y ? -1 : 1; /* ties keep vector order */
+}
+
+static int print_stats(void *ctx)
+{
+	struct state *s = ctx;
+	struct softirq_stat st[SOFTIRQ_VECS], *order[SOFTIRQ_VECS];
+	int vec, n = 0, err;
+
+	for (vec = 0; vec < SOFTIRQ_VECS; vec++) {
+		err = bt_percpu_sum(s->stats_fd, vec, (uint64_t *)&st[vec], sizeof(st[vec]) / 8);
+		if (!err)
+			err = bt_percpu_zero(s->stats_fd, vec, sizeof(st[vec]) / 8);
+		if (err) {
+			bt_err("cannot read the softirq counters: %s", strerror(-err));
+			return err;
+		}
+		if (st[vec].count)
+			order[n++] = &st[vec];
+	}
+
+	printf("\n");
+	if (opts.timestamp) {
+		bt_print_time(stdout, "%H:%M:%S");
+		printf("\n");
+	}
+	if (opts.dist) {
+		for (vec = 0; vec < SOFTIRQ_VECS; vec++) {
+			if (!st[vec].count)
+				continue;
+			printf("\nsoftirq = %s\n", vec_names[vec]);
+			bt_hist_print_log2(stdout, (const uint64_t *)st[vec].slots, SOFTIRQ_SLOTS, s->label);
+		}
+		return 0;
+	}
+	qsort(order, n, sizeof(order[0]), cmp_total_desc);
+	printf("%-16s TOTAL_%5s\n", "SOFTIRQ", s->label);
+	for (vec = 0; vec < n; vec++)
+		printf("%-16s %11llu\n", vec_names[order[vec] - st],
+		       (unsigned long long)(order[vec]->total_ns / s->factor));
+	return 0;
+}
+
+static int run(const struct bt_cmd *cmd)
+{
+	struct bt_filters filters = BT_FILTERS_NONE;
+	struct softirqs_bpf *skel;
+	struct state s = { .factor = 1000, .label = "usecs" };
+	int err;
+
+	if (opts.count) {
+		s.factor = 1;
+		s.label = "count";
+	} else if (opts.nanoseconds) {
+		s.factor = 1;
+		s.label = "nsecs";
+	}
+
+	skel = softirqs_bpf__open();
+	if (!skel) {
+		err = -errno;
+		bt_err("cannot open the BPF object: %s", strerror(errno));
+		return err;
+	}
+	skel->rodata->count_only = opts.count;
+	skel->rodata->want_hist = opts.dist;
+	skel->rodata->hist_unit_ns = s.factor;
+	filters.cpu = opts.cpu;
+	err = bt_filters_apply(skel->obj, &filters);
+	if (!err)
+		err = bt_skel_select(skel->obj, cmd->probes);
+	if (err)
+		goto cleanup;
+	err = softirqs_bpf__load(skel);
+	if (err) {
+		bt_err("cannot load the BPF programs: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = softirqs_bpf__attach(skel);
+	if (err) {
+		bt_err("cannot attach to irq:softirq_entry/exit: %s", strerror(-err));
+		goto cleanup;
+	}
+	s.stats_fd = bpf_map__fd(skel->maps.stats);
+
+	printf(opts.count ? "Tracing soft irq events... Hit Ctrl-C to end.\n"
+			  : "Tracing soft irq event time... Hit Ctrl-C to end.\n");
+	if (bt_output_closed())
+		goto cleanup;
+	err = bt_interval_loop(&opts.iv, print_stats, &s);
+cleanup:
+	softirqs_bpf__destroy(skel);
+	return err;
+}
+
+static const struct bt_probe probes[] = {
+	{ "softirq_entry_btf", "softirq_entry_raw" },
+	{ "softirq_exit_btf", "softirq_exit_raw" },
+	{ NULL },
+};
+
+BT_COMMAND(softirqs) = {
+	.name = "softirqs",
+	.summary = "Summarize soft IRQ event time per vector",
+	.argp = &argp,
+	.opts = &opts,
+	.probes = probes,
+	.run = run,
+	.flags = BT_NEED_PRIV,
+};

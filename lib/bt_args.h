@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Option parsing shared by the commands: argp set-up, numbers, interval/count positionals. */
+#ifndef BT_ARGS_H
+#define BT_ARGS_H
+
+#include <argp.h>
+#include <stdbool.h>
+
+#include "bt_cmd.h"
+
+/*
+ * Parse argv with the command's argp plus the common options (-h/--help, --usage). Returns 0,
+ * 1 when help or usage was printed (the caller stops and exits 0), or -BT_EUSAGE.
+ */
+int bt_args_parse(const struct bt_cmd *cmd, int argc, char **argv);
+
+/* In an argp parser: print "CMD: <message>" and the usage line to stderr, return EINVAL. */
+int bt_argp_error(struct argp_state *state, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Parse a whole decimal number in [min, max] into *out. On failure print
+ * "invalid WHAT 'S': ..." and return -BT_EUSAGE.
+ */
+int bt_parse_ulong(const char *s, const char *what, unsigned long min, unsigned long max,
+		   unsigned long *out);
+int bt_parse_long(const char *s, const char *what, long min, long max, long *out);
+
+/* argp wrappers of the above: return 0 or EINVAL after printing the usage line. */
+int bt_argp_ulong(struct argp_state *state, const char *s, const char *what, unsigned long min,
+		  unsigned long max, unsigned long *out);
+int bt_argp_long(struct argp_state *state, const char *s, const char *what, long min, long max,
+		 long *out);
+
+/* "[interval [count]]" positionals, BCC's convention: both default to "forever". */
+struct bt_interval {
+	unsigned long interval; /* seconds between outputs */
+	unsigned long count;    /* number of outputs */
+	int nargs;              /* positionals seen so far */
+};
+#define BT_FOREVER 99999999UL
+
+/* For ARGP_KEY_ARG in a parser. */
+int bt_argp_interval_arg(struct argp_state *state, const char *arg, struct bt_interval *iv);
+
+#endif

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The command descriptor. Every command is one `BT_COMMAND(name)` in cmd/NAME.c and one line
+ * in cmd/commands.def; dispatch, --list, the install links, completion, the docs and the meta
+ * tests are all derived from the list of descriptors, so nothing can drift.
+ */
+#ifndef BT_CMD_H
+#define BT_CMD_H
+
+#include <argp.h>
+#include <stddef.h>
+
+/* Preconditions main() checks before run() (help and usage never need them). */
+enum bt_cmd_flags {
+	BT_NEED_PRIV = 1 << 0, /* root, or CAP_BPF + CAP_PERFMON */
+};
+
+/*
+ * A BPF program a command wants attached, and the program to use instead when the kernel
+ * cannot take it (tp_btf -> raw_tp, fentry -> kprobe). The attach layer picks one of the two
+ * before the object is loaded; programs not named here are left as the skeleton has them.
+ */
+struct bt_probe {
+	const char *prog;
+	const char *fallback;
+};
+
+struct bt_cmd {
+	const char *name;    /* the command, and the name of its symlink */
+	const char *summary; /* one line: --list, completion, docs index */
+	const struct argp *argp; /* the only option table: help, usage and completion come from it */
+	void *opts;              /* the command's option struct, handed to its argp parser */
+	const struct bt_probe *probes; /* { NULL }-terminated, or NULL */
+	/* Runs with options parsed; returns 0 or a negative errno (-BT_EUSAGE for bad input). */
+	int (*run)(const struct bt_cmd *cmd);
+	unsigned int flags;
+};
+
+#define BT_COMMAND(n) const struct bt_cmd bt_cmd_##n
+
+/* The registry, NULL-terminated, in commands.def order. */
+extern const struct bt_cmd *const bt_cmds[];
+const struct bt_cmd *bt_cmd_find(const char *name);
+
+#define bt_for_each_cmd(c, i) for ((i) = 0; ((c) = bt_cmds[(i)]) != NULL; (i)++)
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Errors and exit codes. Messages go to stderr as "CMD: what failed: why", lower-case, no full
+ * stop, the subject in single quotes. Library code returns -errno; -BT_EUSAGE marks bad user
+ * input so that main() can exit 2 instead of 1.
+ */
+#ifndef BT_ERR_H
+#define BT_ERR_H
+
+#include <stdbool.h>
+
+#define BT_EXIT_OK 0
+#define BT_EXIT_FAIL 1
+#define BT_EXIT_USAGE 2
+
+/* Outside the errno range, so it never collides with a kernel error. */
+#define BT_EUSAGE 4095
+
+void bt_set_progname(const char *name);
+const char *bt_progname(void);
+
+void bt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void bt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Like bt_err(), and returns -BT_EUSAGE so callers can `return bt_usage_err(...)`. */
+int bt_usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Debug output (-D/--debug, or BPFTOOLS_DEBUG=1 in the environment), libbpf's included. */
+void bt_set_debug(bool on);
+bool bt_debug_enabled(void);
+void bt_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The exit status for a command's return value. */
+int bt_exit_code(int ret);
+
+#endif

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdbool.h>
+#include <string.h>
+
+#include "bt_hist.h"
+
+unsigned int bt_log2_slot(uint64_t v)
+{
+	return v ? 64 - __builtin_clzll(v) : 1;
+}
+
+static void print_stars(FILE *out, uint64_t val, uint64_t val_max, int width)
+{
+	char buf[64];
+	int n;
+
+	/* Python's loop adds a star while i <= width * val / val_max - 1: floor of the ratio. */
+	n = val_max ? (int)((unsigned __int128)width * val / val_max) : 0;
+	if (n > width)
+		n = width;
+	memset(buf, '*', n);
+	if (val > val_max && n > 0)
+		buf[n - 1] = '+';
+	fprintf(out, "|%-*.*s|\n", width, n, buf);
+}
+
+void bt_hist_print_log2(FILE *out, const uint64_t *vals, int nslots, const char *val_type)
+{
+	uint64_t val_max = 0;
+	int idx_max = -1, i, stars;
+	bool wide;
+
+	for (i = 0; i < nslots; i++) {
+		if (vals[i] > 0)
+			idx_max = i;
+		if (vals[i] > val_max)
+			val_max = vals[i];
+	}
+	if (idx_max <= 0)
+		return;
+	wide = idx_max > 32;
+	stars = wide ? 20 : 40;
+	if (wide)
+		fprintf(out, "               %-29s : count     distribution\n", val_type);
+	else
+		fprintf(out, "     %-19s : count     distribution\n", val_type);
+	for (i = 1; i <= idx_max; i++) {
+		uint64_t low = (i < 64 ? (1ULL << i) : 0) >> 1, high = (i < 64 ? (1ULL << i) : 0) - 1;
+
+		if (i == 64)
+			low = 1ULL << 63;
+		if (low == high)
+			low -= 1;
+		fprintf(out, wide ? "%20llu -> %-20llu : %-8llu " : "%10llu -> %-10llu : %-8llu ",
+			(unsigned long long)low, (unsigned long long)high,
+			(unsigned long long)vals[i]);
+		print_stars(out, vals[i], val_max, stars);
+	}
+}

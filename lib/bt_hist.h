@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Log2 histograms printed byte-for-byte as BCC's Python tools print them, because people
+ * parse that output. Slot i (i >= 1) holds values in [2^(i-1), 2^i - 1]; slot 1 also holds 0.
+ * The BPF side computes slots with bt_log2_slot() from probes/bt_common.bpf.h.
+ */
+#ifndef BT_HIST_H
+#define BT_HIST_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define BT_HIST_SLOTS 65 /* enough for any u64 */
+
+/* Prints nothing when every slot is zero, as BCC does. */
+void bt_hist_print_log2(FILE *out, const uint64_t *vals, int nslots, const char *val_type);
+
+/* The same slot rule on the host side (tests, user-space aggregation). */
+unsigned int bt_log2_slot(uint64_t v);
+
+#endif

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "bt_err.h"
+#include "bt_kernel.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+#define TRACEFS_MAGIC_NR 0x74726163
+
+static bool has_cap(const struct __user_cap_data_struct *d, int cap)
+{
+	return d[cap / 32].effective & (1U << (cap % 32));
+}
+
+int bt_check_privileges(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = {};
+
+	if (geteuid() == 0)
+		return 0;
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	if (has_cap(data, CAP_SYS_ADMIN))
+		return 0;
+	if (has_cap(data, CAP_BPF) && has_cap(data, CAP_PERFMON))
+		return 0;
+	return -EPERM;
+}
+
+bool bt_kernel_has_btf(void)
+{
+	return access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+}
+
+static struct btf *vmlinux_btf;
+static bool vmlinux_btf_tried;
+
+struct btf *bt_vmlinux_btf(void)
+{
+	if (!vmlinux_btf_tried) {
+		vmlinux_btf_tried = true;
+		vmlinux_btf = btf__load_vmlinux_btf();
+		if (!vmlinux_btf)
+			bt_debug("no vmlinux BTF: %s", strerror(errno));
+	}
+	return vmlinux_btf;
+}
+
+/* The smallest valid program: r0 = 0; exit. */
+static const struct bpf_insn ret0[] = {
+	{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* BPF_MOV64_IMM(R0, 0) */
+	{ .code = 0x95 },                          /* BPF_EXIT_INSN() */
+};
+
+bool bt_kernel_tp_btf_ok(const char *event)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_RAW_TP);
+	char name[256];
+	struct btf *btf = bt_vmlinux_btf();
+	int id, fd;
+
+	if (!btf)
+		return false;
+	snprintf(name, sizeof(name), "btf_trace_%s", event);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return false;
+	opts.attach_btf_id = id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", ret0, 2, &opts);
+	if (fd < 0) {
+		bt_debug("tp_btf/%s unavailable: %s", event, strerror(errno));
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+static bool is_tracefs(const char *path)
+{
+	struct statfs st;
+
+	return statfs(path, &st) == 0 && st.f_type == TRACEFS_MAGIC_NR;
+}
+
+const char *bt_tracefs(void)
+{
+	static const char *cached;
+
+	if (cached)
+		return cached;
+	if (is_tracefs("/sys/kernel/tracing"))
+		return cached = "/sys/kernel/tracing";
+	if (is_tracefs("/sys/kernel/debug/tracing"))
+		return cached = "/sys/kernel/debug/tracing";
+	/* Nothing mounted: tracepoint ids live there, so mount it as perf and bpftrace do. */
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
+		return cached = "/sys/kernel/tracing";
+	bt_debug("cannot mount tracefs: %s", strerror(errno));
+	return NULL;
+}

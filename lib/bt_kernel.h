@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the running kernel lets us do, probed once per run and cached. Commands never test
+ * kernel features themselves: they declare probes (struct bt_probe) and the attach layer
+ * chooses.
+ */
+#ifndef BT_KERNEL_H
+#define BT_KERNEL_H
+
+#include <stdbool.h>
+
+/* 0 when root or holding CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN); -EPERM otherwise. */
+int bt_check_privileges(void);
+
+/* Whether vmlinux BTF exists (/sys/kernel/btf/vmlinux). */
+bool bt_kernel_has_btf(void);
+
+/* Whether a BTF-typed raw tracepoint (tp_btf/NAME) can be loaded for this event. */
+bool bt_kernel_tp_btf_ok(const char *event);
+
+/* Mount point of tracefs, mounting it on /sys/kernel/tracing when nothing is mounted. */
+const char *bt_tracefs(void);
+
+/* The shared vmlinux BTF, loaded on first use; NULL when the kernel has none. */
+struct btf *bt_vmlinux_btf(void);
+
+#endif

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bt_err.h"
+#include "bt_loop.h"
+
+static int signal_fd = -1;
+static bool stop_requested;
+
+int bt_signals_init(void)
+{
+	sigset_t set;
+
+	if (signal_fd >= 0)
+		return 0;
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (signal_fd < 0)
+		return -errno;
+	return 0;
+}
+
+bool bt_stop_requested(void)
+{
+	return stop_requested;
+}
+
+static void drain_signals(void)
+{
+	struct signalfd_siginfo si;
+
+	while (read(signal_fd, &si, sizeof(si)) == sizeof(si))
+		stop_requested = true;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+int bt_wait(int fd, long timeout_ms)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = signal_fd, .events = POLLIN },
+		{ .fd = fd, .events = POLLIN },
+	};
+	long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	int n;
+
+	if (stop_requested)
+		return BT_WAKE_SIGNAL;
+	for (;;) {
+		long wait = -1;
+
+		if (deadline >= 0) {
+			wait = deadline - now_ms();
+			if (wait < 0)
+				wait = 0;
+		}
+		n = poll(pfd, fd >= 0 ? 2 : 1, wait > 1000000 ? 1000000 : wait);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (pfd[0].revents) {
+			drain_signals();
+			if (stop_requested)
+				return BT_WAKE_SIGNAL;
+		}
+		if (fd >= 0 && pfd[1].revents)
+			return BT_WAKE_FD;
+		if (deadline >= 0 && now_ms() >= deadline)
+			return BT_WAKE_TIMEOUT;
+	}
+}
+
+bool bt_output_closed(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return false;
+	return errno == EPIPE || ferror(stdout);
+}
+
+int bt_interval_loop(const struct bt_interval *iv, bt_print_fn print, void *ctx)
+{
+	unsigned long left = iv->count;
+	int err;
+
+	for (;;) {
+		err = bt_wait(-1, (long)iv->interval * 1000);
+		if (err < 0)
+			return err;
+		err = print(ctx);
+		if (err < 0)
+			return err;
+		if (bt_output_closed())
+			return 0;
+		if (bt_stop_requested() || --left == 0)
+			return 0;
+	}
+}
+
+void bt_print_time(FILE *out, const char *fmt)
+{
+	char buf[64];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), fmt, &tm);
+	fputs(buf, out);
+}

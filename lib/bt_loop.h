@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Signals and the waiting loops. SIGINT, SIGTERM and SIGHUP are blocked and read from a
+ * signalfd, so a Ctrl-C never interrupts a half-printed table: the loop wakes, the tool prints
+ * its final summary and returns normally, and the skeleton's destructor detaches every probe.
+ * SIGPIPE is ignored; a write to a closed pipe (`| head`) then fails with EPIPE, which the
+ * print paths report as "stop" (bt_output_closed()).
+ */
+#ifndef BT_LOOP_H
+#define BT_LOOP_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "bt_args.h"
+
+int bt_signals_init(void);
+/* True once SIGINT, SIGTERM or SIGHUP has arrived. */
+bool bt_stop_requested(void);
+
+enum bt_wake {
+	BT_WAKE_TIMEOUT = 0,
+	BT_WAKE_SIGNAL = 1,
+	BT_WAKE_FD = 2,
+};
+
+/*
+ * Wait up to timeout_ms (< 0: forever) for a stop signal or for fd (< 0: none) to become
+ * readable. Returns an enum bt_wake, or -errno.
+ */
+int bt_wait(int fd, long timeout_ms);
+
+/* Flush stdout; true when the reader has gone away (EPIPE) and the tool should stop. */
+bool bt_output_closed(void);
+
+/*
+ * The summary loop of BCC's interval tools: every iv->interval seconds (or at Ctrl-C) call
+ * print(ctx); stop after iv->count outputs or after the output following a stop signal.
+ * Returns 0, or the first negative value print() returned.
+ */
+typedef int (*bt_print_fn)(void *ctx);
+int bt_interval_loop(const struct bt_interval *iv, bt_print_fn print, void *ctx);
+
+/* "%H:%M:%S" of now, as the -T lines print it. */
+void bt_print_time(FILE *out, const char *fmt);
+
+#endif

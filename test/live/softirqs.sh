@@ -1,0 +1,82 @@
+#!/bin/sh
+# softirqs on this kernel: real time and counts per vector, the in-kernel CPU filter, the
+# histogram, and Ctrl-C printing the final table.
+. "$(dirname "$0")/lib.sh"
+require root btf tracepoints
+
+UDP=$BT_WORKLOADS/udp_flood
+[ -x "$UDP" ] || fail "workload $UDP not built"
+
+# Counts: loopback UDP raises NET_RX softirqs on the sending CPU.
+"$UDP" 20000 2>/dev/null &
+run softirqs -C 2 1
+wait
+expect_rc 0 "softirqs -C 2 1"
+[ "$(head -1 "$OUT")" = "Tracing soft irq events... Hit Ctrl-C to end." ] || fail "banner"
+expect_line '^SOFTIRQ          TOTAL_count$'
+expect_line '^net_rx +[0-9]+$'
+n=$(value_of net_rx)
+[ "$n" -ge 100 ] || fail "only $n net_rx softirqs counted for 20000 loopback packets"
+# Rows are sorted by total, descending, and laid out as BCC's "%-16s %11d".
+awk 'NR > 3 && prev != "" && $2 > prev { exit 1 } NR > 3 { prev = $2 }' "$OUT" || fail "rows not sorted descending"
+grep -E '^[a-z_]+ +[0-9]+$' "$OUT" | grep -Evq '^.{16} .{11}$' && fail "row not in %-16s %11d layout"
+ok "counts: net_rx=$n"
+
+# Time: usecs by default, nsecs with -N; the nanosecond total must be the larger unit count.
+"$UDP" 20000 2>/dev/null &
+run softirqs -N 2 1
+wait
+expect_rc 0 "softirqs -N 2 1"
+expect_line '^SOFTIRQ          TOTAL_nsecs$'
+ns=$(value_of net_rx)
+[ "$ns" -ge 1000 ] || fail "net_rx time $ns ns is implausibly small"
+ok "time: net_rx=${ns}ns"
+
+# The CPU filter runs in the kernel: pin the traffic to CPU 0 and trace CPU 1 only.
+if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+	taskset -c 0 "$UDP" 20000 2>/dev/null &
+	run softirqs -C -c 1 2 1
+	wait
+	expect_rc 0 "softirqs -C -c 1 2 1"
+	other=$(value_of net_rx)
+	taskset -c 0 "$UDP" 20000 2>/dev/null &
+	run softirqs -C -c 0 2 1
+	wait
+	here=$(value_of net_rx)
+	[ "$here" -ge 100 ] && [ "$other" -lt $((here / 10)) ] ||
+		fail "CPU filter: net_rx on CPU 0 = $here, on CPU 1 = $other (traffic pinned to CPU 0)"
+	ok "cpu filter: cpu0=$here cpu1=$other"
+fi
+
+# Histograms, with -T: a time line, then one section per vector with BCC's header.
+"$UDP" 20000 2>/dev/null &
+run softirqs -dT 2 1
+wait
+expect_rc 0 "softirqs -dT 2 1"
+expect_line '^[0-9]{2}:[0-9]{2}:[0-9]{2}$'
+expect_line '^softirq = net_rx$'
+expect_line '^     usecs               : count     distribution$'
+expect_line '^ +[0-9]+ -> [0-9]+ +: [0-9]+ +\|\**\|$'
+ok "histograms"
+
+# Ctrl-C before the first interval: the final table is printed and the exit status is 0.
+OUT=$T/int ERR=$T/interr
+"$BPFTOOLS" softirqs -C 60 >"$OUT" 2>"$ERR" &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+RC=$?
+expect_rc 0 "softirqs -C 60, then SIGINT"
+expect_line '^SOFTIRQ          TOTAL_count$'
+ok "sigint prints the summary"
+
+# Bad input: one line naming the problem, the usage line, exit 2.
+for bad in "-1" "abc" "1 2 3" "0" "-C -d" "-c 9999" "--nope"; do
+	# shellcheck disable=SC2086
+	run softirqs $bad
+	expect_rc 2 "softirqs $bad"
+	[ -s "$OUT" ] && fail "softirqs $bad printed to stdout"
+	head -1 "$ERR" | grep -q '^softirqs: ' || fail "softirqs $bad: first stderr line does not name the tool"
+done
+ok "bad input"

@@ -1,0 +1,47 @@
+#!/bin/sh
+# Multi-call dispatch: links behave like "bpftools CMD", --install makes them, unknown names
+# fail with the documented message and exit 2, and bad options never crash.
+. "$(dirname "$0")/lib.sh"
+
+"$BPFTOOLS" --version | grep -Eq '^bpftools [0-9]+\.[0-9]+\.[0-9]+ ' || bad "--version"
+"$BPFTOOLS" --help | grep -q '^Usage: bpftools COMMAND' || bad "--help"
+
+"$BPFTOOLS" --install "$T/bin" 2>/dev/null && bad "--install into a missing dir should fail"
+mkdir "$T/bin"
+"$BPFTOOLS" --install "$T/bin" || bad "--install exits non-zero"
+for c in $(commands); do
+	[ -L "$T/bin/$c" ] || { bad "--install made no link for $c"; continue; }
+	"$T/bin/$c" --help >"$T/via-link" 2>&1
+	"$BPFTOOLS" "$c" --help >"$T/via-cmd" 2>&1
+	cmp -s "$T/via-link" "$T/via-cmd" || bad "link '$c' differs from 'bpftools $c'"
+	"$T/bin/$c" --definitely-not-an-option >/dev/null 2>"$T/err"
+	rc=$?
+	[ $rc = 2 ] || bad "$c --definitely-not-an-option exits $rc, not 2"
+	head -1 "$T/err" | grep -q "^$c: " || bad "$c: bad option error does not name the tool"
+done
+"$BPFTOOLS" --install "$T/bin" || bad "--install is not idempotent"
+
+"$BPFTOOLS" nosuchtool >/dev/null 2>"$T/err"
+rc=$?
+[ $rc = 2 ] || bad "unknown command exits $rc, not 2"
+grep -qx "bpftools: 'nosuchtool' is not a bpftools command; see 'bpftools --list'" "$T/err" ||
+	bad "unknown command message: $(cat "$T/err")"
+first=$(commands | head -1)
+prefix=$(echo "$first" | cut -c1-3)
+"$BPFTOOLS" "$prefix" >/dev/null 2>&1 && bad "prefix '$prefix' must not match '$first'"
+ln -s "$BPFTOOLS" "$T/bogus"
+"$T/bogus" >/dev/null 2>&1
+[ $? = 2 ] || bad "a link with an unknown name must exit 2"
+"$BPFTOOLS" >/dev/null 2>&1
+[ $? = 2 ] || bad "bpftools without a command must exit 2"
+# Unprivileged: one clear line and exit 1, before anything is loaded.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	cp "$BPFTOOLS" "$T/bpftools" && chmod 755 "$T" "$T/bpftools"
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$T/bpftools" "$first" >/dev/null 2>"$T/err"
+	rc=$?
+	[ $rc = 1 ] || bad "unprivileged $first exits $rc, not 1"
+	grep -qx "$first: needs root, or the CAP_BPF and CAP_PERFMON capabilities" "$T/err" ||
+		bad "unprivileged message: $(cat "$T/err")"
+fi
+finish "dispatch through links and names"
