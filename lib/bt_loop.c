@@ -100,13 +100,45 @@ bool bt_output_closed(void)
 
 int bt_interval_loop(const struct bt_interval *iv, bt_print_fn print, void *ctx)
 {
-	unsigned long left = iv->count;
+	return bt_interval_loop_poll(iv, print, ctx, NULL);
+}
+
+/* Wait out one interval, servicing poll->fd meanwhile. */
+static int wait_interval(long ms, const struct bt_poll *poll)
+{
+	long long deadline = now_ms() + ms;
 	int err;
 
 	for (;;) {
-		err = bt_wait(-1, (long)iv->interval * 1000);
+		long left = deadline - now_ms();
+
+		err = bt_wait(poll ? poll->fd : -1, left > 0 ? left : 0);
+		if (err != BT_WAKE_FD)
+			return err;
+		err = poll->ready(poll->ctx);
 		if (err < 0)
 			return err;
+	}
+}
+
+int bt_interval_loop_poll(const struct bt_interval *iv, bt_print_fn print, void *ctx,
+			  const struct bt_poll *poll)
+{
+	unsigned long left = iv->count;
+	int err;
+
+	if (poll && poll->fd < 0)
+		poll = NULL;
+	for (;;) {
+		err = wait_interval((long)iv->interval * 1000, poll);
+		if (err < 0)
+			return err;
+		if (poll) {
+			/* Announcements that raced with the timeout still get their snapshot. */
+			err = poll->ready(poll->ctx);
+			if (err < 0)
+				return err;
+		}
 		err = print(ctx);
 		if (err < 0)
 			return err;

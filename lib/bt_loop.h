@@ -41,6 +41,15 @@ bool bt_output_closed(void);
 typedef int (*bt_print_fn)(void *ctx);
 int bt_interval_loop(const struct bt_interval *iv, bt_print_fn print, void *ctx);
 
+/* A descriptor to service while waiting (a ring buffer, say): ready(ctx) runs when readable. */
+struct bt_poll {
+	int fd;
+	int (*ready)(void *ctx);
+	void *ctx;
+};
+int bt_interval_loop_poll(const struct bt_interval *iv, bt_print_fn print, void *ctx,
+			  const struct bt_poll *poll);
+
 /* "%H:%M:%S" of now, as the -T lines print it. */
 void bt_print_time(FILE *out, const char *fmt);
 

@@ -2,7 +2,7 @@
 /*
  * One reader of ELF files for the whole program: the symbolizer uses it to name addresses,
  * the attach layer to turn user function names into uprobe file offsets. Nothing outside
- * symbolize/ includes <libelf.h> or <elfutils/*>.
+ * symbolize/ includes <libelf.h> or <elfutils/...>.
  *
  * A struct bt_elf is one file on disk plus, when the file itself has no .symtab, the symbols of
  * its separate debug information (.gnu_debugdata MiniDebugInfo, the .gnu_debuglink file, or

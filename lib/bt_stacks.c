@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "bt_err.h"
+#include "bt_percpu.h"
+#include "bt_skel.h"
+#include "bt_stacks.h"
+
+struct bt_stacks {
+	int stack_fd;
+	int lost_fd;
+	struct ring_buffer *pids;
+	struct bt_symbolizer *sym;
+};
+
+int bt_stacks__configure(struct bpf_object *obj, const struct bt_stacks_opts *opts)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, "bt_stacks");
+	bool announce = opts->user;
+	int err;
+
+	if (!map)
+		return -ENOENT;
+	err = bpf_map__set_max_entries(map, opts->storage_size ? opts->storage_size : 1024);
+	if (err)
+		return err;
+	err = bt_rodata_set(obj, "bt_announce_pids", &announce, sizeof(announce));
+	return err == -ENOENT ? 0 : err; /* folded away when the program never announces */
+}
+
+static int on_new_pid(void *ctx, void *data, size_t size)
+{
+	struct bt_stacks *st = ctx;
+	__u32 tgid;
+
+	if (size < sizeof(tgid))
+		return 0;
+	memcpy(&tgid, data, sizeof(tgid));
+	/* A process that is already gone just gets [unknown] frames later. */
+	bt_symbolizer__note_pid(st->sym, (int)tgid);
+	return 0;
+}
+
+int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
+		   struct bt_stacks **out)
+{
+	struct bpf_map *stacks = bpf_object__find_map_by_name(obj, "bt_stacks");
+	struct bpf_map *lost = bpf_object__find_map_by_name(obj, "bt_stack_lost");
+	struct bpf_map *pids = bpf_object__find_map_by_name(obj, "bt_new_pids");
+	struct bt_stacks *st;
+	int err;
+
+	if (!stacks || !lost)
+		return -ENOENT;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->stack_fd = bpf_map__fd(stacks);
+	st->lost_fd = bpf_map__fd(lost);
+	err = bt_symbolizer__new(&opts->sym, &st->sym);
+	if (err)
+		goto cleanup;
+	if (opts->user && pids) {
+		st->pids = ring_buffer__new(bpf_map__fd(pids), on_new_pid, st, NULL);
+		if (!st->pids) {
+			err = -errno;
+			goto cleanup;
+		}
+	}
+	*out = st;
+	return 0;
+cleanup:
+	bt_stacks__free(st);
+	return err;
+}
+
+void bt_stacks__free(struct bt_stacks *st)
+{
+	if (!st)
+		return;
+	ring_buffer__free(st->pids);
+	bt_symbolizer__free(st->sym);
+	free(st);
+}
+
+int bt_stacks__fd(const struct bt_stacks *st)
+{
+	return st->pids ? ring_buffer__epoll_fd(st->pids) : -1;
+}
+
+int bt_stacks__poll(void *ctx)
+{
+	struct bt_stacks *st = ctx;
+	int n;
+
+	if (!st->pids)
+		return 0;
+	n = ring_buffer__consume(st->pids);
+	return n < 0 ? n : 0;
+}
+
+struct bt_symbolizer *bt_stacks__symbolizer(struct bt_stacks *st)
+{
+	return st->sym;
+}
+
+int bt_stacks__get(struct bt_stacks *st, int id, uint64_t entry_caller, uint64_t *ips)
+{
+	__u32 key = id;
+	int n;
+
+	if (id < 0)
+		return 0;
+	memset(ips, 0, BT_MAX_STACK_DEPTH * sizeof(*ips));
+	if (bpf_map_lookup_elem(st->stack_fd, &key, ips))
+		return 0;
+	for (n = 0; n < BT_MAX_STACK_DEPTH && ips[n]; n++)
+		;
+	if (entry_caller && n > 0 && ips[1] != entry_caller) {
+		if (n == BT_MAX_STACK_DEPTH)
+			n--;
+		memmove(&ips[2], &ips[1], (n - 1) * sizeof(*ips));
+		ips[1] = entry_caller;
+		n++;
+	}
+	return n;
+}
+
+void bt_stacks__release(struct bt_stacks *st, int id)
+{
+	__u32 key = id;
+
+	if (id >= 0)
+		bpf_map_delete_elem(st->stack_fd, &key);
+}
+
+int bt_stacks__resolve(struct bt_stacks *st, int pid, const uint64_t *ips, int n,
+		       struct bt_frame *frames)
+{
+	unsigned int flags = BT_RESOLVE_STACK;
+
+	if (pid == BT_PID_KERNEL)
+		flags |= BT_RESOLVE_TRIM;
+	return bt_symbolizer__resolve(st->sym, pid, ips, n, flags, frames,
+				      BT_MAX_STACK_DEPTH * (1 + BT_SYM_MAX_INLINE));
+}
+
+void bt_stacks__report_lost(struct bt_stacks *st)
+{
+	uint64_t lost[BT_STACK_LOST_KINDS] = { 0 };
+	int kind;
+
+	for (kind = 0; kind < BT_STACK_LOST_KINDS; kind++)
+		bt_percpu_sum(st->lost_fd, kind, &lost[kind], 1);
+	if (lost[BT_STACK_LOST_FULL] + lost[BT_STACK_LOST_COLLISION])
+		bt_warn("%llu stacks lost (%llu: stack map full, %llu: hash collisions); "
+			"raise --stack-storage-size",
+			(unsigned long long)(lost[BT_STACK_LOST_FULL] + lost[BT_STACK_LOST_COLLISION]),
+			(unsigned long long)lost[BT_STACK_LOST_FULL],
+			(unsigned long long)lost[BT_STACK_LOST_COLLISION]);
+	if (lost[BT_STACK_LOST_OTHER])
+		bt_warn("%llu stacks could not be captured",
+			(unsigned long long)lost[BT_STACK_LOST_OTHER]);
+}

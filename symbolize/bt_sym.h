@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one symbolizer: kernel and user addresses to names, for every tool that prints one.
+ * Tools never call libelf or libdw; they note processes when they first see them, resolve
+ * whole stacks, and format frames.
+ *
+ *	struct bt_symbolizer *sym;
+ *	struct bt_sym_opts o = { .debuginfo = env.debuginfo };
+ *	bt_symbolizer__new(&o, &sym);
+ *	bt_symbolizer__note_pid(sym, pid);             // on the first event from pid
+ *	n = bt_symbolizer__resolve(sym, pid, ips, nips, BT_RESOLVE_STACK, frames, cap);
+ *	for (i = 0; i < n; i++)
+ *		bt_frame__format(&frames[i], BT_FMT_OFFSET, buf, sizeof(buf));
+ *	bt_symbolizer__free(sym);
+ *
+ * Strings in frames stay valid until the next resolve call on the same symbolizer.
+ * Not thread-safe: one symbolizer per thread.
+ */
+#ifndef BT_SYM_H
+#define BT_SYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BT_PID_KERNEL (-1)
+/* At most this many inlined frames are added in front of one address. */
+#define BT_SYM_MAX_INLINE 8
+
+struct bt_symbolizer;
+
+enum bt_sym_reason {
+	BT_SYM_OK = 0,
+	BT_SYM_NO_SYMBOL,     /* the file has symbols, none covers this address */
+	BT_SYM_STRIPPED,      /* the file has no symbols and no debug info was found */
+	BT_SYM_NO_MAPPING,    /* no mapping of the process (nor a perf map) covers it */
+	BT_SYM_PROCESS_GONE,  /* the process exited before it was first noted */
+	BT_SYM_NO_PERMISSION, /* /proc/PID/... unreadable, or kernel addresses hidden */
+	BT_SYM_BAD_FILE,      /* not ELF, malformed, unreadable, or changed since mapped */
+	BT_SYM_NO_KSYMS,      /* kallsyms unavailable */
+};
+
+struct bt_frame {
+	uint64_t addr;
+	const char *name;   /* demangled; NULL when unknown (see reason) */
+	uint64_t offset;    /* addr - start of the symbol */
+	const char *module; /* file path, "[vdso]", "[perf-map]", kernel module, "[bpf]"; NULL: vmlinux */
+	const char *file;   /* source file (debuginfo), or NULL */
+	unsigned int line;  /* 0 when unknown */
+	unsigned int inlined; /* 1: an inlined call inside the next frame (same addr) */
+	enum bt_sym_reason reason;
+};
+
+struct bt_sym_opts {
+	int debuginfo;     /* source lines and inlined frames from DWARF (libdw), lazily */
+	int debuginfod;    /* allow libdw to ask debuginfod servers; never silently */
+	int no_demangle;   /* print C++/Rust names as they are in the symbol table */
+	size_t max_files;  /* LRU bound on files with loaded symbols; 0 means 64 */
+	const char *kallsyms; /* default "/proc/kallsyms" (tests pass fixtures) */
+	/* where warnings go (kptr_restrict, said once); NULL prints to stderr */
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
+};
+
+int bt_symbolizer__new(const struct bt_sym_opts *opts, struct bt_symbolizer **out);
+void bt_symbolizer__free(struct bt_symbolizer *sym); /* NULL is fine */
+
+/*
+ * Snapshot /proc/PID/maps, open every executable file mapping through
+ * /proc/PID/map_files/ (or /proc/PID/root/PATH), remember the root and the namespaced pid for
+ * /tmp/perf-PID.map. Call on the first event from a pid: names then survive its exit.
+ * Idempotent. -ESRCH: gone already; -EACCES: /proc/PID unreadable.
+ */
+int bt_symbolizer__note_pid(struct bt_symbolizer *sym, int pid);
+/* Drop what was noted for pid (a tool calls this after the exit event has been printed). */
+void bt_symbolizer__forget_pid(struct bt_symbolizer *sym, int pid);
+
+enum bt_resolve_flags {
+	/* addrs[0] is an instruction pointer, the rest are return addresses: look those up at
+	 * addr - 1 so that a call at the very end of a function keeps its name and line */
+	BT_RESOLVE_STACK = 1 << 0,
+	/* kernel stacks: drop BPF/trampoline/kretprobe frames at the top (tracing artefacts) */
+	BT_RESOLVE_TRIM = 1 << 1,
+};
+
+/*
+ * Resolve n addresses of pid (BT_PID_KERNEL for kernel addresses) into frames, leaf first.
+ * With opts.debuginfo one address may give up to 1 + BT_SYM_MAX_INLINE frames; a cap of
+ * n * (1 + BT_SYM_MAX_INLINE) always suffices, n always suffices without it. Returns the
+ * number of frames written, or -errno (-EINVAL). Unknown addresses still give a frame.
+ */
+int bt_symbolizer__resolve(struct bt_symbolizer *sym, int pid, const uint64_t *addrs, size_t n,
+			   unsigned int flags, struct bt_frame *frames, size_t cap);
+
+/* Statistics, for the bench and tests. */
+struct bt_sym_stats {
+	size_t files;        /* files known (open descriptors) */
+	size_t files_loaded; /* files with symbols in memory (bounded by max_files) */
+	size_t evictions;    /* symbol tables dropped by the LRU */
+	size_t procs;        /* processes noted */
+};
+void bt_symbolizer__stats(const struct bt_symbolizer *sym, struct bt_sym_stats *st);
+
+/* Forms: "name" by default; flags add to it. */
+enum bt_fmt_flags {
+	BT_FMT_OFFSET = 1 << 0, /* name+0x1f  (-s) */
+	BT_FMT_ADDR = 1 << 1,   /* raw address first (-v) */
+	BT_FMT_REASON = 1 << 2, /* "[unknown] (stripped)" instead of "[unknown]" (-v) */
+	BT_FMT_MODULE = 1 << 3, /* " [module]" / " (libc.so.6)" after the name */
+	BT_FMT_SOURCE = 1 << 4, /* " at file:line" when known; inlined frames marked */
+	BT_FMT_VERBOSE = BT_FMT_ADDR | BT_FMT_REASON | BT_FMT_MODULE | BT_FMT_OFFSET,
+};
+/* snprintf-like: returns the length the full string has; buf is always terminated. */
+int bt_frame__format(const struct bt_frame *f, unsigned int flags, char *buf, size_t len);
+const char *bt_sym_reason__str(enum bt_sym_reason r);
+
+/*
+ * Kernel symbols: /proc/kallsyms parsed once into an address-sorted array (modules, BPF
+ * programs), sizes up to the next symbol, names up to the kernel's 512 bytes.
+ */
+struct bt_ksyms;
+struct bt_ksym {
+	uint64_t addr;
+	uint64_t size;      /* to the next symbol */
+	const char *name;
+	const char *module; /* NULL for vmlinux, "bpf" for BPF programs, else the module */
+	char type;          /* 't', 'T', 'd', ... */
+};
+int bt_ksyms__load(const char *path, struct bt_ksyms **out); /* NULL: /proc/kallsyms */
+void bt_ksyms__free(struct bt_ksyms *ks);
+size_t bt_ksyms__count(const struct bt_ksyms *ks);
+/* All addresses were 0: kptr_restrict or no CAP_SYSLOG; lookups then fail. */
+int bt_ksyms__restricted(const struct bt_ksyms *ks);
+const struct bt_ksym *bt_ksyms__lookup(const struct bt_ksyms *ks, uint64_t addr, uint64_t *off);
+/* By name (for the attach layer); module NULL matches any, vmlinux first. */
+const struct bt_ksym *bt_ksyms__find(struct bt_ksyms *ks, const char *name, const char *module);
+/* The symbolizer's own copy, loaded on first use (NULL if kallsyms is unreadable). */
+struct bt_ksyms *bt_symbolizer__ksyms(struct bt_symbolizer *sym);
+
+/* Is this kernel function an artefact of tracing (BPF program, trampoline, kretprobe)? */
+int bt_ksym__is_trace_artefact(const char *name, const char *module);
+/* How many leading frames of a kernel stack are tracing artefacts. */
+size_t bt_symbolizer__kernel_trim(struct bt_symbolizer *sym, const uint64_t *addrs, size_t n);
+
+/* Demangle C++ (Itanium) and legacy Rust names; malloc'ed, or NULL when not mangled. */
+char *bt_demangle(const char *name);
+
+#endif

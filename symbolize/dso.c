@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Files, shared by every process that maps them: found again by dev+inode+mtime (cheap, from
+ * fstat) or by build-id (the same library seen through two container roots). Opening is cheap
+ * (headers, build-id); symbol tables are loaded on first lookup and live under an LRU, so
+ * memory is bounded by max_loaded files however many processes come and go.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf_internal.h"
+#include "sym_internal.h"
+
+#define BT_DSO_BUCKETS 1024
+
+struct bt_dso {
+	struct bt_elf *elf;
+	char *name;
+	int rootfd;
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	off_t size;
+	int refs;
+	int loaded;
+	uint64_t gen;
+	struct bt_dso *lru_prev, *lru_next; /* loaded ones, most recent first */
+	struct bt_dso *hnext;               /* hash chain by dev/inode */
+	struct bt_dmcache dm;
+	struct bt_dwarf *dw;
+	int dw_tried;
+};
+
+struct bt_dso_cache {
+	struct bt_dso_opts opts;
+	struct bt_dso *buckets[BT_DSO_BUCKETS];
+	struct bt_dso *lru_head, *lru_tail;
+	size_t nfiles, nloaded, evictions;
+	uint64_t gen;
+};
+
+int bt_dso_cache__new(const struct bt_dso_opts *opts, struct bt_dso_cache **out)
+{
+	struct bt_dso_cache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->opts = *opts;
+	if (!c->opts.max_loaded)
+		c->opts.max_loaded = 64;
+	c->gen = 1;
+	*out = c;
+	return 0;
+}
+
+static size_t bucket(dev_t dev, ino_t ino)
+{
+	uint64_t v = (uint64_t)dev * 0x9e3779b97f4a7c15ULL ^ (uint64_t)ino;
+
+	v ^= v >> 29;
+	return (v * 0xbf58476d1ce4e5b9ULL >> 32) % BT_DSO_BUCKETS;
+}
+
+static void lru_unlink(struct bt_dso_cache *c, struct bt_dso *d)
+{
+	if (d->lru_prev)
+		d->lru_prev->lru_next = d->lru_next;
+	else
+		c->lru_head = d->lru_next;
+	if (d->lru_next)
+		d->lru_next->lru_prev = d->lru_prev;
+	else
+		c->lru_tail = d->lru_prev;
+	d->lru_prev = d->lru_next = NULL;
+}
+
+static void lru_push(struct bt_dso_cache *c, struct bt_dso *d)
+{
+	d->lru_prev = NULL;
+	d->lru_next = c->lru_head;
+	if (c->lru_head)
+		c->lru_head->lru_prev = d;
+	c->lru_head = d;
+	if (!c->lru_tail)
+		c->lru_tail = d;
+}
+
+static void dso_unload(struct bt_dso_cache *c, struct bt_dso *d)
+{
+	if (!d->loaded)
+		return;
+	lru_unlink(c, d);
+	bt_dmcache__clear(&d->dm);
+	bt_dwarf__free(d->dw);
+	d->dw = NULL;
+	d->dw_tried = 0;
+	bt_elf__unload(d->elf);
+	d->loaded = 0;
+	c->nloaded--;
+}
+
+static void dso_destroy(struct bt_dso_cache *c, struct bt_dso *d)
+{
+	struct bt_dso **pp = &c->buckets[bucket(d->dev, d->ino)];
+
+	dso_unload(c, d);
+	while (*pp && *pp != d)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = d->hnext;
+	bt_elf__close(d->elf);
+	if (d->rootfd >= 0)
+		close(d->rootfd);
+	free(d->name);
+	free(d);
+	c->nfiles--;
+}
+
+void bt_dso_cache__free(struct bt_dso_cache *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < BT_DSO_BUCKETS; i++) {
+		while (c->buckets[i])
+			dso_destroy(c, c->buckets[i]);
+	}
+	free(c);
+}
+
+void bt_dso_cache__next_generation(struct bt_dso_cache *c)
+{
+	c->gen++;
+}
+
+/* Evict from the cold end; files used during the current resolve call are pinned. */
+static void evict(struct bt_dso_cache *c)
+{
+	struct bt_dso *d = c->lru_tail, *prev;
+
+	while (d && c->nloaded > c->opts.max_loaded) {
+		prev = d->lru_prev;
+		if (d->gen != c->gen) {
+			c->evictions++;
+			if (d->refs)
+				dso_unload(c, d);
+			else
+				dso_destroy(c, d);
+		}
+		d = prev;
+	}
+}
+
+static int same_stat(const struct bt_dso *d, const struct stat *st)
+{
+	return d->dev == st->st_dev && d->ino == st->st_ino && d->size == st->st_size &&
+	       d->mtime.tv_sec == st->st_mtim.tv_sec && d->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+int bt_dso_cache__get(struct bt_dso_cache *c, int fd, const char *path, int rootfd,
+		      struct bt_dso **out)
+{
+	char root[64] = "";
+	struct bt_dso *d;
+	struct stat st;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	if (fstat(fd, &st))
+		return -errno;
+	for (d = c->buckets[bucket(st.st_dev, st.st_ino)]; d; d = d->hnext) {
+		if (same_stat(d, &st))
+			goto found;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->rootfd = -1;
+	if (rootfd >= 0) {
+		/* a path through our own fd table reaches the root even after the process exits */
+		d->rootfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
+		if (d->rootfd < 0) {
+			err = -errno;
+			goto fail;
+		}
+		snprintf(root, sizeof(root), "/proc/self/fd/%d", d->rootfd);
+	}
+	err = bt_elf__open_fd(fd, path, root[0] ? root : NULL, &d->elf);
+	if (err)
+		goto fail;
+	if (bt_elf__build_id(d->elf)) {
+		/* the same build seen through another path or root: share its symbols */
+		struct bt_dso *o;
+
+		for (i = 0; i < BT_DSO_BUCKETS; i++) {
+			for (o = c->buckets[i]; o; o = o->hnext) {
+				const char *id = bt_elf__build_id(o->elf);
+
+				if (id && !strcmp(id, bt_elf__build_id(d->elf))) {
+					bt_elf__close(d->elf);
+					if (d->rootfd >= 0)
+						close(d->rootfd);
+					free(d);
+					d = o;
+					goto found;
+				}
+			}
+		}
+	}
+	d->name = strdup(path ? path : "");
+	if (!d->name) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
+	d->size = st.st_size;
+	d->mtime = st.st_mtim;
+	d->hnext = c->buckets[bucket(d->dev, d->ino)];
+	c->buckets[bucket(d->dev, d->ino)] = d;
+	c->nfiles++;
+found:
+	d->refs++;
+	*out = d;
+	return 0;
+fail:
+	bt_elf__close(d->elf);
+	if (d->rootfd >= 0)
+		close(d->rootfd);
+	free(d);
+	return err;
+}
+
+void bt_dso__put(struct bt_dso_cache *c, struct bt_dso *d)
+{
+	if (!d || --d->refs > 0)
+		return;
+	/* a loaded file stays for the next process of the same binary until the LRU drops it */
+	if (!d->loaded)
+		dso_destroy(c, d);
+}
+
+struct bt_elf *bt_dso__elf(struct bt_dso *d)
+{
+	return d ? d->elf : NULL;
+}
+
+const char *bt_dso__name(const struct bt_dso *d)
+{
+	return d ? d->name : NULL;
+}
+
+static void touch(struct bt_dso_cache *c, struct bt_dso *d)
+{
+	d->gen = c->gen;
+	if (d->loaded) {
+		if (c->lru_head != d) {
+			lru_unlink(c, d);
+			lru_push(c, d);
+		}
+		return;
+	}
+	d->loaded = 1;
+	c->nloaded++;
+	lru_push(c, d);
+	evict(c);
+}
+
+int bt_dso__resolve(struct bt_dso_cache *c, struct bt_dso *d, uint64_t file_off, int is_ret,
+		    struct bt_frame *frames, size_t cap)
+{
+	const struct bt_dwarf_frame *df = NULL;
+	const struct bt_elf_sym *sym;
+	struct bt_frame *f;
+	uint64_t vaddr, off;
+	int ndf = 0, i, n = 0;
+
+	if (!cap)
+		return 0;
+	touch(c, d);
+	f = &frames[0];
+	f->module = d->name;
+	if (bt_elf__offset_to_vaddr(d->elf, file_off, &vaddr)) {
+		f->reason = BT_SYM_NO_SYMBOL;
+		return 1;
+	}
+	sym = bt_elf__lookup(d->elf, vaddr - (is_ret && vaddr ? 1 : 0), &off);
+	if (c->opts.debuginfo) {
+		if (!d->dw && !d->dw_tried) {
+			d->dw_tried = 1;
+			bt_dwarf__open(d->elf, c->opts.debuginfod, c->opts.demangle, &d->dw);
+		}
+		ndf = bt_dwarf__frames(d->dw, vaddr - (is_ret && vaddr ? 1 : 0), &df);
+	}
+	/* inlined calls first (innermost), then the function that contains them */
+	for (i = 0; i + 1 < ndf && (size_t)n + 1 < cap; i++) {
+		frames[n] = frames[0];
+		frames[n].name = df[i].name;
+		frames[n].file = df[i].file;
+		frames[n].line = df[i].line;
+		frames[n].inlined = 1;
+		frames[n].offset = 0;
+		frames[n].reason = df[i].name ? BT_SYM_OK : BT_SYM_NO_SYMBOL;
+		n++;
+	}
+	f = &frames[n];
+	*f = frames[0];
+	f->inlined = 0;
+	f->file = NULL;
+	f->line = 0;
+	if (ndf) {
+		f->file = df[ndf - 1].file;
+		f->line = df[ndf - 1].line;
+	}
+	if (sym) {
+		f->name = c->opts.demangle ? bt_dmcache__get(&d->dm, sym->name) : sym->name;
+		f->offset = off + (is_ret && vaddr ? 1 : 0);
+		f->reason = BT_SYM_OK;
+	} else if (ndf && df[ndf - 1].name) {
+		f->name = df[ndf - 1].name; /* DWARF knows a function the symbol tables do not */
+		f->offset = 0;
+		f->reason = BT_SYM_OK;
+	} else {
+		int src = bt_elf__symbol_source(d->elf);
+
+		f->name = NULL;
+		f->reason = src == BT_ELF_SRC_NONE || src == BT_ELF_SRC_DYNSYM ? BT_SYM_STRIPPED
+									      : BT_SYM_NO_SYMBOL;
+	}
+	return n + 1;
+}
+
+void bt_dso_cache__stats(const struct bt_dso_cache *c, size_t *files, size_t *loaded,
+			 size_t *evictions)
+{
+	*files = c->nfiles;
+	*loaded = c->nloaded;
+	*evictions = c->evictions;
+}

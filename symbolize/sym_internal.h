@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Private to symbolize/: the pieces the symbolizer is assembled from. */
+#ifndef BT_SYM_INTERNAL_H
+#define BT_SYM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bt_elf.h"
+#include "bt_sym.h"
+
+/* procmaps.c: one line of /proc/PID/maps */
+struct bt_map_line {
+	uint64_t start, end, pgoff;
+	unsigned int dev_major, dev_minor;
+	uint64_t ino;
+	char perms[5];
+	const char *path; /* points into the line; "" for anonymous */
+};
+/* Parse one line in place (the trailing newline and " (deleted)" are cut off). */
+int bt_procmaps__parse_line(char *line, struct bt_map_line *out);
+
+/* perfmap.c: /tmp/perf-PID.map of a JIT, read inside the process's root */
+struct bt_perfmap;
+/* dirfd: an O_PATH descriptor of the process root; nspid: its pid in its own namespace */
+int bt_perfmap__open(int dirfd, int nspid, struct bt_perfmap **out);
+int bt_perfmap__open_path(const char *path, struct bt_perfmap **out);
+void bt_perfmap__free(struct bt_perfmap *pm);
+/* Re-read when the file grew (JITs append); cheap when it did not. */
+int bt_perfmap__refresh(struct bt_perfmap *pm);
+const char *bt_perfmap__lookup(const struct bt_perfmap *pm, uint64_t addr, uint64_t *off);
+
+/*
+ * demangle.c: demangled names interned by the address of the mangled string (which is stable
+ * while its file is loaded), so that the hot path allocates only the first time.
+ */
+struct bt_dmcache {
+	struct bt_dm_slot *t;
+	size_t n, cap; /* cap is a power of two */
+};
+/* The demangled form, or name itself when it is not mangled (or memory ran out). */
+const char *bt_dmcache__get(struct bt_dmcache *c, const char *name);
+void bt_dmcache__clear(struct bt_dmcache *c);
+
+/* dwarf.c: lines and inlined frames, one address at a time, cached */
+struct bt_dwarf;
+struct bt_dwarf_frame {
+	const char *name; /* the function (inlined ones first); may be NULL */
+	const char *file;
+	unsigned int line;
+};
+int bt_dwarf__open(struct bt_elf *elf, int allow_debuginfod, int demangle, struct bt_dwarf **out);
+void bt_dwarf__free(struct bt_dwarf *dw);
+/*
+ * Frames for vaddr, innermost inlined call first, the containing function last. Returns the
+ * count (0 when no DWARF covers vaddr); *out stays valid until bt_dwarf__free().
+ */
+int bt_dwarf__frames(struct bt_dwarf *dw, uint64_t vaddr, const struct bt_dwarf_frame **out);
+
+/* dso.c: one file, shared by every process mapping it, symbols under an LRU */
+struct bt_dso_cache;
+struct bt_dso;
+struct bt_dso_opts {
+	size_t max_loaded;
+	int demangle;
+	int debuginfo;
+	int debuginfod;
+};
+int bt_dso_cache__new(const struct bt_dso_opts *opts, struct bt_dso_cache **out);
+void bt_dso_cache__free(struct bt_dso_cache *c);
+/*
+ * The dso for an open file (fd is not kept: bt_elf dups it), found again by dev+inode+mtime
+ * or build-id. path is how the process names it; rootfd (an O_PATH descriptor of the
+ * process root, or -1 for ours) resolves its debug links and is dup'ed. Takes a
+ * reference. -ENOEXEC and friends when the file is not usable ELF.
+ */
+int bt_dso_cache__get(struct bt_dso_cache *c, int fd, const char *path, int rootfd,
+		      struct bt_dso **out);
+void bt_dso__put(struct bt_dso_cache *c, struct bt_dso *d);
+struct bt_elf *bt_dso__elf(struct bt_dso *d);
+const char *bt_dso__name(const struct bt_dso *d);
+/* Pin for this resolve generation: a dso used in a call is never evicted during it. */
+void bt_dso_cache__next_generation(struct bt_dso_cache *c);
+/*
+ * Resolve file offset -> frame(s). Returns frames written (>= 1), filling name/offset/
+ * reason/module; DWARF frames when debuginfo was asked for.
+ */
+int bt_dso__resolve(struct bt_dso_cache *c, struct bt_dso *d, uint64_t file_off, int is_ret,
+		    struct bt_frame *frames, size_t cap);
+void bt_dso_cache__stats(const struct bt_dso_cache *c, size_t *files, size_t *loaded,
+			 size_t *evictions);
+
+#endif

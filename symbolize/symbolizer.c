@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Processes and the resolve call. A process is captured when it is first seen: its
+ * executable mappings, the files behind them opened through /proc/PID/map_files (the exact
+ * inode mapped, in whatever mount namespace), its root and its namespaced pid for the perf
+ * map. Nothing of that needs the process later, so a process that exits before its stacks
+ * are printed still gets names. Symbols are not kept per process: mappings point at shared
+ * files (dso.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sym_internal.h"
+
+#define BT_PROC_BUCKETS 256
+
+enum map_kind { BT_MAP_FILE, BT_MAP_VDSO, BT_MAP_ANON };
+
+struct bt_map {
+	uint64_t start, end, pgoff;
+	struct bt_dso *dso; /* NULL when the file could not be used: see reason */
+	enum map_kind kind;
+	enum bt_sym_reason reason;
+	char *name;
+};
+
+struct bt_maps {
+	struct bt_map *v;
+	size_t n;
+};
+
+struct bt_proc {
+	int pid, nspid;
+	int rootfd; /* O_PATH of /proc/PID/root when it differs from ours, else -1 */
+	struct bt_maps maps;
+	struct bt_maps stale; /* replaced by a refresh; freed on the next call (names in use) */
+	struct bt_perfmap *pm;
+	uint64_t refreshed_gen;
+	struct bt_proc *next;
+};
+
+struct bt_symbolizer {
+	struct bt_sym_opts opts;
+	char *kallsyms_path;
+	struct bt_dso_cache *dsos;
+	struct bt_proc *procs[BT_PROC_BUCKETS];
+	size_t nprocs;
+	uint64_t gen;
+	struct bt_ksyms *ks;
+	int ks_err; /* 0 not tried yet, 1 loaded, -errno */
+	int ks_warned;
+	struct bt_dso *vdso;
+	int vdso_tried;
+};
+
+int bt_symbolizer__new(const struct bt_sym_opts *opts, struct bt_symbolizer **out)
+{
+	struct bt_sym_opts none = { 0 };
+	struct bt_dso_opts dopts;
+	struct bt_symbolizer *s;
+	int err;
+
+	*out = NULL;
+	if (!opts)
+		opts = &none;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->opts = *opts;
+	s->kallsyms_path = strdup(opts->kallsyms ? opts->kallsyms : "/proc/kallsyms");
+	if (!s->kallsyms_path) {
+		free(s);
+		return -ENOMEM;
+	}
+	s->opts.kallsyms = s->kallsyms_path;
+	dopts = (struct bt_dso_opts){
+		.max_loaded = opts->max_files ? opts->max_files : 64,
+		.demangle = !opts->no_demangle,
+		.debuginfo = opts->debuginfo,
+		.debuginfod = opts->debuginfod,
+	};
+	err = bt_dso_cache__new(&dopts, &s->dsos);
+	if (err) {
+		free(s->kallsyms_path);
+		free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+static void maps_free(struct bt_symbolizer *s, struct bt_maps *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		bt_dso__put(s->dsos, m->v[i].dso);
+		free(m->v[i].name);
+	}
+	free(m->v);
+	m->v = NULL;
+	m->n = 0;
+}
+
+static void proc_free(struct bt_symbolizer *s, struct bt_proc *p)
+{
+	maps_free(s, &p->maps);
+	maps_free(s, &p->stale);
+	bt_perfmap__free(p->pm);
+	if (p->rootfd >= 0)
+		close(p->rootfd);
+	free(p);
+}
+
+void bt_symbolizer__free(struct bt_symbolizer *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < BT_PROC_BUCKETS; i++) {
+		while (s->procs[i]) {
+			struct bt_proc *p = s->procs[i];
+
+			s->procs[i] = p->next;
+			proc_free(s, p);
+		}
+	}
+	bt_dso__put(s->dsos, s->vdso);
+	bt_dso_cache__free(s->dsos);
+	bt_ksyms__free(s->ks);
+	free(s->kallsyms_path);
+	free(s);
+}
+
+static struct bt_proc **proc_slot(struct bt_symbolizer *s, int pid)
+{
+	struct bt_proc **pp = &s->procs[(unsigned int)pid % BT_PROC_BUCKETS];
+
+	while (*pp && (*pp)->pid != pid)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+/* The vDSO is the same image in every process on this kernel: take ours. */
+static struct bt_dso *vdso_dso(struct bt_symbolizer *s)
+{
+	uint64_t base = getauxval(AT_SYSINFO_EHDR), start = 0, end = 0;
+	struct bt_map_line ml;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int fd;
+
+	if (s->vdso_tried)
+		return s->vdso;
+	s->vdso_tried = 1;
+	if (!base || !(f = fopen("/proc/self/maps", "re")))
+		return NULL;
+	while (getline(&line, &cap, f) > 0) {
+		if (!bt_procmaps__parse_line(line, &ml) && ml.start == base) {
+			start = ml.start;
+			end = ml.end;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (!end)
+		return NULL;
+	fd = memfd_create("vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (write(fd, (void *)(uintptr_t)start, end - start) == (ssize_t)(end - start))
+		bt_dso_cache__get(s->dsos, fd, "[vdso]", -1, &s->vdso);
+	close(fd);
+	return s->vdso;
+}
+
+static int open_in_root(int pid, int rootfd, const char *path)
+{
+	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT };
+	char buf[4096];
+	int fd;
+
+	if (rootfd < 0)
+		return open(path, O_RDONLY | O_CLOEXEC);
+	/* absolute symlinks inside the container must resolve inside it, too */
+	fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+	if (fd >= 0 || (errno != ENOSYS && errno != EINVAL))
+		return fd;
+	if ((size_t)snprintf(buf, sizeof(buf), "/proc/%d/root%s", pid, path) >= sizeof(buf))
+		return -1;
+	return open(buf, O_RDONLY | O_CLOEXEC);
+}
+
+static enum bt_sym_reason reason_of(int err)
+{
+	switch (err) {
+	case -EACCES:
+	case -EPERM:
+		return BT_SYM_NO_PERMISSION;
+	default:
+		return BT_SYM_BAD_FILE;
+	}
+}
+
+static void map_file(struct bt_symbolizer *s, struct bt_proc *p, const struct bt_map_line *ml,
+		     struct bt_map *m)
+{
+	char mf[96];
+	struct stat st;
+	int fd, err;
+
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, p->pid, ml->start,
+		 ml->end);
+	fd = open(mf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		/* map_files needs CAP_SYS_ADMIN; the path inside the process's root then */
+		fd = open_in_root(p->pid, p->rootfd, ml->path);
+		if (fd < 0) {
+			m->reason = reason_of(-errno);
+			return;
+		}
+		if (fstat(fd, &st) || st.st_ino != ml->ino) {
+			m->reason = BT_SYM_BAD_FILE; /* replaced on disk since it was mapped */
+			close(fd);
+			return;
+		}
+	}
+	err = bt_dso_cache__get(s->dsos, fd, ml->path, p->rootfd, &m->dso);
+	close(fd);
+	if (err)
+		m->reason = reason_of(err);
+}
+
+static int read_maps(struct bt_symbolizer *s, struct bt_proc *p, struct bt_maps *out)
+{
+	struct bt_map *v = NULL, *nv;
+	size_t n = 0, cap = 0;
+	struct bt_map_line ml;
+	char path[64], *line = NULL;
+	size_t lcap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (getline(&line, &lcap, f) > 0) {
+		struct bt_map *m;
+
+		if (bt_procmaps__parse_line(line, &ml) || ml.perms[2] != 'x')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		m = &v[n++];
+		*m = (struct bt_map){ .start = ml.start, .end = ml.end, .pgoff = ml.pgoff };
+		m->name = strdup(ml.path[0] ? ml.path : "[anon]");
+		if (ml.path[0] == '/') {
+			m->kind = BT_MAP_FILE;
+			/* the same file as the previous mapping: share the open dso */
+			if (n > 1 && v[n - 2].dso && v[n - 2].kind == BT_MAP_FILE && v[n - 2].name &&
+			    m->name && !strcmp(v[n - 2].name, m->name)) {
+				m->dso = v[n - 2].dso;
+				bt_dso_cache__get(s->dsos, bt_elf__fd(bt_dso__elf(m->dso)),
+						  m->name, p->rootfd, &m->dso);
+			} else {
+				map_file(s, p, &ml, m);
+			}
+		} else if (!strcmp(ml.path, "[vdso]")) {
+			struct bt_dso *vd = vdso_dso(s);
+
+			m->kind = BT_MAP_VDSO;
+			m->reason = BT_SYM_NO_SYMBOL;
+			if (vd && !bt_dso_cache__get(s->dsos, bt_elf__fd(bt_dso__elf(vd)), "[vdso]",
+						     -1, &m->dso))
+				m->reason = BT_SYM_OK;
+		} else {
+			m->kind = BT_MAP_ANON;
+			m->reason = BT_SYM_NO_MAPPING;
+		}
+	}
+	free(line);
+	fclose(f);
+	out->v = v;
+	out->n = n;
+	return n ? 0 : -ESRCH; /* a zombie or kernel thread: nothing to name */
+}
+
+static int read_nspid(int pid)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	int ns = pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	while (getline(&line, &cap, f) > 0) {
+		if (!strncmp(line, "NStgid:", 7)) {
+			char *p = strrchr(line, '\t');
+
+			/* the last field is the pid in the innermost namespace */
+			if (p)
+				ns = atoi(p + 1);
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return ns > 0 ? ns : pid;
+}
+
+static int open_root(int pid)
+{
+	struct stat a, b;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/root", pid);
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (!fstat(fd, &a) && !stat("/", &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+		close(fd);
+		return -1; /* our own root: plain paths are right */
+	}
+	return fd;
+}
+
+int bt_symbolizer__note_pid(struct bt_symbolizer *s, int pid)
+{
+	struct bt_proc **pp, *p;
+	int err;
+
+	if (!s || pid <= 0)
+		return -EINVAL;
+	pp = proc_slot(s, pid);
+	if (*pp)
+		return 0;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->pid = pid;
+	p->rootfd = open_root(pid);
+	err = read_maps(s, p, &p->maps);
+	if (err) {
+		proc_free(s, p);
+		return err;
+	}
+	p->nspid = read_nspid(pid);
+	if (p->rootfd >= 0) {
+		bt_perfmap__open(p->rootfd, p->nspid, &p->pm);
+	} else {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", p->nspid);
+		bt_perfmap__open_path(path, &p->pm);
+	}
+	*pp = p;
+	s->nprocs++;
+	return 0;
+}
+
+void bt_symbolizer__forget_pid(struct bt_symbolizer *s, int pid)
+{
+	struct bt_proc **pp, *p;
+
+	if (!s)
+		return;
+	pp = proc_slot(s, pid);
+	p = *pp;
+	if (!p)
+		return;
+	*pp = p->next;
+	s->nprocs--;
+	proc_free(s, p);
+}
+
+static const struct bt_map *find_map(const struct bt_maps *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= m->v[lo - 1].end)
+		return NULL;
+	return &m->v[lo - 1];
+}
+
+/* A mapping made after the snapshot (dlopen, a new JIT region): look again, once a call. */
+static void refresh(struct bt_symbolizer *s, struct bt_proc *p)
+{
+	struct bt_maps fresh = { 0 };
+
+	if (p->refreshed_gen == s->gen)
+		return;
+	p->refreshed_gen = s->gen;
+	bt_perfmap__refresh(p->pm);
+	if (read_maps(s, p, &fresh))
+		return; /* gone: keep the snapshot */
+	maps_free(s, &p->stale);
+	p->stale = p->maps;
+	p->maps = fresh;
+}
+
+static int resolve_user_one(struct bt_symbolizer *s, struct bt_proc *p, uint64_t addr, int is_ret,
+			    struct bt_frame *fr, size_t cap)
+{
+	uint64_t look = addr - (is_ret && addr ? 1 : 0), off;
+	const struct bt_map *m = find_map(&p->maps, look);
+	const char *name;
+	int again = 0;
+
+retry:
+	if (m && m->dso)
+		return bt_dso__resolve(s->dsos, (struct bt_dso *)m->dso, addr - m->start + m->pgoff,
+				       is_ret, fr, cap);
+	if (p->pm && (!m || m->kind == BT_MAP_ANON)) {
+		if (p->refreshed_gen != s->gen && !bt_perfmap__lookup(p->pm, look, NULL))
+			refresh(s, p);
+		name = bt_perfmap__lookup(p->pm, look, &off);
+		if (name) {
+			fr->name = name;
+			fr->offset = off + (look != addr);
+			fr->module = "[perf-map]";
+			fr->reason = BT_SYM_OK;
+			return 1;
+		}
+	}
+	if (!m && !again) {
+		again = 1;
+		refresh(s, p);
+		m = find_map(&p->maps, look);
+		goto retry;
+	}
+	fr->module = m ? m->name : NULL;
+	fr->reason = m ? m->reason : BT_SYM_NO_MAPPING;
+	return 1;
+}
+
+static int load_ksyms(struct bt_symbolizer *s)
+{
+	if (!s->ks_err) {
+		s->ks_err = bt_ksyms__load(s->opts.kallsyms, &s->ks);
+		if (!s->ks_err)
+			s->ks_err = 1;
+	}
+	if (s->ks && bt_ksyms__restricted(s->ks) && !s->ks_warned) {
+		const char *msg = "kernel addresses are hidden (kptr_restrict, or no CAP_SYSLOG): "
+				  "kernel frames will show as [unknown]";
+
+		s->ks_warned = 1;
+		if (s->opts.warn)
+			s->opts.warn(s->opts.warn_ctx, msg);
+		else
+			fprintf(stderr, "warning: %s\n", msg);
+	}
+	return s->ks_err == 1 ? 0 : s->ks_err;
+}
+
+struct bt_ksyms *bt_symbolizer__ksyms(struct bt_symbolizer *s)
+{
+	if (!s || load_ksyms(s))
+		return NULL;
+	return s->ks;
+}
+
+size_t bt_symbolizer__kernel_trim(struct bt_symbolizer *s, const uint64_t *addrs, size_t n)
+{
+	const struct bt_ksym *k;
+	size_t i;
+
+	if (!s || load_ksyms(s))
+		return 0;
+	for (i = 0; i < n; i++) {
+		k = bt_ksyms__lookup(s->ks, addrs[i], NULL);
+		if (!k || !bt_ksym__is_trace_artefact(k->name, k->module))
+			break;
+	}
+	/* never trim everything: a stack made only of artefacts is still worth printing */
+	return i == n ? 0 : i;
+}
+
+static void resolve_kernel(struct bt_symbolizer *s, uint64_t addr, int is_ret, struct bt_frame *fr)
+{
+	const struct bt_ksym *k;
+	uint64_t off;
+
+	if (load_ksyms(s)) {
+		fr->reason = BT_SYM_NO_KSYMS;
+		return;
+	}
+	if (bt_ksyms__restricted(s->ks)) {
+		fr->reason = BT_SYM_NO_PERMISSION;
+		return;
+	}
+	k = bt_ksyms__lookup(s->ks, addr - (is_ret && addr ? 1 : 0), &off);
+	if (!k) {
+		fr->reason = BT_SYM_NO_SYMBOL;
+		return;
+	}
+	fr->name = k->name;
+	fr->offset = off + (is_ret && addr ? 1 : 0);
+	fr->module = k->module;
+	fr->reason = BT_SYM_OK;
+}
+
+int bt_symbolizer__resolve(struct bt_symbolizer *s, int pid, const uint64_t *addrs, size_t n,
+			   unsigned int flags, struct bt_frame *frames, size_t cap)
+{
+	struct bt_proc *p = NULL;
+	enum bt_sym_reason gone = BT_SYM_OK;
+	size_t i, start = 0, out = 0;
+
+	if (!s || (!addrs && n) || (!frames && cap))
+		return -EINVAL;
+	s->gen++;
+	bt_dso_cache__next_generation(s->dsos);
+	if (pid == BT_PID_KERNEL) {
+		if (flags & BT_RESOLVE_TRIM)
+			start = bt_symbolizer__kernel_trim(s, addrs, n);
+	} else {
+		int err = bt_symbolizer__note_pid(s, pid);
+
+		p = *proc_slot(s, pid);
+		if (p)
+			maps_free(s, &p->stale);
+		else
+			gone = err == -EACCES || err == -EPERM ? BT_SYM_NO_PERMISSION
+							       : BT_SYM_PROCESS_GONE;
+	}
+	for (i = start; i < n && out < cap; i++) {
+		int is_ret = (flags & BT_RESOLVE_STACK) && i > 0;
+		struct bt_frame *fr = &frames[out];
+
+		memset(fr, 0, sizeof(*fr));
+		fr->addr = addrs[i];
+		if (pid == BT_PID_KERNEL) {
+			resolve_kernel(s, addrs[i], is_ret, fr);
+			out++;
+		} else if (!p) {
+			fr->reason = gone;
+			out++;
+		} else {
+			/* keep room so that every later address still gets at least one frame */
+			size_t room = cap - out - (n - i - 1 < cap - out ? n - i - 1 : 0);
+
+			out += resolve_user_one(s, p, addrs[i], is_ret, fr, room ? room : 1);
+		}
+	}
+	return out;
+}
+
+void bt_symbolizer__stats(const struct bt_symbolizer *s, struct bt_sym_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!s)
+		return;
+	bt_dso_cache__stats(s->dsos, &st->files, &st->files_loaded, &st->evictions);
+	st->procs = s->nprocs;
+}

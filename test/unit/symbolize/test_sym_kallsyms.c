@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Kernel symbols from kallsyms fixtures: modules, BPF programs, long names, hidden addresses. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "bt_sym.h"
+#include "harness.h"
+
+#define KS FX_SRC "/data/kallsyms"
+#define KS_ZERO FX_SRC "/data/kallsyms.zero"
+#define K(off) (0xffffffff81000000ull + (off))
+#define M(off) (0xffffffffc0000000ull + (off))
+
+static char longname[600];
+
+static void read_longname(void)
+{
+	FILE *f = fopen(FX_SRC "/data/longname", "r");
+
+	CHECK(f != NULL);
+	if (f) {
+		CHECK(fgets(longname, sizeof(longname), f) != NULL);
+		fclose(f);
+	}
+}
+
+static void test_parse(void)
+{
+	struct bt_ksyms *ks = NULL;
+	const struct bt_ksym *k;
+	uint64_t off = 0;
+
+	CHECK_INT(bt_ksyms__load(KS, &ks), 0);
+	CHECK_INT(bt_ksyms__count(ks), 20); /* 23 lines, two aliases, one absolute */
+	CHECK_INT(bt_ksyms__restricted(ks), 0);
+	k = bt_ksyms__lookup(ks, K(0x1115), &off);
+	CHECK_STR(k ? k->name : NULL, "vfs_read");
+	CHECK(k && k->module == NULL && k->type == 'T');
+	CHECK_INT(off, 5);
+	k = bt_ksyms__lookup(ks, K(0x1410), &off);
+	CHECK_STR(k ? k->name : NULL, longname);
+	CHECK(k && strlen(k->name) > 256 && k->size == 0x400);
+	k = bt_ksyms__lookup(ks, M(0x1210), &off);
+	CHECK_STR(k ? k->name : NULL, "ext4_file_write_iter");
+	CHECK_STR(k ? k->module : NULL, "ext4");
+	k = bt_ksyms__lookup(ks, M(0x3010), NULL);
+	CHECK_STR(k ? k->name : NULL, "bpf_prog_6deef7357e7b4530_sd_fw_egress");
+	CHECK_STR(k ? k->module : NULL, "bpf");
+	/* aliases: the global, strong, least-underscored name */
+	k = bt_ksyms__lookup(ks, K(0), NULL);
+	CHECK_STR(k ? k->name : NULL, "startup_64");
+	k = bt_ksyms__lookup(ks, K(0x1c08), NULL);
+	CHECK_STR(k ? k->name : NULL, "schedule_tail");
+	CHECK(bt_ksyms__lookup(ks, 0, NULL) == NULL);
+	CHECK(bt_ksyms__lookup(ks, K(-1), NULL) == NULL);
+	bt_ksyms__free(ks);
+}
+
+static void test_find(void)
+{
+	struct bt_ksyms *ks = NULL;
+	const struct bt_ksym *k;
+
+	CHECK_INT(bt_ksyms__load(KS, &ks), 0);
+	k = bt_ksyms__find(ks, "vfs_read", NULL);
+	CHECK(k && k->addr == K(0x1110) && !k->module);
+	k = bt_ksyms__find(ks, "vfs_read", "fakemod");
+	CHECK(k && k->addr == M(0x2000));
+	k = bt_ksyms__find(ks, longname, NULL);
+	CHECK(k && k->addr == K(0x1400));
+	CHECK(bt_ksyms__find(ks, "vfs_read", "ext4") == NULL);
+	CHECK(bt_ksyms__find(ks, "no_such_function", NULL) == NULL);
+	bt_ksyms__free(ks);
+	CHECK_INT(bt_ksyms__load("/nonexistent/kallsyms", &ks), -ENOENT);
+	CHECK(ks == NULL);
+}
+
+static void test_artefacts(void)
+{
+	CHECK(bt_ksym__is_trace_artefact("bpf_prog_6deef7357e7b4530_x", "bpf"));
+	CHECK(bt_ksym__is_trace_artefact("bpf_trampoline_6442455138", NULL));
+	CHECK(bt_ksym__is_trace_artefact("__bpf_trace_sched_switch", NULL));
+	CHECK(bt_ksym__is_trace_artefact("bpf_trace_run2", NULL));
+	CHECK(bt_ksym__is_trace_artefact("__kretprobe_trampoline", NULL));
+	CHECK(bt_ksym__is_trace_artefact("kretprobe_trampoline", NULL));
+	CHECK(bt_ksym__is_trace_artefact("arch_rethook_trampoline", NULL));
+	CHECK(bt_ksym__is_trace_artefact("ftrace_trampoline", "__builtin__ftrace"));
+	CHECK(!bt_ksym__is_trace_artefact("schedule", NULL));
+	CHECK(!bt_ksym__is_trace_artefact("bpf_map_lookup_elem", NULL));
+	CHECK(!bt_ksym__is_trace_artefact("ext4_file_read_iter", "ext4"));
+}
+
+static int warnings;
+
+static void count_warn(void *ctx, const char *msg)
+{
+	warnings++;
+	CHECK(strstr(msg, "kptr_restrict") != NULL);
+}
+
+static void test_resolve_and_trim(void)
+{
+	struct bt_sym_opts o = { .kallsyms = KS, .warn = count_warn };
+	uint64_t stack[] = { M(0x4010), M(0x3820), K(0x1a10), K(0x1910),
+			     K(0x1b11), K(0x1001), M(0x1200) };
+	struct bt_symbolizer *s = NULL;
+	struct bt_frame fr[8];
+	char buf[128];
+	int n;
+
+	CHECK_INT(bt_symbolizer__new(&o, &s), 0);
+	CHECK_INT(bt_symbolizer__kernel_trim(s, stack, 7), 4);
+	n = bt_symbolizer__resolve(s, BT_PID_KERNEL, stack, 7, BT_RESOLVE_STACK | BT_RESOLVE_TRIM,
+				   fr, 8);
+	CHECK_INT(n, 3);
+	CHECK_STR(fr[0].name, "schedule");
+	CHECK_INT(fr[0].offset, 0x11);
+	CHECK_STR(fr[1].name, "do_one_initcall");
+	CHECK_INT(fr[1].offset, 1);
+	/* a return address right at the start of a function belongs to the one before it */
+	CHECK_STR(fr[2].name, "ext4_file_read_iter");
+	CHECK_STR(fr[2].module, "ext4");
+	bt_frame__format(&fr[0], BT_FMT_OFFSET, buf, sizeof(buf));
+	CHECK_STR(buf, "schedule+0x11");
+	bt_frame__format(&fr[2], BT_FMT_OFFSET | BT_FMT_MODULE, buf, sizeof(buf));
+	CHECK_STR(buf, "ext4_file_read_iter+0x200 [ext4]");
+	bt_frame__format(&fr[0], BT_FMT_ADDR, buf, sizeof(buf));
+	CHECK_STR(buf, "0xffffffff81001b11 schedule");
+	/* without TRIM every frame stays, BPF ones named */
+	n = bt_symbolizer__resolve(s, BT_PID_KERNEL, stack, 2, 0, fr, 8);
+	CHECK_INT(n, 2);
+	CHECK_STR(fr[0].name, "bpf_prog_00000000deadbeef_handle_sched");
+	CHECK_STR(fr[1].name, "bpf_trampoline_6442455138");
+	/* a stack of artefacts only is not trimmed to nothing */
+	n = bt_symbolizer__resolve(s, BT_PID_KERNEL, stack, 2, BT_RESOLVE_TRIM, fr, 8);
+	CHECK_INT(n, 2);
+	CHECK_INT(warnings, 0);
+	bt_symbolizer__free(s);
+}
+
+static void test_restricted(void)
+{
+	struct bt_sym_opts o = { .kallsyms = KS_ZERO, .warn = count_warn };
+	struct bt_symbolizer *s = NULL;
+	uint64_t a[] = { K(0x1115), M(0x1010) };
+	struct bt_frame fr[2];
+	char buf[128];
+	int i;
+
+	warnings = 0;
+	CHECK_INT(bt_symbolizer__new(&o, &s), 0);
+	for (i = 0; i < 3; i++) {
+		CHECK_INT(bt_symbolizer__resolve(s, BT_PID_KERNEL, a, 2, 0, fr, 2), 2);
+		CHECK(fr[0].name == NULL && fr[1].name == NULL);
+		CHECK_INT(fr[0].reason, BT_SYM_NO_PERMISSION);
+	}
+	CHECK_INT(warnings, 1); /* said once */
+	CHECK(bt_ksyms__restricted(bt_symbolizer__ksyms(s)));
+	bt_frame__format(&fr[0], 0, buf, sizeof(buf));
+	CHECK_STR(buf, "[unknown]");
+	bt_frame__format(&fr[0], BT_FMT_REASON, buf, sizeof(buf));
+	CHECK_STR(buf, "[unknown] (no permission)");
+	bt_symbolizer__free(s);
+
+	o.kallsyms = "/nonexistent/kallsyms";
+	CHECK_INT(bt_symbolizer__new(&o, &s), 0);
+	CHECK_INT(bt_symbolizer__resolve(s, BT_PID_KERNEL, a, 1, 0, fr, 2), 1);
+	CHECK_INT(fr[0].reason, BT_SYM_NO_KSYMS);
+	bt_symbolizer__free(s);
+}
+
+int main(void)
+{
+	read_longname();
+	BT_RUN(test_parse);
+	BT_RUN(test_find);
+	BT_RUN(test_artefacts);
+	BT_RUN(test_resolve_and_trim);
+	BT_RUN(test_restricted);
+	return bt_test_done();
+}
