@@ -206,4 +206,5 @@ BT_COMMAND(softirqs) = {
 	.probes = probes,
 	.run = run,
 	.flags = BT_NEED_PRIV,
+	.uses = BT_USES_TP_BTF,
 };

@@ -60,6 +60,12 @@ int bt_argp_error(struct argp_state *state, const char *fmt, ...)
 {
 	va_list ap;
 
+	/*
+	 * ARGP_NO_EXIT lets argp run the ARGP_KEY_END checks after --help too; a "missing
+	 * pattern" under the help text would be noise, and help exits 0.
+	 */
+	if (help_printed)
+		return 0;
 	fprintf(stderr, "%s: ", state->name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

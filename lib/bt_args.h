@@ -14,7 +14,10 @@
  */
 int bt_args_parse(const struct bt_cmd *cmd, int argc, char **argv);
 
-/* In an argp parser: print "CMD: <message>" and the usage line to stderr, return EINVAL. */
+/*
+ * In an argp parser: print "CMD: <message>" and the usage line to stderr, return EINVAL.
+ * After -h/--help/--usage it does nothing and returns 0: help wins over other complaints.
+ */
 int bt_argp_error(struct argp_state *state, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -59,6 +59,7 @@ struct bt_target {
 	char *event;
 	char *usdt_provider; /* USDT */
 	char *usdt_name;
+	pid_t pid; /* UFUNC/USDT: the uprobe exists in this process only (-p); 0: everywhere */
 };
 
 struct bt_targets {

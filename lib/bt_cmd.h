@@ -25,6 +25,20 @@ struct bt_probe {
 	const char *fallback;
 };
 
+/*
+ * What a command traces with, for `bpftools features` (which reports, per command, whether
+ * this kernel can run it and with which mechanism). Declarative only: the attach layer still
+ * decides at run time. A command using several needs them all for all its features.
+ */
+enum bt_cmd_uses {
+	BT_USES_KFUNC = 1 << 0,      /* kernel functions: fentry/fexit, else kprobe/kretprobe */
+	BT_USES_TP_BTF = 1 << 1,     /* BTF tracepoints: tp_btf, else raw_tp */
+	BT_USES_TRACEPOINT = 1 << 2, /* classic tracepoints (perf event + tracefs id) */
+	BT_USES_UPROBE = 1 << 3,     /* user functions and USDT probes */
+	BT_USES_PERF = 1 << 4,       /* perf_event sampling (profile) */
+	BT_USES_STACKS = 1 << 5,     /* stack trace maps */
+};
+
 struct bt_cmd {
 	const char *name;    /* the command, and the name of its symlink */
 	const char *summary; /* one line: --list, completion, docs index */
@@ -34,6 +48,7 @@ struct bt_cmd {
 	/* Runs with options parsed; returns 0 or a negative errno (-BT_EUSAGE for bad input). */
 	int (*run)(const struct bt_cmd *cmd);
 	unsigned int flags;
+	unsigned int uses; /* enum bt_cmd_uses; 0: not declared */
 };
 
 #define BT_COMMAND(n) const struct bt_cmd bt_cmd_##n

@@ -35,12 +35,14 @@ static int on_new_pid(void *ctx, void *data, size_t size)
 {
 	struct bt_stacks *st = ctx;
 	__u32 tgid;
+	int err;
 
 	if (size < sizeof(tgid))
 		return 0;
 	memcpy(&tgid, data, sizeof(tgid));
 	/* A process that is already gone just gets [unknown] frames later. */
-	bt_symbolizer__note_pid(st->sym, (int)tgid);
+	err = bt_symbolizer__note_pid(st->sym, (int)tgid);
+	bt_debug("process %u first seen: %s", tgid, err ? strerror(-err) : "mappings noted");
 	return 0;
 }
 
@@ -105,6 +107,11 @@ int bt_stacks__poll(void *ctx)
 struct bt_symbolizer *bt_stacks__symbolizer(struct bt_stacks *st)
 {
 	return st->sym;
+}
+
+int bt_stacks__note_pid(struct bt_stacks *st, int pid)
+{
+	return bt_symbolizer__note_pid(st->sym, pid);
 }
 
 int bt_stacks__get(struct bt_stacks *st, int id, uint64_t entry_caller, uint64_t *ips)

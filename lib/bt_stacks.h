@@ -37,6 +37,13 @@ int bt_stacks__poll(void *st);
 struct bt_symbolizer *bt_stacks__symbolizer(struct bt_stacks *st);
 
 /*
+ * Snapshot a process known in advance (-p) now, rather than at its first event: a process
+ * that exits within microseconds of that event would otherwise be gone before user space
+ * reads the announcement.
+ */
+int bt_stacks__note_pid(struct bt_stacks *st, int pid);
+
+/*
  * Copy stack id's addresses (leaf first) into ips[BT_MAX_STACK_DEPTH]; returns the count.
  * entry_caller, when not 0, is the return address read at a probe on a function's first
  * instruction, where the frame-pointer walk skips the immediate caller: it goes in second.

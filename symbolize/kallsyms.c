@@ -32,6 +32,9 @@ static int ksym_rank(const struct raw_sym *s, const char *strs)
 
 	if (s->type == 'W' || s->type == 'w' || s->type == 'V' || s->type == 'v')
 		r += 5; /* a weak alias names the address worse than the strong symbol */
+	/* x86-64 syscalls without arguments share one body with their 32-bit compat alias */
+	if (!strncmp(p, "__ia32_", 7))
+		r += 1;
 
 	while (*p == '_' && r < 20) {
 		r++;
@@ -310,6 +313,9 @@ static const char *const artefact_prefix[] = {
 	"ftrace_caller",     "ftrace_call",	     "arch_ftrace_ops_list_func",
 	"__kretprobe_trampoline", "kretprobe_trampoline", "arch_rethook_trampoline",
 	"rethook_trampoline_handler", "fprobe_handler",
+	/* classic tracepoints and uprobes reach BPF through their perf handlers */
+	"perf_syscall_enter", "perf_syscall_exit", "perf_trace_", "uprobe_perf_func",
+	"uprobe_dispatcher",
 };
 
 int bt_ksym__is_trace_artefact(const char *name, const char *module)

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/* funccount: count kernel functions, user functions, tracepoints and USDT probes, as BCC's. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "bt_args.h"
+#include "bt_attach.h"
+#include "bt_cmd.h"
+#include "bt_err.h"
+#include "bt_loop.h"
+#include "bt_skel.h"
+#include "funccount.h"
+#include "funccount.skel.h"
+
+enum {
+	OPT_MAX_PROBES = 0x100,
+	OPT_ATTACH,
+};
+
+static struct funccount_opts {
+	long pid;
+	unsigned long interval; /* 0: not given */
+	unsigned long duration; /* 0: not given */
+	bool timestamp;
+	bool regex;
+	long cpu;
+	unsigned long max_probes;
+	enum bt_attach_mode mode;
+	const char *pattern;
+} opts = {.cpu = -1, .max_probes = 1000};
+
+static const struct argp_option options[] = {
+	{"pid", 'p', "PID", 0, "Trace this PID only", 0},
+	{"interval", 'i', "INTERVAL", 0, "Summary interval, seconds", 0},
+	{"duration", 'd', "DURATION", 0, "Total duration of trace, seconds", 0},
+	{"timestamp", 'T', NULL, 0, "Include timestamp on output", 0},
+	{"regexp", 'r', NULL, 0, "Use regular expressions. Default is \"*\" wildcards only.", 0},
+	{"debug", 'D', NULL, 0, "Print what is attached and how, and libbpf's debug output", 0},
+	{"cpu", 'c', "CPU", 0, "Trace this CPU only", 0},
+	{"max-probes", OPT_MAX_PROBES, "N", 0,
+	 "Refuse patterns matching more than N probes "
+	 "(default 1000)",
+	 0},
+	{"attach", OPT_ATTACH, "MODE", 0, "Kernel functions through auto, fentry or kprobe", 0},
+	{NULL},
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct funccount_opts *o = state->input;
+
+	switch (key) {
+	case 'p':
+		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
+	case 'i':
+		return bt_argp_ulong(state, arg, "interval", 1, BT_FOREVER, &o->interval);
+	case 'd':
+		return bt_argp_ulong(state, arg, "duration", 1, BT_FOREVER, &o->duration);
+	case 'T':
+		o->timestamp = true;
+		break;
+	case 'r':
+		o->regex = true;
+		break;
+	case 'D':
+		bt_set_debug(true);
+		break;
+	case 'c':
+		return bt_argp_long(state, arg, "CPU", 0, libbpf_num_possible_cpus() - 1, &o->cpu);
+	case OPT_MAX_PROBES:
+		return bt_argp_ulong(state, arg, "probe limit", 1, 1000000, &o->max_probes);
+	case OPT_ATTACH:
+		if (bt_attach_mode_parse(arg, &o->mode)) {
+			argp_state_help(state, stderr, ARGP_HELP_USAGE);
+			return EINVAL;
+		}
+		break;
+	case ARGP_KEY_ARG:
+		if (o->pattern)
+			return bt_argp_error(state, "one pattern only: '%s' is extra", arg);
+		o->pattern = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!o->pattern)
+			return bt_argp_error(state, "a pattern to trace is required");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_opt,
+	.args_doc = "PATTERN",
+	.doc = "Count functions, tracepoints, and USDT probes.\v"
+	       "PATTERN: func, p:func (kernel); lib:func, c:func, /path/bin:func, prog:func\n"
+	       "(user); t:cat:event (tracepoint); u:lib:probe (USDT); syscall:name.\n"
+	       "\n"
+	       "examples:\n"
+	       "    funccount 'vfs_*'             # count kernel fns starting with \"vfs\"\n"
+	       "    funccount -r '^vfs.*'         # same as above, using regular expressions\n"
+	       "    funccount -Ti 5 'vfs_*'       # output every 5 seconds, with timestamps\n"
+	       "    funccount -d 10 'vfs_*'       # trace for 10 seconds only\n"
+	       "    funccount -p 185 'vfs_*'      # count vfs calls for PID 185 only\n"
+	       "    funccount t:sched:sched_fork  # count calls to the sched_fork tracepoint\n"
+	       "    funccount 'syscall:read*'     # count read system calls, no kprobes needed\n"
+	       "    funccount -p 185 u:node:gc*   # count all GC USDT probes in node, PID 185\n"
+	       "    funccount c:malloc            # count all malloc() calls in libc\n"
+	       "    funccount go:os.*             # count all \"os.*\" calls in libgo\n"
+	       "    funccount -p 185 go:os.*      # count all \"os.*\" calls in libgo, PID 185\n"
+	       "    funccount ./test:read*        # count \"read*\" calls in the ./test binary\n"
+	       "    funccount -c 1 'vfs_*'        # count vfs calls on CPU 1 only",
+};
+
+struct row {
+	const char *name;
+	uint64_t count;
+	size_t first; /* lowest target index: ties keep target order, as BCC's stable sort */
+};
+
+struct state {
+	int fd;
+	size_t ntargets, nrows;
+	size_t *row_of; /* target -> row: targets of one name share a row */
+	struct row *rows;
+	uint64_t *prev; /* totals at the previous print; the map is never cleared */
+	uint64_t *percpu;
+	int ncpu;
+};
+
+static int cmp_name_idx(const void *a, const void *b, void *arg)
+{
+	const struct bt_targets *t = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(t->v[x].name, t->v[y].name);
+
+	return c ? c : (x < y ? -1 : 1);
+}
+
+/*
+ * Rows by name: kernel functions with compiler copies ("foo" and "foo.isra.0") and user
+ * functions with several definitions (static functions, symbol versions) print once, summed.
+ */
+static int build_rows(struct state *s, const struct bt_targets *t)
+{
+	size_t *order, i;
+
+	order = calloc(t->n, sizeof(*order));
+	s->row_of = calloc(t->n, sizeof(*s->row_of));
+	s->rows = calloc(t->n, sizeof(*s->rows));
+	s->prev = calloc(t->n, sizeof(*s->prev));
+	s->ncpu = libbpf_num_possible_cpus();
+	s->percpu = calloc(s->ncpu > 0 ? s->ncpu : 1, sizeof(*s->percpu));
+	if (!order || !s->row_of || !s->rows || !s->prev || !s->percpu || s->ncpu <= 0) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (i = 0; i < t->n; i++)
+		order[i] = i;
+	qsort_r(order, t->n, sizeof(*order), cmp_name_idx, (void *)t);
+	for (i = 0; i < t->n; i++) {
+		size_t ti = order[i];
+
+		if (!i || strcmp(t->v[ti].name, s->rows[s->nrows - 1].name)) {
+			s->rows[s->nrows].name = t->v[ti].name;
+			s->rows[s->nrows].first = ti;
+			s->nrows++;
+		} else if (ti < s->rows[s->nrows - 1].first) {
+			s->rows[s->nrows - 1].first = ti;
+		}
+		s->row_of[ti] = s->nrows - 1;
+	}
+	s->ntargets = t->n;
+	free(order);
+	return 0;
+}
+
+static void free_rows(struct state *s)
+{
+	free(s->row_of);
+	free(s->rows);
+	free(s->prev);
+	free(s->percpu);
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int print_counts(void *ctx)
+{
+	struct state *s = ctx;
+	struct row *sorted;
+	size_t i;
+	int cpu;
+
+	for (i = 0; i < s->nrows; i++)
+		s->rows[i].count = 0;
+	for (i = 0; i < s->ntargets; i++) {
+		uint32_t key = i;
+		uint64_t total = 0;
+
+		if (bpf_map_lookup_elem(s->fd, &key, s->percpu)) {
+			int err = -errno;
+
+			bt_err("cannot read the counters: %s", strerror(errno));
+			return err;
+		}
+		for (cpu = 0; cpu < s->ncpu; cpu++)
+			total += s->percpu[cpu];
+		/* deltas of monotonic counters: no event is lost between a read and a clear */
+		s->rows[s->row_of[i]].count += total - s->prev[i];
+		s->prev[i] = total;
+	}
+	sorted = malloc(s->nrows * sizeof(*sorted));
+	if (!sorted)
+		return -ENOMEM;
+	memcpy(sorted, s->rows, s->nrows * sizeof(*sorted));
+	qsort(sorted, s->nrows, sizeof(*sorted), cmp_row);
+
+	printf("\n");
+	if (opts.timestamp) {
+		bt_print_time(stdout, "%H:%M:%S");
+		printf("\n");
+	}
+	printf("%-36s %8s\n", "FUNC", "COUNT");
+	for (i = 0; i < s->nrows; i++)
+		if (sorted[i].count)
+			printf("%-36s %8llu\n", sorted[i].name,
+			       (unsigned long long)sorted[i].count);
+	free(sorted);
+	return 0;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * BCC's loop: print every interval; with -d alone the one interval is the duration; with -i
+ * and -d, stop at the duration. Unlike BCC, the last interval is cut short so the trace lasts
+ * exactly the duration (BCC overshoots to the next multiple of the interval).
+ */
+static int count_loop(struct state *s)
+{
+	unsigned long interval =
+		opts.interval ? opts.interval : (opts.duration ? opts.duration : BT_FOREVER);
+	long long end = opts.duration ? now_ms() + (long long)opts.duration * 1000 : -1;
+	struct stat st;
+	int err, out_fd = -1;
+
+	/*
+	 * `funccount ... | head -1`: head is gone long before the next table is written. A pipe's
+	 * write end polls as POLLERR once its reader closes, so wait on it too and stop then.
+	 */
+	if (fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode))
+		out_fd = STDOUT_FILENO;
+	for (;;) {
+		long long wait = (long long)interval * 1000;
+		bool last = false;
+
+		if (end >= 0 && now_ms() + wait >= end) {
+			wait = end - now_ms();
+			if (wait < 0)
+				wait = 0;
+			last = true;
+		}
+		err = bt_wait(out_fd, (long)wait);
+		if (err < 0)
+			return err;
+		if (err == BT_WAKE_FD) {
+			struct pollfd p = {.fd = out_fd};
+
+			/* POLLERR/POLLHUP: the reader left; anything else is spurious, ignore it */
+			if (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)))
+				return 0;
+			out_fd = -1;
+			continue;
+		}
+		err = print_counts(s);
+		if (err < 0)
+			return err;
+		if (bt_output_closed())
+			return 0;
+		if (last || bt_stop_requested())
+			return 0;
+	}
+}
+
+static struct bt_attach_progs attach_progs(struct funccount_bpf *skel)
+{
+	struct bt_attach_progs p = {
+		.fentry = skel->progs.fc_fentry,
+		.kprobe = skel->progs.fc_kprobe,
+		.kprobe_multi = skel->progs.fc_kprobe_multi,
+		.uprobe = skel->progs.fc_uprobe,
+		.tracepoint = skel->progs.fc_tracepoint,
+		.usdt = skel->progs.fc_usdt,
+	};
+
+	return p;
+}
+
+static int run(const struct bt_cmd *cmd)
+{
+	struct bt_resolve_opts ropts = {
+		.pid = opts.pid,
+		.regex = opts.regex,
+		.max_probes = opts.max_probes,
+	};
+	struct bt_filters filters = BT_FILTERS_NONE;
+	struct bt_probe_spec spec = {0};
+	struct bt_targets targets = {0};
+	struct bt_attach *attach = NULL;
+	struct funccount_bpf *skel = NULL;
+	struct bt_attach_progs progs;
+	struct state s = {0};
+	int err, n;
+
+	err = bt_probe_spec__parse(opts.pattern, &spec);
+	if (err)
+		return err;
+	n = bt_targets__resolve(&spec, &ropts, &targets);
+	if (n < 0) {
+		err = n;
+		goto cleanup;
+	}
+	err = build_rows(&s, &targets);
+	if (err)
+		goto cleanup;
+
+	skel = funccount_bpf__open();
+	if (!skel) {
+		err = -errno;
+		bt_err("cannot open the BPF object: %s", strerror(errno));
+		goto cleanup;
+	}
+	err = bpf_map__set_max_entries(skel->maps.counts, targets.n);
+	if (err) {
+		bt_err("cannot size the counters for %zu targets: %s", targets.n, strerror(-err));
+		goto cleanup;
+	}
+	filters.cpu = opts.cpu;
+	filters.tgid = opts.pid;
+	err = bt_filters_apply(skel->obj, &filters);
+	if (err)
+		goto cleanup;
+	progs = attach_progs(skel);
+	err = bt_attach__prepare(skel->obj, &progs, &targets, opts.mode, &attach);
+	if (err)
+		goto cleanup;
+	err = funccount_bpf__load(skel);
+	if (err) {
+		bt_err("cannot load the BPF programs: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = bt_attach__commit(attach);
+	if (err)
+		goto cleanup;
+	s.fd = bpf_map__fd(skel->maps.counts);
+
+	printf("Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", targets.n, opts.pattern);
+	if (bt_output_closed())
+		goto cleanup;
+	err = count_loop(&s);
+	if (!err && !bt_output_closed())
+		printf("Detaching...\n");
+cleanup:
+	/* links before the object: every probe is gone before the programs are unloaded */
+	bt_attach__destroy(attach);
+	funccount_bpf__destroy(skel);
+	free_rows(&s);
+	bt_targets__free(&targets);
+	bt_probe_spec__free(&spec);
+	return err;
+}
+
+BT_COMMAND(funccount) = {
+	.name = "funccount",
+	.summary = "Count functions, tracepoints, and USDT probes",
+	.argp = &argp,
+	.opts = &opts,
+	.run = run,
+	.flags = BT_NEED_PRIV,
+};

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/* stackcount: count events and their stack traces, as BCC's stackcount does. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "bt_args.h"
+#include "bt_attach.h"
+#include "bt_cmd.h"
+#include "bt_err.h"
+#include "bt_loop.h"
+#include "bt_skel.h"
+#include "bt_stacks.h"
+#include "stackcount.h"
+#include "stackcount.skel.h"
+
+enum {
+	OPT_DEBUG = 0x100,
+	OPT_STORAGE,
+	OPT_MAX_PROBES,
+	OPT_ATTACH,
+	OPT_DEBUGINFO,
+	OPT_DEBUGINFOD,
+};
+
+static struct stackcount_opts {
+	long pid;
+	long cpu;
+	unsigned long interval;
+	unsigned long duration;
+	bool timestamp, regex, offset, perpid, kernel_only, user_only, verbose, delimited, folded;
+	bool debuginfo, debuginfod;
+	unsigned long storage;
+	unsigned long max_probes;
+	enum bt_attach_mode mode;
+	const char *pattern;
+} opts = { .cpu = -1, .storage = 1024, .max_probes = 1000 };
+
+static const struct argp_option options[] = {
+	{ "pid", 'p', "PID", 0, "Trace this PID only", 0 },
+	{ "cpu", 'c', "CPU", 0, "Trace this CPU only", 0 },
+	{ "interval", 'i', "SECONDS", 0, "Summary interval, seconds", 0 },
+	{ "duration", 'D', "SECONDS", 0, "Total duration of trace, seconds", 0 },
+	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
+	{ "regexp", 'r', NULL, 0, "Use regular expressions. Default is \"*\" wildcards only.", 0 },
+	{ "offset", 's', NULL, 0, "Show address offsets", 0 },
+	{ "perpid", 'P', NULL, 0, "Display stacks separately for each process", 0 },
+	{ "kernel-stacks-only", 'K', NULL, 0, "Kernel stack only", 0 },
+	{ "user-stacks-only", 'U', NULL, 0, "User stack only", 0 },
+	{ "verbose", 'v', NULL, 0, "Show raw addresses (and why a frame is unknown)", 0 },
+	{ "delimited", 'd', NULL, 0, "Insert delimiter between kernel/user stacks", 0 },
+	{ "folded", 'f', NULL, 0, "Output folded format (for flamegraph.pl)", 0 },
+	{ "debug", OPT_DEBUG, NULL, 0, "Print what is attached, and how (and libbpf's log)", 0 },
+	{ "stack-storage-size", OPT_STORAGE, "N", 0,
+	  "Number of unique stacks to store (default 1024)", 0 },
+	{ "max-probes", OPT_MAX_PROBES, "N", 0, "Refuse to attach more probes (default 1000)", 0 },
+	{ "attach", OPT_ATTACH, "MODE", 0,
+	  "How to attach kernel functions: auto, fentry or kprobe (default auto)", 0 },
+	{ "debuginfo", OPT_DEBUGINFO, NULL, 0,
+	  "Show source lines and inlined frames from DWARF debug info", 0 },
+	{ "debuginfod", OPT_DEBUGINFOD, NULL, 0,
+	  "Allow fetching debug info from debuginfod servers (DEBUGINFOD_URLS)", 0 },
+	{ NULL },
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct stackcount_opts *o = state->input;
+
+	switch (key) {
+	case 'p':
+		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
+	case 'c':
+		return bt_argp_long(state, arg, "CPU", 0, libbpf_num_possible_cpus() - 1, &o->cpu);
+	case 'i':
+		return bt_argp_ulong(state, arg, "interval", 1, BT_FOREVER, &o->interval);
+	case 'D':
+		return bt_argp_ulong(state, arg, "duration", 1, BT_FOREVER, &o->duration);
+	case 'T':
+		o->timestamp = true;
+		break;
+	case 'r':
+		o->regex = true;
+		break;
+	case 's':
+		o->offset = true;
+		break;
+	case 'P':
+		o->perpid = true;
+		break;
+	case 'K':
+		o->kernel_only = true;
+		break;
+	case 'U':
+		o->user_only = true;
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	case 'd':
+		o->delimited = true;
+		break;
+	case 'f':
+		o->folded = true;
+		break;
+	case OPT_DEBUG:
+		bt_set_debug(true);
+		break;
+	case OPT_STORAGE:
+		return bt_argp_ulong(state, arg, "stack storage size", 1, 1 << 24, &o->storage);
+	case OPT_MAX_PROBES:
+		return bt_argp_ulong(state, arg, "probe limit", 1, 1000000, &o->max_probes);
+	case OPT_ATTACH:
+		if (bt_attach_mode_parse(arg, &o->mode)) {
+			argp_state_help(state, stderr, ARGP_HELP_USAGE);
+			return EINVAL;
+		}
+		break;
+	case OPT_DEBUGINFO:
+		o->debuginfo = true;
+		break;
+	case OPT_DEBUGINFOD:
+		o->debuginfod = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (o->pattern)
+			return bt_argp_error(state, "unexpected argument '%s'", arg);
+		o->pattern = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!o->pattern)
+			return bt_argp_error(state, "missing the pattern to trace");
+		if (o->kernel_only && o->user_only)
+			return bt_argp_error(state, "-K and -U are mutually exclusive; "
+						    "both stacks is the default");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_opt,
+	.args_doc = "PATTERN",
+	.doc = "Count events and their stack traces.\v"
+	       "PATTERN: func, p:lib:func, lib:func, /path:func, t:cat:event, u:lib:probe, "
+	       "syscall:name; '*' wildcards, or regular expressions with -r.\n\n"
+	       "examples:\n"
+	       "    stackcount submit_bio         # count kernel stack traces for submit_bio\n"
+	       "    stackcount -d ip_output       # include a user/kernel stack delimiter\n"
+	       "    stackcount -s ip_output       # show symbol offsets\n"
+	       "    stackcount -sv ip_output      # show offsets and raw addresses (verbose)\n"
+	       "    stackcount 'tcp_send*'        # count stacks for funcs matching tcp_send*\n"
+	       "    stackcount -r '^tcp_send.*'   # same as above, using regular expressions\n"
+	       "    stackcount -Ti 5 ip_output    # output every 5 seconds, with timestamps\n"
+	       "    stackcount -p 185 ip_output   # count ip_output stacks for PID 185 only\n"
+	       "    stackcount -c 1 put_prev_entity   # count put_prev_entity stacks for CPU 1 only\n"
+	       "    stackcount -p 185 c:malloc    # count stacks for malloc in PID 185\n"
+	       "    stackcount t:sched:sched_fork # count stacks for sched_fork tracepoint\n"
+	       "    stackcount -p 185 u:node:*    # count stacks for all USDT probes in node\n"
+	       "    stackcount -K t:sched:sched_switch   # kernel stacks only\n"
+	       "    stackcount -U t:sched:sched_switch   # user stacks only\n"
+	       "    stackcount -P -f t:syscalls:sys_enter_write > out.folded   # flame graph input",
+};
+
+/* One printed stack: its text (frames, or the folded line without the count) and count. */
+struct entry {
+	char *text;
+	unsigned long long count;
+};
+
+struct state {
+	int counts_fd;
+	struct bt_stacks *stacks;
+	unsigned int fmt;
+	bool delimiter;
+	struct bt_frame *frames;
+	uint64_t ips[BT_MAX_STACK_DEPTH];
+	struct entry *entries;
+	size_t n, cap;
+};
+
+static void put_frames(FILE *f, struct state *s, int pid, int id, uint64_t caller, bool folded)
+{
+	char name[1024];
+	int n, i;
+
+	n = bt_stacks__get(s->stacks, id, caller, s->ips);
+	if (n <= 0)
+		return;
+	n = bt_stacks__resolve(s->stacks, pid, s->ips, n, s->frames);
+	if (folded) {
+		/* outermost caller first */
+		for (i = n - 1; i >= 0; i--) {
+			bt_frame__format(&s->frames[i], s->fmt & ~BT_FMT_REASON, name, sizeof(name));
+			fprintf(f, ";%s", name);
+		}
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		bt_frame__format(&s->frames[i], s->fmt, name, sizeof(name));
+		if (opts.verbose)
+			fprintf(f, "  %-16llx %s\n", (unsigned long long)s->frames[i].addr, name);
+		else
+			fprintf(f, "  %s\n", name);
+	}
+}
+
+static int add_entry(struct state *s, const struct stackcount_key *k, unsigned long long count)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -ENOMEM;
+	if (opts.folded) {
+		/* BCC starts with an empty name without -P; an empty root frame helps nobody */
+		if (opts.perpid)
+			fputs(k->comm, f);
+		put_frames(f, s, k->tgid, k->user_stack_id, k->user_caller, true);
+		if (s->delimiter)
+			fputs(";-", f);
+		put_frames(f, s, BT_PID_KERNEL, k->kernel_stack_id, 0, true);
+	} else {
+		put_frames(f, s, BT_PID_KERNEL, k->kernel_stack_id, 0, false);
+		if (s->delimiter)
+			fputs("    --\n", f);
+		put_frames(f, s, k->tgid, k->user_stack_id, k->user_caller, false);
+		if (opts.perpid && !opts.pid)
+			fprintf(f, "    %s [%u]\n", k->comm, k->tgid);
+	}
+	if (fclose(f))
+		return -ENOMEM;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		struct entry *e = realloc(s->entries, cap * sizeof(*e));
+
+		if (!e) {
+			free(text);
+			return -ENOMEM;
+		}
+		s->entries = e;
+		s->cap = cap;
+	}
+	s->entries[s->n].text = text;
+	s->entries[s->n++].count = count;
+	return 0;
+}
+
+static int cmp_text(const void *a, const void *b)
+{
+	const char *x = ((const struct entry *)a)->text, *y = ((const struct entry *)b)->text;
+	int c = strcmp(x, y);
+
+	if (c)
+		return c;
+	return a < b ? -1 : 1;
+}
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? -1 : 1;
+	return strcmp(x->text, y->text);
+}
+
+/*
+ * Keys carry the tgid so user frames can be named; stacks that read the same are merged
+ * afterwards unless -P asked for them per process.
+ */
+static void merge_entries(struct state *s)
+{
+	size_t i, out = 0;
+
+	qsort(s->entries, s->n, sizeof(*s->entries), cmp_text);
+	for (i = 0; i < s->n; i++) {
+		if (out && !strcmp(s->entries[out - 1].text, s->entries[i].text)) {
+			s->entries[out - 1].count += s->entries[i].count;
+			free(s->entries[i].text);
+			continue;
+		}
+		s->entries[out++] = s->entries[i];
+	}
+	s->n = out;
+}
+
+/* Read every key, delete it, and free the stacks it used, so each interval starts empty. */
+static int collect(struct state *s)
+{
+	struct stackcount_key key, next, *keys = NULL;
+	size_t nkeys = 0, cap = 0, i;
+	unsigned long long count;
+	int err = 0;
+
+	while (bpf_map_get_next_key(s->counts_fd, nkeys ? &key : NULL, &next) == 0) {
+		if (nkeys == cap) {
+			struct stackcount_key *k;
+
+			cap = cap ? cap * 2 : 1024;
+			k = realloc(keys, cap * sizeof(*k));
+			if (!k) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			keys = k;
+		}
+		keys[nkeys++] = next;
+		key = next;
+	}
+	for (i = 0; i < nkeys; i++) {
+		if (bpf_map_lookup_elem(s->counts_fd, &keys[i], &count))
+			continue;
+		bpf_map_delete_elem(s->counts_fd, &keys[i]);
+		err = add_entry(s, &keys[i], count);
+		if (err)
+			goto cleanup;
+	}
+	for (i = 0; i < nkeys; i++) {
+		bt_stacks__release(s->stacks, keys[i].kernel_stack_id);
+		bt_stacks__release(s->stacks, keys[i].user_stack_id);
+	}
+cleanup:
+	free(keys);
+	return err;
+}
+
+static int print_counts(void *ctx)
+{
+	struct state *s = ctx;
+	size_t i;
+	int err;
+
+	if (!opts.folded)
+		printf("\n");
+	if (opts.timestamp) {
+		bt_print_time(stdout, "%H:%M:%S");
+		printf("\n");
+	}
+	err = collect(s);
+	if (err) {
+		bt_err("cannot read the stack counts: %s", strerror(-err));
+		return err;
+	}
+	merge_entries(s);
+	qsort(s->entries, s->n, sizeof(*s->entries), cmp_count);
+	for (i = 0; i < s->n; i++) {
+		if (opts.folded)
+			printf("%s %llu\n", s->entries[i].text[0] == ';' ? s->entries[i].text + 1
+									 : s->entries[i].text,
+			       s->entries[i].count);
+		else
+			printf("%s    %llu\n\n", s->entries[i].text, s->entries[i].count);
+		free(s->entries[i].text);
+	}
+	s->n = 0;
+	return 0;
+}
+
+static struct bt_attach_progs attach_progs(struct stackcount_bpf *skel)
+{
+	struct bt_attach_progs p = {
+		.fentry = skel->progs.sc_fentry,
+		.kprobe = skel->progs.sc_kprobe,
+		.kprobe_multi = skel->progs.sc_kprobe_multi,
+		.uprobe = skel->progs.sc_uprobe,
+		.tracepoint = skel->progs.sc_tracepoint,
+		.usdt = skel->progs.sc_usdt,
+	};
+
+	return p;
+}
+
+static int run(const struct bt_cmd *cmd)
+{
+	struct bt_resolve_opts ropts = { .pid = opts.pid, .regex = opts.regex,
+					 .max_probes = opts.max_probes };
+	struct bt_stacks_opts sopts = { .storage_size = opts.storage, .user = !opts.kernel_only,
+					.sym = { .debuginfo = opts.debuginfo,
+						 .debuginfod = opts.debuginfod } };
+	struct bt_interval iv = { .interval = BT_FOREVER, .count = 1 };
+	struct bt_filters filters = BT_FILTERS_NONE;
+	struct bt_probe_spec spec = { 0 };
+	struct bt_targets targets = { 0 };
+	struct bt_attach_progs progs;
+	struct bt_attach *attach = NULL;
+	struct stackcount_bpf *skel = NULL;
+	struct state s = { 0 };
+	struct bt_poll poll;
+	int err, n;
+
+	if (opts.pid)
+		opts.perpid = true; /* as BCC: one process is shown by itself */
+	if (opts.interval) {
+		iv.interval = opts.interval;
+		iv.count = opts.duration ? (opts.duration + opts.interval - 1) / opts.interval
+					 : BT_FOREVER;
+	} else if (opts.duration) {
+		iv.interval = opts.duration;
+	}
+	s.delimiter = opts.delimited && !opts.kernel_only && !opts.user_only;
+	s.fmt = (opts.offset ? BT_FMT_OFFSET : 0) | (opts.verbose ? BT_FMT_REASON : 0) |
+		(opts.debuginfo ? BT_FMT_SOURCE : 0);
+
+	err = bt_probe_spec__parse(opts.pattern, &spec);
+	if (err)
+		goto cleanup;
+	n = bt_targets__resolve(&spec, &ropts, &targets);
+	if (n < 0) {
+		err = n;
+		goto cleanup;
+	}
+	skel = stackcount_bpf__open();
+	if (!skel) {
+		err = -errno;
+		bt_err("cannot open the BPF object: %s", strerror(errno));
+		goto cleanup;
+	}
+	skel->rodata->want_kernel = !opts.user_only;
+	skel->rodata->want_user = !opts.kernel_only;
+	skel->rodata->per_pid = opts.perpid;
+	filters.tgid = opts.pid;
+	filters.cpu = opts.cpu;
+	err = bt_filters_apply(skel->obj, &filters);
+	if (!err)
+		err = bt_stacks__configure(skel->obj, &sopts);
+	if (err)
+		goto cleanup;
+	progs = attach_progs(skel);
+	err = bt_attach__prepare(skel->obj, &progs, &targets, opts.mode, &attach);
+	if (err)
+		goto cleanup;
+	err = stackcount_bpf__load(skel);
+	if (err) {
+		bt_err("cannot load the BPF programs: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = bt_attach__commit(attach);
+	if (err)
+		goto cleanup;
+	err = bt_stacks__new(skel->obj, &sopts, &s.stacks);
+	if (err) {
+		bt_err("cannot set up stack symbolization: %s", strerror(-err));
+		goto cleanup;
+	}
+	if (opts.pid && !opts.kernel_only)
+		bt_stacks__note_pid(s.stacks, opts.pid);
+	s.frames = calloc(BT_MAX_STACK_DEPTH * (1 + BT_SYM_MAX_INLINE), sizeof(*s.frames));
+	if (!s.frames) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	s.counts_fd = bpf_map__fd(skel->maps.counts);
+
+	if (!opts.folded)
+		printf("Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", targets.n,
+		       opts.pattern);
+	if (bt_output_closed())
+		goto cleanup;
+	poll = (struct bt_poll){ bt_stacks__fd(s.stacks), bt_stacks__poll, s.stacks };
+	err = bt_interval_loop_poll(&iv, print_counts, &s, &poll);
+	if (!err && !opts.folded && !bt_output_closed())
+		printf("Detaching...\n");
+	bt_stacks__report_lost(s.stacks);
+cleanup:
+	bt_attach__destroy(attach);
+	stackcount_bpf__destroy(skel);
+	bt_stacks__free(s.stacks);
+	free(s.frames);
+	free(s.entries);
+	bt_targets__free(&targets);
+	bt_probe_spec__free(&spec);
+	return err;
+}
+
+BT_COMMAND(stackcount) = {
+	.name = "stackcount",
+	.summary = "Count events and their stack traces",
+	.argp = &argp,
+	.opts = &opts,
+	.run = run,
+	.flags = BT_NEED_PRIV,
+	.uses = BT_USES_KFUNC | BT_USES_TRACEPOINT | BT_USES_UPROBE | BT_USES_STACKS,
+};

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <math.h>
+
+#include "bt_json.h"
+
+void bt_json_init(struct bt_json *j, FILE *out)
+{
+	j->out = out;
+	j->depth = 0;
+	j->has_items[0] = false;
+}
+
+void bt_json_quote(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', out);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		case '\r':
+			fputs("\\r", out);
+			break;
+		default:
+			if (*p < 0x20)
+				fprintf(out, "\\u%04x", *p);
+			else
+				fputc(*p, out); /* UTF-8 passes through */
+		}
+	}
+	fputc('"', out);
+}
+
+/* The comma, newline and indentation before a value, then its key. */
+static void item(struct bt_json *j, const char *key)
+{
+	if (j->depth > 0) {
+		if (j->has_items[j->depth])
+			fputc(',', j->out);
+		fprintf(j->out, "\n%*s", 2 * j->depth, "");
+		j->has_items[j->depth] = true;
+	}
+	if (key) {
+		bt_json_quote(j->out, key);
+		fputs(": ", j->out);
+	}
+}
+
+static void begin(struct bt_json *j, const char *key, char c)
+{
+	item(j, key);
+	fputc(c, j->out);
+	if (j->depth + 1 < BT_JSON_MAX_DEPTH)
+		j->depth++;
+	j->has_items[j->depth] = false;
+}
+
+static void end(struct bt_json *j, char c)
+{
+	bool items = j->has_items[j->depth];
+
+	if (j->depth > 0)
+		j->depth--;
+	if (items)
+		fprintf(j->out, "\n%*s", 2 * j->depth, "");
+	fputc(c, j->out);
+}
+
+void bt_json_begin_object(struct bt_json *j, const char *key)
+{
+	begin(j, key, '{');
+}
+
+void bt_json_end_object(struct bt_json *j)
+{
+	end(j, '}');
+}
+
+void bt_json_begin_array(struct bt_json *j, const char *key)
+{
+	begin(j, key, '[');
+}
+
+void bt_json_end_array(struct bt_json *j)
+{
+	end(j, ']');
+}
+
+void bt_json_string(struct bt_json *j, const char *key, const char *val)
+{
+	item(j, key);
+	if (val)
+		bt_json_quote(j->out, val);
+	else
+		fputs("null", j->out);
+}
+
+void bt_json_int(struct bt_json *j, const char *key, long long val)
+{
+	item(j, key);
+	fprintf(j->out, "%lld", val);
+}
+
+void bt_json_double(struct bt_json *j, const char *key, double val)
+{
+	item(j, key);
+	if (isfinite(val))
+		fprintf(j->out, "%.6g", val);
+	else
+		fputs("null", j->out); /* JSON has no NaN or infinity */
+}
+
+void bt_json_bool(struct bt_json *j, const char *key, bool val)
+{
+	item(j, key);
+	fputs(val ? "true" : "false", j->out);
+}
+
+void bt_json_null(struct bt_json *j, const char *key)
+{
+	item(j, key);
+	fputs("null", j->out);
+}
+
+void bt_json_finish(struct bt_json *j)
+{
+	fputc('\n', j->out);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The traceable kernel functions, read once per run (see bt_kfuncs_match() in
+ * bt_attach_internal.h and docs/attach.md). This header adds what features and the unit tests
+ * need: where the list came from, and injectable source files.
+ */
+#ifndef BT_KFUNCS_H
+#define BT_KFUNCS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct btf;
+
+/*
+ * Where the lists are read from. NULL fields take the defaults: /proc/kallsyms,
+ * <tracefs>/available_filter_functions, /sys/kernel/debug/kprobes/blacklist and the vmlinux
+ * BTF; "" means "there is no such file" (a test of the kallsyms path, say).
+ */
+struct bt_kfuncs_sources {
+	const char *kallsyms;
+	const char *filter_functions;
+	const char *blacklist;
+	const struct btf *btf; /* FUNC names that make a kallsyms text symbol a function */
+};
+
+/* Use these sources from now on (NULL: the defaults); drops what was read before. */
+void bt_kfuncs_set_sources(const struct bt_kfuncs_sources *src);
+/* Free the cached lists (the next call reads them again). */
+void bt_kfuncs_reset(void);
+
+enum bt_kfuncs_source {
+	BT_KFUNCS_NONE,		    /* nothing readable */
+	BT_KFUNCS_FILTER_FUNCTIONS, /* tracefs available_filter_functions */
+	BT_KFUNCS_KALLSYMS_BTF,	    /* kallsyms text symbols that have a BTF FUNC */
+};
+
+struct bt_kfuncs_info {
+	enum bt_kfuncs_source source;
+	size_t count;	    /* traceable functions (copies with suffixes counted) */
+	size_t blacklisted; /* of the candidates, dropped by kprobes/blacklist */
+	int filter_err;	    /* errno reading available_filter_functions, 0 if read */
+	int blacklist_err;  /* errno reading kprobes/blacklist, 0 if read */
+	int err;	    /* 0, or why no list at all */
+	double load_ms;	    /* time spent building the list */
+};
+
+/* Load the list if needed and describe it. Returns 0 or -errno (info->err). */
+int bt_kfuncs_info(struct bt_kfuncs_info *info);
+
+/*
+ * The base name of a compiler copy: "foo.isra.0", "foo.constprop.0.isra.0", "foo.llvm.123",
+ * "foo.part.1" -> "foo" (written to buf). Returns the length of the base, or 0 when name has
+ * no such suffix. *cold is set for ".cold" parts (never an entry point).
+ */
+size_t bt_kfunc_base(const char *name, char *buf, size_t size, bool *cold);
+
+/* Whether a wildcard leaves this function out (it would recurse or deadlock when probed). */
+bool bt_kfunc_wildcard_denied(const char *name);
+
+#endif

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/usdt.bpf.h>
+
+#include "bt_common.bpf.h"
+#include "bt_stack.bpf.h"
+#include "stackcount.h"
+
+const volatile bool want_kernel = true;
+const volatile bool want_user = true;
+const volatile bool per_pid = false;
+
+/* Stacks are counted here, in the kernel; user space only reads the summary. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, struct stackcount_key);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+static __always_inline int count_stack(void *ctx, __u64 user_caller)
+{
+	struct stackcount_key key = {};
+	__u64 one = 1, *v;
+
+	if (bt_filtered_out())
+		return 0;
+	key.tgid = bpf_get_current_pid_tgid() >> 32;
+	if (per_pid)
+		bpf_get_current_comm(key.comm, sizeof(key.comm));
+	key.kernel_stack_id = want_kernel ? bt_get_stack_id(ctx, 0) : -1;
+	key.user_stack_id = want_user ? bt_get_stack_id(ctx, BPF_F_USER_STACK) : -1;
+	if (want_user) {
+		key.user_caller = key.user_stack_id >= 0 ? user_caller : 0;
+		bt_note_pid(key.tgid);
+	}
+	v = bpf_map_lookup_elem(&counts, &key);
+	if (v) {
+		__sync_fetch_and_add(v, 1);
+		return 0;
+	}
+	if (bpf_map_update_elem(&counts, &key, &one, BPF_NOEXIST)) {
+		/* Another CPU inserted it first. */
+		v = bpf_map_lookup_elem(&counts, &key);
+		if (v)
+			__sync_fetch_and_add(v, 1);
+	}
+	return 0;
+}
+
+/* One generic program per mechanism; the attach layer enables those it uses. */
+SEC("?fentry/placeholder")
+int BPF_PROG(sc_fentry)
+{
+	return count_stack(ctx, 0);
+}
+
+SEC("?kprobe")
+int BPF_KPROBE(sc_kprobe)
+{
+	return count_stack(ctx, 0);
+}
+
+SEC("?kprobe.multi")
+int BPF_KPROBE(sc_kprobe_multi)
+{
+	return count_stack(ctx, 0);
+}
+
+SEC("?uprobe")
+int BPF_KPROBE(sc_uprobe)
+{
+	__u64 caller = 0;
+
+	if (want_user)
+		bpf_probe_read_user(&caller, sizeof(caller), (void *)PT_REGS_SP(ctx));
+	return count_stack(ctx, caller);
+}
+
+SEC("?tracepoint")
+int sc_tracepoint(void *ctx)
+{
+	return count_stack(ctx, 0);
+}
+
+SEC("?usdt")
+int BPF_USDT(sc_usdt)
+{
+	return count_stack(ctx, 0);
+}
+
+char LICENSE[] SEC("license") = "GPL";

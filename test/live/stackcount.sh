@@ -1,0 +1,83 @@
+#!/bin/sh
+# stackcount on this kernel: user stacks through uprobes (PIE executable, shared library, C++
+# method), names that survive the process's exit, kernel stacks of a syscall tracepoint,
+# folded output, and bad input.
+. "$(dirname "$0")/lib.sh"
+require root btf tracepoints uprobes
+
+W=$BT_WORKLOADS/stack_paths
+WXX=$BT_WORKLOADS/stack_paths_cxx
+[ -x "$W" ] && [ -x "$WXX" ] || fail "workloads not built"
+
+# block_count FIRST SECOND: the count printed under the stack whose first two frames are
+# FIRST and SECOND (frames are "  name" lines, the count "    N", blocks end with a blank).
+block_count() {
+	awk -v a="  $1" -v b="  $2" '
+		/^$/ { n = 0; next }
+		{ n++; line[n] = $0 }
+		n == 1 { first = $0 }
+		n == 2 { second = $0 }
+		/^    [0-9]+$/ && first == a && second == b { print $1; exit }' "$OUT"
+}
+
+# The workload sleeps 1.5 s (time to attach), calls, and exits long before the output at 4 s.
+trace_workload() {
+	bin=$1
+	shift
+	"$bin" 3 5 1500 &
+	wpid=$!
+	sleep 0.3
+	run stackcount -p $wpid -D 4 "$@"
+	wait $wpid
+	expect_rc 0 "stackcount $*"
+}
+
+trace_workload "$W" -U "$W:bt_leaf"
+expect_line '^Tracing 1 functions for ".*stack_paths:bt_leaf"\.\.\. Hit Ctrl-C to end\.$'
+[ "$(block_count bt_leaf bt_path_a)" = 3 ] || fail "PIE: no 'bt_leaf <- bt_path_a' stack counted 3"
+[ "$(block_count bt_leaf bt_path_b)" = 5 ] || fail "PIE: no 'bt_leaf <- bt_path_b' stack counted 5"
+expect_line '^  main$'
+expect_line '^Detaching\.\.\.$'
+ok "PIE executable: two paths, exact counts, names after exit"
+
+trace_workload "$W" -U "btstack:btlib_leaf"
+[ "$(block_count btlib_leaf btlib_path_a)" = 3 ] || fail "library: btlib_path_a path not counted 3"
+[ "$(block_count btlib_leaf btlib_path_b)" = 5 ] || fail "library: btlib_path_b path not counted 5"
+ok "shared library found through the process's maps"
+
+trace_workload "$WXX" -U "$WXX:*Counter4bump*"
+[ "$(block_count 'btwork::Counter::bump(unsigned long)' 'btwork::Counter::viaA(long)')" = 3 ] ||
+	fail "C++: demangled viaA path not counted 3"
+[ "$(block_count 'btwork::Counter::bump(unsigned long)' 'btwork::Counter::viaB(long)')" = 5 ] ||
+	fail "C++: demangled viaB path not counted 5"
+ok "C++ method, demangled"
+
+# Folded, per process: comm;outer...;inner count, accepted by flamegraph.pl.
+trace_workload "$W" -U -f "$W:bt_leaf"
+expect_line '^stack_paths;.*;main;bt_path_a;bt_leaf 3$'
+expect_line '^stack_paths;.*;main;bt_path_b;bt_leaf 5$'
+grep -q 'Tracing\|Detaching' "$OUT" && fail "folded output has banner lines"
+ok "folded output"
+
+# Kernel stacks of a syscall tracepoint name the syscall entry path.
+UDP=$BT_WORKLOADS/udp_flood
+"$UDP" 3000 &
+upid=$!
+run stackcount -K -p $upid -D 2 t:syscalls:sys_enter_sendto
+wait $upid
+expect_rc 0 "stackcount -K t:syscalls:sys_enter_sendto"
+expect_line '^  do_syscall_64$'
+expect_line '^  entry_SYSCALL_64'
+grep -q 'bpf_prog_\|bpf_trace_run\|__bpf_trace' "$OUT" && fail "tracing artefacts left on top of kernel stacks"
+ok "kernel stacks of a syscall tracepoint"
+
+# Bad input: one line naming it, exit 2 (usage) or 1 (runtime).
+for bad in "" "-K -U vfs_read" "-p -5 vfs_read" "--stack-storage-size 0 vfs_read" \
+	"a:b:c:d" "t:nosuchcat:nosuchevent" "$W:no_such_function_xyz" "-r (unclosed"; do
+	# shellcheck disable=SC2086
+	run stackcount $bad
+	[ "$RC" = 1 ] || [ "$RC" = 2 ] || fail "stackcount $bad: exit $RC"
+	[ "$(wc -l <"$ERR")" -ge 1 ] || fail "stackcount $bad: no error message"
+	head -1 "$ERR" | grep -q '^stackcount: ' || fail "stackcount $bad: message does not name the tool"
+done
+ok "bad input"

@@ -1,0 +1,44 @@
+#!/bin/sh
+# vm-timeout: 420
+# Wildcards over hundreds of kernel functions: one link per function when the kernel has no
+# kprobe.multi (Debian 6.1), fentry clones per function; both torn down completely, after a
+# normal end and after SIGTERM while tracing.
+. "$BTVM_LIB"
+
+"$BPFTOOLS" --list | grep -q '^funccount ' || skip "no funccount command in this build"
+require_facility kprobes ftrace
+
+# kprobes, a few hundred functions
+run_tool -t 300 funccount -D --attach=kprobe -d 2 'tcp_*'
+assert_rc 0
+n=$(sed -n 's/^Tracing \([0-9]*\) functions.*/\1/p' "$OUT")
+assert_ge "$n" 100 "functions matched by 'tcp_*'"
+if has_facility kprobe_multi; then
+  assert_contains "$OUT" "kernel functions: 0 fentry, 0 kprobe, $n kprobe.multi, 0 failed" "how"
+else
+  assert_contains "$OUT" "kernel functions: 0 fentry, [0-9]+ kprobe, 0 kprobe.multi" "how"
+fi
+assert_contains "$OUT" '^FUNC +COUNT$' "funccount output"
+assert_no_probes "after funccount 'tcp_*' ended"
+log "tcp_*: $n functions by kprobe"
+
+# fentry, one program clone per function
+if has_facility fentry; then
+  run_tool -t 300 funccount -D --attach=fentry -d 2 'vfs_*'
+  assert_rc 0
+  n=$(sed -n 's/^Tracing \([0-9]*\) functions.*/\1/p' "$OUT")
+  assert_ge "$n" 20 "functions matched by 'vfs_*'"
+  assert_contains "$OUT" "kernel functions: [0-9]+ fentry, 0 kprobe, 0 kprobe.multi" "how"
+  assert_contains "$OUT" '^vfs_(read|write|open|getattr[a-z_]*|statx) +[0-9]+$' "vfs_* counts"
+  assert_no_probes "after funccount --attach=fentry 'vfs_*' ended"
+  log "vfs_*: $n functions by fentry"
+fi
+
+# SIGTERM while tracing a wildcard: no kprobe event, no process left.
+start_tool funccount --attach=kprobe 'vfs_*'
+wait_for "$OUT" '^Tracing [0-9]+ functions' 120
+cat /etc/hostname /proc/version >/dev/null 2>&1
+stop_tool TERM 60
+assert_rc 0 143
+assert_no_probes "after SIGTERM"
+exit 0

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The C++ variant: a namespaced method reached through two paths (names must demangle). */
+#include <cstdlib>
+#include <unistd.h>
+
+namespace btwork {
+class Counter {
+public:
+	__attribute__((noinline)) void bump(unsigned long i);
+	__attribute__((noinline)) void viaA(long n);
+	__attribute__((noinline)) void viaB(long n);
+	volatile unsigned long total = 0;
+};
+
+void Counter::bump(unsigned long i)
+{
+	total += i;
+}
+
+void Counter::viaA(long n)
+{
+	for (long i = 0; i < n; i++)
+		bump(i);
+}
+
+void Counter::viaB(long n)
+{
+	for (long i = 0; i < n; i++)
+		bump(i);
+}
+} // namespace btwork
+
+int main(int argc, char **argv)
+{
+	long a = argc > 1 ? atol(argv[1]) : 3;
+	long b = argc > 2 ? atol(argv[2]) : 5;
+	long delay = argc > 3 ? atol(argv[3]) : 0;
+	btwork::Counter c;
+
+	usleep(delay * 1000);
+	c.viaA(a);
+	c.viaB(b);
+	return 0;
+}
