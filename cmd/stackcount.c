@@ -172,6 +172,7 @@ static const struct argp argp = {
 struct entry {
 	char *text;
 	unsigned long long count;
+	unsigned int tgid;
 };
 
 struct state {
@@ -249,17 +250,20 @@ static int add_entry(struct state *s, const struct stackcount_key *k, unsigned l
 		s->cap = cap;
 	}
 	s->entries[s->n].text = text;
+	s->entries[s->n].tgid = k->tgid;
 	s->entries[s->n++].count = count;
 	return 0;
 }
 
 static int cmp_text(const void *a, const void *b)
 {
-	const char *x = ((const struct entry *)a)->text, *y = ((const struct entry *)b)->text;
-	int c = strcmp(x, y);
+	const struct entry *x = a, *y = b;
+	int c = strcmp(x->text, y->text);
 
 	if (c)
 		return c;
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
 	return a < b ? -1 : 1;
 }
 
@@ -273,8 +277,9 @@ static int cmp_count(const void *a, const void *b)
 }
 
 /*
- * Keys carry the tgid so user frames can be named; stacks that read the same are merged
- * afterwards unless -P asked for them per process.
+ * Keys carry the tgid so user frames can be named; the same stack seen in several processes
+ * is merged afterwards (with -P the text holds the process, so nothing merges). Within one
+ * process distinct stacks stay distinct even when they read alike ([unknown] frames).
  */
 static void merge_entries(struct state *s)
 {
@@ -282,7 +287,9 @@ static void merge_entries(struct state *s)
 
 	qsort(s->entries, s->n, sizeof(*s->entries), cmp_text);
 	for (i = 0; i < s->n; i++) {
-		if (out && !strcmp(s->entries[out - 1].text, s->entries[i].text)) {
+		if (out && s->entries[out - 1].tgid != s->entries[i].tgid &&
+		    !strcmp(s->entries[out - 1].text, s->entries[i].text)) {
+			s->entries[out - 1].tgid = s->entries[i].tgid;
 			s->entries[out - 1].count += s->entries[i].count;
 			free(s->entries[i].text);
 			continue;

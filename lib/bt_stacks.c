@@ -5,6 +5,7 @@
 #include <bpf/bpf.h>
 
 #include "bt_err.h"
+#include "bt_events.h"
 #include "bt_percpu.h"
 #include "bt_skel.h"
 #include "bt_stacks.h"
@@ -12,18 +13,22 @@
 struct bt_stacks {
 	int stack_fd;
 	int lost_fd;
-	struct ring_buffer *pids;
+	struct bt_events *pids;
 	struct bt_symbolizer *sym;
 };
 
 int bt_stacks__configure(struct bpf_object *obj, const struct bt_stacks_opts *opts)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(obj, "bt_stacks");
+	struct bpf_map *pids = bpf_object__find_map_by_name(obj, "bt_new_pids");
 	bool announce = opts->user;
 	int err;
 
-	if (!map)
+	if (!map || !pids)
 		return -ENOENT;
+	err = bt_events__configure(obj, pids);
+	if (err)
+		return err;
 	err = bpf_map__set_max_entries(map, opts->storage_size ? opts->storage_size : 1024);
 	if (err)
 		return err;
@@ -31,7 +36,7 @@ int bt_stacks__configure(struct bpf_object *obj, const struct bt_stacks_opts *op
 	return err == -ENOENT ? 0 : err; /* folded away when the program never announces */
 }
 
-static int on_new_pid(void *ctx, void *data, size_t size)
+static int on_new_pid(void *ctx, const void *data, size_t size)
 {
 	struct bt_stacks *st = ctx;
 	__u32 tgid;
@@ -66,11 +71,9 @@ int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 	if (err)
 		goto cleanup;
 	if (opts->user && pids) {
-		st->pids = ring_buffer__new(bpf_map__fd(pids), on_new_pid, st, NULL);
-		if (!st->pids) {
-			err = -errno;
+		err = bt_events__new(obj, pids, on_new_pid, st, &st->pids);
+		if (err)
 			goto cleanup;
-		}
 	}
 	*out = st;
 	return 0;
@@ -83,25 +86,21 @@ void bt_stacks__free(struct bt_stacks *st)
 {
 	if (!st)
 		return;
-	ring_buffer__free(st->pids);
+	bt_events__free(st->pids);
 	bt_symbolizer__free(st->sym);
 	free(st);
 }
 
 int bt_stacks__fd(const struct bt_stacks *st)
 {
-	return st->pids ? ring_buffer__epoll_fd(st->pids) : -1;
+	return st->pids ? bt_events__fd(st->pids) : -1;
 }
 
 int bt_stacks__poll(void *ctx)
 {
 	struct bt_stacks *st = ctx;
-	int n;
 
-	if (!st->pids)
-		return 0;
-	n = ring_buffer__consume(st->pids);
-	return n < 0 ? n : 0;
+	return st->pids ? bt_events__poll(st->pids) : 0;
 }
 
 struct bt_symbolizer *bt_stacks__symbolizer(struct bt_stacks *st)
@@ -163,11 +162,14 @@ void bt_stacks__report_lost(struct bt_stacks *st)
 	for (kind = 0; kind < BT_STACK_LOST_KINDS; kind++)
 		bt_percpu_sum(st->lost_fd, kind, &lost[kind], 1);
 	if (lost[BT_STACK_LOST_FULL] + lost[BT_STACK_LOST_COLLISION])
-		bt_warn("%llu stacks lost (%llu: stack map full, %llu: hash collisions); "
-			"raise --stack-storage-size",
+		bt_warn("%llu stacks lost; raise --stack-storage-size (map full: %llu, "
+			"hash collisions: %llu)",
 			(unsigned long long)(lost[BT_STACK_LOST_FULL] + lost[BT_STACK_LOST_COLLISION]),
 			(unsigned long long)lost[BT_STACK_LOST_FULL],
 			(unsigned long long)lost[BT_STACK_LOST_COLLISION]);
+	if (st->pids && bt_events__lost(st->pids))
+		bt_warn("%llu new processes not announced in time; their frames may be [unknown]",
+			bt_events__lost(st->pids));
 	if (lost[BT_STACK_LOST_OTHER])
 		bt_warn("%llu stacks could not be captured",
 			(unsigned long long)lost[BT_STACK_LOST_OTHER]);

@@ -8,6 +8,7 @@
 #ifndef BT_STACK_BPF_H
 #define BT_STACK_BPF_H
 
+#include "bt_events.bpf.h"
 #include "bt_stack.h"
 
 /* vmlinux.h has no errno values */
@@ -36,10 +37,7 @@ struct {
 	__type(value, __u8);
 } bt_seen_pids SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 64 * 1024);
-} bt_new_pids SEC(".maps");
+BT_EVENT_MAP(bt_new_pids, 64 * 1024);
 
 const volatile bool bt_announce_pids = false; /* set when user stacks are symbolized */
 
@@ -68,21 +66,16 @@ static __always_inline __s32 bt_get_stack_id(void *ctx, __u64 flags)
 	return -1;
 }
 
-/* Announce tgid once (per LRU lifetime) through the bt_new_pids ring buffer. */
-static __always_inline void bt_note_pid(__u32 tgid)
+/* Announce tgid once (per LRU lifetime) through the bt_new_pids event map. */
+static __always_inline void bt_note_pid(void *ctx, __u32 tgid)
 {
 	__u8 one = 1;
-	__u32 *slot;
 
 	if (!bt_announce_pids || !tgid || bpf_map_lookup_elem(&bt_seen_pids, &tgid))
 		return;
 	if (bpf_map_update_elem(&bt_seen_pids, &tgid, &one, BPF_NOEXIST))
 		return;
-	slot = bpf_ringbuf_reserve(&bt_new_pids, sizeof(*slot), 0);
-	if (!slot)
-		return;
-	*slot = tgid;
-	bpf_ringbuf_submit(slot, 0);
+	bt_event_output(ctx, &bt_new_pids, &tgid, sizeof(tgid));
 }
 
 #endif

@@ -34,7 +34,7 @@ static __always_inline int count_stack(void *ctx, __u64 user_caller)
 	key.user_stack_id = want_user ? bt_get_stack_id(ctx, BPF_F_USER_STACK) : -1;
 	if (want_user) {
 		key.user_caller = key.user_stack_id >= 0 ? user_caller : 0;
-		bt_note_pid(key.tgid);
+		bt_note_pid(ctx, key.tgid);
 	}
 	v = bpf_map_lookup_elem(&counts, &key);
 	if (v) {

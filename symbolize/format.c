@@ -63,7 +63,7 @@ int bt_frame__format(const struct bt_frame *f, unsigned int flags, char *buf, si
 	if (f->name) {
 		put(&o, "%s", f->name);
 		if ((flags & BT_FMT_OFFSET) && !f->inlined)
-			put(&o, "+%#" PRIx64, f->offset);
+			put(&o, "+0x%" PRIx64, f->offset); /* "+0x0", as BCC prints it */
 	} else {
 		put(&o, "[unknown]");
 	}

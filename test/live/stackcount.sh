@@ -59,6 +59,25 @@ expect_line '^stack_paths;.*;main;bt_path_b;bt_leaf 5$'
 grep -q 'Tracing\|Detaching' "$OUT" && fail "folded output has banner lines"
 ok "folded output"
 
+# -s offsets, -d delimiter between kernel and user stacks, -T/-i repeated summaries.
+trace_workload "$W" -s -d -T -i 1 "$W:bt_leaf"
+expect_line '^  bt_path_a\+0x[0-9a-f]+$'
+expect_line '^  bt_leaf\+0x0$'
+expect_line '^    --$'
+[ "$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2}$' "$OUT")" -ge 3 ] || fail "-T -i 1 -D 4: fewer than 3 timed summaries"
+ok "offsets, delimiter, timestamps and intervals"
+
+# -P system-wide: one "comm [pid]" line per stack, the two paths kept apart.
+"$W" 3 5 1500 &
+wpid=$!
+run stackcount -U -P -D 3 "$W:bt_leaf"
+wait $wpid
+expect_rc 0 "stackcount -U -P -D 3"
+[ "$(grep -c "^    stack_paths \[$wpid\]\$" "$OUT")" = 2 ] || fail "-P: expected two 'stack_paths [$wpid]' lines"
+expect_line '^    3$'
+expect_line '^    5$'
+ok "per-process stacks"
+
 # Kernel stacks of a syscall tracepoint name the syscall entry path.
 UDP=$BT_WORKLOADS/udp_flood
 "$UDP" 3000 &

@@ -32,6 +32,7 @@ dmesg -n 1                       # keep kernel messages off the console; tests r
 
 export BPFTOOLS=/usr/local/sbin/bpftools
 export BT_WORKLOADS=/opt/btvm/workloads
+export LD_LIBRARY_PATH=/opt/btvm/lib # build-tree libraries of the workloads
 export BTVM_LIB=/opt/btvm/lib.sh
 export BTVM=1
 

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bt_err.h"
+#include "bt_events.h"
+#include "bt_percpu.h"
+#include "bt_skel.h"
+
+#define PERF_PAGES 64 /* per CPU, as BCC */
+
+struct bt_events {
+	struct ring_buffer *rb;
+	struct perf_buffer *pb;
+	bt_event_fn fn;
+	void *ctx;
+	int lost_fd;
+	unsigned long long perf_lost;
+};
+
+bool bt_events__ringbuf(void)
+{
+	static int cached = -1;
+
+	if (cached < 0) {
+		cached = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1;
+		if (getenv("BPFTOOLS_NO_RINGBUF")) /* lets the tests exercise the perf path */
+			cached = 0;
+	}
+	return cached;
+}
+
+int bt_events__configure(struct bpf_object *obj, struct bpf_map *map)
+{
+	bool ringbuf = bt_events__ringbuf();
+	int err;
+
+	err = bt_rodata_set(obj, "bt_use_ringbuf", &ringbuf, sizeof(ringbuf));
+	if (err && err != -ENOENT)
+		return err;
+	if (ringbuf)
+		return 0;
+	bt_debug("no ring buffer in this kernel: '%s' becomes a perf buffer", bpf_map__name(map));
+	err = bpf_map__set_type(map, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	if (!err)
+		err = bpf_map__set_key_size(map, sizeof(int));
+	if (!err)
+		err = bpf_map__set_value_size(map, sizeof(int));
+	if (!err)
+		err = bpf_map__set_max_entries(map, 0); /* libbpf sizes it to the CPUs */
+	return err;
+}
+
+static int on_ring(void *ctx, void *data, size_t size)
+{
+	struct bt_events *ev = ctx;
+
+	return ev->fn(ev->ctx, data, size);
+}
+
+static void on_perf(void *ctx, int cpu, void *data, __u32 size)
+{
+	struct bt_events *ev = ctx;
+
+	ev->fn(ev->ctx, data, size);
+}
+
+static void on_perf_lost(void *ctx, int cpu, __u64 n)
+{
+	struct bt_events *ev = ctx;
+
+	ev->perf_lost += n;
+}
+
+int bt_events__new(struct bpf_object *obj, struct bpf_map *map, bt_event_fn fn, void *ctx,
+		   struct bt_events **out)
+{
+	struct bpf_map *lost;
+	struct bt_events *ev;
+	int err;
+
+	ev = calloc(1, sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	ev->fn = fn;
+	ev->ctx = ctx;
+	lost = bpf_object__find_map_by_name(obj, "bt_events_lost");
+	ev->lost_fd = lost ? bpf_map__fd(lost) : -1;
+	if (bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF)
+		ev->rb = ring_buffer__new(bpf_map__fd(map), on_ring, ev, NULL);
+	else
+		ev->pb = perf_buffer__new(bpf_map__fd(map), PERF_PAGES, on_perf, on_perf_lost, ev,
+					  NULL);
+	if (!ev->rb && !ev->pb) {
+		err = -errno;
+		free(ev);
+		return err;
+	}
+	*out = ev;
+	return 0;
+}
+
+void bt_events__free(struct bt_events *ev)
+{
+	if (!ev)
+		return;
+	ring_buffer__free(ev->rb);
+	perf_buffer__free(ev->pb);
+	free(ev);
+}
+
+int bt_events__fd(const struct bt_events *ev)
+{
+	return ev->rb ? ring_buffer__epoll_fd(ev->rb) : perf_buffer__epoll_fd(ev->pb);
+}
+
+int bt_events__poll(void *ctx)
+{
+	struct bt_events *ev = ctx;
+	int n;
+
+	n = ev->rb ? ring_buffer__consume(ev->rb) : perf_buffer__consume(ev->pb);
+	return n < 0 ? n : 0;
+}
+
+unsigned long long bt_events__lost(const struct bt_events *ev)
+{
+	uint64_t lost = 0;
+
+	if (ev->lost_fd >= 0)
+		bt_percpu_sum(ev->lost_fd, 0, &lost, 1);
+	return lost + ev->perf_lost;
+}
+
+void bt_events__report_lost(const struct bt_events *ev)
+{
+	unsigned long long lost = ev ? bt_events__lost(ev) : 0;
+
+	if (lost)
+		bt_warn("%llu events lost", lost);
+}

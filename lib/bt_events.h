@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The user side of probes/bt_events.bpf.h: one API over ring buffers and perf buffers, with
+ * lost events counted and reported ("N events lost"), never silently dropped.
+ */
+#ifndef BT_EVENTS_H
+#define BT_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <bpf/libbpf.h>
+
+struct bt_events;
+
+typedef int (*bt_event_fn)(void *ctx, const void *data, size_t size);
+
+/* Before load: make 'map' a perf event array when the kernel has no ring buffer. */
+int bt_events__configure(struct bpf_object *obj, struct bpf_map *map);
+/* After load. */
+int bt_events__new(struct bpf_object *obj, struct bpf_map *map, bt_event_fn fn, void *ctx,
+		   struct bt_events **out);
+void bt_events__free(struct bt_events *ev); /* NULL is fine */
+
+/* A descriptor that becomes readable when events wait (for bt_wait / struct bt_poll). */
+int bt_events__fd(const struct bt_events *ev);
+/* Hand every waiting event to fn without blocking; 0 or -errno. Takes a struct bt_events. */
+int bt_events__poll(void *ev);
+/* Events lost so far: the kernel's failed outputs plus the perf buffer's lost samples. */
+unsigned long long bt_events__lost(const struct bt_events *ev);
+/* Print "N events lost" on stderr when there were any. */
+void bt_events__report_lost(const struct bt_events *ev);
+/* Whether this run uses a ring buffer (else a perf buffer). */
+bool bt_events__ringbuf(void);
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Events to user space: a ring buffer where the kernel has one (5.8+), a perf buffer
+ * otherwise. Declare an event map with BT_EVENT_MAP(name); lib/bt_events.c turns it into a
+ * PERF_EVENT_ARRAY before load when ring buffers are missing and sets bt_use_ringbuf, which
+ * the verifier then folds, so the unused branch is never checked against the map's type.
+ * Failed outputs are counted, never silently dropped.
+ */
+#ifndef BT_EVENTS_BPF_H
+#define BT_EVENTS_BPF_H
+
+const volatile bool bt_use_ringbuf = true;
+
+#define BT_EVENT_MAP(name, bytes)                                                            \
+	struct {                                                                             \
+		__uint(type, BPF_MAP_TYPE_RINGBUF);                                          \
+		__uint(max_entries, bytes);                                                  \
+	} name SEC(".maps")
+
+/* Ring buffer outputs that found no room; the perf path counts its own losses. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} bt_events_lost SEC(".maps");
+
+static __always_inline void bt_event_output(void *ctx, void *map, void *data, __u64 size)
+{
+	__u32 zero = 0;
+	__u64 *lost;
+
+	if (bt_use_ringbuf) {
+		if (!bpf_ringbuf_output(map, data, size, 0))
+			return;
+	} else {
+		if (!bpf_perf_event_output(ctx, map, BPF_F_CURRENT_CPU, data, size))
+			return;
+	}
+	lost = bpf_map_lookup_elem(&bt_events_lost, &zero);
+	if (lost)
+		(*lost)++;
+}
+
+#endif
