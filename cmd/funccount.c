@@ -17,6 +17,7 @@
 #include "bt_err.h"
 #include "bt_loop.h"
 #include "bt_skel.h"
+#include "bt_trace.h"
 #include "funccount.h"
 #include "funccount.skel.h"
 
@@ -328,7 +329,6 @@ static int run(const struct bt_cmd *cmd)
 		.max_probes = opts.max_probes,
 	};
 	struct bt_filters filters = BT_FILTERS_NONE;
-	struct bt_probe_spec spec = {0};
 	struct bt_targets targets = {0};
 	struct bt_attach *attach = NULL;
 	struct funccount_bpf *skel = NULL;
@@ -336,10 +336,7 @@ static int run(const struct bt_cmd *cmd)
 	struct state s = {0};
 	int err, n;
 
-	err = bt_probe_spec__parse(opts.pattern, &spec);
-	if (err)
-		return err;
-	n = bt_targets__resolve(&spec, &ropts, &targets);
+	n = bt_targets__from_pattern(opts.pattern, &ropts, &targets);
 	if (n < 0) {
 		err = n;
 		goto cleanup;
@@ -361,19 +358,8 @@ static int run(const struct bt_cmd *cmd)
 	}
 	filters.cpu = opts.cpu;
 	filters.tgid = opts.pid;
-	err = bt_filters_apply(skel->obj, &filters);
-	if (err)
-		goto cleanup;
 	progs = attach_progs(skel);
-	err = bt_attach__prepare(skel->obj, &progs, &targets, opts.mode, &attach);
-	if (err)
-		goto cleanup;
-	err = funccount_bpf__load(skel);
-	if (err) {
-		bt_err("cannot load the BPF programs: %s", strerror(-err));
-		goto cleanup;
-	}
-	err = bt_attach__commit(attach);
+	err = bt_trace__load(skel->skeleton, &progs, &targets, &filters, opts.mode, &attach);
 	if (err)
 		goto cleanup;
 	s.fd = bpf_map__fd(skel->maps.counts);
@@ -390,7 +376,6 @@ cleanup:
 	funccount_bpf__destroy(skel);
 	free_rows(&s);
 	bt_targets__free(&targets);
-	bt_probe_spec__free(&spec);
 	return err;
 }
 

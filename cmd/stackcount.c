@@ -14,6 +14,7 @@
 #include "bt_loop.h"
 #include "bt_skel.h"
 #include "bt_stacks.h"
+#include "bt_trace.h"
 #include "stackcount.h"
 #include "stackcount.skel.h"
 
@@ -394,7 +395,6 @@ static int run(const struct bt_cmd *cmd)
 						 .debuginfod = opts.debuginfod } };
 	struct bt_interval iv = { .interval = BT_FOREVER, .count = 1 };
 	struct bt_filters filters = BT_FILTERS_NONE;
-	struct bt_probe_spec spec = { 0 };
 	struct bt_targets targets = { 0 };
 	struct bt_attach_progs progs;
 	struct bt_attach *attach = NULL;
@@ -416,10 +416,7 @@ static int run(const struct bt_cmd *cmd)
 	s.fmt = (opts.offset ? BT_FMT_OFFSET : 0) | (opts.verbose ? BT_FMT_REASON : 0) |
 		(opts.debuginfo ? BT_FMT_SOURCE : 0);
 
-	err = bt_probe_spec__parse(opts.pattern, &spec);
-	if (err)
-		goto cleanup;
-	n = bt_targets__resolve(&spec, &ropts, &targets);
+	n = bt_targets__from_pattern(opts.pattern, &ropts, &targets);
 	if (n < 0) {
 		err = n;
 		goto cleanup;
@@ -435,21 +432,13 @@ static int run(const struct bt_cmd *cmd)
 	skel->rodata->per_pid = opts.perpid;
 	filters.tgid = opts.pid;
 	filters.cpu = opts.cpu;
-	err = bt_filters_apply(skel->obj, &filters);
-	if (!err)
-		err = bt_stacks__configure(skel->obj, &sopts);
-	if (err)
-		goto cleanup;
-	progs = attach_progs(skel);
-	err = bt_attach__prepare(skel->obj, &progs, &targets, opts.mode, &attach);
-	if (err)
-		goto cleanup;
-	err = stackcount_bpf__load(skel);
+	err = bt_stacks__configure(skel->obj, &sopts);
 	if (err) {
-		bt_err("cannot load the BPF programs: %s", strerror(-err));
+		bt_err("cannot set up the stack maps: %s", strerror(-err));
 		goto cleanup;
 	}
-	err = bt_attach__commit(attach);
+	progs = attach_progs(skel);
+	err = bt_trace__load(skel->skeleton, &progs, &targets, &filters, opts.mode, &attach);
 	if (err)
 		goto cleanup;
 	err = bt_stacks__new(skel->obj, &sopts, &s.stacks);
@@ -483,7 +472,6 @@ cleanup:
 	free(s.frames);
 	free(s.entries);
 	bt_targets__free(&targets);
-	bt_probe_spec__free(&spec);
 	return err;
 }
 

@@ -67,16 +67,25 @@ expect_line '^    --$'
 [ "$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2}$' "$OUT")" -ge 3 ] || fail "-T -i 1 -D 4: fewer than 3 timed summaries"
 ok "offsets, delimiter, timestamps and intervals"
 
-# -P system-wide: one "comm [pid]" line per stack, the two paths kept apart.
-"$W" 3 5 1500 &
-wpid=$!
-run stackcount -U -P -D 3 "$W:bt_leaf"
-wait $wpid
-expect_rc 0 "stackcount -U -P -D 3"
-[ "$(grep -c "^    stack_paths \[$wpid\]\$" "$OUT")" = 2 ] || fail "-P: expected two 'stack_paths [$wpid]' lines"
-expect_line '^    3$'
-expect_line '^    5$'
-ok "per-process stacks"
+# -P system-wide: one "comm [pid]" line per stack, the two paths kept apart, and names from
+# the snapshot taken when the kernel announced the process (ring buffer, then the perf buffer
+# fallback a kernel without ring buffers gets).
+for events in ringbuf perfbuf; do
+	"$W" 3 5 1500 1000 &
+	wpid=$!
+	if [ $events = perfbuf ]; then
+		BPFTOOLS_NO_RINGBUF=1 run stackcount -U -P -D 4 "$W:bt_leaf"
+	else
+		run stackcount -U -P -D 4 "$W:bt_leaf"
+	fi
+	wait $wpid
+	expect_rc 0 "stackcount -U -P -D 4 ($events)"
+	[ "$(grep -c "^    stack_paths \[$wpid\]\$" "$OUT")" = 2 ] ||
+		fail "-P ($events): expected two 'stack_paths [$wpid]' lines"
+	[ "$(block_count bt_leaf bt_path_a)" = 3 ] || fail "-P ($events): bt_path_a stack not named or not 3"
+	[ "$(block_count bt_leaf bt_path_b)" = 5 ] || fail "-P ($events): bt_path_b stack not named or not 5"
+	ok "per-process stacks, process announced through the $events"
+done
 
 # Kernel stacks of a syscall tracepoint name the syscall entry path.
 UDP=$BT_WORKLOADS/udp_flood

@@ -2,9 +2,9 @@
 /*
  * One leaf function reached through two call paths a known number of times, in a PIE
  * executable, in a shared library (libbtstack.so) and, with stack_paths_cxx, in a C++ method.
- * Usage: stack_paths A B [DELAY_MS]: sleep DELAY_MS (so a tracer can attach), then call the
- * leaf A times through bt_path_a and B times through bt_path_b, in the executable and the
- * library alike.
+ * Usage: stack_paths A B [DELAY_MS [LINGER_MS]]: sleep DELAY_MS (so a tracer can attach),
+ * call the leaf A times through bt_path_a and B times through bt_path_b, in the executable
+ * and the library alike, then stay alive LINGER_MS.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -35,11 +35,13 @@ int main(int argc, char **argv)
 	long a = argc > 1 ? atol(argv[1]) : 3;
 	long b = argc > 2 ? atol(argv[2]) : 5;
 	long delay = argc > 3 ? atol(argv[3]) : 0;
+	long linger = argc > 4 ? atol(argv[4]) : 0;
 
 	usleep(delay * 1000);
 	bt_path_a(a);
 	bt_path_b(b);
 	btlib_path_a(a);
 	btlib_path_b(b);
+	usleep(linger * 1000);
 	return 0;
 }

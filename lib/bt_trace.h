@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The life every tool that traces user-named targets shares (funccount, stackcount,
+ * vfsstat, ...): a pattern into targets, then open skeleton -> filters -> attach decisions ->
+ * load -> attach, and one teardown in the right order. The command keeps its skeleton and
+ * its maps; this only removes the steps that would otherwise be written in every command.
+ */
+#ifndef BT_TRACE_H
+#define BT_TRACE_H
+
+#include <bpf/libbpf.h>
+
+#include "bt_attach.h"
+#include "bt_skel.h"
+
+/* Parse a probe spec and expand it; the number of targets (> 0), or -errno (printed). */
+int bt_targets__from_pattern(const char *pattern, const struct bt_resolve_opts *opts,
+			     struct bt_targets *out);
+
+/*
+ * With the skeleton opened and its own read-only data set: apply the filters, choose how
+ * each target attaches, load, attach. On failure everything it made is undone, the error is
+ * printed, and the caller destroys its skeleton as usual. *out is for bt_attach__destroy(),
+ * which must run before the skeleton is destroyed.
+ */
+int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_attach_progs *progs,
+		   const struct bt_targets *targets, const struct bt_filters *filters,
+		   enum bt_attach_mode mode, struct bt_attach **out);
+
+#endif

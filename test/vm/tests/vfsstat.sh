@@ -1,0 +1,108 @@
+#!/bin/sh
+# vm-timeout: 120
+# vfsstat in each attach mode the guest has (fentry, kprobe): a workload makes known numbers of
+# VFS calls and `vfsstat -p PID 1 2` must sum them, column by column, in BCC's layout; every
+# function is attached by the mode asked for; Ctrl-C prints a last row and exits 0.
+. "$BTVM_LIB"
+
+"$BPFTOOLS" --list | grep -q '^vfsstat ' || fail "no vfsstat command in this build"
+WORK=$(workload vfs_work)
+HEADER='TIME         READ/s  WRITE/s  FSYNC/s   OPEN/s CREATE/s UNLINK/s  MKDIR/s  RMDIR/s'
+# BCC's "%-8s: " and eight " %8d": 82 characters while the numbers have 8 digits or fewer
+ROW='^[0-9]{2}:[0-9]{2}:[0-9]{2}: ( {1,8}[0-9]{1,8}){8}$'
+R=500 W=300 O=200 M=30
+
+# The columns, their function and what vfs_work makes of it (it removes its own file and
+# directory at the end: one unlink and one rmdir more). A function this kernel cannot trace
+# must leave its column at 0, with a warning.
+COLS="2:vfs_read:$R 3:vfs_write:$W 4:vfs_fsync_range:$M 5:vfs_open:$O 6:vfs_create:$M
+7:vfs_unlink:$((M + 1)) 8:vfs_mkdir:$M 9:vfs_rmdir:$((M + 1))"
+ntrace=0
+for c in $COLS; do
+  f=${c#*:}
+  f=${f%%:*}
+  if kfunc_traceable "$f"; then ntrace=$((ntrace + 1)); else log "$f is not traceable here"; fi
+done
+[ $ntrace -gt 0 ] || skip "none of vfsstat's functions is traceable on $(uname -r)"
+
+# sum COL: column COL summed over the rows.
+sum() { awk -v c="$1" '/^[0-9][0-9]:/ { s += $c } END { print s + 0 }' "$OUT"; }
+
+# sleeping PID: the workload waits in sigwait (its start-up opens and reads are over).
+sleeping() {
+  _st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  _st=${_st##*) }
+  [ "${_st%% *}" = S ]
+}
+
+for mode in $(attach_modes); do
+  log "--attach=$mode"
+  # how every function got attached: the layer's debug summary
+  case $mode in
+    fentry) want="$ntrace fentry, 0 kprobe, 0 kprobe.multi" ;;
+    *) if has_facility kprobe_multi && [ $ntrace -gt 1 ]; then
+         want="0 fentry, 0 kprobe, $ntrace kprobe.multi"
+       else
+         want="0 fentry, $ntrace kprobe, 0 kprobe.multi"
+       fi ;;
+  esac
+  TMPDIR=$PWD "$WORK" $R $W $O $M &
+  wpid=$!
+  i=0
+  until sleeping $wpid; do
+    i=$((i + 1))
+    [ $i -lt 200 ] || fail "vfs_work did not reach its sigwait"
+    sleep 0.05
+  done
+  # as start_tool, with stderr apart: the layer's debug summary says how each was attached
+  OUT=$PWD/vfsstat-$mode.out
+  echo "\$ BPFTOOLS_DEBUG=1 bpftools vfsstat -p $wpid --attach=$mode 1 2 &"
+  BPFTOOLS_DEBUG=1 "$BPFTOOLS" vfsstat -p $wpid --attach=$mode 1 2 >"$OUT" 2>debug-$mode.err &
+  BG_PID=$!
+  wait_for "$OUT" '^TIME ' 60
+  kill -USR1 $wpid
+  wait $wpid || fail "vfs_work exited with $?"
+  # it stops by itself after 2 rows; stop_tool only collects the status
+  i=0
+  while alive $BG_PID && [ $i -lt 100 ]; do
+    sleep 0.1
+    i=$((i + 1))
+  done
+  alive $BG_PID && fail "vfsstat ... 1 2 did not stop after 2 rows"
+  stop_tool INT 5
+  assert_rc 0
+  [ "$(head -n 1 "$OUT")" = "$HEADER" ] || fail "--attach=$mode: the header is not BCC's"
+  [ "$(count_matching "$OUT" "$ROW")" = 2 ] || fail "--attach=$mode: expected 2 rows in BCC's layout"
+  awk '/^[0-9][0-9]:/ && length($0) != 82 { exit 1 }' "$OUT" || fail "--attach=$mode: a row is not 82 wide"
+  [ "$(wc -l <"$OUT")" = 3 ] || fail "--attach=$mode: output beyond the header and 2 rows"
+  grep -q "kernel functions: $want, $((8 - ntrace)) failed" debug-$mode.err ||
+    fail "--attach=$mode: not '$want': $(grep 'kernel functions:' debug-$mode.err)"
+  if [ $ntrace = 8 ]; then
+    assert_not_contains debug-$mode.err '^vfsstat: [^d]' "vfsstat's stderr (other than debug lines)"
+  else
+    assert_contains debug-$mode.err '^vfsstat: warning: ' "with a function missing, vfsstat's stderr"
+  fi
+  for c in $COLS; do
+    col=${c%%:*} f=${c#*:}
+    n=${f#*:} f=${f%%:*}
+    s=$(sum "$col")
+    if kfunc_traceable "$f"; then
+      assert_ge "$s" "$n" "$f (column $col) with --attach=$mode, for $n calls"
+      assert_le "$s" $((n + 2)) "$f (column $col) with -p, --attach=$mode, for $n calls"
+    else
+      assert_le "$s" 0 "$f is not traceable, yet its column"
+    fi
+  done
+  log "$mode: $(grep 'kernel functions:' debug-$mode.err)"
+  assert_no_probes "after vfsstat --attach=$mode"
+done
+
+# Ctrl-C (default interval 1, forever): a last row for the time so far, exit 0.
+start_tool vfsstat
+wait_for "$OUT" '^TIME ' 60
+sleep 0.5
+stop_tool INT 20
+assert_rc 0
+assert_count_ge "$OUT" "$ROW" 1 "vfsstat rows after SIGINT"
+assert_no_probes "after SIGINT"
+exit 0
