@@ -391,6 +391,7 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_resolve_opts ropts = { .pid = opts.pid, .regex = opts.regex,
 					 .max_probes = opts.max_probes };
 	struct bt_stacks_opts sopts = { .storage_size = opts.storage, .user = !opts.kernel_only,
+					.note_running = !opts.pid,
 					.sym = { .debuginfo = opts.debuginfo,
 						 .debuginfod = opts.debuginfod } };
 	struct bt_interval iv = { .interval = BT_FOREVER, .count = 1 };

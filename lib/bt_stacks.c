@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "bt_err.h"
@@ -51,6 +54,31 @@ static int on_new_pid(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
+/*
+ * Processes running at start are snapshotted right away: one that exits microseconds after its
+ * first traced event would otherwise be gone before its announcement is read. New processes
+ * still rely on the announcement.
+ */
+static void note_running(struct bt_stacks *st)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+	int self = getpid();
+
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		int pid;
+
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		pid = atoi(d->d_name);
+		if (pid != self)
+			bt_symbolizer__note_pid(st->sym, pid);
+	}
+	closedir(dir);
+}
+
 int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 		   struct bt_stacks **out)
 {
@@ -75,6 +103,8 @@ int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 		if (err)
 			goto cleanup;
 	}
+	if (opts->user && opts->note_running)
+		note_running(st);
 	*out = st;
 	return 0;
 cleanup:
