@@ -45,14 +45,17 @@ static int gen_big(const char *dir, int nfuncs, char *out, size_t len)
 	for (i = 0; i < nfuncs; i++) {
 		/* mixed names: C, and C++-mangled like a large C++ code base */
 		if (i % 3)
-			fprintf(f, "\t.globl big_function_number_%d\n\t.type big_function_number_%d,"
-				   "@function\nbig_function_number_%d:\n\tret\n\t.skip 320, 0x90\n"
-				   "\t.size big_function_number_%d, .-big_function_number_%d\n",
+			fprintf(f,
+				"\t.globl big_function_number_%d\n\t.type big_function_number_%d,"
+				"@function\nbig_function_number_%d:\n\tret\n\t.skip 320, 0x90\n"
+				"\t.size big_function_number_%d, .-big_function_number_%d\n",
 				i, i, i, i, i);
 		else
-			fprintf(f, "\t.type _ZN5bench6module%dC7Widget4spinEi,@function\n"
-				   "_ZN5bench6module%dC7Widget4spinEi:\n\tret\n\t.skip 320, 0x90\n"
-				   "\t.size _ZN5bench6module%dC7Widget4spinEi, .-_ZN5bench6module%dC7Widget4spinEi\n",
+			fprintf(f,
+				"\t.type _ZN5bench6module%dC7Widget4spinEi,@function\n"
+				"_ZN5bench6module%dC7Widget4spinEi:\n\tret\n\t.skip 320, 0x90\n"
+				"\t.size _ZN5bench6module%dC7Widget4spinEi, "
+				".-_ZN5bench6module%dC7Widget4spinEi\n",
 				i, i, i, i);
 	}
 	fclose(f);
@@ -87,7 +90,8 @@ static void first_lookup(const char *path)
 	s = bt_elf__lookup(elf, probe, &off);
 	t2 = now();
 	n = bt_elf__nsyms(elf);
-	printf("first lookup: %-48s %6.1f MB %8zu syms  open %6.2f ms  open+index+lookup %7.2f ms  (%s)\n",
+	printf("first lookup: %-48s %6.1f MB %8zu syms  open %6.2f ms  open+index+lookup %7.2f ms  "
+	       "(%s)\n",
 	       path, st.st_size / 1e6, n, (t1 - t0) * 1e3, (t2 - t0) * 1e3, s ? s->name : "-");
 
 	/* cached: random addresses over the whole binary, bt_elf__lookup alone */

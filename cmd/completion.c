@@ -20,7 +20,8 @@ static bool option_end(const struct argp_option *o)
 
 static bool shown(const struct argp_option *o)
 {
-	return !(o->flags & OPTION_HIDDEN) && !(o->flags & OPTION_DOC) && (o->name || isalnum(o->key));
+	return !(o->flags & OPTION_HIDDEN) && !(o->flags & OPTION_DOC) &&
+	       (o->name || isalnum(o->key));
 }
 
 /* Quote for a single-quoted shell string. */
@@ -64,29 +65,33 @@ static void print_bash(FILE *out)
 		bash_words(out, c);
 		fputs("\" ;;\n", out);
 	}
-	fprintf(out, "\tesac\n}\n"
-		     "_bpftools() {\n"
-		     "\tlocal cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[0]##*/}\n"
-		     "\tif [ \"$cmd\" = bpftools ]; then\n"
-		     "\t\tif [ \"$COMP_CWORD\" -eq 1 ]; then\n"
-		     "\t\t\tCOMPREPLY=($(compgen -W \"%s", top_words);
+	fprintf(out,
+		"\tesac\n}\n"
+		"_bpftools() {\n"
+		"\tlocal cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[0]##*/}\n"
+		"\tif [ \"$cmd\" = bpftools ]; then\n"
+		"\t\tif [ \"$COMP_CWORD\" -eq 1 ]; then\n"
+		"\t\t\tCOMPREPLY=($(compgen -W \"%s",
+		top_words);
 	bt_for_each_cmd(c, i)
 		fprintf(out, " %s", c->name);
-	fprintf(out, "\" -- \"$cur\"))\n"
-		     "\t\t\treturn\n"
-		     "\t\tfi\n"
-		     "\t\tcmd=${COMP_WORDS[1]}\n"
-		     "\t\tcase \"$cmd\" in\n"
-		     "\t\tcompletion) COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\")); return ;;\n"
-		     "\t\t--install) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
-		     "\t\tesac\n"
-		     "\tfi\n"
-		     "\tcase \"$cur\" in\n"
-		     "\t-*) COMPREPLY=($(compgen -W \"$(_bpftools_options \"$cmd\")\" -- \"$cur\")) ;;\n"
-		     "\t*) COMPREPLY=($(compgen -f -- \"$cur\")) ;;\n"
-		     "\tesac\n"
-		     "}\n"
-		     "complete -F _bpftools bpftools");
+	fprintf(out,
+		"\" -- \"$cur\"))\n"
+		"\t\t\treturn\n"
+		"\t\tfi\n"
+		"\t\tcmd=${COMP_WORDS[1]}\n"
+		"\t\tcase \"$cmd\" in\n"
+		"\t\tcompletion) COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\")); return "
+		";;\n"
+		"\t\t--install) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
+		"\t\tesac\n"
+		"\tfi\n"
+		"\tcase \"$cur\" in\n"
+		"\t-*) COMPREPLY=($(compgen -W \"$(_bpftools_options \"$cmd\")\" -- \"$cur\")) ;;\n"
+		"\t*) COMPREPLY=($(compgen -f -- \"$cur\")) ;;\n"
+		"\tesac\n"
+		"}\n"
+		"complete -F _bpftools bpftools");
 	bt_for_each_cmd(c, i)
 		fprintf(out, " %s", c->name);
 	fputc('\n', out);
@@ -126,7 +131,8 @@ static void print_zsh(FILE *out)
 	      "\tlocal -a items\n"
 	      "\tif [[ $cmd == bpftools ]]; then\n"
 	      "\t\tif (( CURRENT == 2 )); then\n"
-	      "\t\t\titems=(", out);
+	      "\t\t\titems=(",
+	      out);
 	bt_for_each_cmd(c, i)
 		put_zsh_item(out, c->name, c->summary);
 	fputs("'--list:list the commands' '--version:print the version' "
@@ -137,7 +143,8 @@ static void print_zsh(FILE *out)
 	      "\t\tfi\n"
 	      "\t\tcmd=${words[2]}\n"
 	      "\tfi\n"
-	      "\tcase $cmd in\n", out);
+	      "\tcase $cmd in\n",
+	      out);
 	bt_for_each_cmd(c, i) {
 		fprintf(out, "\t%s) items=('-h:show help' '--help:show help' '--usage:show usage' ",
 			c->name);
@@ -159,7 +166,8 @@ static void print_zsh(FILE *out)
 	      "\tesac\n"
 	      "\t_describe 'option' items\n"
 	      "}\n"
-	      "compdef _bpftools bpftools", out);
+	      "compdef _bpftools bpftools",
+	      out);
 	bt_for_each_cmd(c, i)
 		fprintf(out, " %s", c->name);
 	fputc('\n', out);
@@ -203,7 +211,8 @@ static void print_fish(FILE *out)
 	      "-d 'Create a link per command in a directory'\n"
 	      "complete -c bpftools -n __fish_use_subcommand -a completion "
 	      "-d 'Print a shell completion script'\n"
-	      "complete -c bpftools -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'\n",
+	      "complete -c bpftools -n '__fish_seen_subcommand_from completion' -a 'bash zsh "
+	      "fish'\n",
 	      out);
 	bt_for_each_cmd(c, i) {
 		fprintf(out, "complete -c bpftools -n __fish_use_subcommand -a %s -d ", c->name);
@@ -226,7 +235,8 @@ int bt_completion_print(FILE *out, const char *shell)
 	else if (!strcmp(shell, "fish"))
 		print_fish(out);
 	else {
-		fprintf(stderr, "bpftools: unknown shell '%s'; expected bash, zsh or fish\n", shell);
+		fprintf(stderr, "bpftools: unknown shell '%s'; expected bash, zsh or fish\n",
+			shell);
 		return -BT_EUSAGE;
 	}
 	return 0;

@@ -17,8 +17,8 @@ static struct features_opts {
 } opts;
 
 static const struct argp_option options[] = {
-	{"json", 'j', NULL, 0, "Print the report as JSON", 0},
-	{NULL},
+	{ "json", 'j', NULL, 0, "Print the report as JSON", 0 },
+	{ NULL },
 };
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -212,7 +212,7 @@ static void print_text(const char *lockdown, int kptr, int kptr_err, int paranoi
 		       ki->count);
 
 	printf("\n%-22s %s\n", "TOOL", "CAN RUN");
-	bt_for_each_cmd (c, ci) {
+	bt_for_each_cmd(c, ci) {
 		if (!c->uses)
 			continue;
 		n = cmd_needs(c, needs);
@@ -277,7 +277,7 @@ static void print_json(const char *lockdown, int kptr, int kptr_err, int paranoi
 	bt_json_end_object(&j);
 
 	bt_json_begin_object(&j, "tools");
-	bt_for_each_cmd (c, ci) {
+	bt_for_each_cmd(c, ci) {
 		if (!c->uses)
 			continue;
 		n = cmd_needs(c, needs);

@@ -36,22 +36,22 @@ static struct funccount_opts {
 	unsigned long max_probes;
 	enum bt_attach_mode mode;
 	const char *pattern;
-} opts = {.cpu = -1, .max_probes = 1000};
+} opts = { .cpu = -1, .max_probes = 1000 };
 
 static const struct argp_option options[] = {
-	{"pid", 'p', "PID", 0, "Trace this PID only", 0},
-	{"interval", 'i', "INTERVAL", 0, "Summary interval, seconds", 0},
-	{"duration", 'd', "DURATION", 0, "Total duration of trace, seconds", 0},
-	{"timestamp", 'T', NULL, 0, "Include timestamp on output", 0},
-	{"regexp", 'r', NULL, 0, "Use regular expressions. Default is \"*\" wildcards only.", 0},
-	{"debug", 'D', NULL, 0, "Print what is attached and how, and libbpf's debug output", 0},
-	{"cpu", 'c', "CPU", 0, "Trace this CPU only", 0},
-	{"max-probes", OPT_MAX_PROBES, "N", 0,
-	 "Refuse patterns matching more than N probes "
-	 "(default 1000)",
-	 0},
-	{"attach", OPT_ATTACH, "MODE", 0, "Kernel functions through auto, fentry or kprobe", 0},
-	{NULL},
+	{ "pid", 'p', "PID", 0, "Trace this PID only", 0 },
+	{ "interval", 'i', "INTERVAL", 0, "Summary interval, seconds", 0 },
+	{ "duration", 'd', "DURATION", 0, "Total duration of trace, seconds", 0 },
+	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
+	{ "regexp", 'r', NULL, 0, "Use regular expressions. Default is \"*\" wildcards only.", 0 },
+	{ "debug", 'D', NULL, 0, "Print what is attached and how, and libbpf's debug output", 0 },
+	{ "cpu", 'c', "CPU", 0, "Trace this CPU only", 0 },
+	{ "max-probes", OPT_MAX_PROBES, "N", 0,
+	  "Refuse patterns matching more than N probes "
+	  "(default 1000)",
+	  0 },
+	{ "attach", OPT_ATTACH, "MODE", 0, "Kernel functions through auto, fentry or kprobe", 0 },
+	{ NULL },
 };
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -289,7 +289,7 @@ static int count_loop(struct state *s)
 		if (err < 0)
 			return err;
 		if (err == BT_WAKE_FD) {
-			struct pollfd p = {.fd = out_fd};
+			struct pollfd p = { .fd = out_fd };
 
 			/* POLLERR/POLLHUP: the reader left; anything else is spurious, ignore it */
 			if (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)))
@@ -329,11 +329,11 @@ static int run(const struct bt_cmd *cmd)
 		.max_probes = opts.max_probes,
 	};
 	struct bt_filters filters = BT_FILTERS_NONE;
-	struct bt_targets targets = {0};
+	struct bt_targets targets = { 0 };
 	struct bt_attach *attach = NULL;
 	struct funccount_bpf *skel = NULL;
 	struct bt_attach_progs progs;
-	struct state s = {0};
+	struct state s = { 0 };
 	int err, n;
 
 	n = bt_targets__from_pattern(opts.pattern, &ropts, &targets);

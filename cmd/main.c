@@ -160,7 +160,8 @@ static int top_level(int argc, char **argv)
 		return bt_exit_code(install_links(argv[2], argv[0]));
 	} else if (!strcmp(arg, "completion")) {
 		if (argc != 3) {
-			fprintf(stderr, "bpftools: completion needs one shell: bash, zsh or fish\n");
+			fprintf(stderr,
+				"bpftools: completion needs one shell: bash, zsh or fish\n");
 			return BT_EXIT_USAGE;
 		}
 		return bt_exit_code(bt_completion_print(stdout, argv[2]));

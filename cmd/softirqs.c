@@ -26,7 +26,8 @@ static struct softirqs_opts {
 
 /* kernel/softirq.c softirq_to_name[] */
 static const char *const vec_names[SOFTIRQ_VECS] = {
-	"hi", "timer", "net_tx", "net_rx", "block", "irq_poll", "tasklet", "sched", "hrtimer", "rcu",
+	"hi",	    "timer",   "net_tx", "net_rx",  "block",
+	"irq_poll", "tasklet", "sched",	 "hrtimer", "rcu",
 };
 
 static const struct argp_option options[] = {
@@ -128,7 +129,8 @@ static int print_stats(void *ctx)
 			if (!st[vec].count)
 				continue;
 			printf("\nsoftirq = %s\n", vec_names[vec]);
-			bt_hist_print_log2(stdout, (const uint64_t *)st[vec].slots, SOFTIRQ_SLOTS, s->label);
+			bt_hist_print_log2(stdout, (const uint64_t *)st[vec].slots, SOFTIRQ_SLOTS,
+					   s->label);
 		}
 		return 0;
 	}

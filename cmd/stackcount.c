@@ -160,7 +160,8 @@ static const struct argp argp = {
 	       "    stackcount -r '^tcp_send.*'   # same as above, using regular expressions\n"
 	       "    stackcount -Ti 5 ip_output    # output every 5 seconds, with timestamps\n"
 	       "    stackcount -p 185 ip_output   # count ip_output stacks for PID 185 only\n"
-	       "    stackcount -c 1 put_prev_entity   # count put_prev_entity stacks for CPU 1 only\n"
+	       "    stackcount -c 1 put_prev_entity   # count put_prev_entity stacks for CPU 1 "
+	       "only\n"
 	       "    stackcount -p 185 c:malloc    # count stacks for malloc in PID 185\n"
 	       "    stackcount t:sched:sched_fork # count stacks for sched_fork tracepoint\n"
 	       "    stackcount -p 185 u:node:*    # count stacks for all USDT probes in node\n"
@@ -199,7 +200,8 @@ static void put_frames(FILE *f, struct state *s, int pid, int id, uint64_t calle
 	if (folded) {
 		/* outermost caller first */
 		for (i = n - 1; i >= 0; i--) {
-			bt_frame__format(&s->frames[i], s->fmt & ~BT_FMT_REASON, name, sizeof(name));
+			bt_frame__format(&s->frames[i], s->fmt & ~BT_FMT_REASON, name,
+					 sizeof(name));
 			fprintf(f, ";%s", name);
 		}
 		return;
@@ -361,8 +363,9 @@ static int print_counts(void *ctx)
 	qsort(s->entries, s->n, sizeof(*s->entries), cmp_count);
 	for (i = 0; i < s->n; i++) {
 		if (opts.folded)
-			printf("%s %llu\n", s->entries[i].text[0] == ';' ? s->entries[i].text + 1
-									 : s->entries[i].text,
+			printf("%s %llu\n",
+			       s->entries[i].text[0] == ';' ? s->entries[i].text + 1
+							    : s->entries[i].text,
 			       s->entries[i].count);
 		else
 			printf("%s    %llu\n\n", s->entries[i].text, s->entries[i].count);
@@ -388,9 +391,11 @@ static struct bt_attach_progs attach_progs(struct stackcount_bpf *skel)
 
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_resolve_opts ropts = { .pid = opts.pid, .regex = opts.regex,
+	struct bt_resolve_opts ropts = { .pid = opts.pid,
+					 .regex = opts.regex,
 					 .max_probes = opts.max_probes };
-	struct bt_stacks_opts sopts = { .storage_size = opts.storage, .user = !opts.kernel_only,
+	struct bt_stacks_opts sopts = { .storage_size = opts.storage,
+					.user = !opts.kernel_only,
 					.note_running = !opts.pid,
 					.sym = { .debuginfo = opts.debuginfo,
 						 .debuginfod = opts.debuginfod } };

@@ -25,27 +25,27 @@ static struct vfsstat_opts {
 	long pid;
 	enum bt_attach_mode mode;
 	struct bt_interval iv;
-} opts = {.iv = {.interval = 1, .count = BT_FOREVER}}; /* BCC: one-second rows, forever */
+} opts = { .iv = { .interval = 1, .count = BT_FOREVER } }; /* BCC: one-second rows, forever */
 
 /* BCC's functions and column labels, in the order of enum vfsstat_col. */
 static const struct {
 	const char *func;
 	const char *label;
 } cols[VFSSTAT_NCOLS] = {
-	[VFSSTAT_READ] = {"vfs_read", "READ/s"},
-	[VFSSTAT_WRITE] = {"vfs_write", "WRITE/s"},
-	[VFSSTAT_FSYNC] = {"vfs_fsync_range", "FSYNC/s"},
-	[VFSSTAT_OPEN] = {"vfs_open", "OPEN/s"},
-	[VFSSTAT_CREATE] = {"vfs_create", "CREATE/s"},
-	[VFSSTAT_UNLINK] = {"vfs_unlink", "UNLINK/s"},
-	[VFSSTAT_MKDIR] = {"vfs_mkdir", "MKDIR/s"},
-	[VFSSTAT_RMDIR] = {"vfs_rmdir", "RMDIR/s"},
+	[VFSSTAT_READ] = { "vfs_read", "READ/s" },
+	[VFSSTAT_WRITE] = { "vfs_write", "WRITE/s" },
+	[VFSSTAT_FSYNC] = { "vfs_fsync_range", "FSYNC/s" },
+	[VFSSTAT_OPEN] = { "vfs_open", "OPEN/s" },
+	[VFSSTAT_CREATE] = { "vfs_create", "CREATE/s" },
+	[VFSSTAT_UNLINK] = { "vfs_unlink", "UNLINK/s" },
+	[VFSSTAT_MKDIR] = { "vfs_mkdir", "MKDIR/s" },
+	[VFSSTAT_RMDIR] = { "vfs_rmdir", "RMDIR/s" },
 };
 
 static const struct argp_option options[] = {
-	{"pid", 'p', "PID", 0, "Trace this PID only", 0},
-	{"attach", OPT_ATTACH, "MODE", 0, "Kernel functions through auto, fentry or kprobe", 0},
-	{NULL},
+	{ "pid", 'p', "PID", 0, "Trace this PID only", 0 },
+	{ "attach", OPT_ATTACH, "MODE", 0, "Kernel functions through auto, fentry or kprobe", 0 },
+	{ NULL },
 };
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -156,12 +156,12 @@ static void warn_unattached(const struct bt_attach *attach)
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_target tv[VFSSTAT_NCOLS] = {};
-	struct bt_targets targets = {.v = tv, .n = VFSSTAT_NCOLS};
+	struct bt_targets targets = { .v = tv, .n = VFSSTAT_NCOLS };
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_attach *attach = NULL;
 	struct vfsstat_bpf *skel = NULL;
 	struct bt_attach_progs progs;
-	struct state s = {.interval = opts.iv.interval};
+	struct state s = { .interval = opts.iv.interval };
 	int i, err;
 
 	(void)cmd;

@@ -107,13 +107,13 @@ static void range_err(const char *s, const char *what, long long min, unsigned l
 		      bool is_signed)
 {
 	if (is_signed)
-		bt_err("invalid %s '%s': expected an integer from %lld to %llu", what, s ? s : "", min,
-		       max);
+		bt_err("invalid %s '%s': expected an integer from %lld to %llu", what, s ? s : "",
+		       min, max);
 	else if (max >= ULONG_MAX)
 		bt_err("invalid %s '%s': expected an integer >= %lld", what, s ? s : "", min);
 	else
-		bt_err("invalid %s '%s': expected an integer from %lld to %llu", what, s ? s : "", min,
-		       max);
+		bt_err("invalid %s '%s': expected an integer from %lld to %llu", what, s ? s : "",
+		       min, max);
 }
 
 int bt_parse_ulong(const char *s, const char *what, unsigned long min, unsigned long max,

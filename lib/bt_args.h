@@ -38,8 +38,8 @@ int bt_argp_long(struct argp_state *state, const char *s, const char *what, long
 /* "[interval [count]]" positionals, BCC's convention: both default to "forever". */
 struct bt_interval {
 	unsigned long interval; /* seconds between outputs */
-	unsigned long count;    /* number of outputs */
-	int nargs;              /* positionals seen so far */
+	unsigned long count;	/* number of outputs */
+	int nargs;		/* positionals seen so far */
 };
 #define BT_FOREVER 99999999UL
 

@@ -28,10 +28,10 @@
 #include <bpf/libbpf.h>
 
 enum bt_spec_kind {
-	BT_SPEC_KFUNC,      /* kernel function */
-	BT_SPEC_UFUNC,      /* user function */
+	BT_SPEC_KFUNC,	    /* kernel function */
+	BT_SPEC_UFUNC,	    /* user function */
 	BT_SPEC_TRACEPOINT, /* category:event */
-	BT_SPEC_USDT,       /* provider:probe in a binary */
+	BT_SPEC_USDT,	    /* provider:probe in a binary */
 	BT_SPEC_SYSCALL,    /* syscalls:sys_enter_NAME (+ sys_exit_NAME for return) */
 };
 
@@ -51,11 +51,11 @@ void bt_probe_spec__free(struct bt_probe_spec *spec); /* NULL is fine */
 struct bt_target {
 	enum bt_spec_kind kind;
 	bool retprobe;
-	char *name;     /* how the tool prints it: "vfs_read", "c:malloc" / "malloc", "block:block_rq_issue" */
-	char *func;     /* kernel symbol as in kallsyms (may carry .isra.N), user symbol name */
-	char *path;     /* UFUNC/USDT: the file to attach to (through /proc/PID/root when pid set) */
+	char *name; /* how the tool prints it: "vfs_read", "c:malloc" / "malloc", "block:block_rq_issue" */
+	char *func; /* kernel symbol as in kallsyms (may carry .isra.N), user symbol name */
+	char *path; /* UFUNC/USDT: the file to attach to (through /proc/PID/root when pid set) */
 	uint64_t offset; /* UFUNC: file offset of the function */
-	char *category; /* TRACEPOINT/SYSCALL: tracepoint category and event */
+	char *category;	 /* TRACEPOINT/SYSCALL: tracepoint category and event */
 	char *event;
 	char *usdt_provider; /* USDT */
 	char *usdt_name;
@@ -68,8 +68,8 @@ struct bt_targets {
 };
 
 struct bt_resolve_opts {
-	pid_t pid;         /* 0: system-wide; else resolve libraries through /proc/PID/maps */
-	bool regex;        /* pattern is a POSIX ERE, not a glob */
+	pid_t pid;	   /* 0: system-wide; else resolve libraries through /proc/PID/maps */
+	bool regex;	   /* pattern is a POSIX ERE, not a glob */
 	size_t max_probes; /* 0: default 1000 (--max-probes) */
 };
 

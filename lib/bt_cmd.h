@@ -31,19 +31,20 @@ struct bt_probe {
  * decides at run time. A command using several needs them all for all its features.
  */
 enum bt_cmd_uses {
-	BT_USES_KFUNC = 1 << 0,      /* kernel functions: fentry/fexit, else kprobe/kretprobe */
+	BT_USES_KFUNC = 1 << 0,	     /* kernel functions: fentry/fexit, else kprobe/kretprobe */
 	BT_USES_TP_BTF = 1 << 1,     /* BTF tracepoints: tp_btf, else raw_tp */
 	BT_USES_TRACEPOINT = 1 << 2, /* classic tracepoints (perf event + tracefs id) */
 	BT_USES_UPROBE = 1 << 3,     /* user functions and USDT probes */
-	BT_USES_PERF = 1 << 4,       /* perf_event sampling (profile) */
+	BT_USES_PERF = 1 << 4,	     /* perf_event sampling (profile) */
 	BT_USES_STACKS = 1 << 5,     /* stack trace maps */
 };
 
 struct bt_cmd {
 	const char *name;    /* the command, and the name of its symlink */
 	const char *summary; /* one line: --list, completion, docs index */
-	const struct argp *argp; /* the only option table: help, usage and completion come from it */
-	void *opts;              /* the command's option struct, handed to its argp parser */
+	const struct argp
+		*argp; /* the only option table: help, usage and completion come from it */
+	void *opts;    /* the command's option struct, handed to its argp parser */
 	const struct bt_probe *probes; /* { NULL }-terminated, or NULL */
 	/* Runs with options parsed; returns 0 or a negative errno (-BT_EUSAGE for bad input). */
 	int (*run)(const struct bt_cmd *cmd);

@@ -29,32 +29,32 @@
 #endif
 
 static struct bt_feature feats[BT_FEAT__COUNT] = {
-	[BT_FEAT_BTF] = {"btf", "BTF"},
-	[BT_FEAT_KPROBES] = {"kprobes", "kprobes"},
-	[BT_FEAT_KRETPROBES] = {"kretprobes", "kretprobes"},
-	[BT_FEAT_FENTRY] = {"fentry", "fentry/fexit"},
-	[BT_FEAT_FENTRY_COOKIE] = {"fentry_cookie", "fentry attach cookies"},
-	[BT_FEAT_KPROBE_MULTI] = {"kprobe_multi", "kprobe.multi"},
-	[BT_FEAT_UPROBES] = {"uprobes", "uprobes"},
-	[BT_FEAT_UPROBE_MULTI] = {"uprobe_multi", "uprobe.multi"},
-	[BT_FEAT_USDT] = {"usdt", "USDT"},
-	[BT_FEAT_TP_BTF] = {"tp_btf", "tp_btf"},
-	[BT_FEAT_RAW_TP] = {"raw_tp", "raw_tp"},
-	[BT_FEAT_TRACEPOINTS] = {"tracepoints", "tracepoints"},
-	[BT_FEAT_RINGBUF] = {"ringbuf", "ring buffer"},
-	[BT_FEAT_STACKS] = {"stack_maps", "stack maps"},
-	[BT_FEAT_PERF_EVENTS] = {"perf_events", "perf events"},
+	[BT_FEAT_BTF] = { "btf", "BTF" },
+	[BT_FEAT_KPROBES] = { "kprobes", "kprobes" },
+	[BT_FEAT_KRETPROBES] = { "kretprobes", "kretprobes" },
+	[BT_FEAT_FENTRY] = { "fentry", "fentry/fexit" },
+	[BT_FEAT_FENTRY_COOKIE] = { "fentry_cookie", "fentry attach cookies" },
+	[BT_FEAT_KPROBE_MULTI] = { "kprobe_multi", "kprobe.multi" },
+	[BT_FEAT_UPROBES] = { "uprobes", "uprobes" },
+	[BT_FEAT_UPROBE_MULTI] = { "uprobe_multi", "uprobe.multi" },
+	[BT_FEAT_USDT] = { "usdt", "USDT" },
+	[BT_FEAT_TP_BTF] = { "tp_btf", "tp_btf" },
+	[BT_FEAT_RAW_TP] = { "raw_tp", "raw_tp" },
+	[BT_FEAT_TRACEPOINTS] = { "tracepoints", "tracepoints" },
+	[BT_FEAT_RINGBUF] = { "ringbuf", "ring buffer" },
+	[BT_FEAT_STACKS] = { "stack_maps", "stack maps" },
+	[BT_FEAT_PERF_EVENTS] = { "perf_events", "perf events" },
 };
 static bool probed[BT_FEAT__COUNT];
 
 /* r0 = 0; exit */
 static const struct bpf_insn ret0[] = {
-	{.code = 0xb7, .dst_reg = 0, .imm = 0},
-	{.code = 0x95},
+	{ .code = 0xb7, .dst_reg = 0, .imm = 0 },
+	{ .code = 0x95 },
 };
 
 /* Functions the attach probes try, in order: always built, rarely called, traceable. */
-static const char *const probe_funcs[] = {"bpf_fentry_test1", "do_nanosleep", "vfs_read"};
+static const char *const probe_funcs[] = { "bpf_fentry_test1", "do_nanosleep", "vfs_read" };
 
 static void set_no(struct bt_feature *f, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -102,7 +102,7 @@ int bt_sysctl_int(const char *path, int *val)
 
 const char *bt_lockdown(void)
 {
-	static const char *const modes[] = {"none", "integrity", "confidentiality"};
+	static const char *const modes[] = { "none", "integrity", "confidentiality" };
 	static const char *path = "/sys/kernel/security/lockdown";
 	static bool done;
 	static const char *mode;
@@ -384,7 +384,7 @@ static void probe_raw_tp(struct bt_feature *f)
 /* A tracepoint program on sched:sched_switch through perf, as libbpf attaches them. */
 static void probe_tracepoints(struct bt_feature *f)
 {
-	struct perf_event_attr attr = {.type = PERF_TYPE_TRACEPOINT, .sample_period = 1};
+	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .sample_period = 1 };
 	const char *tfs = bt_tracefs();
 	char path[256], buf[32], why[96];
 	int fd = -1, pfd = -1, err;

@@ -45,7 +45,8 @@ void bt_hist_print_log2(FILE *out, const uint64_t *vals, int nslots, const char 
 	else
 		fprintf(out, "     %-19s : count     distribution\n", val_type);
 	for (i = 1; i <= idx_max; i++) {
-		uint64_t low = (i < 64 ? (1ULL << i) : 0) >> 1, high = (i < 64 ? (1ULL << i) : 0) - 1;
+		uint64_t low = (i < 64 ? (1ULL << i) : 0) >> 1,
+			 high = (i < 64 ? (1ULL << i) : 0) - 1;
 
 		if (i == 64)
 			low = 1ULL << 63;

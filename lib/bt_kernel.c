@@ -67,7 +67,7 @@ struct btf *bt_vmlinux_btf(void)
 /* The smallest valid program: r0 = 0; exit. */
 static const struct bpf_insn ret0[] = {
 	{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* BPF_MOV64_IMM(R0, 0) */
-	{ .code = 0x95 },                          /* BPF_EXIT_INSN() */
+	{ .code = 0x95 },			  /* BPF_EXIT_INSN() */
 };
 
 bool bt_kernel_tp_btf_ok(const char *event)

@@ -499,12 +499,12 @@ struct kallsyms_ranges {
 static int parse_kallsyms(struct kf_table *t, size_t len, struct range *ranges, size_t *nranges)
 {
 	static const char *const marks[][2] = {
-		{"_sinittext", "_einittext"},
-		{"__entry_text_start", "__entry_text_end"},
-		{"__irqentry_text_start", "__irqentry_text_end"},
-		{"__softirqentry_text_start", "__softirqentry_text_end"},
-		{"__noinstr_text_start", "__noinstr_text_end"},
-		{"__kprobes_text_start", "__kprobes_text_end"},
+		{ "_sinittext", "_einittext" },
+		{ "__entry_text_start", "__entry_text_end" },
+		{ "__irqentry_text_start", "__irqentry_text_end" },
+		{ "__softirqentry_text_start", "__softirqentry_text_end" },
+		{ "__noinstr_text_start", "__noinstr_text_end" },
+		{ "__kprobes_text_start", "__kprobes_text_end" },
 	};
 	unsigned long long rs[6] = {}, re[6] = {};
 	size_t cap = 0, i;
@@ -560,7 +560,7 @@ static int parse_kallsyms(struct kf_table *t, size_t len, struct range *ranges, 
 	*nranges = 0;
 	for (i = 0; i < 6; i++)
 		if (rs[i] && re[i] > rs[i])
-			ranges[(*nranges)++] = (struct range){rs[i], re[i]};
+			ranges[(*nranges)++] = (struct range){ rs[i], re[i] };
 	return 0;
 }
 
@@ -610,7 +610,7 @@ static int load_blacklist(const char *path)
 					return -ENOMEM;
 				S.blr = nr;
 			}
-			S.blr[S.nblr++] = (struct range){a, b};
+			S.blr[S.nblr++] = (struct range){ a, b };
 			continue;
 		}
 		if (S.nbl == cap) {

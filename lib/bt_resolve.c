@@ -214,8 +214,8 @@ static int usdt_filter_cb(const char *provider, const char *name, void *arg)
 static int resolve_usdt(struct ctx *c)
 {
 	const char *pattern = c->spec->pattern, *colon = strchr(pattern, ':');
-	struct bt_match m = {0};
-	struct usdt_filter f = {c, &m};
+	struct bt_match m = { 0 };
+	struct usdt_filter f = { c, &m };
 	char *path = NULL, *prov = NULL;
 	int err;
 
@@ -326,7 +326,7 @@ static int add_tp(struct ctx *c, const char *cat, const char *event, const char 
 
 static int resolve_tracepoint(struct ctx *c)
 {
-	struct bt_match mc = {0}, me = {0};
+	struct bt_match mc = { 0 }, me = { 0 };
 	const char *tracefs = bt_tracefs();
 	char **cats = NULL, **evs = NULL, dir[4096], name[512];
 	size_t ncats = 0, nevs = 0, i, j;
@@ -379,7 +379,7 @@ static int resolve_syscall(struct ctx *c)
 	const char *tracefs = bt_tracefs();
 	const char *prefix = c->spec->retprobe ? "sys_exit_" : "sys_enter_";
 	size_t plen = strlen(prefix), n = 0, i;
-	struct bt_match m = {0};
+	struct bt_match m = { 0 };
 	char **evs = NULL, dir[4096];
 	int err;
 
@@ -438,9 +438,9 @@ static int resolve_kfunc(struct ctx *c)
 int bt_targets__resolve(const struct bt_probe_spec *spec, const struct bt_resolve_opts *opts,
 			struct bt_targets *out)
 {
-	struct bt_resolve_opts none = {0};
-	struct ctx c = {.spec = spec, .opts = opts ? opts : &none, .out = out};
-	struct bt_match m = {0};
+	struct bt_resolve_opts none = { 0 };
+	struct ctx c = { .spec = spec, .opts = opts ? opts : &none, .out = out };
+	struct bt_match m = { 0 };
 	int err;
 
 	c.limit = c.opts->max_probes ? c.opts->max_probes : BT_DEFAULT_MAX_PROBES;

@@ -70,7 +70,8 @@ static struct bpf_map *rodata_map(struct bpf_object *obj)
 {
 	struct bpf_map *map;
 
-	bpf_object__for_each_map(map, obj) {
+	bpf_object__for_each_map(map, obj)
+	{
 		const char *name = bpf_map__name(map);
 		size_t n = strlen(name);
 

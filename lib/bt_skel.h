@@ -22,11 +22,14 @@ bool bt_prog_usable(const struct bpf_program *prog);
 
 /* Filters applied in the kernel; -1 / 0 mean "none". */
 struct bt_filters {
-	int cpu;      /* -1: all CPUs */
-	int tgid;     /* 0: all processes */
-	int tid;      /* 0: all threads */
+	int cpu;  /* -1: all CPUs */
+	int tgid; /* 0: all processes */
+	int tid;  /* 0: all threads */
 };
-#define BT_FILTERS_NONE { .cpu = -1 }
+#define BT_FILTERS_NONE   \
+	{                 \
+		.cpu = -1 \
+	}
 
 /*
  * Write the set filters into the object's .rodata variables (bt_filter_cpu, ...). Returns

@@ -194,7 +194,8 @@ void bt_stacks__report_lost(struct bt_stacks *st)
 	if (lost[BT_STACK_LOST_FULL] + lost[BT_STACK_LOST_COLLISION])
 		bt_warn("%llu stacks lost; raise --stack-storage-size (map full: %llu, "
 			"hash collisions: %llu)",
-			(unsigned long long)(lost[BT_STACK_LOST_FULL] + lost[BT_STACK_LOST_COLLISION]),
+			(unsigned long long)(lost[BT_STACK_LOST_FULL] +
+					     lost[BT_STACK_LOST_COLLISION]),
 			(unsigned long long)lost[BT_STACK_LOST_FULL],
 			(unsigned long long)lost[BT_STACK_LOST_COLLISION]);
 	if (st->pids && bt_events__lost(st->pids))

@@ -19,8 +19,8 @@ struct bt_stacks;
 
 struct bt_stacks_opts {
 	unsigned int storage_size; /* stack map entries (--stack-storage-size); 0: 1024 */
-	bool user;                 /* user stacks will be symbolized: announce processes */
-	bool note_running;         /* system-wide: snapshot every running process at start */
+	bool user;		   /* user stacks will be symbolized: announce processes */
+	bool note_running;	   /* system-wide: snapshot every running process at start */
 	struct bt_sym_opts sym;
 };
 

@@ -462,7 +462,7 @@ static int collect_cb(const struct bt_elf_sym *s, void *ctx)
 		c->v = v;
 		c->cap = cap;
 	}
-	c->v[c->n++] = (struct cand){s->name, s->version, vaddr, sym_rank(s)};
+	c->v[c->n++] = (struct cand){ s->name, s->version, vaddr, sym_rank(s) };
 	return 0;
 }
 
@@ -497,7 +497,7 @@ static bool evex_first(const struct bt_elf *elf, uint64_t offset)
 int bt_uprobe_foreach_match(const char *path, const char *root, const struct bt_match *m,
 			    bt_usym_cb cb, void *ctx)
 {
-	struct collect c = {.m = m, .path = path};
+	struct collect c = { .m = m, .path = path };
 	struct bt_elf *elf = NULL;
 	size_t i;
 	int err, n = 0;
@@ -518,7 +518,7 @@ int bt_uprobe_foreach_match(const char *path, const char *root, const struct bt_
 		/* aliases at one address: one uprobe, under the best-ranked name (sorted first) */
 		if (i && c.v[i].vaddr == c.v[i - 1].vaddr)
 			continue;
-		u = (struct bt_usym){c.v[i].name, c.v[i].version, c.v[i].vaddr, 0};
+		u = (struct bt_usym){ c.v[i].name, c.v[i].version, c.v[i].vaddr, 0 };
 		if (bt_elf__vaddr_to_offset(elf, u.vaddr, &u.offset)) {
 			bt_debug("'%s' at 0x%llx in '%s' is outside every loadable segment", u.name,
 				 (unsigned long long)u.vaddr, path);
@@ -594,7 +594,7 @@ static int pread_all(int fd, void *buf, size_t n, uint64_t off)
  */
 int bt_usdt_foreach(const char *path, bt_usdt_cb cb, void *ctx)
 {
-	struct usdt_seen seen = {0};
+	struct usdt_seen seen = { 0 };
 	Elf64_Shdr *sh = NULL;
 	Elf64_Ehdr eh;
 	char *names = NULL, *notes = NULL;

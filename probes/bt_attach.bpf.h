@@ -41,42 +41,42 @@ static __always_inline __u32 bt_target_index(void *ctx)
  * handler(ctx, index, is_return). Names: bt_fentry, bt_fexit, bt_kprobe, bt_kretprobe,
  * bt_kprobe_multi, bt_kretprobe_multi, bt_uprobe, bt_uretprobe, bt_tracepoint.
  */
-#define BT_ATTACH_PROGS(handler)                                                             \
-	SEC("?fentry") int bt_fentry(void *ctx)                                              \
-	{                                                                                    \
-		return handler(ctx, bt_target_index(ctx), false);                            \
-	}                                                                                    \
-	SEC("?fexit") int bt_fexit(void *ctx)                                                \
-	{                                                                                    \
-		return handler(ctx, bt_target_index(ctx), true);                             \
-	}                                                                                    \
-	SEC("?kprobe") int bt_kprobe(void *ctx)                                              \
-	{                                                                                    \
-		return handler(ctx, bt_target_index(ctx), false);                            \
-	}                                                                                    \
-	SEC("?kretprobe") int bt_kretprobe(void *ctx)                                        \
-	{                                                                                    \
-		return handler(ctx, bt_target_index(ctx), true);                             \
-	}                                                                                    \
-	SEC("?kprobe.multi") int bt_kprobe_multi(void *ctx)                                  \
-	{                                                                                    \
-		return handler(ctx, bt_target_index(ctx), false);                            \
-	}                                                                                    \
-	SEC("?kretprobe.multi") int bt_kretprobe_multi(void *ctx)                            \
-	{                                                                                    \
-		return handler(ctx, bt_target_index(ctx), true);                             \
-	}                                                                                    \
-	SEC("?uprobe") int bt_uprobe(void *ctx)                                              \
-	{                                                                                    \
-		return handler(ctx, bt_target_index(ctx), false);                            \
-	}                                                                                    \
-	SEC("?uretprobe") int bt_uretprobe(void *ctx)                                        \
-	{                                                                                    \
-		return handler(ctx, bt_target_index(ctx), true);                             \
-	}                                                                                    \
-	SEC("?tracepoint") int bt_tracepoint(void *ctx)                                      \
-	{                                                                                    \
-		return handler(ctx, bt_target_index(ctx), false);                            \
+#define BT_ATTACH_PROGS(handler)                                  \
+	SEC("?fentry") int bt_fentry(void *ctx)                   \
+	{                                                         \
+		return handler(ctx, bt_target_index(ctx), false); \
+	}                                                         \
+	SEC("?fexit") int bt_fexit(void *ctx)                     \
+	{                                                         \
+		return handler(ctx, bt_target_index(ctx), true);  \
+	}                                                         \
+	SEC("?kprobe") int bt_kprobe(void *ctx)                   \
+	{                                                         \
+		return handler(ctx, bt_target_index(ctx), false); \
+	}                                                         \
+	SEC("?kretprobe") int bt_kretprobe(void *ctx)             \
+	{                                                         \
+		return handler(ctx, bt_target_index(ctx), true);  \
+	}                                                         \
+	SEC("?kprobe.multi") int bt_kprobe_multi(void *ctx)       \
+	{                                                         \
+		return handler(ctx, bt_target_index(ctx), false); \
+	}                                                         \
+	SEC("?kretprobe.multi") int bt_kretprobe_multi(void *ctx) \
+	{                                                         \
+		return handler(ctx, bt_target_index(ctx), true);  \
+	}                                                         \
+	SEC("?uprobe") int bt_uprobe(void *ctx)                   \
+	{                                                         \
+		return handler(ctx, bt_target_index(ctx), false); \
+	}                                                         \
+	SEC("?uretprobe") int bt_uretprobe(void *ctx)             \
+	{                                                         \
+		return handler(ctx, bt_target_index(ctx), true);  \
+	}                                                         \
+	SEC("?tracepoint") int bt_tracepoint(void *ctx)           \
+	{                                                         \
+		return handler(ctx, bt_target_index(ctx), false); \
 	}
 
 #endif

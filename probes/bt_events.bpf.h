@@ -11,10 +11,10 @@
 
 const volatile bool bt_use_ringbuf = true;
 
-#define BT_EVENT_MAP(name, bytes)                                                            \
-	struct {                                                                             \
-		__uint(type, BPF_MAP_TYPE_RINGBUF);                                          \
-		__uint(max_entries, bytes);                                                  \
+#define BT_EVENT_MAP(name, bytes)                   \
+	struct {                                    \
+		__uint(type, BPF_MAP_TYPE_RINGBUF); \
+		__uint(max_entries, bytes);         \
 	} name SEC(".maps")
 
 /* Ring buffer outputs that found no room; the perf path counts its own losses. */

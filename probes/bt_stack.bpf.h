@@ -43,8 +43,9 @@ const volatile bool bt_announce_pids = false; /* set when user stacks are symbol
 
 static __always_inline void bt_stack_count_lost(long err)
 {
-	__u32 kind = err == -BT_EEXIST ? BT_STACK_LOST_COLLISION
-		     : err == -BT_ENOMEM ? BT_STACK_LOST_FULL : BT_STACK_LOST_OTHER;
+	__u32 kind = err == -BT_EEXIST	 ? BT_STACK_LOST_COLLISION
+		     : err == -BT_ENOMEM ? BT_STACK_LOST_FULL
+					 : BT_STACK_LOST_OTHER;
 	__u64 *n = bpf_map_lookup_elem(&bt_stack_lost, &kind);
 
 	if (n)

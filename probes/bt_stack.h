@@ -7,7 +7,7 @@
 
 enum bt_stack_lost_kind {
 	BT_STACK_LOST_COLLISION, /* -EEXIST: two stacks hashed to one slot */
-	BT_STACK_LOST_FULL,      /* -ENOMEM: the stack map is full */
+	BT_STACK_LOST_FULL,	 /* -ENOMEM: the stack map is full */
 	BT_STACK_LOST_OTHER,
 	BT_STACK_LOST_KINDS,
 };

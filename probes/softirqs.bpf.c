@@ -7,7 +7,7 @@
 #include "softirqs.h"
 
 const volatile bool count_only = false; /* -C: count events, no timing */
-const volatile bool want_hist = false;  /* -d */
+const volatile bool want_hist = false;	/* -d */
 const volatile __u64 hist_unit_ns = 1000;
 
 /* Softirqs do not nest on a CPU, so one start slot per CPU is enough: no hash, no lock. */

@@ -6,7 +6,7 @@
 #define STACKCOUNT_COMM_LEN 16
 
 struct stackcount_key {
-	__u32 tgid;            /* always recorded: user frames are named per process */
+	__u32 tgid;	       /* always recorded: user frames are named per process */
 	__s32 kernel_stack_id; /* -1: not captured */
 	__s32 user_stack_id;
 	/*

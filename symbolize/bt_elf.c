@@ -752,8 +752,8 @@ static int build_index(struct bt_elf *elf)
 		return -ENOMEM;
 	}
 	for (i = 0; i < elf->nsyms; i++) {
-		elf->index[i] = (struct bt_elf_ent){ elf->syms[i].vaddr, elf->sym_ends[i],
-						     &elf->syms[i] };
+		elf->index[i] =
+			(struct bt_elf_ent){ elf->syms[i].vaddr, elf->sym_ends[i], &elf->syms[i] };
 		rank[i] = sym_rank(&elf->syms[i]);
 	}
 	err = radix_sort(elf->index, rank, elf->nsyms);

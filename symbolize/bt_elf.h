@@ -25,12 +25,12 @@ enum bt_elf_sym_kind {
 };
 
 struct bt_elf_sym {
-	const char *name;  /* as in the symbol table, without any "@VERSION" suffix */
+	const char *name;    /* as in the symbol table, without any "@VERSION" suffix */
 	const char *version; /* "GLIBC_2.2.5" from a versioned dynsym entry, or NULL */
-	uint64_t vaddr;    /* st_value */
-	uint64_t size;     /* st_size, 0 when unknown */
+	uint64_t vaddr;	     /* st_value */
+	uint64_t size;	     /* st_size, 0 when unknown */
 	enum bt_elf_sym_kind kind;
-	unsigned char bind; /* STB_GLOBAL, STB_WEAK, STB_LOCAL */
+	unsigned char bind;	       /* STB_GLOBAL, STB_WEAK, STB_LOCAL */
 	unsigned char from_debug_file; /* found only in the separate debug file */
 };
 

@@ -41,20 +41,21 @@ enum bt_sym_reason {
 
 struct bt_frame {
 	uint64_t addr;
-	const char *name;   /* demangled; NULL when unknown (see reason) */
-	uint64_t offset;    /* addr - start of the symbol */
-	const char *module; /* file path, "[vdso]", "[perf-map]", kernel module, "[bpf]"; NULL: vmlinux */
-	const char *file;   /* source file (debuginfo), or NULL */
-	unsigned int line;  /* 0 when unknown */
+	const char *name; /* demangled; NULL when unknown (see reason) */
+	uint64_t offset;  /* addr - start of the symbol */
+	const char *
+		module; /* file path, "[vdso]", "[perf-map]", kernel module, "[bpf]"; NULL: vmlinux */
+	const char *file;     /* source file (debuginfo), or NULL */
+	unsigned int line;    /* 0 when unknown */
 	unsigned int inlined; /* 1: an inlined call inside the next frame (same addr) */
 	enum bt_sym_reason reason;
 };
 
 struct bt_sym_opts {
-	int debuginfo;     /* source lines and inlined frames from DWARF (libdw), lazily */
-	int debuginfod;    /* allow libdw to ask debuginfod servers; never silently */
-	int no_demangle;   /* print C++/Rust names as they are in the symbol table */
-	size_t max_files;  /* LRU bound on files with loaded symbols; 0 means 64 */
+	int debuginfo;	      /* source lines and inlined frames from DWARF (libdw), lazily */
+	int debuginfod;	      /* allow libdw to ask debuginfod servers; never silently */
+	int no_demangle;      /* print C++/Rust names as they are in the symbol table */
+	size_t max_files;     /* LRU bound on files with loaded symbols; 0 means 64 */
 	const char *kallsyms; /* default "/proc/kallsyms" (tests pass fixtures) */
 	/* where warnings go (kptr_restrict, said once); NULL prints to stderr */
 	void (*warn)(void *ctx, const char *msg);
@@ -93,17 +94,17 @@ int bt_symbolizer__resolve(struct bt_symbolizer *sym, int pid, const uint64_t *a
 
 /* Statistics, for the bench and tests. */
 struct bt_sym_stats {
-	size_t files;        /* files known (open descriptors) */
+	size_t files;	     /* files known (open descriptors) */
 	size_t files_loaded; /* files with symbols in memory (bounded by max_files) */
 	size_t evictions;    /* symbol tables dropped by the LRU */
-	size_t procs;        /* processes noted */
+	size_t procs;	     /* processes noted */
 };
 void bt_symbolizer__stats(const struct bt_symbolizer *sym, struct bt_sym_stats *st);
 
 /* Forms: "name" by default; flags add to it. */
 enum bt_fmt_flags {
 	BT_FMT_OFFSET = 1 << 0, /* name+0x1f  (-s) */
-	BT_FMT_ADDR = 1 << 1,   /* raw address first (-v) */
+	BT_FMT_ADDR = 1 << 1,	/* raw address first (-v) */
 	BT_FMT_REASON = 1 << 2, /* "[unknown] (stripped)" instead of "[unknown]" (-v) */
 	BT_FMT_MODULE = 1 << 3, /* " [module]" / " (libc.so.6)" after the name */
 	BT_FMT_SOURCE = 1 << 4, /* " at file:line" when known; inlined frames marked */
@@ -120,10 +121,10 @@ const char *bt_sym_reason__str(enum bt_sym_reason r);
 struct bt_ksyms;
 struct bt_ksym {
 	uint64_t addr;
-	uint64_t size;      /* to the next symbol */
+	uint64_t size; /* to the next symbol */
 	const char *name;
 	const char *module; /* NULL for vmlinux, "bpf" for BPF programs, else the module */
-	char type;          /* 't', 'T', 'd', ... */
+	char type;	    /* 't', 'T', 'd', ... */
 };
 int bt_ksyms__load(const char *path, struct bt_ksyms **out); /* NULL: /proc/kallsyms */
 void bt_ksyms__free(struct bt_ksyms *ks);

@@ -30,9 +30,9 @@ static int is_rust_hash(const char *p, size_t n)
 static const struct {
 	const char *esc, *repl;
 } rust_esc[] = {
-	{ "$SP$", "@" },  { "$BP$", "*" },  { "$RF$", "&" },  { "$LT$", "<" },  { "$GT$", ">" },
-	{ "$LP$", "(" },  { "$RP$", ")" },  { "$C$", "," },   { "$u7e$", "~" }, { "$u20$", " " },
-	{ "$u27$", "'" }, { "$u5b$", "[" }, { "$u5d$", "]" }, { "$u7b$", "{" }, { "$u7d$", "}" },
+	{ "$SP$", "@" },  { "$BP$", "*" },  { "$RF$", "&" },   { "$LT$", "<" },	 { "$GT$", ">" },
+	{ "$LP$", "(" },  { "$RP$", ")" },  { "$C$", "," },    { "$u7e$", "~" }, { "$u20$", " " },
+	{ "$u27$", "'" }, { "$u5b$", "[" }, { "$u5d$", "]" },  { "$u7b$", "{" }, { "$u7d$", "}" },
 	{ "$u3b$", ";" }, { "$u2b$", "+" }, { "$u22$", "\"" },
 };
 
@@ -144,7 +144,8 @@ static int dm_grow(struct bt_dmcache *c)
 	for (i = 0; i < c->cap; i++) {
 		if (!c->t[i].mangled)
 			continue;
-		for (j = ptr_hash(c->t[i].mangled) & (ncap - 1); nt[j].mangled; j = (j + 1) & (ncap - 1))
+		for (j = ptr_hash(c->t[i].mangled) & (ncap - 1); nt[j].mangled;
+		     j = (j + 1) & (ncap - 1))
 			;
 		nt[j] = c->t[i];
 	}

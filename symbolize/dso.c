@@ -30,7 +30,7 @@ struct bt_dso {
 	int loaded;
 	uint64_t gen;
 	struct bt_dso *lru_prev, *lru_next; /* loaded ones, most recent first */
-	struct bt_dso *hnext;               /* hash chain by dev/inode */
+	struct bt_dso *hnext;		    /* hash chain by dev/inode */
 	struct bt_dmcache dm;
 	struct bt_dwarf *dw;
 	int dw_tried;
@@ -332,7 +332,7 @@ int bt_dso__resolve(struct bt_dso_cache *c, struct bt_dso *d, uint64_t file_off,
 
 		f->name = NULL;
 		f->reason = src == BT_ELF_SRC_NONE || src == BT_ELF_SRC_DYNSYM ? BT_SYM_STRIPPED
-									      : BT_SYM_NO_SYMBOL;
+									       : BT_SYM_NO_SYMBOL;
 	}
 	return n + 1;
 }

@@ -27,7 +27,6 @@ struct dw_entry {
 	struct bt_dwarf_frame f[1 + BT_SYM_MAX_INLINE];
 };
 
-
 struct bt_dwarf {
 	Elf *elf;
 	int fd;

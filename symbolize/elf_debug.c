@@ -139,10 +139,13 @@ static int debuglink(struct bt_elf *elf, char *name, size_t cap, uint32_t *crc)
 	len = (len + 4) & ~(size_t)3;
 	if (len + 4 > d->d_size)
 		return -ENOEXEC;
-	src = (Elf_Data){ .d_buf = (char *)d->d_buf + len, .d_type = ELF_T_WORD, .d_size = 4,
+	src = (Elf_Data){ .d_buf = (char *)d->d_buf + len,
+			  .d_type = ELF_T_WORD,
+			  .d_size = 4,
 			  .d_version = EV_CURRENT };
-	dst = (Elf_Data){ .d_buf = crc, .d_type = ELF_T_WORD, .d_size = 4,
-			  .d_version = EV_CURRENT };
+	dst = (Elf_Data){
+		.d_buf = crc, .d_type = ELF_T_WORD, .d_size = 4, .d_version = EV_CURRENT
+	};
 	if (!gelf_xlatetom(elf->elf, &dst, &src, eh.e_ident[EI_DATA]))
 		return -ENOEXEC;
 	return 0;
@@ -225,7 +228,8 @@ static char *find_debug(struct bt_elf *elf, int *fdp, Elf **ep, int *source)
 	if (elf->build_id_len >= 2) {
 		n = snprintf(cand, sizeof(cand), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
 			     root_of(elf), elf->build_id, elf->build_id + 2);
-		if (n > 0 && (size_t)n < sizeof(cand) && !open_candidate(elf, cand, NULL, fdp, ep)) {
+		if (n > 0 && (size_t)n < sizeof(cand) &&
+		    !open_candidate(elf, cand, NULL, fdp, ep)) {
 			*source = BT_ELF_SRC_BUILDID;
 			return strdup(cand);
 		}

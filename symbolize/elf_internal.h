@@ -62,7 +62,7 @@ struct bt_elf {
 	struct bt_elf_arena *arena;
 	struct bt_elf_aux aux;
 	char *debug_path; /* the separate debug file used, if any (DWARF wants it too) */
-	int sym_source;   /* enum bt_elf_source */
+	int sym_source;	  /* enum bt_elf_source */
 };
 
 /* bt_elf.c */

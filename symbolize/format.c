@@ -41,8 +41,8 @@ static void put(struct out *o, const char *fmt, ...)
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(o->pos < o->len ? o->buf + o->pos : NULL, o->pos < o->len ? o->len - o->pos : 0,
-		      fmt, ap);
+	n = vsnprintf(o->pos < o->len ? o->buf + o->pos : NULL,
+		      o->pos < o->len ? o->len - o->pos : 0, fmt, ap);
 	va_end(ap);
 	if (n > 0)
 		o->pos += n;

@@ -13,7 +13,7 @@
 struct bt_ksyms {
 	struct bt_ksym *syms; /* sorted by address, one per address */
 	size_t n;
-	char *strs; /* every name and module, NUL-separated */
+	char *strs;	 /* every name and module, NUL-separated */
 	size_t *by_name; /* lazily: indexes into syms sorted by name */
 	int restricted;
 };
@@ -306,15 +306,33 @@ const struct bt_ksym *bt_ksyms__find(struct bt_ksyms *ks, const char *name, cons
  * called it, the tracepoint glue, and the return-probe trampolines.
  */
 static const char *const artefact_prefix[] = {
-	"bpf_prog_",	     "bpf_trampoline_",	     "__bpf_trace_", "bpf_trace_run",
-	"__bpf_prog_enter", "__bpf_prog_exit",	     "trace_call_bpf", "kprobe_perf_func",
-	"kprobe_dispatcher", "kretprobe_dispatcher", "kprobe_ftrace_handler",
-	"perf_trace_run_bpf_submit", "ftrace_trampoline", "ftrace_regs_caller",
-	"ftrace_caller",     "ftrace_call",	     "arch_ftrace_ops_list_func",
-	"__kretprobe_trampoline", "kretprobe_trampoline", "arch_rethook_trampoline",
-	"rethook_trampoline_handler", "fprobe_handler",
+	"bpf_prog_",
+	"bpf_trampoline_",
+	"__bpf_trace_",
+	"bpf_trace_run",
+	"__bpf_prog_enter",
+	"__bpf_prog_exit",
+	"trace_call_bpf",
+	"kprobe_perf_func",
+	"kprobe_dispatcher",
+	"kretprobe_dispatcher",
+	"kprobe_ftrace_handler",
+	"perf_trace_run_bpf_submit",
+	"ftrace_trampoline",
+	"ftrace_regs_caller",
+	"ftrace_caller",
+	"ftrace_call",
+	"arch_ftrace_ops_list_func",
+	"__kretprobe_trampoline",
+	"kretprobe_trampoline",
+	"arch_rethook_trampoline",
+	"rethook_trampoline_handler",
+	"fprobe_handler",
 	/* classic tracepoints and uprobes reach BPF through their perf handlers */
-	"perf_syscall_enter", "perf_syscall_exit", "perf_trace_", "uprobe_perf_func",
+	"perf_syscall_enter",
+	"perf_syscall_exit",
+	"perf_trace_",
+	"uprobe_perf_func",
 	"uprobe_dispatcher",
 };
 

@@ -25,8 +25,7 @@ int bt_procmaps__parse_line(char *line, struct bt_map_line *out)
 	size_t len;
 
 	memset(out, 0, sizeof(*out));
-	if (hexfield(&p, '-', &out->start) || hexfield(&p, ' ', &out->end) ||
-	    out->end < out->start)
+	if (hexfield(&p, '-', &out->start) || hexfield(&p, ' ', &out->end) || out->end < out->start)
 		return -EINVAL;
 	if (strlen(p) < 5 || p[4] != ' ')
 		return -EINVAL;

@@ -275,11 +275,11 @@ static int read_maps(struct bt_symbolizer *s, struct bt_proc *p, struct bt_maps 
 		if (ml.path[0] == '/') {
 			m->kind = BT_MAP_FILE;
 			/* the same file as the previous mapping: share the open dso */
-			if (n > 1 && v[n - 2].dso && v[n - 2].kind == BT_MAP_FILE && v[n - 2].name &&
-			    m->name && !strcmp(v[n - 2].name, m->name)) {
+			if (n > 1 && v[n - 2].dso && v[n - 2].kind == BT_MAP_FILE &&
+			    v[n - 2].name && m->name && !strcmp(v[n - 2].name, m->name)) {
 				m->dso = v[n - 2].dso;
-				bt_dso_cache__get(s->dsos, bt_elf__fd(bt_dso__elf(m->dso)),
-						  m->name, p->rootfd, &m->dso);
+				bt_dso_cache__get(s->dsos, bt_elf__fd(bt_dso__elf(m->dso)), m->name,
+						  p->rootfd, &m->dso);
 			} else {
 				map_file(s, p, &ml, m);
 			}

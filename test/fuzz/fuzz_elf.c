@@ -15,7 +15,8 @@ static int cb(const struct bt_elf_sym *s, void *ctx)
 	uint64_t *sum = ctx;
 
 	/* touch every field, so that a dangling name is a crash here under ASan */
-	*sum += s->vaddr + s->size + s->kind + s->bind + s->name[0] + (s->version ? s->version[0] : 0);
+	*sum += s->vaddr + s->size + s->kind + s->bind + s->name[0] +
+		(s->version ? s->version[0] : 0);
 	return 0;
 }
 
@@ -28,7 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (fd < 0)
 		return 0;
-	if (write(fd, data, size) != (ssize_t)size || bt_elf__open_fd(fd, "/fuzz/input", NULL, &elf)) {
+	if (write(fd, data, size) != (ssize_t)size ||
+	    bt_elf__open_fd(fd, "/fuzz/input", NULL, &elf)) {
 		close(fd);
 		return 0;
 	}

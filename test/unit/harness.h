@@ -19,45 +19,44 @@ static int bt_test_cases;
 static int bt_test_case_failed;
 static int bt_test_checks;
 
-#define CHECK(cond)                                                                          \
-	do {                                                                                 \
-		bt_test_checks++;                                                            \
-		if (!(cond)) {                                                               \
+#define CHECK(cond)                                                                              \
+	do {                                                                                     \
+		bt_test_checks++;                                                                \
+		if (!(cond)) {                                                                   \
 			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
-			bt_test_case_failed = 1;                                             \
-		}                                                                            \
+			bt_test_case_failed = 1;                                                 \
+		}                                                                                \
 	} while (0)
 
-#define CHECK_INT(a, b)                                                                      \
-	do {                                                                                 \
-		long long _a = (long long)(a), _b = (long long)(b);                          \
-		bt_test_checks++;                                                            \
-		if (_a != _b) {                                                              \
-			fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__,  \
-				__LINE__, #a, _a, #b, _b);                                   \
-			bt_test_case_failed = 1;                                             \
-		}                                                                            \
+#define CHECK_INT(a, b)                                                                       \
+	do {                                                                                  \
+		long long _a = (long long)(a), _b = (long long)(b);                           \
+		bt_test_checks++;                                                             \
+		if (_a != _b) {                                                               \
+			fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, \
+				__LINE__, #a, _a, #b, _b);                                    \
+			bt_test_case_failed = 1;                                              \
+		}                                                                             \
 	} while (0)
 
-#define CHECK_STR(a, b)                                                                      \
-	do {                                                                                 \
-		const char *_a = (a), *_b = (b);                                             \
-		bt_test_checks++;                                                            \
-		if (!_a || !_b || strcmp(_a, _b)) {                                          \
-			fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__,    \
-				__LINE__, #a, _a ? _a : "(null)", _b ? _b : "(null)");       \
-			bt_test_case_failed = 1;                                             \
-		}                                                                            \
+#define CHECK_STR(a, b)                                                                     \
+	do {                                                                                \
+		const char *_a = (a), *_b = (b);                                            \
+		bt_test_checks++;                                                           \
+		if (!_a || !_b || strcmp(_a, _b)) {                                         \
+			fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__, \
+				__LINE__, #a, _a ? _a : "(null)", _b ? _b : "(null)");      \
+			bt_test_case_failed = 1;                                            \
+		}                                                                           \
 	} while (0)
 
-#define BT_RUN(fn)                                                                           \
-	do {                                                                                 \
-		bt_test_case_failed = 0;                                                     \
-		bt_test_cases++;                                                             \
-		fn();                                                                        \
-		printf("%s %d - %s\n", bt_test_case_failed ? "not ok" : "ok", bt_test_cases, \
-		       #fn);                                                                 \
-		bt_test_failed_cases += bt_test_case_failed;                                 \
+#define BT_RUN(fn)                                                                                 \
+	do {                                                                                       \
+		bt_test_case_failed = 0;                                                           \
+		bt_test_cases++;                                                                   \
+		fn();                                                                              \
+		printf("%s %d - %s\n", bt_test_case_failed ? "not ok" : "ok", bt_test_cases, #fn); \
+		bt_test_failed_cases += bt_test_case_failed;                                       \
 	} while (0)
 
 static inline int bt_test_done(void)

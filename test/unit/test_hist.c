@@ -39,11 +39,13 @@ static void test_bcc_python_format(void)
 	vals[4] = 3;
 	out = render(vals, BT_HIST_SLOTS, "usecs");
 	/* Bytes as bcc/table.py _print_log2_hist prints them. */
-	CHECK_STR(out, "     usecs               : count     distribution\n"
-		       "         0 -> 1          : 1        |**********                              |\n"
-		       "         2 -> 3          : 0        |                                        |\n"
-		       "         4 -> 7          : 4        |****************************************|\n"
-		       "         8 -> 15         : 3        |******************************          |\n");
+	CHECK_STR(
+		out,
+		"     usecs               : count     distribution\n"
+		"         0 -> 1          : 1        |**********                              |\n"
+		"         2 -> 3          : 0        |                                        |\n"
+		"         4 -> 7          : 4        |****************************************|\n"
+		"         8 -> 15         : 3        |******************************          |\n");
 	free(out);
 }
 
@@ -64,11 +66,15 @@ static void test_wide_layout_past_slot_32(void)
 	vals[33] = 2;
 	vals[64] = 1;
 	out = render(vals, BT_HIST_SLOTS, "nsecs");
-	CHECK(!strncmp(out, "               nsecs                         : count     distribution\n",
+	CHECK(!strncmp(out,
+		       "               nsecs                         : count     distribution\n",
 		       70));
-	last = strstr(out, "9223372036854775808 -> 18446744073709551615 : 1        |**********          |\n");
+	last = strstr(
+		out,
+		"9223372036854775808 -> 18446744073709551615 : 1        |**********          |\n");
 	CHECK(last != NULL);
-	CHECK(strstr(out, "          4294967296 -> 8589934591           : 2        |********************|\n") != NULL);
+	CHECK(strstr(out, "          4294967296 -> 8589934591           : 2        "
+			  "|********************|\n") != NULL);
 	free(out);
 }
 

@@ -18,8 +18,7 @@ static void test_ulong(void)
 	CHECK_INT(bt_parse_ulong(NULL, "interval", 0, 100, &v), -BT_EUSAGE);
 	CHECK_INT(bt_parse_ulong("1x", "interval", 0, 100, &v), -BT_EUSAGE);
 	CHECK_INT(bt_parse_ulong("101", "interval", 0, 100, &v), -BT_EUSAGE);
-	CHECK_INT(bt_parse_ulong("99999999999999999999999", "count", 0, ULONG_MAX, &v),
-		  -BT_EUSAGE);
+	CHECK_INT(bt_parse_ulong("99999999999999999999999", "count", 0, ULONG_MAX, &v), -BT_EUSAGE);
 	CHECK_INT(v, 5); /* untouched on error */
 }
 

@@ -300,7 +300,7 @@ static void test_nothing_readable(void)
 static void test_read_once(void)
 {
 	char tmp[] = "/tmp/bt-kfuncs-XXXXXX", cmd[256];
-	struct bt_kfuncs_sources src = {.kallsyms = FX "kallsyms", .blacklist = "", .btf = btf};
+	struct bt_kfuncs_sources src = { .kallsyms = FX "kallsyms", .blacklist = "", .btf = btf };
 	int fd = mkstemp(tmp);
 
 	CHECK(fd >= 0);

@@ -293,7 +293,7 @@ static int usdt_cb(const char *provider, const char *name, void *ctx)
 
 static void test_usdt_notes(void)
 {
-	struct usdt_found u = {0};
+	struct usdt_found u = { 0 };
 	char path[512];
 
 	snprintf(path, sizeof(path), "%s/ua_pie", UA_DIR);

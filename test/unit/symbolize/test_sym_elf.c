@@ -62,7 +62,7 @@ static void test_pie(void)
 	CHECK(s && s->bind == 0 /* STB_LOCAL */ && s->kind == BT_ELF_FUNC && !s->from_debug_file);
 	s = bt_elf__find_func(elf, "fx_level1");
 	CHECK(s && s->bind == 1 /* STB_GLOBAL */);
-	CHECK(bt_elf__find_func(elf, "printf") == NULL); /* undefined: not a definition */
+	CHECK(bt_elf__find_func(elf, "printf") == NULL);  /* undefined: not a definition */
 	CHECK(bt_elf__find_func(elf, "fx_sink") == NULL); /* an object, not a function */
 	CHECK(bt_elf__lookup(elf, 0, NULL) == NULL);
 	CHECK(bt_elf__lookup(elf, ~0ull, NULL) == NULL);

@@ -26,7 +26,8 @@ static void test_demangle(void)
 	check_demangle("_Z3foov.cold", "foo() [clone .cold]");
 	/* legacy Rust: the hash dropped, the $-escapes decoded */
 	check_demangle("_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write");
-	check_demangle("_ZN55_$LT$std..path..PathBuf$u20$as$u20$core..fmt..Debug$GT$3fmt17h2b3c4d5e6f708192E",
+	check_demangle("_ZN55_$LT$std..path..PathBuf$u20$as$u20$core..fmt..Debug$GT$"
+		       "3fmt17h2b3c4d5e6f708192E",
 		       "<std::path::PathBuf as core::fmt::Debug>::fmt");
 	check_demangle("_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h0000000000000000E",
 		       "std::rt::lang_start::{{closure}}");
@@ -52,8 +53,12 @@ static void test_dmcache(void)
 
 static void test_format(void)
 {
-	struct bt_frame f = { .addr = 0x7f00001234, .name = "do_work", .offset = 0x1f,
-			      .module = "/usr/lib/libfoo.so.1", .file = "foo.c", .line = 42 };
+	struct bt_frame f = { .addr = 0x7f00001234,
+			      .name = "do_work",
+			      .offset = 0x1f,
+			      .module = "/usr/lib/libfoo.so.1",
+			      .file = "foo.c",
+			      .line = 42 };
 	char buf[128], small[8];
 	int n;
 

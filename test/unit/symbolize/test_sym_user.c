@@ -41,8 +41,8 @@ static int run_resolve(struct bt_symbolizer *s, const char *name, struct bt_fram
 	return n;
 }
 
-static void expect_names(const char *fixture, const struct bt_sym_opts *o,
-			 const char *const *names, int count, const char *module_suffix)
+static void expect_names(const char *fixture, const struct bt_sym_opts *o, const char *const *names,
+			 int count, const char *module_suffix)
 {
 	struct bt_symbolizer *s = NULL;
 	struct bt_frame fr[16];
@@ -257,7 +257,8 @@ static void test_perf_map(void)
 	f = fopen(path, "w");
 	CHECK(f != NULL);
 	if (f) {
-		fprintf(f, "7f0000001000 100 jitted_fn_a\n7f0000002000 80 LazyCompile:*foo bar.js:1\n");
+		fprintf(f, "7f0000001000 100 jitted_fn_a\n7f0000002000 80 LazyCompile:*foo "
+			   "bar.js:1\n");
 		fclose(f);
 	}
 	CHECK_INT(bt_symbolizer__new(NULL, &s), 0);
@@ -323,9 +324,11 @@ static void test_lru_and_sharing(void)
 	fx_stop(&b);
 	fx_stop(&c);
 	for (i = 0; i < 3; i++) {
-		CHECK_INT(bt_symbolizer__resolve(s, a.pid, a.addrs, a.n, BT_RESOLVE_STACK, fr, 8), 5);
+		CHECK_INT(bt_symbolizer__resolve(s, a.pid, a.addrs, a.n, BT_RESOLVE_STACK, fr, 8),
+			  5);
 		CHECK_STR(fr[2].name, "fx_level2");
-		CHECK_INT(bt_symbolizer__resolve(s, b.pid, b.addrs, b.n, BT_RESOLVE_STACK, fr, 8), 5);
+		CHECK_INT(bt_symbolizer__resolve(s, b.pid, b.addrs, b.n, BT_RESOLVE_STACK, fr, 8),
+			  5);
 		CHECK_STR(fr[2].name, "fx_level2");
 	}
 	bt_symbolizer__stats(s, &st);
