@@ -202,7 +202,7 @@ int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 	struct bpf_program *tmpl[2] = {};
 	struct btf *btf = NULL;
 	struct bt_kattach *k;
-	size_t i, nkp[2] = {}, nbad = 0, first_bad = 0;
+	size_t i, nkp[2] = {}, nbad = 0, nbad_entry = 0, nentry = 0, first_bad = 0;
 	char buf[256];
 	int err = 0;
 
@@ -268,18 +268,24 @@ int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 		}
 		if (!nbad++)
 			first_bad = k->n - 1;
+		nbad_entry += !t->retprobe;
 	}
+	/* A function's entry and return probes are one function to the user. */
+	for (i = 0; i < k->n; i++)
+		nentry += !k->v[i].t->retprobe;
 	if (nbad) {
 		/*
 		 * Drop what cannot be attached as long as something remains: a wildcard under
 		 * --attach=fentry still matches .isra copies, which only kprobes can take.
 		 */
 		if (nbad == k->n) {
-			report_unattachable(k, &k->v[first_bad], mode, nbad);
+			report_unattachable(k, &k->v[first_bad], mode,
+					    nbad_entry ? nbad_entry : nbad);
 			err = -EOPNOTSUPP;
 			goto cleanup;
 		}
-		bt_warn("%zu of %zu kernel functions cannot be traced, '%s' among them", nbad, k->n,
+		bt_warn("%zu of %zu kernel functions cannot be traced, '%s' among them",
+			nentry ? nbad_entry : nbad, nentry ? nentry : k->n,
 			k->v[first_bad].t->func);
 	}
 	enable(tmpl[0]);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <linux/capability.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,14 @@ static const struct bpf_insn ret0[] = {
 	{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* BPF_MOV64_IMM(R0, 0) */
 	{ .code = 0x95 },			  /* BPF_EXIT_INSN() */
 };
+
+void bt_vmlinux_btf_release(void)
+{
+	btf__free(vmlinux_btf);
+	vmlinux_btf = NULL;
+	vmlinux_btf_tried = false;
+	malloc_trim(0); /* hand the pages back now, not at exit */
+}
 
 bool bt_kernel_tp_btf_ok(const char *event)
 {

@@ -63,6 +63,7 @@ int bt_skel_select(struct bpf_object *obj, const struct bt_probe *probes)
 		bpf_program__set_autoload(prog, false);
 		bpf_program__set_autoload(fb, true);
 	}
+	bt_vmlinux_btf_release();
 	return 0;
 }
 

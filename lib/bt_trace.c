@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "bt_err.h"
+#include "bt_kernel.h"
 #include "bt_trace.h"
 
 int bt_targets__from_pattern(const char *pattern, const struct bt_resolve_opts *opts,
@@ -31,6 +32,7 @@ int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_attach_prog
 	err = bt_attach__prepare(obj, progs, targets, mode, &attach);
 	if (err)
 		goto cleanup;
+	bt_vmlinux_btf_release();
 	err = bpf_object__load_skeleton(skel);
 	if (err) {
 		bt_err("cannot load the BPF programs: %s", strerror(-err));
