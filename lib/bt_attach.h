@@ -81,6 +81,11 @@ struct bt_resolve_opts {
 int bt_targets__resolve(const struct bt_probe_spec *spec, const struct bt_resolve_opts *opts,
 			struct bt_targets *out);
 void bt_targets__free(struct bt_targets *t); /* NULL is fine */
+/*
+ * Append a return copy (retprobe set) of each of the n targets, so that target n + i returns
+ * from target i (funclatency, funcslower). 0 or -ENOMEM; the list stays valid for __free().
+ */
+int bt_targets__add_returns(struct bt_targets *t);
 
 /* How kernel functions are attached: --attach=auto|fentry|kprobe on every such command. */
 enum bt_attach_mode {

@@ -487,3 +487,17 @@ int bt_targets__resolve(const struct bt_probe_spec *spec, const struct bt_resolv
 	}
 	return (int)(out->n - c.before);
 }
+
+int bt_targets__add_returns(struct bt_targets *t)
+{
+	size_t n = t->n, i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		struct bt_target r = t->v[i]; /* by value: v may move, the strings do not */
+
+		r.retprobe = true;
+		err = bt_targets__add(t, &r);
+	}
+	return err;
+}

@@ -16,6 +16,12 @@ traced() {
 	: >"$OUT" # truncated here: the wait below must not see the previous run's banner
 	"$WORK" "$A" "$B" "$L" "$S" &
 	wpid=$!
+	# -p resolves libraries through the process's maps: wait until the loader has run.
+	i=0
+	until grep -q libfc_worklib /proc/$wpid/maps 2>/dev/null || [ $i -gt 100 ]; do
+		i=$((i + 1))
+		sleep 0.01
+	done
 	args=""
 	for a in "$@"; do
 		[ "$a" = "@PID" ] && a=$wpid

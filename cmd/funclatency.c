@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+/* funclatency: time kernel and user functions, print log2 histograms, as BCC's. */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/types.h>
+#include <bpf/bpf.h>
+
+#include "bt_args.h"
+#include "bt_attach.h"
+#include "bt_cmd.h"
+#include "bt_err.h"
+#include "bt_hist.h"
+#include "bt_loop.h"
+#include "bt_skel.h"
+#include "bt_trace.h"
+#include "funclatency.h"
+#include "funclatency.skel.h"
+
+enum {
+	OPT_MAX_PROBES = 0x100,
+	OPT_ATTACH,
+};
+
+static struct funclatency_opts {
+	long pid;
+	unsigned long interval; /* 0: not given */
+	unsigned long duration; /* 0: not given */
+	unsigned long level;	/* 0: innermost calls only */
+	bool timestamp, usecs, msecs, per_func, regex, verbose;
+	unsigned long max_probes;
+	enum bt_attach_mode mode;
+	const char *pattern;
+} opts = { .max_probes = 1000 };
+
+static const struct argp_option options[] = {
+	{ "pid", 'p', "PID", 0, "Trace this PID only", 0 },
+	{ "interval", 'i', "INTERVAL", 0, "Summary interval, in seconds", 0 },
+	{ "duration", 'd', "DURATION", 0, "Total duration of trace, in seconds", 0 },
+	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
+	{ "microseconds", 'u', NULL, 0, "Microsecond histogram", 0 },
+	{ "milliseconds", 'm', NULL, 0, "Millisecond histogram", 0 },
+	{ "function", 'F', NULL, 0, "Show a separate histogram per function", 0 },
+	{ "regexp", 'r', NULL, 0, "Use regular expressions. Default is \"*\" wildcards only.", 0 },
+	{ "level", 'l', "LEVEL", 0, "Time the outermost LEVEL levels of nested or recursive calls",
+	  0 },
+	{ "verbose", 'v', NULL, 0, "Print what each function is attached with", 0 },
+	{ "max-probes", OPT_MAX_PROBES, "N", 0,
+	  "Refuse patterns matching more than N functions (default 1000)", 0 },
+	{ "attach", OPT_ATTACH, "MODE", 0, "Kernel functions through auto, fentry or kprobe", 0 },
+	{ NULL },
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct funclatency_opts *o = state->input;
+
+	switch (key) {
+	case 'p':
+		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
+	case 'i':
+		return bt_argp_ulong(state, arg, "interval", 1, BT_FOREVER, &o->interval);
+	case 'd':
+		return bt_argp_ulong(state, arg, "duration", 1, BT_FOREVER, &o->duration);
+	case 'T':
+		o->timestamp = true;
+		break;
+	case 'u':
+		o->usecs = true;
+		break;
+	case 'm':
+		o->msecs = true;
+		break;
+	case 'F':
+		o->per_func = true;
+		break;
+	case 'r':
+		o->regex = true;
+		break;
+	case 'l':
+		return bt_argp_ulong(state, arg, "level", 1, FL_MAX_LEVEL, &o->level);
+	case 'v':
+		o->verbose = true;
+		break;
+	case OPT_MAX_PROBES:
+		return bt_argp_ulong(state, arg, "probe limit", 1, 1000000, &o->max_probes);
+	case OPT_ATTACH:
+		if (bt_attach_mode_parse(arg, &o->mode)) {
+			argp_state_help(state, stderr, ARGP_HELP_USAGE);
+			return EINVAL;
+		}
+		break;
+	case ARGP_KEY_ARG:
+		if (o->pattern)
+			return bt_argp_error(state, "one pattern only: '%s' is extra", arg);
+		o->pattern = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!o->pattern)
+			return bt_argp_error(state, "a pattern to trace is required");
+		if (o->usecs && o->msecs)
+			return bt_argp_error(state, "-u and -m are mutually exclusive");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_opt,
+	.args_doc = "PATTERN",
+	.doc = "Time functions and print latency as a histogram.\v"
+	       "PATTERN: func, p:func (kernel); lib:func, c:func, /path/bin:func, prog:func\n"
+	       "(user); '*' wildcards, or regular expressions with -r.\n"
+	       "\n"
+	       "examples:\n"
+	       "    funclatency do_sys_open       # time the do_sys_open() kernel function\n"
+	       "    funclatency c:read            # time the read() C library function\n"
+	       "    funclatency -u vfs_read       # time vfs_read(), in microseconds\n"
+	       "    funclatency -m do_nanosleep   # time do_nanosleep(), in milliseconds\n"
+	       "    funclatency -i 2 -d 10 c:open # output every 2 seconds, for duration 10s\n"
+	       "    funclatency -mTi 5 vfs_read   # output every 5 seconds, with timestamps\n"
+	       "    funclatency -p 181 vfs_read   # time process 181 only\n"
+	       "    funclatency 'vfs_fstat*'      # time both vfs_fstat() and vfs_fstatat()\n"
+	       "    funclatency 'c:*printf'       # time the *printf family of functions\n"
+	       "    funclatency -F 'vfs_r*'       # show one histogram per matched function\n"
+	       "    funclatency -l 3 ./a.out:walk # time the 3 outer levels of recursion",
+};
+
+/* A histogram as printed: one function name (and process), summed over CPUs and copies. */
+struct section {
+	size_t row; /* the first entry target of its name: copies share it */
+	__u32 tgid; /* user functions: the process; else 0 */
+	uint64_t slots[FL_SLOTS];
+};
+
+struct state {
+	int fd;
+	size_t nfuncs;
+	const struct bt_targets *targets;
+	size_t *row_of;	     /* entry target -> row (the first target of its name) */
+	bool user;	     /* sections print "NAME [PID]" */
+	struct fl_hist *val; /* one value per CPU */
+	int ncpu;
+	const char *label;
+	uint64_t div;
+	struct funclatency_bpf *skel;
+};
+
+static int cmp_name_idx(const void *a, const void *b, void *arg)
+{
+	const struct bt_targets *t = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(t->v[x].name, t->v[y].name);
+
+	return c ? c : (x < y ? -1 : 1);
+}
+
+/*
+ * Functions that share a name (a kernel function and its compiler copies "foo.isra.0", a user
+ * function defined twice) print as one, as funccount's rows do: row = first target so named.
+ */
+static int build_rows(struct state *s)
+{
+	size_t *order, i;
+
+	order = calloc(s->nfuncs, sizeof(*order));
+	s->row_of = calloc(s->nfuncs, sizeof(*s->row_of));
+	if (!order || !s->row_of) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->nfuncs; i++)
+		order[i] = i;
+	qsort_r(order, s->nfuncs, sizeof(*order), cmp_name_idx, (void *)s->targets);
+	for (i = 0; i < s->nfuncs; i++) {
+		bool same = i &&
+			    !strcmp(s->targets->v[order[i]].name, s->targets->v[order[i - 1]].name);
+
+		s->row_of[order[i]] = same ? s->row_of[order[i - 1]] : order[i];
+	}
+	free(order);
+	return 0;
+}
+
+static int cmp_section(const void *a, const void *b)
+{
+	const struct section *x = a, *y = b;
+
+	if (x->row != y->row)
+		return x->row < y->row ? -1 : 1;
+	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
+}
+
+/*
+ * Take every histogram out of the map: lookup-and-delete is one step in the kernel, so a
+ * latency recorded while we read lands either in this interval or the next, never nowhere.
+ */
+static int take(struct state *s, const struct fl_hist_key *key)
+{
+	if (!bpf_map_lookup_and_delete_elem(s->fd, key, s->val))
+		return 0;
+	if (errno == ENOENT)
+		return -ENOENT;
+	/* kernels before 5.14: no lookup-and-delete on hash maps */
+	if (errno != EINVAL && errno != ENOTSUP && errno != 524 /* ENOTSUPP */)
+		return -errno;
+	if (bpf_map_lookup_elem(s->fd, key, s->val))
+		return -errno;
+	bpf_map_delete_elem(s->fd, key);
+	return 0;
+}
+
+static int collect(struct state *s, struct section **out, size_t *nout, uint64_t *total_ns,
+		   uint64_t *count)
+{
+	struct fl_hist_key *keys = NULL, k, *prev = NULL;
+	struct section *secs = NULL;
+	size_t nkeys = 0, cap = 0, nsec = 0, i, j;
+	int err = 0, cpu;
+
+	while (!bpf_map_get_next_key(s->fd, prev, &k)) {
+		if (nkeys == cap) {
+			struct fl_hist_key *nk;
+
+			cap = cap ? cap * 2 : 16;
+			nk = realloc(keys, cap * sizeof(*keys));
+			if (!nk) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			keys = nk;
+		}
+		keys[nkeys] = k;
+		prev = &keys[nkeys++];
+	}
+	secs = calloc(nkeys ? nkeys : 1, sizeof(*secs));
+	if (!secs) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	/* one section per key, then sorted, and keys of one name and process merged */
+	for (i = 0; i < nkeys; i++) {
+		struct section *sec = &secs[nsec];
+
+		err = take(s, &keys[i]);
+		if (err == -ENOENT) {
+			err = 0;
+			continue;
+		}
+		if (err) {
+			bt_err("cannot read the histograms: %s", strerror(-err));
+			goto cleanup;
+		}
+		sec->row = keys[i].func < s->nfuncs ? s->row_of[keys[i].func] : 0;
+		sec->tgid = keys[i].tgid;
+		for (cpu = 0; cpu < s->ncpu; cpu++) {
+			const struct fl_hist *h = &s->val[cpu];
+
+			*total_ns += h->total_ns;
+			for (j = 0; j < FL_SLOTS; j++) {
+				sec->slots[j] += h->slots[j];
+				*count += h->slots[j];
+			}
+		}
+		nsec++;
+	}
+	qsort(secs, nsec, sizeof(*secs), cmp_section);
+	for (i = 0, j = 0; i < nsec; i++) {
+		if (j && !cmp_section(&secs[j - 1], &secs[i])) {
+			size_t x;
+
+			for (x = 0; x < FL_SLOTS; x++)
+				secs[j - 1].slots[x] += secs[i].slots[x];
+			continue;
+		}
+		if (i != j)
+			secs[j] = secs[i];
+		j++;
+	}
+	*out = secs;
+	*nout = j;
+	secs = NULL;
+cleanup:
+	free(secs);
+	free(keys);
+	return err;
+}
+
+static int print_interval(struct state *s)
+{
+	uint64_t total_ns = 0, count = 0;
+	struct section *secs = NULL;
+	size_t nsec = 0, i;
+	int err;
+
+	err = collect(s, &secs, &nsec, &total_ns, &count);
+	if (err)
+		return err;
+	printf("\n");
+	if (opts.timestamp) {
+		bt_print_time(stdout, "%H:%M:%S");
+		printf("\n");
+	}
+	for (i = 0; i < nsec; i++) {
+		const char *name = s->targets->v[secs[i].row].name;
+
+		if (s->skel->rodata->key_func) {
+			if (s->user)
+				printf("\nFunction = %s [%u]\n", name, secs[i].tgid);
+			else
+				printf("\nFunction = %s\n", name);
+		}
+		bt_hist_print_log2(stdout, secs[i].slots, FL_SLOTS, s->label);
+	}
+	if (count > 0) {
+		/* BCC divides the ns total, then the average is that over the count, truncated */
+		uint64_t total = total_ns / s->div;
+
+		printf("\navg = %llu %s, total: %llu %s, count: %llu\n\n",
+		       (unsigned long long)(total / count), s->label, (unsigned long long)total,
+		       s->label, (unsigned long long)count);
+	}
+	free(secs);
+	return 0;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * BCC's loop: print every interval; with -d alone the one interval is the duration; with -i
+ * and -d, stop at the duration, the last interval cut short (as funccount). A pipe whose reader
+ * left stops it too.
+ */
+static int latency_loop(struct state *s)
+{
+	unsigned long interval =
+		opts.interval ? opts.interval : (opts.duration ? opts.duration : BT_FOREVER);
+	long long end = opts.duration ? now_ms() + (long long)opts.duration * 1000 : -1;
+	struct stat st;
+	int err, out_fd = -1;
+
+	if (fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode))
+		out_fd = STDOUT_FILENO;
+	for (;;) {
+		long long wait = (long long)interval * 1000;
+		bool last = false;
+
+		if (end >= 0 && now_ms() + wait >= end) {
+			wait = end - now_ms();
+			if (wait < 0)
+				wait = 0;
+			last = true;
+		}
+		err = bt_wait(out_fd, (long)wait);
+		if (err < 0)
+			return err;
+		if (err == BT_WAKE_FD) {
+			struct pollfd p = { .fd = out_fd };
+
+			/* a pipe's write end polls POLLERR once the reader is gone */
+			if (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)))
+				return 0;
+			out_fd = -1;
+			continue;
+		}
+		err = print_interval(s);
+		if (err < 0)
+			return err;
+		if (bt_output_closed())
+			return 0;
+		if (last || bt_stop_requested())
+			return 0;
+	}
+}
+
+static int resolve(struct bt_targets *targets)
+{
+	struct bt_resolve_opts ropts = {
+		.pid = opts.pid,
+		.regex = opts.regex,
+		.max_probes = opts.max_probes,
+	};
+	struct bt_probe_spec spec = { 0 };
+	int err;
+
+	err = bt_probe_spec__parse(opts.pattern, &spec);
+	if (err)
+		return err;
+	if ((spec.kind != BT_SPEC_KFUNC && spec.kind != BT_SPEC_UFUNC) || spec.retprobe) {
+		err = bt_usage_err("cannot time '%s': only functions (func, lib:func) have a "
+				   "latency",
+				   opts.pattern);
+		goto cleanup;
+	}
+	err = bt_targets__resolve(&spec, &ropts, targets);
+	if (err < 0)
+		goto cleanup;
+	err = bt_targets__add_returns(targets);
+	if (err)
+		bt_err("out of memory");
+cleanup:
+	bt_probe_spec__free(&spec);
+	return err;
+}
+
+static const char *return_how(const char *how)
+{
+	if (!strcmp(how, "fentry"))
+		return "fexit";
+	if (!strcmp(how, "kprobe"))
+		return "kretprobe";
+	if (!strcmp(how, "kprobe.multi"))
+		return "kretprobe.multi";
+	return how;
+}
+
+/* -v: what each function is attached with; BCC prints its generated program instead. */
+static void describe(const struct bt_targets *t, const struct bt_attach *a, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct bt_target *e = &t->v[i];
+		const char *in = bt_attach__how(a, i), *out = bt_attach__how(a, n + i);
+
+		if (e->kind == BT_SPEC_UFUNC)
+			fprintf(stderr, "%s: '%s' (%s+0x%llx): entry %s, return %s\n",
+				bt_progname(), e->name, e->path, (unsigned long long)e->offset,
+				in ? in : "none", out ? out : "none");
+		else
+			fprintf(stderr, "%s: '%s' (%s): entry %s, return %s\n", bt_progname(),
+				e->name, e->func, in ? in : "none", out ? return_how(out) : "none");
+	}
+}
+
+static struct bt_attach_progs attach_progs(struct funclatency_bpf *skel)
+{
+	struct bt_attach_progs p = {
+		.fentry = skel->progs.bt_fentry,
+		.fexit = skel->progs.bt_fexit,
+		.kprobe = skel->progs.bt_kprobe,
+		.kretprobe = skel->progs.bt_kretprobe,
+		.kprobe_multi = skel->progs.bt_kprobe_multi,
+		.kretprobe_multi = skel->progs.bt_kretprobe_multi,
+		.uprobe = skel->progs.bt_uprobe,
+		.uretprobe = skel->progs.bt_uretprobe,
+	};
+
+	return p;
+}
+
+/* Map sizes for what this run keeps; a map that is not used gets one entry. */
+static int size_maps(struct funclatency_bpf *skel, size_t nfuncs)
+{
+	size_t nhists = 1;
+	int err;
+
+	if (skel->rodata->key_tgid)
+		nhists = nfuncs > FL_MAX_HISTS ? nfuncs : FL_MAX_HISTS;
+	else if (skel->rodata->key_func)
+		nhists = nfuncs;
+	err = bpf_map__set_max_entries(skel->maps.hists, nhists);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.starts, opts.level ? 1 : FL_MAX_THREADS);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.stacks, opts.level ? FL_MAX_THREADS : 1);
+	if (err)
+		bt_err("cannot size the maps: %s", strerror(-err));
+	return err;
+}
+
+static int run(const struct bt_cmd *cmd)
+{
+	struct bt_filters filters = BT_FILTERS_NONE;
+	struct bt_targets targets = { 0 };
+	struct bt_attach *attach = NULL;
+	struct funclatency_bpf *skel = NULL;
+	struct bt_attach_progs progs;
+	struct state s = { 0 };
+	size_t n;
+	int err;
+
+	err = resolve(&targets);
+	if (err < 0)
+		goto cleanup;
+	n = targets.n / 2;
+	s.targets = &targets;
+	s.nfuncs = n;
+	s.user = targets.v[0].kind == BT_SPEC_UFUNC;
+	s.label = opts.msecs ? "msecs" : opts.usecs ? "usecs" : "nsecs";
+	s.div = opts.msecs ? 1000000 : opts.usecs ? 1000 : 1;
+	s.ncpu = libbpf_num_possible_cpus();
+	if (s.ncpu <= 0) {
+		err = s.ncpu ? s.ncpu : -EINVAL;
+		bt_err("cannot count the CPUs: %s", strerror(-err));
+		goto cleanup;
+	}
+	s.val = calloc(s.ncpu, sizeof(*s.val));
+	err = s.val ? build_rows(&s) : -ENOMEM;
+	if (err) {
+		bt_err("out of memory");
+		goto cleanup;
+	}
+
+	skel = funclatency_bpf__open();
+	if (!skel) {
+		err = -errno;
+		bt_err("cannot open the BPF object: %s", strerror(errno));
+		goto cleanup;
+	}
+	s.skel = skel;
+	skel->rodata->nfuncs = n;
+	skel->rodata->level = opts.level;
+	skel->rodata->unit_div = s.div;
+	/* BCC: a histogram per function with -F, and per function and process for user
+	 * functions traced everywhere (printed "NAME [PID]") */
+	skel->rodata->key_func = opts.per_func || (s.user && !opts.pid);
+	skel->rodata->key_tgid = skel->rodata->key_func && s.user;
+	err = size_maps(skel, n);
+	if (err)
+		goto cleanup;
+	filters.tgid = opts.pid;
+	progs = attach_progs(skel);
+	err = bt_trace__load(skel->skeleton, &progs, &targets, &filters, opts.mode, &attach);
+	if (err)
+		goto cleanup;
+	s.fd = bpf_map__fd(skel->maps.hists);
+	if (opts.verbose)
+		describe(&targets, attach, n);
+
+	printf("Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", n, opts.pattern);
+	if (bt_output_closed())
+		goto cleanup;
+	err = latency_loop(&s);
+	if (!err && !bt_output_closed())
+		printf("Detaching...\n");
+	if (!err && skel->bss->lost)
+		bt_warn("%llu latencies not recorded: more than %zu histograms",
+			(unsigned long long)skel->bss->lost, (size_t)FL_MAX_HISTS);
+cleanup:
+	/* links before the object: every probe is gone before the programs are unloaded */
+	bt_attach__destroy(attach);
+	funclatency_bpf__destroy(skel);
+	free(s.row_of);
+	free(s.val);
+	bt_targets__free(&targets);
+	return err;
+}
+
+BT_COMMAND(funclatency) = {
+	.name = "funclatency",
+	.summary = "Time functions and print latency as a histogram",
+	.argp = &argp,
+	.opts = &opts,
+	.run = run,
+	.flags = BT_NEED_PRIV,
+	.uses = BT_USES_KFUNC | BT_USES_UPROBE,
+};
