@@ -14,7 +14,8 @@ WORK=$BT_WORKLOADS/fc_work
 traced() {
 	OUT=$T/out ERR=$T/err
 	: >"$OUT" # truncated here: the wait below must not see the previous run's banner
-	"$WORK" "$A" "$B" "$L" "$S" &
+	# shellcheck disable=SC2086
+	${PIN:-} "$WORK" "$A" "$B" "$L" "$S" &
 	wpid=$!
 	# -p resolves libraries through the process's maps: wait until the loader has run.
 	i=0
@@ -185,6 +186,17 @@ if ! [ -e /sys/bus/event_source/devices/kprobe/type ]; then
 	[ "$(wc -l <"$ERR")" = 1 ] || fail "funccount vfs_read: expected one line of error"
 	grep -q 'kprobes' "$ERR" || fail "funccount vfs_read: the reason does not mention kprobes"
 	ok "kernel functions refused: $(cat "$ERR")"
+fi
+
+# The CPU filter runs in the kernel: the workload pinned to CPU 0 is counted on CPU 0 only.
+if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+	PIN="taskset -c 0" traced -p @PID -c 0 syscall:getppid
+	expect_rc 0 "funccount -c 0 syscall:getppid"
+	[ "$(value_of getppid)" = "$S" ] || fail "-c 0: expected exactly $S getppid calls"
+	PIN="taskset -c 0" traced -p @PID -c 1 syscall:getppid
+	expect_rc 0 "funccount -c 1 syscall:getppid"
+	grep -q '^getppid' "$OUT" && fail "-c 1 counted calls made on CPU 0"
+	ok "cpu filter"
 fi
 
 # Bad input: one line on stderr naming the tool, nothing on stdout, exit 2 (usage) or 1.
