@@ -19,6 +19,7 @@ struct bt_events {
 	bt_event_fn fn;
 	void *ctx;
 	int lost_fd;
+	unsigned int lost_slot;
 	unsigned long long perf_lost;
 };
 
@@ -113,6 +114,11 @@ void bt_events__free(struct bt_events *ev)
 	free(ev);
 }
 
+void bt_events__set_lost_slot(struct bt_events *ev, unsigned int slot)
+{
+	ev->lost_slot = slot;
+}
+
 int bt_events__fd(const struct bt_events *ev)
 {
 	return ev->rb ? ring_buffer__epoll_fd(ev->rb) : perf_buffer__epoll_fd(ev->pb);
@@ -131,9 +137,11 @@ unsigned long long bt_events__lost(const struct bt_events *ev)
 {
 	uint64_t lost = 0;
 
-	if (ev->lost_fd >= 0)
-		bt_percpu_sum(ev->lost_fd, 0, &lost, 1);
-	return lost + ev->perf_lost;
+	/* The kernel counts every failed output, a full perf buffer's too; its lost-sample
+	 * records count the same losses again, so they only stand in for a missing counter. */
+	if (ev->lost_fd < 0 || bt_percpu_sum(ev->lost_fd, ev->lost_slot, &lost, 1))
+		return ev->perf_lost;
+	return lost;
 }
 
 void bt_events__report_lost(const struct bt_events *ev)

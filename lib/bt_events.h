@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <bpf/libbpf.h>
 
+#include "bt_event.h"
+
 struct bt_events;
 
 typedef int (*bt_event_fn)(void *ctx, const void *data, size_t size);
@@ -20,6 +22,8 @@ int bt_events__configure(struct bpf_object *obj, struct bpf_map *map);
 int bt_events__new(struct bpf_object *obj, struct bpf_map *map, bt_event_fn fn, void *ctx,
 		   struct bt_events **out);
 void bt_events__free(struct bt_events *ev); /* NULL is fine */
+/* Which slot of bt_events_lost counts this map's failures (BT_EVENTS_LOST_*; default 0). */
+void bt_events__set_lost_slot(struct bt_events *ev, unsigned int slot);
 
 /* A descriptor that becomes readable when events wait (for bt_wait / struct bt_poll). */
 int bt_events__fd(const struct bt_events *ev);

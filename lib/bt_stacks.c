@@ -102,6 +102,7 @@ int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 		err = bt_events__new(obj, pids, on_new_pid, st, &st->pids);
 		if (err)
 			goto cleanup;
+		bt_events__set_lost_slot(st->pids, BT_EVENTS_LOST_PIDS);
 	}
 	if (opts->user && opts->note_running)
 		note_running(st);

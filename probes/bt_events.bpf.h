@@ -9,6 +9,8 @@
 #ifndef BT_EVENTS_BPF_H
 #define BT_EVENTS_BPF_H
 
+#include "bt_event.h"
+
 const volatile bool bt_use_ringbuf = true;
 
 #define BT_EVENT_MAP(name, bytes)                   \
@@ -17,17 +19,22 @@ const volatile bool bt_use_ringbuf = true;
 		__uint(max_entries, bytes);         \
 	} name SEC(".maps")
 
-/* Ring buffer outputs that found no room; the perf path counts its own losses. */
+/*
+ * Failed outputs, per CPU, one slot per kind of event so that each is reported as what it is:
+ * BT_EVENTS_LOST_TOOL for a tool's own events, BT_EVENTS_LOST_PIDS for process announcements.
+ * Both paths count here (a full perf buffer makes bpf_perf_event_output() fail too).
+ */
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, BT_EVENTS_LOST_SLOTS);
 	__type(key, __u32);
 	__type(value, __u64);
 } bt_events_lost SEC(".maps");
 
-static __always_inline void bt_event_output(void *ctx, void *map, void *data, __u64 size)
+static __always_inline void bt_event_output_to(void *ctx, void *map, __u32 lost_slot, void *data,
+					       __u64 size)
 {
-	__u32 zero = 0;
 	__u64 *lost;
 
 	if (bt_use_ringbuf) {
@@ -37,9 +44,14 @@ static __always_inline void bt_event_output(void *ctx, void *map, void *data, __
 		if (!bpf_perf_event_output(ctx, map, BPF_F_CURRENT_CPU, data, size))
 			return;
 	}
-	lost = bpf_map_lookup_elem(&bt_events_lost, &zero);
+	lost = bpf_map_lookup_elem(&bt_events_lost, &lost_slot);
 	if (lost)
 		(*lost)++;
+}
+
+static __always_inline void bt_event_output(void *ctx, void *map, void *data, __u64 size)
+{
+	bt_event_output_to(ctx, map, BT_EVENTS_LOST_TOOL, data, size);
 }
 
 #endif

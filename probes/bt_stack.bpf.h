@@ -76,7 +76,7 @@ static __always_inline void bt_note_pid(void *ctx, __u32 tgid)
 		return;
 	if (bpf_map_update_elem(&bt_seen_pids, &tgid, &one, BPF_NOEXIST))
 		return;
-	bt_event_output(ctx, &bt_new_pids, &tgid, sizeof(tgid));
+	bt_event_output_to(ctx, &bt_new_pids, BT_EVENTS_LOST_PIDS, &tgid, sizeof(tgid));
 }
 
 #endif

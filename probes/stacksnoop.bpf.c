@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stacksnoop: one event per call, carrying the ids of its stacks in the shared stack map.
+ * The process filter runs first, so a filtered-out call costs a comparison; a kept one costs
+ * one or two stack walks and a ring buffer (or perf buffer) output.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/usdt.bpf.h>
+
+#include "bt_attach.bpf.h"
+#include "bt_common.bpf.h"
+#include "bt_events.bpf.h"
+#include "bt_stack.bpf.h"
+#include "stacksnoop.h"
+
+const volatile bool want_kernel = true;
+const volatile bool want_user = false;
+
+/* 4 MiB: bursts of a few tens of thousands of calls are printed, not lost. */
+BT_EVENT_MAP(events, 4 * 1024 * 1024);
+
+static __always_inline int snoop(void *ctx, __u32 index, __u64 user_caller)
+{
+	struct stacksnoop_event e = {};
+
+	if (bt_filtered_out())
+		return 0;
+	e.ts = bpf_ktime_get_ns();
+	e.tgid = bpf_get_current_pid_tgid() >> 32;
+	e.cpu = bpf_get_smp_processor_id();
+	e.index = index;
+	bpf_get_current_comm(e.comm, sizeof(e.comm));
+	e.kernel_stack_id = want_kernel ? bt_get_stack_id(ctx, 0) : -1;
+	e.user_stack_id = want_user ? bt_get_stack_id(ctx, BPF_F_USER_STACK) : -1;
+	if (want_user && e.user_stack_id >= 0)
+		e.user_caller = user_caller;
+	bt_event_output(ctx, &events, &e, sizeof(e));
+	return 0;
+}
+
+/* One generic program per mechanism; the attach layer enables those it uses. */
+SEC("?fentry")
+int BPF_PROG(ss_fentry)
+{
+	return snoop(ctx, bt_target_index(ctx), 0);
+}
+
+SEC("?kprobe")
+int BPF_KPROBE(ss_kprobe)
+{
+	return snoop(ctx, bt_target_index(ctx), 0);
+}
+
+SEC("?kprobe.multi")
+int BPF_KPROBE(ss_kprobe_multi)
+{
+	return snoop(ctx, bt_target_index(ctx), 0);
+}
+
+SEC("?uprobe")
+int BPF_KPROBE(ss_uprobe)
+{
+	__u64 caller = 0;
+
+	if (want_user)
+		bpf_probe_read_user(&caller, sizeof(caller), (void *)PT_REGS_SP(ctx));
+	return snoop(ctx, bt_target_index(ctx), caller);
+}
+
+SEC("?tracepoint")
+int ss_tracepoint(void *ctx)
+{
+	return snoop(ctx, bt_target_index(ctx), 0);
+}
+
+SEC("?usdt")
+int BPF_USDT(ss_usdt)
+{
+	return snoop(ctx, bpf_usdt_cookie(ctx), 0);
+}
+
+char LICENSE[] SEC("license") = "GPL";
