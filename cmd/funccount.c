@@ -5,9 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <poll.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
@@ -248,14 +245,6 @@ static int print_counts(void *ctx)
 	return 0;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 /*
  * BCC's loop: print every interval; with -d alone the one interval is the duration; with -i
  * and -d, stop at the duration. Unlike BCC, the last interval is cut short so the trace lasts
@@ -263,48 +252,13 @@ static long long now_ms(void)
  */
 static int count_loop(struct state *s)
 {
-	unsigned long interval =
-		opts.interval ? opts.interval : (opts.duration ? opts.duration : BT_FOREVER);
-	long long end = opts.duration ? now_ms() + (long long)opts.duration * 1000 : -1;
-	struct stat st;
-	int err, out_fd = -1;
+	struct bt_interval iv = {
+		.interval = opts.interval ? opts.interval
+					  : (opts.duration ? opts.duration : BT_FOREVER),
+		.duration = opts.duration,
+	};
 
-	/*
-	 * `funccount ... | head -1`: head is gone long before the next table is written. A pipe's
-	 * write end polls as POLLERR once its reader closes, so wait on it too and stop then.
-	 */
-	if (fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode))
-		out_fd = STDOUT_FILENO;
-	for (;;) {
-		long long wait = (long long)interval * 1000;
-		bool last = false;
-
-		if (end >= 0 && now_ms() + wait >= end) {
-			wait = end - now_ms();
-			if (wait < 0)
-				wait = 0;
-			last = true;
-		}
-		err = bt_wait(out_fd, (long)wait);
-		if (err < 0)
-			return err;
-		if (err == BT_WAKE_FD) {
-			struct pollfd p = { .fd = out_fd };
-
-			/* POLLERR/POLLHUP: the reader left; anything else is spurious, ignore it */
-			if (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)))
-				return 0;
-			out_fd = -1;
-			continue;
-		}
-		err = print_counts(s);
-		if (err < 0)
-			return err;
-		if (bt_output_closed())
-			return 0;
-		if (last || bt_stop_requested())
-			return 0;
-	}
+	return bt_interval_loop(&iv, print_counts, s);
 }
 
 static struct bt_attach_progs attach_progs(struct funccount_bpf *skel)

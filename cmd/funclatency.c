@@ -2,12 +2,9 @@
 /* funclatency: time kernel and user functions, print log2 histograms, as BCC's. */
 #include <errno.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/types.h>
 #include <bpf/bpf.h>
@@ -295,8 +292,9 @@ cleanup:
 	return err;
 }
 
-static int print_interval(struct state *s)
+static int print_interval(void *ctx)
 {
+	struct state *s = ctx;
 	uint64_t total_ns = 0, count = 0;
 	struct section *secs = NULL;
 	size_t nsec = 0, i;
@@ -333,59 +331,20 @@ static int print_interval(struct state *s)
 	return 0;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 /*
  * BCC's loop: print every interval; with -d alone the one interval is the duration; with -i
- * and -d, stop at the duration, the last interval cut short (as funccount). A pipe whose reader
- * left stops it too.
+ * and -d, stop at the duration. Unlike BCC, the last interval is cut short so the trace lasts
+ * exactly the duration (BCC overshoots to the next multiple of the interval).
  */
 static int latency_loop(struct state *s)
 {
-	unsigned long interval =
-		opts.interval ? opts.interval : (opts.duration ? opts.duration : BT_FOREVER);
-	long long end = opts.duration ? now_ms() + (long long)opts.duration * 1000 : -1;
-	struct stat st;
-	int err, out_fd = -1;
+	struct bt_interval iv = {
+		.interval = opts.interval ? opts.interval
+					  : (opts.duration ? opts.duration : BT_FOREVER),
+		.duration = opts.duration,
+	};
 
-	if (fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode))
-		out_fd = STDOUT_FILENO;
-	for (;;) {
-		long long wait = (long long)interval * 1000;
-		bool last = false;
-
-		if (end >= 0 && now_ms() + wait >= end) {
-			wait = end - now_ms();
-			if (wait < 0)
-				wait = 0;
-			last = true;
-		}
-		err = bt_wait(out_fd, (long)wait);
-		if (err < 0)
-			return err;
-		if (err == BT_WAKE_FD) {
-			struct pollfd p = { .fd = out_fd };
-
-			/* a pipe's write end polls POLLERR once the reader is gone */
-			if (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)))
-				return 0;
-			out_fd = -1;
-			continue;
-		}
-		err = print_interval(s);
-		if (err < 0)
-			return err;
-		if (bt_output_closed())
-			return 0;
-		if (last || bt_stop_requested())
-			return 0;
-	}
+	return bt_interval_loop(&iv, print_interval, s);
 }
 
 static int resolve(struct bt_targets *targets)

@@ -399,7 +399,11 @@ static int run(const struct bt_cmd *cmd)
 					.note_running = !opts.pid,
 					.sym = { .debuginfo = opts.debuginfo,
 						 .debuginfod = opts.debuginfod } };
-	struct bt_interval iv = { .interval = BT_FOREVER, .count = 1 };
+	struct bt_interval iv = {
+		.interval = opts.interval ? opts.interval
+					  : (opts.duration ? opts.duration : BT_FOREVER),
+		.duration = opts.duration,
+	};
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_targets targets = { 0 };
 	struct bt_attach_progs progs;
@@ -411,13 +415,6 @@ static int run(const struct bt_cmd *cmd)
 
 	if (opts.pid)
 		opts.perpid = true; /* as BCC: one process is shown by itself */
-	if (opts.interval) {
-		iv.interval = opts.interval;
-		iv.count = opts.duration ? (opts.duration + opts.interval - 1) / opts.interval
-					 : BT_FOREVER;
-	} else if (opts.duration) {
-		iv.interval = opts.duration;
-	}
 	s.delimiter = opts.delimited && !opts.kernel_only && !opts.user_only;
 	s.fmt = (opts.offset ? BT_FMT_OFFSET : 0) | (opts.verbose ? BT_FMT_REASON : 0) |
 		(opts.debuginfo ? BT_FMT_SOURCE : 0);

@@ -39,6 +39,7 @@ int bt_argp_long(struct argp_state *state, const char *s, const char *what, long
 struct bt_interval {
 	unsigned long interval; /* seconds between outputs */
 	unsigned long count;	/* number of outputs */
+	unsigned long duration; /* seconds in all, the last interval cut short; 0: no limit */
 	int nargs;		/* positionals seen so far */
 };
 #define BT_FOREVER 99999999UL

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -103,39 +104,79 @@ int bt_interval_loop(const struct bt_interval *iv, bt_print_fn print, void *ctx)
 	return bt_interval_loop_poll(iv, print, ctx, NULL);
 }
 
-/* Wait out one interval, servicing poll->fd meanwhile. */
-static int wait_interval(long ms, const struct bt_poll *poll)
+/* stdout when it is a pipe: its write end polls POLLERR once the reader has closed. */
+static int stdout_pipe(void)
 {
-	long long deadline = now_ms() + ms;
-	int err;
+	struct stat st;
 
+	return fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode) ? STDOUT_FILENO : -1;
+}
+
+/*
+ * Wait until deadline (ms, CLOCK_MONOTONIC) servicing poll->fd meanwhile. Returns
+ * BT_WAKE_TIMEOUT, BT_WAKE_SIGNAL, 1 + BT_WAKE_FD when the pipe reader left, or -errno.
+ */
+static int wait_until(long long deadline, const struct bt_poll *poll_fd, int *pipe_fd)
+{
 	for (;;) {
-		long left = deadline - now_ms();
+		struct pollfd pfd[3] = {
+			{ .fd = signal_fd, .events = POLLIN },
+			{ .fd = poll_fd ? poll_fd->fd : -1, .events = POLLIN },
+			{ .fd = *pipe_fd, .events = 0 },
+		};
+		long long left = deadline - now_ms();
+		int n, err;
 
-		err = bt_wait(poll ? poll->fd : -1, left > 0 ? left : 0);
-		if (err != BT_WAKE_FD)
-			return err;
-		err = poll->ready(poll->ctx);
-		if (err < 0)
-			return err;
+		if (stop_requested)
+			return BT_WAKE_SIGNAL;
+		if (left <= 0)
+			return BT_WAKE_TIMEOUT;
+		n = poll(pfd, 3, left > 1000000 ? 1000000 : (int)left);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (pfd[0].revents)
+			drain_signals();
+		if (pfd[2].revents & (POLLERR | POLLHUP))
+			return BT_WAKE_FD + 1;
+		if (pfd[2].revents)
+			*pipe_fd = -1; /* anything else is spurious: stop watching */
+		if (pfd[1].revents) {
+			err = poll_fd->ready(poll_fd->ctx);
+			if (err < 0)
+				return err;
+		}
 	}
 }
 
 int bt_interval_loop_poll(const struct bt_interval *iv, bt_print_fn print, void *ctx,
-			  const struct bt_poll *poll)
+			  const struct bt_poll *poll_fd)
 {
-	unsigned long left = iv->count;
+	long long end = iv->duration ? now_ms() + (long long)iv->duration * 1000 : -1;
+	unsigned long left = iv->count ? iv->count : BT_FOREVER;
+	int pipe_fd = stdout_pipe();
 	int err;
 
-	if (poll && poll->fd < 0)
-		poll = NULL;
+	if (poll_fd && poll_fd->fd < 0)
+		poll_fd = NULL;
 	for (;;) {
-		err = wait_interval((long)iv->interval * 1000, poll);
+		long long deadline = now_ms() + (long long)iv->interval * 1000;
+		bool last = false;
+
+		if (end >= 0 && deadline >= end) {
+			deadline = end;
+			last = true;
+		}
+		err = wait_until(deadline, poll_fd, &pipe_fd);
 		if (err < 0)
 			return err;
-		if (poll) {
+		if (err == BT_WAKE_FD + 1)
+			return 0;
+		if (poll_fd) {
 			/* Announcements that raced with the timeout still get their snapshot. */
-			err = poll->ready(poll->ctx);
+			err = poll_fd->ready(poll_fd->ctx);
 			if (err < 0)
 				return err;
 		}
@@ -144,7 +185,7 @@ int bt_interval_loop_poll(const struct bt_interval *iv, bt_print_fn print, void 
 			return err;
 		if (bt_output_closed())
 			return 0;
-		if (bt_stop_requested() || --left == 0)
+		if (last || bt_stop_requested() || --left == 0)
 			return 0;
 	}
 }

@@ -35,8 +35,10 @@ bool bt_output_closed(void);
 
 /*
  * The summary loop of BCC's interval tools: every iv->interval seconds (or at Ctrl-C) call
- * print(ctx); stop after iv->count outputs or after the output following a stop signal.
- * Returns 0, or the first negative value print() returned.
+ * print(ctx); stop after iv->count outputs, when iv->duration has passed (the last interval
+ * cut short, so the trace lasts exactly that), after the output following a stop signal, or
+ * as soon as the reader of a piped stdout has gone (`| head`), without waiting for the next
+ * output to fail. Returns 0, or the first negative value print() returned.
  */
 typedef int (*bt_print_fn)(void *ctx);
 int bt_interval_loop(const struct bt_interval *iv, bt_print_fn print, void *ctx);
