@@ -76,11 +76,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_MAX_PROBES:
 		return bt_argp_ulong(state, arg, "probe limit", 1, 1000000, &o->max_probes);
 	case OPT_ATTACH:
-		if (bt_attach_mode_parse(arg, &o->mode)) {
-			argp_state_help(state, stderr, ARGP_HELP_USAGE);
-			return EINVAL;
-		}
-		break;
+		return bt_argp_attach_mode(state, arg, &o->mode);
 	case ARGP_KEY_ARG:
 		if (o->pattern)
 			return bt_argp_error(state, "one pattern only: '%s' is extra", arg);

@@ -113,11 +113,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->kernel_stack = true;
 		break;
 	case OPT_ATTACH:
-		if (bt_attach_mode_parse(arg, &o->mode)) {
-			argp_state_help(state, stderr, ARGP_HELP_USAGE);
-			return EINVAL;
-		}
-		break;
+		return bt_argp_attach_mode(state, arg, &o->mode);
 	case OPT_STORAGE:
 		return bt_argp_ulong(state, arg, "stack storage size", 1, 1 << 24, &o->storage);
 	case OPT_MAX_PROBES:

@@ -56,11 +56,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'p':
 		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
 	case OPT_ATTACH:
-		if (bt_attach_mode_parse(arg, &o->mode)) {
-			argp_state_help(state, stderr, ARGP_HELP_USAGE);
-			return EINVAL;
-		}
-		break;
+		return bt_argp_attach_mode(state, arg, &o->mode);
 	case ARGP_KEY_ARG:
 		return bt_argp_interval_arg(state, arg, &o->iv);
 	default:

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <string.h>
 
 #include "bt_err.h"
@@ -46,4 +47,12 @@ int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_attach_prog
 cleanup:
 	bt_attach__destroy(attach);
 	return err;
+}
+
+int bt_argp_attach_mode(struct argp_state *state, const char *arg, enum bt_attach_mode *mode)
+{
+	if (!bt_attach_mode_parse(arg, mode))
+		return 0;
+	argp_state_help(state, stderr, ARGP_HELP_USAGE);
+	return EINVAL;
 }

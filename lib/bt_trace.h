@@ -8,6 +8,7 @@
 #ifndef BT_TRACE_H
 #define BT_TRACE_H
 
+#include <argp.h>
 #include <bpf/libbpf.h>
 
 #include "bt_attach.h"
@@ -26,5 +27,8 @@ int bt_targets__from_pattern(const char *pattern, const struct bt_resolve_opts *
 int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_attach_progs *progs,
 		   const struct bt_targets *targets, const struct bt_filters *filters,
 		   enum bt_attach_mode mode, struct bt_attach **out);
+
+/* --attach=MODE in an argp parser: 0, or EINVAL after the message and the usage line. */
+int bt_argp_attach_mode(struct argp_state *state, const char *arg, enum bt_attach_mode *mode);
 
 #endif
