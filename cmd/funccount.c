@@ -257,20 +257,6 @@ static int count_loop(struct state *s)
 	return bt_interval_loop(&iv, print_counts, s);
 }
 
-static struct bt_attach_progs attach_progs(struct funccount_bpf *skel)
-{
-	struct bt_attach_progs p = {
-		.fentry = skel->progs.fc_fentry,
-		.kprobe = skel->progs.fc_kprobe,
-		.kprobe_multi = skel->progs.fc_kprobe_multi,
-		.uprobe = skel->progs.fc_uprobe,
-		.tracepoint = skel->progs.fc_tracepoint,
-		.usdt = skel->progs.fc_usdt,
-	};
-
-	return p;
-}
-
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_resolve_opts ropts = {
@@ -282,7 +268,6 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_targets targets = { 0 };
 	struct bt_attach *attach = NULL;
 	struct funccount_bpf *skel = NULL;
-	struct bt_attach_progs progs;
 	struct state s = { 0 };
 	int err, n;
 
@@ -308,8 +293,7 @@ static int run(const struct bt_cmd *cmd)
 	}
 	filters.cpu = opts.cpu;
 	filters.tgid = opts.pid;
-	progs = attach_progs(skel);
-	err = bt_trace__load(skel->skeleton, &progs, &targets, &filters, opts.mode, &attach);
+	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
 	if (err)
 		goto cleanup;
 	s.fd = bpf_map__fd(skel->maps.counts);

@@ -403,22 +403,6 @@ static void describe(const struct bt_targets *t, const struct bt_attach *a, size
 	}
 }
 
-static struct bt_attach_progs attach_progs(struct funclatency_bpf *skel)
-{
-	struct bt_attach_progs p = {
-		.fentry = skel->progs.bt_fentry,
-		.fexit = skel->progs.bt_fexit,
-		.kprobe = skel->progs.bt_kprobe,
-		.kretprobe = skel->progs.bt_kretprobe,
-		.kprobe_multi = skel->progs.bt_kprobe_multi,
-		.kretprobe_multi = skel->progs.bt_kretprobe_multi,
-		.uprobe = skel->progs.bt_uprobe,
-		.uretprobe = skel->progs.bt_uretprobe,
-	};
-
-	return p;
-}
-
 /* Map sizes for what this run keeps; a map that is not used gets one entry. */
 static int size_maps(struct funclatency_bpf *skel, size_t nfuncs)
 {
@@ -445,7 +429,6 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_targets targets = { 0 };
 	struct bt_attach *attach = NULL;
 	struct funclatency_bpf *skel = NULL;
-	struct bt_attach_progs progs;
 	struct state s = { 0 };
 	size_t n;
 	int err;
@@ -490,8 +473,7 @@ static int run(const struct bt_cmd *cmd)
 	if (err)
 		goto cleanup;
 	filters.tgid = opts.pid;
-	progs = attach_progs(skel);
-	err = bt_trace__load(skel->skeleton, &progs, &targets, &filters, opts.mode, &attach);
+	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
 	if (err)
 		goto cleanup;
 	s.fd = bpf_map__fd(skel->maps.hists);

@@ -444,23 +444,6 @@ static void print_header(void)
 	       opts.nargs ? "FUNC ARGS" : "FUNC");
 }
 
-static struct bt_attach_progs attach_progs(struct funcslower_bpf *skel)
-{
-	struct bt_attach_progs p = {
-		.fentry = skel->progs.fs_fentry,
-		.fexit = skel->progs.fs_fexit,
-		.kprobe = skel->progs.fs_kprobe,
-		.kretprobe = skel->progs.fs_kretprobe,
-		.kprobe_multi = skel->progs.fs_kprobe_multi,
-		.kretprobe_multi = skel->progs.fs_kretprobe_multi,
-		.uprobe = skel->progs.fs_uprobe,
-		.uretprobe = skel->progs.fs_uretprobe,
-		.tracepoint = skel->progs.fs_tracepoint,
-	};
-
-	return p;
-}
-
 /* One descriptor for the loop: the event buffer and, with user stacks, announcements. */
 static int make_poll_fd(struct state *s)
 {
@@ -491,7 +474,6 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_stacks_opts sopts = { 0 };
 	struct bt_targets targets = { 0 };
-	struct bt_attach_progs progs;
 	struct bt_attach *attach = NULL;
 	struct funcslower_bpf *skel = NULL;
 	struct state s = { 0 };
@@ -540,8 +522,7 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot set up the BPF maps: %s", strerror(-err));
 		goto cleanup;
 	}
-	progs = attach_progs(skel);
-	err = bt_trace__load(skel->skeleton, &progs, &targets, &filters, opts.mode, &attach);
+	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
 	if (err)
 		goto cleanup;
 	if (opts.verbose)

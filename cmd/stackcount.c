@@ -371,20 +371,6 @@ static int print_counts(void *ctx)
 	return 0;
 }
 
-static struct bt_attach_progs attach_progs(struct stackcount_bpf *skel)
-{
-	struct bt_attach_progs p = {
-		.fentry = skel->progs.sc_fentry,
-		.kprobe = skel->progs.sc_kprobe,
-		.kprobe_multi = skel->progs.sc_kprobe_multi,
-		.uprobe = skel->progs.sc_uprobe,
-		.tracepoint = skel->progs.sc_tracepoint,
-		.usdt = skel->progs.sc_usdt,
-	};
-
-	return p;
-}
-
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_resolve_opts ropts = { .pid = opts.pid,
@@ -402,7 +388,6 @@ static int run(const struct bt_cmd *cmd)
 	};
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_targets targets = { 0 };
-	struct bt_attach_progs progs;
 	struct bt_attach *attach = NULL;
 	struct stackcount_bpf *skel = NULL;
 	struct state s = { 0 };
@@ -436,8 +421,7 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot set up the stack maps: %s", strerror(-err));
 		goto cleanup;
 	}
-	progs = attach_progs(skel);
-	err = bt_trace__load(skel->skeleton, &progs, &targets, &filters, opts.mode, &attach);
+	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
 	if (err)
 		goto cleanup;
 	err = bt_stacks__new(skel->obj, &sopts, &s.stacks);

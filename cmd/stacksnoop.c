@@ -304,20 +304,6 @@ static int snoop_loop(struct state *s)
 	}
 }
 
-static struct bt_attach_progs attach_progs(struct stacksnoop_bpf *skel)
-{
-	struct bt_attach_progs p = {
-		.fentry = skel->progs.ss_fentry,
-		.kprobe = skel->progs.ss_kprobe,
-		.kprobe_multi = skel->progs.ss_kprobe_multi,
-		.uprobe = skel->progs.ss_uprobe,
-		.tracepoint = skel->progs.ss_tracepoint,
-		.usdt = skel->progs.ss_usdt,
-	};
-
-	return p;
-}
-
 /* Stack map ids are hash buckets: below max_entries rounded up to a power of two. */
 static size_t stack_ids(unsigned long storage)
 {
@@ -337,7 +323,6 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_stacks_opts sopts = { .storage_size = opts.storage };
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_targets targets = { 0 };
-	struct bt_attach_progs progs;
 	struct bt_attach *attach = NULL;
 	struct stacksnoop_bpf *skel = NULL;
 	struct state s = { .targets = &targets };
@@ -383,8 +368,7 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot set up the event and stack maps: %s", strerror(-err));
 		goto cleanup;
 	}
-	progs = attach_progs(skel);
-	err = bt_trace__load(skel->skeleton, &progs, &targets, &filters, opts.mode, &attach);
+	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
 	if (err)
 		goto cleanup;
 	/* BCC counts from when tracing started; the kernel's clock times each call exactly */

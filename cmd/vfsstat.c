@@ -156,7 +156,6 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_attach *attach = NULL;
 	struct vfsstat_bpf *skel = NULL;
-	struct bt_attach_progs progs;
 	struct state s = { .interval = opts.iv.interval };
 	int i, err;
 
@@ -181,12 +180,7 @@ static int run(const struct bt_cmd *cmd)
 		goto cleanup;
 	}
 	filters.tgid = opts.pid;
-	progs = (struct bt_attach_progs){
-		.fentry = skel->progs.vfs_fentry,
-		.kprobe = skel->progs.vfs_kprobe,
-		.kprobe_multi = skel->progs.vfs_kprobe_multi,
-	};
-	err = bt_trace__load(skel->skeleton, &progs, &targets, &filters, opts.mode, &attach);
+	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
 	if (err)
 		goto cleanup;
 	warn_unattached(attach);

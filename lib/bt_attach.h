@@ -101,7 +101,8 @@ const char *bt_attach_mode_name(enum bt_attach_mode mode);
  * does not support it. Declare them with SEC("?fentry/...") etc. ('?' = not autoloaded) so the
  * attach layer enables exactly the ones it uses. Each target gets an index (its position in
  * struct bt_targets); the program recovers it with bt_target_index() from
- * probes/bt_attach.bpf.h (attach cookie, or function address for fentry).
+ * probes/bt_attach.bpf.h (the attach cookie). bt_attach_progs__find() (lib/bt_trace.h)
+ * fills this from a skeleton's '?' sections.
  */
 struct bt_attach_progs {
 	struct bpf_program *fentry, *fexit;

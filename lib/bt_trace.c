@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "bt_err.h"
@@ -19,18 +20,71 @@ int bt_targets__from_pattern(const char *pattern, const struct bt_resolve_opts *
 	return n;
 }
 
-int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_attach_progs *progs,
-		   const struct bt_targets *targets, const struct bt_filters *filters,
-		   enum bt_attach_mode mode, struct bt_attach **out)
+static struct bpf_program **progs_slot(struct bt_attach_progs *p, const char *sec)
+{
+	static const struct {
+		const char *kind;
+		size_t offset;
+	} kinds[] = {
+		{ "fentry", offsetof(struct bt_attach_progs, fentry) },
+		{ "fexit", offsetof(struct bt_attach_progs, fexit) },
+		{ "kprobe", offsetof(struct bt_attach_progs, kprobe) },
+		{ "kretprobe", offsetof(struct bt_attach_progs, kretprobe) },
+		{ "kprobe.multi", offsetof(struct bt_attach_progs, kprobe_multi) },
+		{ "kretprobe.multi", offsetof(struct bt_attach_progs, kretprobe_multi) },
+		{ "uprobe", offsetof(struct bt_attach_progs, uprobe) },
+		{ "uretprobe", offsetof(struct bt_attach_progs, uretprobe) },
+		{ "tracepoint", offsetof(struct bt_attach_progs, tracepoint) },
+		{ "usdt", offsetof(struct bt_attach_progs, usdt) },
+	};
+	size_t i, n = strcspn(sec, "/");
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strlen(kinds[i].kind) == n && !strncmp(sec, kinds[i].kind, n))
+			return (struct bpf_program **)((char *)p + kinds[i].offset);
+	return NULL;
+}
+
+int bt_attach_progs__find(struct bpf_object *obj, struct bt_attach_progs *progs)
+{
+	struct bpf_program *prog;
+
+	memset(progs, 0, sizeof(*progs));
+	bpf_object__for_each_program(prog, obj)
+	{
+		const char *sec = bpf_program__section_name(prog);
+		struct bpf_program **slot;
+
+		/* only the '?' programs are generic; the others attach as the skeleton says */
+		if (bpf_program__autoload(prog))
+			continue;
+		slot = progs_slot(progs, sec[0] == '?' ? sec + 1 : sec);
+		if (!slot)
+			continue;
+		if (*slot) {
+			bt_err("internal error: two generic '%s' programs", sec);
+			return -EINVAL;
+		}
+		*slot = prog;
+	}
+	return 0;
+}
+
+int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_targets *targets,
+		   const struct bt_filters *filters, enum bt_attach_mode mode,
+		   struct bt_attach **out)
 {
 	struct bpf_object *obj = *skel->obj;
 	struct bt_attach *attach = NULL;
+	struct bt_attach_progs progs;
 	int err;
 
-	err = bt_filters_apply(obj, filters);
+	err = bt_attach_progs__find(obj, &progs);
+	if (!err)
+		err = bt_filters_apply(obj, filters);
 	if (err)
 		goto cleanup;
-	err = bt_attach__prepare(obj, progs, targets, mode, &attach);
+	err = bt_attach__prepare(obj, &progs, targets, mode, &attach);
 	if (err)
 		goto cleanup;
 	bt_vmlinux_btf_release();

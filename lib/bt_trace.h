@@ -20,13 +20,18 @@ int bt_targets__from_pattern(const char *pattern, const struct bt_resolve_opts *
 
 /*
  * With the skeleton opened and its own read-only data set: apply the filters, choose how
- * each target attaches, load, attach. On failure everything it made is undone, the error is
- * printed, and the caller destroys its skeleton as usual. *out is for bt_attach__destroy(),
- * which must run before the skeleton is destroyed.
+ * each target attaches, load, attach. The generic programs are found by their sections: every
+ * program declared not autoloaded (SEC("?kprobe"), SEC("?fentry"), ... see
+ * probes/bt_attach.bpf.h) serves the mechanism its section names. On failure everything it
+ * made is undone, the error is printed, and the caller destroys its skeleton as usual. *out is
+ * for bt_attach__destroy(), which must run before the skeleton is destroyed.
  */
-int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_attach_progs *progs,
-		   const struct bt_targets *targets, const struct bt_filters *filters,
-		   enum bt_attach_mode mode, struct bt_attach **out);
+int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_targets *targets,
+		   const struct bt_filters *filters, enum bt_attach_mode mode,
+		   struct bt_attach **out);
+
+/* The generic programs of obj, by their "?SECTION" kinds; -EINVAL if a kind appears twice. */
+int bt_attach_progs__find(struct bpf_object *obj, struct bt_attach_progs *progs);
 
 /* --attach=MODE in an argp parser: 0, or EINVAL after the message and the usage line. */
 int bt_argp_attach_mode(struct argp_state *state, const char *arg, enum bt_attach_mode *mode);

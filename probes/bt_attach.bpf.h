@@ -12,8 +12,8 @@
  *	SEC("?uprobe")       int BPF_KPROBE(bt_uprobe)       { ... }
  *	SEC("?tracepoint")   int bt_tracepoint(void *ctx)    { ... }
  *
- * or all of them at once with BT_ATTACH_PROGS(on_hit) below, and fills struct
- * bt_attach_progs with them. The attach layer enables the ones it uses, sets the fentry/fexit
+ * or all of them at once with BT_ATTACH_PROGS(on_hit) below; lib/bt_trace.c finds them by
+ * their '?' sections (bt_attach_progs__find()). The attach layer enables the ones it uses, sets the fentry/fexit
  * target (libbpf 1.1 accepts a bare SEC("fentry") when bpf_program__set_attach_target() runs
  * before load; it refuses to load one without a target, hence the '?'), clones fentry
  * programs per function, and puts each target's index in struct bt_targets into the link's
