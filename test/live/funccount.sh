@@ -12,41 +12,7 @@ WORK=$BT_WORKLOADS/fc_work
 # it ("@PID" in ARGS becomes the workload's pid), release the workload once funccount says
 # "Tracing", then Ctrl-C funccount. Output in $OUT, status in $RC.
 traced() {
-	OUT=$T/out ERR=$T/err
-	: >"$OUT" # truncated here: the wait below must not see the previous run's banner
-	# shellcheck disable=SC2086
-	${PIN:-} "$WORK" "$A" "$B" "$L" "$S" &
-	wpid=$!
-	# -p resolves libraries through the process's maps: wait until the loader has run.
-	i=0
-	until grep -q libfc_worklib /proc/$wpid/maps 2>/dev/null || [ $i -gt 100 ]; do
-		i=$((i + 1))
-		sleep 0.01
-	done
-	args=""
-	for a in "$@"; do
-		[ "$a" = "@PID" ] && a=$wpid
-		args="$args $a"
-	done
-	# shellcheck disable=SC2086
-	"$BPFTOOLS" funccount $args >"$OUT" 2>"$ERR" &
-	fpid=$!
-	i=0
-	until grep -q '^Tracing' "$OUT" 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt 100 ] || ! kill -0 $fpid 2>/dev/null; then
-			kill -TERM $wpid $fpid 2>/dev/null
-			wait $fpid
-			RC=$?
-			return
-		fi
-		sleep 0.1
-	done
-	kill -USR1 $wpid
-	wait $wpid || fail "workload exited $?"
-	kill -INT $fpid
-	RC=0
-	wait $fpid || RC=$?
+	READY_MAPS=libfc_worklib traced_workload "$WORK" "$A" "$B" "$L" "$S" -- funccount "$@"
 }
 
 A=1000 B=2000 L=3000 S=4000

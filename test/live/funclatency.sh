@@ -13,34 +13,7 @@ WORK=$BT_WORKLOADS/funclatency_work
 # ("@PID" in ARGS becomes the workload's pid), release the workload once funclatency says
 # "Tracing", wait for it, then Ctrl-C funclatency. Output in $OUT, stderr in $ERR, status $RC.
 traced() {
-	OUT=$T/out ERR=$T/err
-	: >"$OUT"
-	"$WORK" "$L" "$S" "$R" 0 &
-	wpid=$!
-	args=""
-	for a in "$@"; do
-		[ "$a" = "@PID" ] && a=$wpid
-		args="$args $a"
-	done
-	# shellcheck disable=SC2086
-	"$BPFTOOLS" funclatency $args >"$OUT" 2>"$ERR" &
-	fpid=$!
-	i=0
-	until grep -q '^Tracing' "$OUT" 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt 100 ] || ! kill -0 $fpid 2>/dev/null; then
-			kill -TERM $wpid $fpid 2>/dev/null
-			wait $fpid
-			RC=$?
-			return
-		fi
-		sleep 0.1
-	done
-	kill -USR1 $wpid
-	wait $wpid || fail "workload exited $?"
-	kill -INT $fpid
-	RC=0
-	wait $fpid || RC=$?
+	traced_workload "$WORK" "$L" "$S" "$R" 0 -- funclatency "$@"
 }
 
 # section NAME: the lines of the histogram after "Function = NAME" (all lines when NAME is

@@ -61,3 +61,55 @@ expect_line() {
 value_of() {
 	awk -v n="$1" '$1 == n { v = $NF } END { print v + 0 }' "$OUT"
 }
+
+# traced_workload WORKLOAD [ARGS...] -- TOOL [ARGS...]: start WORKLOAD, which waits for
+# SIGUSR1; run bpftools TOOL ARGS ("@PID" in ARGS becomes the workload's pid); release the
+# workload once the tool prints its banner ($BANNER, default ^Tracing); then Ctrl-C the tool.
+# $PIN prefixes the workload (e.g. "taskset -c 0"); with $READY_MAPS set, the tool starts only
+# once the workload has that library mapped (-p resolves libraries through the maps).
+# Output in $OUT, stderr in $ERR, the tool's status in $RC.
+traced_workload() {
+	OUT=$T/out ERR=$T/err
+	: >"$OUT" # the wait below must not see the previous run's banner
+	wl=""
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+		wl="$wl $1"
+		shift
+	done
+	shift
+	tool=$1
+	shift
+	# shellcheck disable=SC2086
+	${PIN:-} $wl &
+	wpid=$!
+	i=0
+	while [ -n "${READY_MAPS:-}" ] && ! grep -q "$READY_MAPS" /proc/$wpid/maps 2>/dev/null &&
+		[ $i -le 100 ]; do
+		i=$((i + 1))
+		sleep 0.01
+	done
+	args=""
+	for a in "$@"; do
+		[ "$a" = "@PID" ] && a=$wpid
+		args="$args $a"
+	done
+	# shellcheck disable=SC2086
+	"$BPFTOOLS" "$tool" $args >"$OUT" 2>"$ERR" &
+	fpid=$!
+	i=0
+	until grep -q "${BANNER:-^Tracing}" "$OUT" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt 100 ] || ! kill -0 $fpid 2>/dev/null; then
+			kill -TERM $wpid $fpid 2>/dev/null
+			wait $fpid
+			RC=$?
+			return
+		fi
+		sleep 0.1
+	done
+	kill -USR1 $wpid
+	wait $wpid || fail "workload exited $?"
+	kill -INT $fpid
+	RC=0
+	wait $fpid || RC=$?
+}
