@@ -34,6 +34,11 @@ int bt_signals_init(void)
 	return 0;
 }
 
+int bt_signals_fd(void)
+{
+	return signal_fd;
+}
+
 bool bt_stop_requested(void)
 {
 	return stop_requested;

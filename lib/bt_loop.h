@@ -15,6 +15,11 @@
 #include "bt_args.h"
 
 int bt_signals_init(void);
+/*
+ * The signalfd (-1 before bt_signals_init()), for loops that wait in their own epoll set
+ * (lib/bt_evloop.h). When it polls readable, bt_wait(-1, 0) drains it and reports the stop.
+ */
+int bt_signals_fd(void);
 /* True once SIGINT, SIGTERM or SIGHUP has arrived. */
 bool bt_stop_requested(void);
 
