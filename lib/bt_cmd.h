@@ -19,10 +19,29 @@ enum bt_cmd_flags {
  * A BPF program a command wants attached, and the program to use instead when the kernel
  * cannot take it (tp_btf -> raw_tp, fentry -> kprobe). The attach layer picks one of the two
  * before the object is loaded; programs not named here are left as the skeleton has them.
+ *
+ * Where the probe point itself differs between kernels (a tracepoint whose arguments changed,
+ * a tracepoint that only newer kernels have, a function instead), the command declares each
+ * form as one entry: 'sig' is the kernel signature both programs were written for, checked
+ * against the kernel's BTF, and BT_PROBE_ALT marks an entry as an alternative to the one
+ * before. The first usable program of the group wins; the others do not load. docs/attach.md.
  */
+enum bt_probe_flags {
+	BT_PROBE_ALT = 1 << 0,	    /* an alternative to the entry before (same group) */
+	BT_PROBE_OPTIONAL = 1 << 1, /* on a group's first entry: no usable form is no error */
+};
+
 struct bt_probe {
 	const char *prog;
 	const char *fallback;
+	/*
+	 * The probe point's parameters as C types, comma-separated ("struct request *" for
+	 * block_rq_issue since 5.11, "struct request_queue *, struct request *" before; a
+	 * tracepoint's leading 'void *' is not written), "?" for any one type, "void" or "" for
+	 * none. NULL: any signature.
+	 */
+	const char *sig;
+	unsigned int flags; /* enum bt_probe_flags */
 };
 
 /*

@@ -1,67 +1,135 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/btf.h>
 
+#include "bt_attach_internal.h"
 #include "bt_err.h"
+#include "bt_features.h"
 #include "bt_kernel.h"
 #include "bt_skel.h"
+#include "bt_variant.h"
 
-static const char *section_target(const struct bpf_program *prog, const char *prefix)
+/* Whether the kernel can take this program, declared for the probe point signature sig. */
+static bool prog_fits(struct bpf_program *prog, const char *sig, char *why, size_t whysize)
 {
-	const char *sec = bpf_program__section_name(prog);
-	size_t n = strlen(prefix);
+	const struct bt_feature *f;
+	struct bt_point pt;
+	struct btf *btf;
+	char path[512];
 
-	if (sec[0] == '?')
-		sec++;
-	if (strncmp(sec, prefix, n) || sec[n] != '/')
-		return NULL;
-	return sec + n + 1;
+	bt_point_parse(bpf_program__section_name(prog), &pt);
+	if (pt.kind == BT_POINT_OTHER)
+		return true;
+	btf = bt_vmlinux_btf();
+	/*
+	 * With no signature, only functions must exist in BTF: a tracepoint of a module has its
+	 * btf_trace_ typedef in the module's BTF, not in vmlinux. Without any BTF a signature
+	 * cannot be checked, and the first form whose probe point exists is taken.
+	 */
+	if (btf && (sig || pt.kind == BT_POINT_FENTRY) &&
+	    bt_sig_match(btf, &pt, sig, why, whysize) <= 0)
+		return false;
+	switch (pt.kind) {
+	case BT_POINT_TP_BTF:
+		if (!bt_kernel_tp_btf_ok(pt.name)) {
+			snprintf(why, whysize, "tp_btf not available");
+			return false;
+		}
+		return true;
+	case BT_POINT_TRACEPOINT:
+		snprintf(path, sizeof(path), "%s/events/%s/%s/id", bt_tracefs(), pt.category,
+			 pt.name);
+		if (access(path, R_OK)) {
+			snprintf(why, whysize, "no tracepoint %s:%s", pt.category, pt.name);
+			return false;
+		}
+		return true;
+	case BT_POINT_KPROBE:
+		f = bt_feature(BT_FEAT_KPROBES);
+		if (!f->ok) {
+			snprintf(why, whysize, "%s", f->why);
+			return false;
+		}
+		if (bt_kfuncs_why_not(pt.name)) {
+			snprintf(why, whysize, "%s", bt_kfuncs_why_not(pt.name));
+			return false;
+		}
+		return true;
+	case BT_POINT_FENTRY:
+		f = bt_feature(BT_FEAT_FENTRY);
+		if (!f->ok) {
+			snprintf(why, whysize, "%s", f->why);
+			return false;
+		}
+		return btf != NULL;
+	default:
+		return true;
+	}
 }
 
 bool bt_prog_usable(const struct bpf_program *prog)
 {
-	const char *target;
+	char why[192];
 
-	target = section_target(prog, "tp_btf");
-	if (target)
-		return bt_kernel_tp_btf_ok(target);
-	return true;
+	return prog_fits((struct bpf_program *)prog, NULL, why, sizeof(why));
+}
+
+static bool fits_by_name(void *ctx, const char *name, const char *sig, char *why, size_t whysize)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(ctx, name);
+
+	return prog && prog_fits(prog, sig, why, whysize);
+}
+
+static struct bpf_program *find_prog(struct bpf_object *obj, const char *name)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(obj, name);
+
+	if (!prog)
+		bt_err("internal error: no BPF program '%s'", name);
+	return prog;
 }
 
 int bt_skel_select(struct bpf_object *obj, const struct bt_probe *probes)
 {
 	const struct bt_probe *p;
+	struct bt_choice choice;
+	int i;
 
-	for (p = probes; p && p->prog; p++) {
-		struct bpf_program *prog = bpf_object__find_program_by_name(obj, p->prog);
-		struct bpf_program *fb = NULL;
+	for (p = probes; p && p->prog; p += choice.n) {
+		bt_probe_choose(p, fits_by_name, obj, &choice);
+		/* Only the chosen program of a group loads. */
+		for (i = 0; i < choice.n; i++) {
+			struct bpf_program *prog = find_prog(obj, p[i].prog);
 
-		if (!prog) {
-			bt_err("internal error: no BPF program '%s'", p->prog);
-			return -ENOENT;
-		}
-		if (p->fallback) {
-			fb = bpf_object__find_program_by_name(obj, p->fallback);
-			if (!fb) {
-				bt_err("internal error: no BPF program '%s'", p->fallback);
+			if (!prog)
 				return -ENOENT;
-			}
+			bpf_program__set_autoload(prog, false);
+			if (!p[i].fallback)
+				continue;
+			prog = find_prog(obj, p[i].fallback);
+			if (!prog)
+				return -ENOENT;
+			bpf_program__set_autoload(prog, false);
 		}
-		if (bt_prog_usable(prog)) {
-			bpf_program__set_autoload(prog, true);
-			if (fb)
-				bpf_program__set_autoload(fb, false);
+		if (choice.chosen) {
+			bpf_program__set_autoload(
+				bpf_object__find_program_by_name(obj, choice.chosen), true);
+			if (strcmp(choice.chosen, p->prog))
+				bt_debug("using '%s' instead of '%s'", choice.chosen, p->prog);
 			continue;
 		}
-		if (!fb || !bt_prog_usable(fb)) {
-			bt_err("this kernel cannot attach '%s' (%s)", p->prog,
-			       bpf_program__section_name(prog));
-			return -EOPNOTSUPP;
+		if (choice.optional) {
+			bt_debug("not using '%s': %s", p->prog, choice.why);
+			continue;
 		}
-		bt_debug("using '%s' instead of '%s'", p->fallback, p->prog);
-		bpf_program__set_autoload(prog, false);
-		bpf_program__set_autoload(fb, true);
+		bt_err("this kernel cannot attach '%s' (%s): %s", p->prog,
+		       bpf_program__section_name(bpf_object__find_program_by_name(obj, p->prog)),
+		       choice.why);
+		return -EOPNOTSUPP;
 	}
 	bt_vmlinux_btf_release();
 	return 0;

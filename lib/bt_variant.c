@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/btf.h>
+
+#include "bt_variant.h"
+
+static const char *skip_prefix(const char *s, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return strncmp(s, prefix, n) ? NULL : s + n;
+}
+
+void bt_point_parse(const char *section, struct bt_point *pt)
+{
+	static const struct {
+		const char *prefix;
+		enum bt_point_kind kind;
+	} kinds[] = {
+		{ "tp_btf/", BT_POINT_TP_BTF },		{ "raw_tp/", BT_POINT_RAW_TP },
+		{ "raw_tracepoint/", BT_POINT_RAW_TP }, { "tracepoint/", BT_POINT_TRACEPOINT },
+		{ "tp/", BT_POINT_TRACEPOINT },		{ "kprobe/", BT_POINT_KPROBE },
+		{ "kretprobe/", BT_POINT_KPROBE },	{ "fentry/", BT_POINT_FENTRY },
+		{ "fexit/", BT_POINT_FENTRY },
+	};
+	const char *rest = NULL;
+	size_t i;
+
+	memset(pt, 0, sizeof(*pt));
+	if (section[0] == '?')
+		section++;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		rest = skip_prefix(section, kinds[i].prefix);
+		if (rest) {
+			pt->kind = kinds[i].kind;
+			break;
+		}
+	}
+	if (!rest || !*rest) {
+		pt->kind = BT_POINT_OTHER;
+		return;
+	}
+	if (pt->kind == BT_POINT_TRACEPOINT) {
+		const char *slash = strchr(rest, '/');
+
+		if (!slash || (size_t)(slash - rest) >= sizeof(pt->category)) {
+			pt->kind = BT_POINT_OTHER;
+			return;
+		}
+		memcpy(pt->category, rest, slash - rest);
+		rest = slash + 1;
+	}
+	snprintf(pt->name, sizeof(pt->name), "%s", rest);
+}
+
+struct strbuf {
+	char *p;
+	size_t size, len;
+	bool full;
+};
+
+static void put(struct strbuf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (b->len + n + 1 > b->size) {
+		b->full = true;
+		return;
+	}
+	memcpy(b->p + b->len, s, n + 1);
+	b->len += n;
+}
+
+static void type_str(const struct btf *btf, __u32 id, struct strbuf *b, int depth)
+{
+	const struct btf_type *t;
+	const char *name;
+
+	if (depth > 16) { /* a malformed loop; real types nest a few levels */
+		b->full = true;
+		return;
+	}
+	if (!id) {
+		put(b, "void");
+		return;
+	}
+	t = btf__type_by_id(btf, id);
+	if (!t) {
+		put(b, "?");
+		return;
+	}
+	name = btf__name_by_offset(btf, t->name_off);
+	if (!name)
+		name = "";
+	switch (btf_kind(t)) {
+	case BTF_KIND_PTR:
+		type_str(btf, t->type, b, depth + 1);
+		put(b, b->len && b->p[b->len - 1] == '*' ? "*" : " *");
+		return;
+	case BTF_KIND_CONST:
+		put(b, "const ");
+		type_str(btf, t->type, b, depth + 1);
+		return;
+	case BTF_KIND_VOLATILE:
+		put(b, "volatile ");
+		type_str(btf, t->type, b, depth + 1);
+		return;
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		type_str(btf, t->type, b, depth + 1);
+		return;
+	case BTF_KIND_STRUCT:
+		put(b, "struct ");
+		break;
+	case BTF_KIND_UNION:
+		put(b, "union ");
+		break;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		put(b, "enum ");
+		break;
+	case BTF_KIND_FWD:
+		put(b, btf_kflag(t) ? "union " : "struct ");
+		break;
+	case BTF_KIND_ARRAY:
+		type_str(btf, btf_array(t)->type, b, depth + 1);
+		put(b, "[]");
+		return;
+	case BTF_KIND_FUNC_PROTO:
+		put(b, "fn");
+		return;
+	default: /* INT, FLOAT, TYPEDEF: the name says it */
+		break;
+	}
+	put(b, name);
+}
+
+int bt_btf_type_str(const struct btf *btf, __u32 id, char *buf, size_t size)
+{
+	struct strbuf b = { .p = buf, .size = size };
+
+	if (size)
+		buf[0] = '\0';
+	type_str(btf, id, &b, 0);
+	return b.full ? -ENOSPC : 0;
+}
+
+/* Two C types are the same when they differ only in white space. */
+static bool same_type(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		while (isspace((unsigned char)*a))
+			a++;
+		while (isspace((unsigned char)*b))
+			b++;
+		if (*a != *b)
+			return false;
+		if (!*a)
+			return true;
+	}
+}
+
+/* The next comma-separated type of sig, spaces removed, into buf; NULL at the end. */
+static const char *next_param(const char *s, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	if (!*s)
+		return NULL;
+	for (; *s && *s != ','; s++)
+		if (!isspace((unsigned char)*s) && n + 1 < size)
+			buf[n++] = *s;
+	buf[n] = '\0';
+	return *s == ',' ? s + 1 : s;
+}
+
+/* The prototype a probe point has in btf, and how many leading parameters sig leaves out. */
+static const struct btf_type *point_proto(const struct btf *btf, const struct bt_point *pt,
+					  int *skip)
+{
+	const struct btf_type *t;
+	char name[160];
+	int id;
+
+	*skip = 0;
+	if (pt->kind == BT_POINT_KPROBE || pt->kind == BT_POINT_FENTRY) {
+		id = btf__find_by_name_kind(btf, pt->name, BTF_KIND_FUNC);
+		if (id <= 0)
+			return NULL;
+		t = btf__type_by_id(btf, id);
+		return t ? btf__type_by_id(btf, t->type) : NULL;
+	}
+	/* Tracepoints: typedef void (*btf_trace_NAME)(void *__data, args...). */
+	snprintf(name, sizeof(name), "btf_trace_%s", pt->name);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return NULL;
+	t = btf__type_by_id(btf, id);
+	t = t ? btf__type_by_id(btf, t->type) : NULL;
+	if (!t || !btf_is_ptr(t))
+		return NULL;
+	*skip = 1;
+	return btf__type_by_id(btf, t->type);
+}
+
+static void describe(const struct btf *btf, const struct btf_type *proto, int skip, char *why,
+		     size_t whysize)
+{
+	const struct btf_param *p = btf_params(proto);
+	struct strbuf b = { .p = why, .size = whysize };
+	int i;
+
+	if (!whysize)
+		return;
+	why[0] = '\0';
+	put(&b, "takes (");
+	for (i = skip; i < btf_vlen(proto); i++) {
+		char ty[128];
+
+		bt_btf_type_str(btf, p[i].type, ty, sizeof(ty));
+		if (i > skip)
+			put(&b, ", ");
+		put(&b, ty);
+	}
+	put(&b, ")");
+}
+
+int bt_sig_match(const struct btf *btf, const struct bt_point *pt, const char *sig, char *why,
+		 size_t whysize)
+{
+	const struct btf_type *proto;
+	const struct btf_param *params;
+	const char *s = sig;
+	int skip, i, n;
+
+	if (whysize)
+		why[0] = '\0';
+	if (pt->kind == BT_POINT_OTHER)
+		return 1;
+	proto = point_proto(btf, pt, &skip);
+	if (!proto || !btf_is_func_proto(proto)) {
+		snprintf(why, whysize, "no such %s in the kernel's BTF",
+			 pt->kind == BT_POINT_KPROBE || pt->kind == BT_POINT_FENTRY ? "function"
+										    : "tracepoint");
+		return -ENOENT;
+	}
+	if (!sig)
+		return 1;
+	params = btf_params(proto);
+	n = btf_vlen(proto);
+	for (i = skip;; i++) {
+		char want[128], have[128];
+
+		s = next_param(s, want, sizeof(want));
+		if (s && !strcmp(want, "void") && i == skip) /* "void": no parameters */
+			s = next_param(s, want, sizeof(want));
+		if (!s || i >= n) {
+			if (!s && i >= n)
+				return 1;
+			break;
+		}
+		if (!strcmp(want, "?"))
+			continue;
+		if (bt_btf_type_str(btf, params[i].type, have, sizeof(have)) ||
+		    !same_type(want, have))
+			break;
+	}
+	describe(btf, proto, skip, why, whysize);
+	return 0;
+}
+
+static void append_why(struct bt_choice *out, const char *prog, const char *why)
+{
+	size_t len = strlen(out->why);
+
+	snprintf(out->why + len, sizeof(out->why) - len, "%s'%s': %s", len ? "; " : "", prog,
+		 why[0] ? why : "not usable");
+}
+
+void bt_probe_choose(const struct bt_probe *probes, bt_prog_fits_fn fits, void *ctx,
+		     struct bt_choice *out)
+{
+	const struct bt_probe *p;
+	char why[192];
+
+	memset(out, 0, sizeof(*out));
+	out->optional = probes->flags & BT_PROBE_OPTIONAL;
+	for (p = probes; p->prog && (p == probes || (p->flags & BT_PROBE_ALT)); p++) {
+		out->n++;
+		if (out->chosen)
+			continue;
+		why[0] = '\0';
+		if (fits(ctx, p->prog, p->sig, why, sizeof(why))) {
+			out->chosen = p->prog;
+			continue;
+		}
+		append_why(out, p->prog, why);
+		if (!p->fallback)
+			continue;
+		why[0] = '\0';
+		if (fits(ctx, p->fallback, p->sig, why, sizeof(why))) {
+			out->chosen = p->fallback;
+			continue;
+		}
+		append_why(out, p->fallback, why);
+	}
+	if (out->chosen)
+		out->why[0] = '\0';
+}
