@@ -24,6 +24,15 @@ static void print_stars(FILE *out, uint64_t val, uint64_t val_max, int width)
 	fprintf(out, "|%-*.*s|\n", width, n, buf);
 }
 
+void bt_hist_log2_range(int slot, uint64_t *low, uint64_t *high)
+{
+	/* Python's (1 << i) >> 1 and (1 << i) - 1, without overflowing at slot 64 */
+	*low = slot >= 64 ? 1ULL << 63 : (1ULL << slot) >> 1;
+	*high = slot >= 64 ? ~0ULL : (1ULL << slot) - 1;
+	if (*low == *high)
+		*low -= 1;
+}
+
 void bt_hist_print_log2(FILE *out, const uint64_t *vals, int nslots, const char *val_type)
 {
 	uint64_t val_max = 0;
@@ -45,16 +54,32 @@ void bt_hist_print_log2(FILE *out, const uint64_t *vals, int nslots, const char 
 	else
 		fprintf(out, "     %-19s : count     distribution\n", val_type);
 	for (i = 1; i <= idx_max; i++) {
-		uint64_t low = (i < 64 ? (1ULL << i) : 0) >> 1,
-			 high = (i < 64 ? (1ULL << i) : 0) - 1;
+		uint64_t low, high;
 
-		if (i == 64)
-			low = 1ULL << 63;
-		if (low == high)
-			low -= 1;
+		bt_hist_log2_range(i, &low, &high);
 		fprintf(out, wide ? "%20llu -> %-20llu : %-8llu " : "%10llu -> %-10llu : %-8llu ",
 			(unsigned long long)low, (unsigned long long)high,
 			(unsigned long long)vals[i]);
 		print_stars(out, vals[i], val_max, stars);
+	}
+}
+
+void bt_hist_print_linear(FILE *out, const uint64_t *vals, int nslots, const char *val_type)
+{
+	uint64_t val_max = 0;
+	int idx_max = -1, i;
+
+	for (i = 0; i < nslots; i++) {
+		if (vals[i] > 0)
+			idx_max = i;
+		if (vals[i] > val_max)
+			val_max = vals[i];
+	}
+	if (idx_max < 0)
+		return;
+	fprintf(out, "     %-13s : count     distribution\n", val_type);
+	for (i = 0; i <= idx_max; i++) {
+		fprintf(out, "        %-10d : %-8llu ", i, (unsigned long long)vals[i]);
+		print_stars(out, vals[i], val_max, 40);
 	}
 }

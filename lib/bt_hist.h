@@ -15,6 +15,14 @@
 /* Prints nothing when every slot is zero, as BCC does. */
 void bt_hist_print_log2(FILE *out, const uint64_t *vals, int nslots, const char *val_type);
 
+/*
+ * BCC's print_linear_hist: slot i holds the value i; prints nothing when every slot is zero.
+ */
+void bt_hist_print_linear(FILE *out, const uint64_t *vals, int nslots, const char *val_type);
+
+/* The range [*low, *high] a log2 slot prints (slot >= 1). */
+void bt_hist_log2_range(int slot, uint64_t *low, uint64_t *high);
+
 /* The same slot rule on the host side (tests, user-space aggregation). */
 unsigned int bt_log2_slot(uint64_t v);
 

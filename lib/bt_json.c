@@ -112,6 +112,12 @@ void bt_json_int(struct bt_json *j, const char *key, long long val)
 	fprintf(j->out, "%lld", val);
 }
 
+void bt_json_uint(struct bt_json *j, const char *key, unsigned long long val)
+{
+	item(j, key);
+	fprintf(j->out, "%llu", val);
+}
+
 void bt_json_double(struct bt_json *j, const char *key, double val)
 {
 	item(j, key);

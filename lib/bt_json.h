@@ -32,6 +32,7 @@ void bt_json_begin_array(struct bt_json *j, const char *key);
 void bt_json_end_array(struct bt_json *j);
 void bt_json_string(struct bt_json *j, const char *key, const char *val); /* NULL: null */
 void bt_json_int(struct bt_json *j, const char *key, long long val);
+void bt_json_uint(struct bt_json *j, const char *key, unsigned long long val);
 void bt_json_double(struct bt_json *j, const char *key, double val);
 void bt_json_bool(struct bt_json *j, const char *key, bool val);
 void bt_json_null(struct bt_json *j, const char *key);
