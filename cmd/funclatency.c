@@ -2,6 +2,7 @@
 /* funclatency: time kernel and user functions, print log2 histograms, as BCC's. */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +14,9 @@
 #include "bt_attach.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
-#include "bt_hist.h"
 #include "bt_loop.h"
 #include "bt_skel.h"
+#include "bt_summary.h"
 #include "bt_trace.h"
 #include "funclatency.h"
 #include "funclatency.skel.h"
@@ -128,21 +129,12 @@ static const struct argp argp = {
 	       "    funclatency -l 3 ./a.out:walk # time the 3 outer levels of recursion",
 };
 
-/* A histogram as printed: one function name (and process), summed over CPUs and copies. */
-struct section {
-	size_t row; /* the first entry target of its name: copies share it */
-	__u32 tgid; /* user functions: the process; else 0 */
-	uint64_t slots[FL_SLOTS];
-};
-
 struct state {
-	int fd;
+	struct bt_summary *sum;
 	size_t nfuncs;
 	const struct bt_targets *targets;
-	size_t *row_of;	     /* entry target -> row (the first target of its name) */
-	bool user;	     /* sections print "NAME [PID]" */
-	struct fl_hist *val; /* one value per CPU */
-	int ncpu;
+	size_t *row_of; /* entry target -> row (the first target of its name) */
+	bool user;	/* sections print "NAME [PID]" */
 	const char *label;
 	uint64_t div;
 	struct funclatency_bpf *skel;
@@ -184,137 +176,60 @@ static int build_rows(struct state *s)
 	return 0;
 }
 
-static int cmp_section(const void *a, const void *b)
+static size_t row_of(const struct state *s, const struct fl_hist_key *k)
 {
-	const struct section *x = a, *y = b;
+	return k->func < s->nfuncs ? s->row_of[k->func] : 0;
+}
 
-	if (x->row != y->row)
-		return x->row < y->row ? -1 : 1;
+/* Sections by function row, then process: keys of one name and process print as one. */
+static int cmp_section(const void *a, const void *b, void *ctx)
+{
+	const struct fl_hist_key *x = a, *y = b;
+	size_t rx = row_of(ctx, x), ry = row_of(ctx, y);
+
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
 	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
 }
 
-/*
- * Take every histogram out of the map: lookup-and-delete is one step in the kernel, so a
- * latency recorded while we read lands either in this interval or the next, never nowhere.
- */
-static int take(struct state *s, const struct fl_hist_key *key)
+static void print_section(FILE *out, const void *key, void *ctx)
 {
-	if (!bpf_map_lookup_and_delete_elem(s->fd, key, s->val))
-		return 0;
-	if (errno == ENOENT)
-		return -ENOENT;
-	/* kernels before 5.14: no lookup-and-delete on hash maps */
-	if (errno != EINVAL && errno != ENOTSUP && errno != 524 /* ENOTSUPP */)
-		return -errno;
-	if (bpf_map_lookup_elem(s->fd, key, s->val))
-		return -errno;
-	bpf_map_delete_elem(s->fd, key);
-	return 0;
-}
+	const struct state *s = ctx;
+	const struct fl_hist_key *k = key;
 
-static int collect(struct state *s, struct section **out, size_t *nout, uint64_t *total_ns,
-		   uint64_t *count)
-{
-	struct fl_hist_key *keys = NULL, k, *prev = NULL;
-	struct section *secs = NULL;
-	size_t nkeys = 0, cap = 0, nsec = 0, i, j;
-	int err = 0, cpu;
-
-	while (!bpf_map_get_next_key(s->fd, prev, &k)) {
-		if (nkeys == cap) {
-			struct fl_hist_key *nk;
-
-			cap = cap ? cap * 2 : 16;
-			nk = realloc(keys, cap * sizeof(*keys));
-			if (!nk) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			keys = nk;
-		}
-		keys[nkeys] = k;
-		prev = &keys[nkeys++];
-	}
-	secs = calloc(nkeys ? nkeys : 1, sizeof(*secs));
-	if (!secs) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	/* one section per key, then sorted, and keys of one name and process merged */
-	for (i = 0; i < nkeys; i++) {
-		struct section *sec = &secs[nsec];
-
-		err = take(s, &keys[i]);
-		if (err == -ENOENT) {
-			err = 0;
-			continue;
-		}
-		if (err) {
-			bt_err("cannot read the histograms: %s", strerror(-err));
-			goto cleanup;
-		}
-		sec->row = keys[i].func < s->nfuncs ? s->row_of[keys[i].func] : 0;
-		sec->tgid = keys[i].tgid;
-		for (cpu = 0; cpu < s->ncpu; cpu++) {
-			const struct fl_hist *h = &s->val[cpu];
-
-			*total_ns += h->total_ns;
-			for (j = 0; j < FL_SLOTS; j++) {
-				sec->slots[j] += h->slots[j];
-				*count += h->slots[j];
-			}
-		}
-		nsec++;
-	}
-	qsort(secs, nsec, sizeof(*secs), cmp_section);
-	for (i = 0, j = 0; i < nsec; i++) {
-		if (j && !cmp_section(&secs[j - 1], &secs[i])) {
-			size_t x;
-
-			for (x = 0; x < FL_SLOTS; x++)
-				secs[j - 1].slots[x] += secs[i].slots[x];
-			continue;
-		}
-		if (i != j)
-			secs[j] = secs[i];
-		j++;
-	}
-	*out = secs;
-	*nout = j;
-	secs = NULL;
-cleanup:
-	free(secs);
-	free(keys);
-	return err;
+	if (s->user)
+		fprintf(out, "\nFunction = %s [%u]\n", s->targets->v[row_of(s, k)].name, k->tgid);
+	else
+		fprintf(out, "\nFunction = %s\n", s->targets->v[row_of(s, k)].name);
 }
 
 static int print_interval(void *ctx)
 {
 	struct state *s = ctx;
-	uint64_t total_ns = 0, count = 0;
-	struct section *secs = NULL;
-	size_t nsec = 0, i;
+	uint64_t total_ns, count = 0;
+	size_t i, j;
 	int err;
 
-	err = collect(s, &secs, &nsec, &total_ns, &count);
-	if (err)
+	err = bt_summary__collect(s->sum);
+	if (err) {
+		bt_err("cannot read the histograms: %s", strerror(-err));
 		return err;
+	}
+	bt_summary__sort_by_key(s->sum, cmp_section, s, true);
+	total_ns = bt_summary__total(s->sum, offsetof(struct fl_hist, total_ns) / 8);
+	for (i = 0; i < bt_summary__len(s->sum); i++) {
+		const struct fl_hist *h = (const void *)bt_summary__value(s->sum, i);
+
+		for (j = 0; j < FL_SLOTS; j++)
+			count += h->slots[j];
+	}
 	printf("\n");
 	if (opts.timestamp) {
 		bt_print_time(stdout, "%H:%M:%S");
 		printf("\n");
 	}
-	for (i = 0; i < nsec; i++) {
-		const char *name = s->targets->v[secs[i].row].name;
-
-		if (s->skel->rodata->key_func) {
-			if (s->user)
-				printf("\nFunction = %s [%u]\n", name, secs[i].tgid);
-			else
-				printf("\nFunction = %s\n", name);
-		}
-		bt_hist_print_log2(stdout, secs[i].slots, FL_SLOTS, s->label);
-	}
+	bt_summary__print_hists(s->sum, stdout, NULL,
+				s->skel->rodata->key_func ? print_section : NULL, s, s->label);
 	if (count > 0) {
 		/* BCC divides the ns total, then the average is that over the count, truncated */
 		uint64_t total = total_ns / s->div;
@@ -323,7 +238,6 @@ static int print_interval(void *ctx)
 		       (unsigned long long)(total / count), s->label, (unsigned long long)total,
 		       s->label, (unsigned long long)count);
 	}
-	free(secs);
 	return 0;
 }
 
@@ -430,6 +344,18 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_attach *attach = NULL;
 	struct funclatency_bpf *skel = NULL;
 	struct state s = { 0 };
+	/*
+	 * Running totals, intervals as their growth; keys of processes that stopped calling are
+	 * taken out of the map once idle, so per-process keys do not fill it.
+	 */
+	const struct bt_summary_opts sum_opts = {
+		.key_size = sizeof(struct fl_hist_key),
+		.value_size = sizeof(struct fl_hist),
+		.hist = BT_SUMMARY_LOG2,
+		.hist_off = offsetof(struct fl_hist, slots) / 8,
+		.nslots = FL_SLOTS,
+		.retire_idle = true,
+	};
 	size_t n;
 	int err;
 
@@ -442,14 +368,7 @@ static int run(const struct bt_cmd *cmd)
 	s.user = targets.v[0].kind == BT_SPEC_UFUNC;
 	s.label = opts.msecs ? "msecs" : opts.usecs ? "usecs" : "nsecs";
 	s.div = opts.msecs ? 1000000 : opts.usecs ? 1000 : 1;
-	s.ncpu = libbpf_num_possible_cpus();
-	if (s.ncpu <= 0) {
-		err = s.ncpu ? s.ncpu : -EINVAL;
-		bt_err("cannot count the CPUs: %s", strerror(-err));
-		goto cleanup;
-	}
-	s.val = calloc(s.ncpu, sizeof(*s.val));
-	err = s.val ? build_rows(&s) : -ENOMEM;
+	err = build_rows(&s);
 	if (err) {
 		bt_err("out of memory");
 		goto cleanup;
@@ -476,7 +395,12 @@ static int run(const struct bt_cmd *cmd)
 	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
 	if (err)
 		goto cleanup;
-	s.fd = bpf_map__fd(skel->maps.hists);
+	s.sum = bt_summary__new(bpf_map__fd(skel->maps.hists), &sum_opts);
+	if (!s.sum) {
+		err = -errno;
+		bt_err("cannot read the histograms: %s", strerror(errno));
+		goto cleanup;
+	}
 	if (opts.verbose)
 		describe(&targets, attach, n);
 
@@ -493,8 +417,8 @@ cleanup:
 	/* links before the object: every probe is gone before the programs are unloaded */
 	bt_attach__destroy(attach);
 	funclatency_bpf__destroy(skel);
+	bt_summary__free(s.sum);
 	free(s.row_of);
-	free(s.val);
 	bt_targets__free(&targets);
 	return err;
 }

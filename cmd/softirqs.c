@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* softirqs: summarize soft IRQ time (or counts) per vector, as BCC's softirqs does. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 #include "bt_err.h"
 #include "bt_hist.h"
 #include "bt_loop.h"
-#include "bt_percpu.h"
+#include "bt_summary.h"
 #include "bt_skel.h"
 #include "softirqs.h"
 #include "softirqs.skel.h"
@@ -86,59 +87,47 @@ static const struct argp argp = {
 };
 
 struct state {
-	int stats_fd;
+	struct bt_summary *sum;
 	const char *label;
 	unsigned long long factor;
 };
 
-static int cmp_total_desc(const void *a, const void *b)
+static void print_vec(FILE *out, const void *key, void *ctx)
 {
-	const struct softirq_stat *x = *(const struct softirq_stat *const *)a;
-	const struct softirq_stat *y = *(const struct softirq_stat *const *)b;
-
-	if (x->total_ns != y->total_ns)
-		return x->total_ns < y->total_ns ? 1 : -1;
-	return x < y ? -1 : 1; /* ties keep vector order */
+	(void)ctx;
+	fputs(vec_names[*(const __u32 *)key], out);
 }
 
 static int print_stats(void *ctx)
 {
 	struct state *s = ctx;
-	struct softirq_stat st[SOFTIRQ_VECS], *order[SOFTIRQ_VECS];
-	int vec, n = 0, err;
+	size_t i;
+	int err;
 
-	for (vec = 0; vec < SOFTIRQ_VECS; vec++) {
-		err = bt_percpu_sum(s->stats_fd, vec, (uint64_t *)&st[vec], sizeof(st[vec]) / 8);
-		if (!err)
-			err = bt_percpu_zero(s->stats_fd, vec, sizeof(st[vec]) / 8);
-		if (err) {
-			bt_err("cannot read the softirq counters: %s", strerror(-err));
-			return err;
-		}
-		if (st[vec].count)
-			order[n++] = &st[vec];
+	err = bt_summary__collect(s->sum);
+	if (err) {
+		bt_err("cannot read the softirq counters: %s", strerror(-err));
+		return err;
 	}
-
 	printf("\n");
 	if (opts.timestamp) {
 		bt_print_time(stdout, "%H:%M:%S");
 		printf("\n");
 	}
 	if (opts.dist) {
-		for (vec = 0; vec < SOFTIRQ_VECS; vec++) {
-			if (!st[vec].count)
-				continue;
-			printf("\nsoftirq = %s\n", vec_names[vec]);
-			bt_hist_print_log2(stdout, (const uint64_t *)st[vec].slots, SOFTIRQ_SLOTS,
-					   s->label);
-		}
-		return 0;
+		bt_summary__sort_by_key(s->sum, NULL, NULL, false); /* vector order */
+		return bt_summary__print_hists(s->sum, stdout, "softirq", print_vec, NULL,
+					       s->label);
 	}
-	qsort(order, n, sizeof(order[0]), cmp_total_desc);
+	/* ties keep vector order */
+	bt_summary__sort_by_value(s->sum, offsetof(struct softirq_stat, total_ns) / 8, true);
 	printf("%-16s TOTAL_%5s\n", "SOFTIRQ", s->label);
-	for (vec = 0; vec < n; vec++)
-		printf("%-16s %11llu\n", vec_names[order[vec] - st],
-		       (unsigned long long)(order[vec]->total_ns / s->factor));
+	for (i = 0; i < bt_summary__len(s->sum); i++) {
+		const struct softirq_stat *st = (const void *)bt_summary__value(s->sum, i);
+
+		printf("%-16s %11llu\n", vec_names[*(const __u32 *)bt_summary__key(s->sum, i)],
+		       (unsigned long long)(st->total_ns / s->factor));
+	}
 	return 0;
 }
 
@@ -147,6 +136,14 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct softirqs_bpf *skel;
 	struct state s = { .factor = 1000, .label = "usecs" };
+	/* the map holds running totals; bt_summary reports each interval's growth */
+	const struct bt_summary_opts sum_opts = {
+		.key_size = sizeof(__u32),
+		.value_size = sizeof(struct softirq_stat),
+		.hist = BT_SUMMARY_LOG2,
+		.hist_off = offsetof(struct softirq_stat, slots) / 8,
+		.nslots = SOFTIRQ_SLOTS,
+	};
 	int err;
 
 	if (opts.count) {
@@ -182,7 +179,12 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot attach to irq:softirq_entry/exit: %s", strerror(-err));
 		goto cleanup;
 	}
-	s.stats_fd = bpf_map__fd(skel->maps.stats);
+	s.sum = bt_summary__new(bpf_map__fd(skel->maps.stats), &sum_opts);
+	if (!s.sum) {
+		err = -errno;
+		bt_err("cannot read the softirq counters: %s", strerror(errno));
+		goto cleanup;
+	}
 
 	printf(opts.count ? "Tracing soft irq events... Hit Ctrl-C to end.\n"
 			  : "Tracing soft irq event time... Hit Ctrl-C to end.\n");
@@ -190,6 +192,7 @@ static int run(const struct bt_cmd *cmd)
 		goto cleanup;
 	err = bt_interval_loop(&opts.iv, print_stats, &s);
 cleanup:
+	bt_summary__free(s.sum);
 	softirqs_bpf__destroy(skel);
 	return err;
 }

@@ -524,6 +524,8 @@ int bt_summary__print_hists(const struct bt_summary *s, FILE *out, const char *s
 			if (name_fn)
 				name_fn(out, key_of(s, s->rows[i]), ctx);
 			fputc('\n', out);
+		} else if (name_fn) {
+			name_fn(out, key_of(s, s->rows[i]), ctx);
 		}
 		if (s->o.hist == BT_SUMMARY_LOG2)
 			bt_hist_print_log2(out, slots, s->o.nslots, val_type);

@@ -101,8 +101,9 @@ void bt_summary__sort_by_value(struct bt_summary *s, size_t field, bool descendi
 
 /*
  * BCC's print_log2_hist/print_linear_hist with a section per key: "\n<section> = <name>\n"
- * (name printed by name_fn), then the histogram. section NULL: no header lines (a map with one
- * key). Returns 0, or -EPIPE when out reported an error.
+ * (name printed by name_fn), then the histogram. With section NULL, name_fn (if any) prints
+ * the whole header itself, newlines included; neither: no header (a map with one key).
+ * Returns 0, or -EPIPE when out reported an error.
  */
 typedef void (*bt_summary_name_fn)(FILE *out, const void *key, void *ctx);
 int bt_summary__print_hists(const struct bt_summary *s, FILE *out, const char *section,

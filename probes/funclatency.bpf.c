@@ -35,9 +35,10 @@ struct {
 } stacks SEC(".maps");
 
 /*
- * Run-time allocated: per-process keys come and go, and user space takes each histogram out
- * with lookup-and-delete at every interval; preallocating 10240 per-CPU histograms would cost
- * 5 MB per CPU for nothing.
+ * Running totals, never reset here: user space reports each interval's growth (lib/bt_summary)
+ * and takes keys that stayed idle for an interval out of the map. Run-time allocated:
+ * per-process keys come and go, and preallocating 10240 per-CPU histograms would cost 5 MB per
+ * CPU for nothing.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -84,9 +85,13 @@ static __always_inline void record(__u32 func, __u64 delta)
 	slot = bt_log2_slot(delta / unit_div);
 	if (slot >= FL_SLOTS)
 		slot = FL_SLOTS - 1;
-	/* per-CPU value, and programs do not migrate: no atomics */
-	h->slots[slot]++;
-	h->total_ns += delta;
+	/*
+	 * Atomic although the value is per-CPU: fentry/fexit and uprobe programs run with
+	 * migration disabled but preemptible, so another task on this CPU can run this program
+	 * between a plain load and store of the same slot, and one increment would be lost.
+	 */
+	__sync_fetch_and_add(&h->slots[slot], 1);
+	__sync_fetch_and_add(&h->total_ns, delta);
 }
 
 static __always_inline int on_entry(__u32 func)

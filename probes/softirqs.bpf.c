@@ -10,7 +10,18 @@ const volatile bool count_only = false; /* -C: count events, no timing */
 const volatile bool want_hist = false;	/* -d */
 const volatile __u64 hist_unit_ns = 1000;
 
-/* Softirqs do not nest on a CPU, so one start slot per CPU is enough: no hash, no lock. */
+/*
+ * Why per-CPU values without atomics are safe here: these programs run only from the
+ * softirq_entry/exit tracepoints, i.e. in softirq context on the CPU that runs the softirq,
+ * with preemption disabled (tracepoints call tp_btf/raw_tp programs under preempt-off), so they
+ * cannot migrate or be preempted by another task; softirqs do not nest on a CPU, and a hardirq
+ * that interrupts them runs no softirq (irq_exit defers it while in_interrupt()). Nothing else
+ * writes these maps. So each CPU's copy has exactly one writer at a time: one start slot per CPU
+ * is enough, and the counters need no lock prefix.
+ *
+ * The stats are running totals, never reset here or in user space: lib/bt_summary reports
+ * what each interval added, so no event is lost between a read and a clear.
+ */
 struct start {
 	__u64 ts;
 	__u32 vec;

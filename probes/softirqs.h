@@ -6,7 +6,7 @@
 #define SOFTIRQ_VECS 10 /* NR_SOFTIRQS since 3.x: hi .. rcu */
 #define SOFTIRQ_SLOTS 65
 
-/* Per-CPU value of the 'stats' array, one entry per vector. */
+/* Per-CPU value of the 'stats' array, one entry per vector: running totals, never zeroed. */
 struct softirq_stat {
 	__u64 total_ns; /* time spent, or events with -C */
 	__u64 count;

@@ -368,6 +368,11 @@ static void test_log2_sections(void)
 		"         0 -> 1          : 0        |                                        |\n"
 		"         2 -> 3          : 1        |****************************************|\n");
 	free(out);
+	/* no section: name_fn prints the whole header */
+	out = render_hists(s, NULL);
+	CHECK(!strncmp(out, "k5     usecs ", 13));
+	CHECK(strstr(out, "|\nk6     usecs ") != NULL);
+	free(out);
 	bt_summary__free(s);
 }
 
