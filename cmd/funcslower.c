@@ -163,58 +163,33 @@ struct state {
 	bool have_base;
 	__u64 base_ns;
 	bool closed;
-	struct bt_frame *frames;
-	uint64_t ips[BT_MAX_STACK_DEPTH];
+	int entries_fd; /* calls in flight: their stacks stay stored */
 };
-
-/* Frames of one stack, innermost first; 0 when there is none. */
-static int get_frames(struct state *s, int pid, int id, uint64_t caller)
-{
-	int n = bt_stacks__get(s->stacks, id, caller, s->ips);
-
-	return n > 0 ? bt_stacks__resolve(s->stacks, pid, s->ips, n, s->frames) : 0;
-}
-
-static void put_frame(const struct bt_frame *f, const char *prefix)
-{
-	char name[1024];
-
-	bt_frame__format(f, 0, name, sizeof(name));
-	fputs(prefix, stdout);
-	fputs(name, stdout);
-}
 
 static void print_stacks(struct state *s, const struct funcslower_event *e)
 {
-	int nk, nu, i;
+	static const struct bt_stack_style style = { .indent = "    " };
+	int nu = 0;
 
 	if (opts.folded) {
 		/* comm;user outermost..innermost;-;kernel outermost..innermost 1 */
 		printf("%.*s", FUNCSLOWER_COMM_LEN, e->comm);
-		nu = opts.user_stack ? get_frames(s, e->tgid, e->user_stack_id, e->user_caller) : 0;
-		for (i = nu - 1; i >= 0; i--)
-			put_frame(&s->frames[i], ";");
-		nk = opts.kernel_stack ? bt_stacks__get(s->stacks, e->kernel_stack_id, 0, s->ips)
-				       : 0;
-		if (nu > 0 && nk > 0)
-			fputs(";-", stdout);
-		nk = nk > 0 ? bt_stacks__resolve(s->stacks, BT_PID_KERNEL, s->ips, nk, s->frames)
-			    : 0;
-		for (i = nk - 1; i >= 0; i--)
-			put_frame(&s->frames[i], ";");
+		if (opts.user_stack)
+			nu = bt_stacks__fold(s->stacks, stdout, &style, e->tgid, e->user_stack,
+					     e->user_caller, false);
+		if (opts.kernel_stack) {
+			if (nu > 0 && e->kernel_stack != BT_STACK_NONE)
+				fputs(";-", stdout);
+			bt_stacks__fold(s->stacks, stdout, &style, BT_PID_KERNEL, e->kernel_stack,
+					0, false);
+		}
 		printf(" 1\n");
 		return;
 	}
-	nk = opts.kernel_stack ? get_frames(s, BT_PID_KERNEL, e->kernel_stack_id, 0) : 0;
-	for (i = 0; i < nk; i++) {
-		put_frame(&s->frames[i], "    ");
-		putchar('\n');
-	}
-	nu = opts.user_stack ? get_frames(s, e->tgid, e->user_stack_id, e->user_caller) : 0;
-	for (i = 0; i < nu; i++) {
-		put_frame(&s->frames[i], "    ");
-		putchar('\n');
-	}
+	if (opts.kernel_stack)
+		bt_stacks__print(s->stacks, stdout, &style, BT_PID_KERNEL, e->kernel_stack, 0);
+	if (opts.user_stack)
+		bt_stacks__print(s->stacks, stdout, &style, e->tgid, e->user_stack, e->user_caller);
 }
 
 static int on_event(void *ctx, const void *data, size_t size)
@@ -270,10 +245,54 @@ static int ready(void *ctx)
 	return s->closed ? -EPIPE : err;
 }
 
-static int nothing_to_print(void *ctx)
+/* Stacks are held by calls in flight; everything else of the closed generation is printed. */
+static int hold_in_flight(struct state *s, uint64_t **held, size_t *n)
 {
-	(void)ctx;
+	struct funcslower_inflight v;
+	__u64 key, next, *prev = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	while (bpf_map_get_next_key(s->entries_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(s->entries_fd, &key, &v))
+			continue;
+		if (*n + 2 > cap) {
+			uint64_t *h = realloc(*held, (cap = cap ? cap * 2 : 64) * sizeof(*h));
+
+			if (!h)
+				return -ENOMEM;
+			*held = h;
+		}
+		(*held)[(*n)++] = v.kernel_stack;
+		(*held)[(*n)++] = v.user_stack;
+	}
 	return 0;
+}
+
+/*
+ * Once a second: close the stack generation, print every event queued (all that can refer
+ * to the closed generation), and free its stacks but those of calls still in flight.
+ */
+static int recycle_stacks(void *ctx)
+{
+	struct state *s = ctx;
+	uint64_t *held = NULL;
+	size_t n = 0;
+	int err;
+
+	if (!s->stacks)
+		return 0;
+	err = bt_stacks__flip(s->stacks);
+	if (err >= 0)
+		err = ready(s);
+	if (!err)
+		err = hold_in_flight(s, &held, &n);
+	if (!err)
+		err = bt_stacks__release(s->stacks, held, n);
+	free(held);
+	return err;
 }
 
 static bool has_wildcard(const char *s)
@@ -470,7 +489,7 @@ static int make_poll_fd(struct state *s)
 
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_interval iv = { .interval = BT_FOREVER, .count = 1 };
+	struct bt_interval iv = { .interval = 1 };
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_stacks_opts sopts = { 0 };
 	struct bt_targets targets = { 0 };
@@ -535,11 +554,7 @@ static int run(const struct bt_cmd *cmd)
 		}
 		if (opts.pid && opts.user_stack)
 			bt_stacks__note_pid(s.stacks, opts.pid);
-		s.frames = calloc(BT_MAX_STACK_DEPTH * (1 + BT_SYM_MAX_INLINE), sizeof(*s.frames));
-		if (!s.frames) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
+		s.entries_fd = bpf_map__fd(skel->maps.entries);
 	}
 	err = bt_events__new(skel->obj, skel->maps.events, on_event, &s, &s.events);
 	if (err) {
@@ -558,7 +573,7 @@ static int run(const struct bt_cmd *cmd)
 	if (bt_output_closed())
 		goto cleanup;
 	poll = (struct bt_poll){ efd, ready, &s };
-	err = bt_interval_loop_poll(&iv, nothing_to_print, &s, &poll);
+	err = bt_interval_loop_poll(&iv, recycle_stacks, &s, &poll);
 	if (err == -EPIPE && s.closed)
 		err = 0;
 	else if (err)
@@ -573,7 +588,6 @@ cleanup:
 	bt_events__free(s.events);
 	funcslower_bpf__destroy(skel);
 	bt_stacks__free(s.stacks);
-	free(s.frames);
 	if (names)
 		for (i = 0; i < targets.n; i++)
 			free(names[i]);

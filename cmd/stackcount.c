@@ -2,6 +2,7 @@
 /* stackcount: count events and their stack traces, as BCC's stackcount does. */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "bt_err.h"
 #include "bt_loop.h"
 #include "bt_skel.h"
+#include "bt_stack_table.h"
 #include "bt_stacks.h"
 #include "bt_trace.h"
 #include "stackcount.h"
@@ -166,56 +168,19 @@ static const struct argp argp = {
 	       "    stackcount -P -f t:syscalls:sys_enter_write > out.folded   # flame graph input",
 };
 
-/* One printed stack: its text (frames, or the folded line without the count) and count. */
-struct entry {
-	char *text;
-	unsigned long long count;
-	unsigned int tgid;
-};
-
 struct state {
 	int counts_fd;
 	struct bt_stacks *stacks;
-	unsigned int fmt;
+	struct bt_stack_style style;
 	bool delimiter;
-	struct bt_frame *frames;
-	uint64_t ips[BT_MAX_STACK_DEPTH];
-	struct entry *entries;
-	size_t n, cap;
+	struct bt_stack_table table;
 };
 
-static void put_frames(FILE *f, struct state *s, int pid, int id, uint64_t caller, bool folded)
+static int add_row(void *ctx, const void *key, const void *value)
 {
-	char name[1024];
-	int n, i;
-
-	n = bt_stacks__get(s->stacks, id, caller, s->ips);
-	if (n <= 0)
-		return;
-	n = bt_stacks__resolve(s->stacks, pid, s->ips, n, s->frames);
-	if (folded) {
-		/* outermost caller first */
-		for (i = n - 1; i >= 0; i--) {
-			bt_frame__format(&s->frames[i], s->fmt & ~BT_FMT_REASON, name,
-					 sizeof(name));
-			fprintf(f, ";%s", name);
-		}
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		bt_frame__format(&s->frames[i], s->fmt, name, sizeof(name));
-		if (opts.verbose)
-			fprintf(f, "  %-16llx %s\n", (unsigned long long)s->frames[i].addr, name);
-		else
-			fprintf(f, "  %s\n", name);
-	}
-}
-
-static int add_entry(struct state *s, const struct stackcount_key *k, unsigned long long count)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	const struct stackcount_key *k = key;
+	struct state *s = ctx;
+	FILE *f = bt_stack_table__begin(&s->table);
 
 	if (!f)
 		return -ENOMEM;
@@ -223,119 +188,27 @@ static int add_entry(struct state *s, const struct stackcount_key *k, unsigned l
 		/* BCC starts with an empty name without -P; an empty root frame helps nobody */
 		if (opts.perpid)
 			fputs(k->comm, f);
-		put_frames(f, s, k->tgid, k->user_stack_id, k->user_caller, true);
+		if (!opts.kernel_only)
+			bt_stacks__fold(s->stacks, f, &s->style, k->tgid, k->user_stack,
+					k->user_caller, false);
 		if (s->delimiter)
 			fputs(";-", f);
-		put_frames(f, s, BT_PID_KERNEL, k->kernel_stack_id, 0, true);
+		if (!opts.user_only)
+			bt_stacks__fold(s->stacks, f, &s->style, BT_PID_KERNEL, k->kernel_stack, 0,
+					false);
 	} else {
-		put_frames(f, s, BT_PID_KERNEL, k->kernel_stack_id, 0, false);
+		if (!opts.user_only)
+			bt_stacks__print(s->stacks, f, &s->style, BT_PID_KERNEL, k->kernel_stack,
+					 0);
 		if (s->delimiter)
 			fputs("    --\n", f);
-		put_frames(f, s, k->tgid, k->user_stack_id, k->user_caller, false);
+		if (!opts.kernel_only)
+			bt_stacks__print(s->stacks, f, &s->style, k->tgid, k->user_stack,
+					 k->user_caller);
 		if (opts.perpid && !opts.pid)
 			fprintf(f, "    %s [%u]\n", k->comm, k->tgid);
 	}
-	if (fclose(f))
-		return -ENOMEM;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		struct entry *e = realloc(s->entries, cap * sizeof(*e));
-
-		if (!e) {
-			free(text);
-			return -ENOMEM;
-		}
-		s->entries = e;
-		s->cap = cap;
-	}
-	s->entries[s->n].text = text;
-	s->entries[s->n].tgid = k->tgid;
-	s->entries[s->n++].count = count;
-	return 0;
-}
-
-static int cmp_text(const void *a, const void *b)
-{
-	const struct entry *x = a, *y = b;
-	int c = strcmp(x->text, y->text);
-
-	if (c)
-		return c;
-	if (x->tgid != y->tgid)
-		return x->tgid < y->tgid ? -1 : 1;
-	return a < b ? -1 : 1;
-}
-
-static int cmp_count(const void *a, const void *b)
-{
-	const struct entry *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count < y->count ? -1 : 1;
-	return strcmp(x->text, y->text);
-}
-
-/*
- * Keys carry the tgid so user frames can be named; the same stack seen in several processes
- * is merged afterwards (with -P the text holds the process, so nothing merges). Within one
- * process distinct stacks stay distinct even when they read alike ([unknown] frames).
- */
-static void merge_entries(struct state *s)
-{
-	size_t i, out = 0;
-
-	qsort(s->entries, s->n, sizeof(*s->entries), cmp_text);
-	for (i = 0; i < s->n; i++) {
-		if (out && s->entries[out - 1].tgid != s->entries[i].tgid &&
-		    !strcmp(s->entries[out - 1].text, s->entries[i].text)) {
-			s->entries[out - 1].tgid = s->entries[i].tgid;
-			s->entries[out - 1].count += s->entries[i].count;
-			free(s->entries[i].text);
-			continue;
-		}
-		s->entries[out++] = s->entries[i];
-	}
-	s->n = out;
-}
-
-/* Read every key, delete it, and free the stacks it used, so each interval starts empty. */
-static int collect(struct state *s)
-{
-	struct stackcount_key key, next, *keys = NULL;
-	size_t nkeys = 0, cap = 0, i;
-	unsigned long long count;
-	int err = 0;
-
-	while (bpf_map_get_next_key(s->counts_fd, nkeys ? &key : NULL, &next) == 0) {
-		if (nkeys == cap) {
-			struct stackcount_key *k;
-
-			cap = cap ? cap * 2 : 1024;
-			k = realloc(keys, cap * sizeof(*k));
-			if (!k) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			keys = k;
-		}
-		keys[nkeys++] = next;
-		key = next;
-	}
-	for (i = 0; i < nkeys; i++) {
-		if (bpf_map_lookup_elem(s->counts_fd, &keys[i], &count))
-			continue;
-		bpf_map_delete_elem(s->counts_fd, &keys[i]);
-		err = add_entry(s, &keys[i], count);
-		if (err)
-			goto cleanup;
-	}
-	for (i = 0; i < nkeys; i++) {
-		bt_stacks__release(s->stacks, keys[i].kernel_stack_id);
-		bt_stacks__release(s->stacks, keys[i].user_stack_id);
-	}
-cleanup:
-	free(keys);
-	return err;
+	return bt_stack_table__end(&s->table, k->tgid, *(const __u64 *)value);
 }
 
 static int print_counts(void *ctx)
@@ -350,24 +223,27 @@ static int print_counts(void *ctx)
 		bt_print_time(stdout, "%H:%M:%S");
 		printf("\n");
 	}
-	err = collect(s);
-	if (err) {
+	err = bt_stacks__flip(s->stacks);
+	if (err >= 0)
+		err = bt_stacks__drain(s->stacks, s->counts_fd, sizeof(struct stackcount_key),
+				       sizeof(__u64), offsetof(struct stackcount_key, gen), add_row,
+				       s);
+	if (err < 0) {
 		bt_err("cannot read the stack counts: %s", strerror(-err));
 		return err;
 	}
-	merge_entries(s);
-	qsort(s->entries, s->n, sizeof(*s->entries), cmp_count);
-	for (i = 0; i < s->n; i++) {
+	bt_stacks__release(s->stacks, NULL, 0);
+	bt_stack_table__sort(&s->table);
+	for (i = 0; i < s->table.n; i++) {
+		const char *text = s->table.rows[i].text;
+
 		if (opts.folded)
-			printf("%s %llu\n",
-			       s->entries[i].text[0] == ';' ? s->entries[i].text + 1
-							    : s->entries[i].text,
-			       s->entries[i].count);
+			printf("%s %llu\n", text[0] == ';' ? text + 1 : text,
+			       s->table.rows[i].value);
 		else
-			printf("%s    %llu\n\n", s->entries[i].text, s->entries[i].count);
-		free(s->entries[i].text);
+			printf("%s    %llu\n\n", text, s->table.rows[i].value);
 	}
-	s->n = 0;
+	bt_stack_table__clear(&s->table);
 	return 0;
 }
 
@@ -397,8 +273,12 @@ static int run(const struct bt_cmd *cmd)
 	if (opts.pid)
 		opts.perpid = true; /* as BCC: one process is shown by itself */
 	s.delimiter = opts.delimited && !opts.kernel_only && !opts.user_only;
-	s.fmt = (opts.offset ? BT_FMT_OFFSET : 0) | (opts.verbose ? BT_FMT_REASON : 0) |
-		(opts.debuginfo ? BT_FMT_SOURCE : 0);
+	s.style = (struct bt_stack_style){
+		.indent = "  ",
+		.fmt = (opts.offset ? BT_FMT_OFFSET : 0) | (opts.verbose ? BT_FMT_REASON : 0) |
+		       (opts.debuginfo ? BT_FMT_SOURCE : 0),
+		.addresses = opts.verbose,
+	};
 
 	n = bt_targets__from_pattern(opts.pattern, &ropts, &targets);
 	if (n < 0) {
@@ -431,16 +311,12 @@ static int run(const struct bt_cmd *cmd)
 	}
 	if (opts.pid && !opts.kernel_only)
 		bt_stacks__note_pid(s.stacks, opts.pid);
-	s.frames = calloc(BT_MAX_STACK_DEPTH * (1 + BT_SYM_MAX_INLINE), sizeof(*s.frames));
-	if (!s.frames) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
 	s.counts_fd = bpf_map__fd(skel->maps.counts);
 
-	if (!opts.folded)
-		printf("Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", targets.n,
-		       opts.pattern);
+	/* folded output is data only: the banner goes where messages go */
+	fprintf(opts.folded ? stderr : stdout,
+		"Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", targets.n,
+		opts.pattern);
 	if (bt_output_closed())
 		goto cleanup;
 	poll = (struct bt_poll){ bt_stacks__fd(s.stacks), bt_stacks__poll, s.stacks };
@@ -452,8 +328,7 @@ cleanup:
 	bt_attach__destroy(attach);
 	stackcount_bpf__destroy(skel);
 	bt_stacks__free(s.stacks);
-	free(s.frames);
-	free(s.entries);
+	bt_stack_table__free(&s.table);
 	bt_targets__free(&targets);
 	return err;
 }

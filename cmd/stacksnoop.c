@@ -29,14 +29,8 @@ enum {
 };
 
 #define NSEC_PER_SEC 1000000000ULL
-/*
- * A stack id is freed once no printed event has used it for this long. Freeing it at once
- * would break the next queued event with the same stack: the kernel hands identical stacks
- * the same id, so an id can be in flight again before the first event using it is printed.
- */
-#define RELEASE_AFTER_NS NSEC_PER_SEC
-#define SWEEP_EVERY_NS (NSEC_PER_SEC / 10)
-#define ADOPT_EVERY_NS (5 * NSEC_PER_SEC)
+/* Stacks of printed events are freed a generation at a time, this often. */
+#define RECYCLE_EVERY_MS 1000
 /* Look for Ctrl-C this often while draining a ring buffer that keeps refilling. */
 #define SIGNAL_CHECK_EVERY 256
 
@@ -136,18 +130,9 @@ struct state {
 	const struct bt_targets *targets;
 	struct bt_stacks *stacks;
 	struct bt_events *events;
-	unsigned int fmt;
+	struct bt_stack_style style;
 	bool kernel, user;
 	unsigned long long start_ns;
-	struct bt_frame *frames;
-	uint64_t ips[BT_MAX_STACK_DEPTH];
-	/* last_seen[id]: ts of the latest printed event using stack id; 0: not held */
-	unsigned long long *last_seen;
-	unsigned int *held; /* the ids with last_seen set */
-	size_t nheld, nids;
-	int stack_fd;
-	unsigned long long last_sweep, last_adopt;
-	unsigned long long missing; /* ids gone before their event was printed */
 	unsigned long events_seen;
 };
 
@@ -157,79 +142,6 @@ static unsigned long long now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts); /* the clock of bpf_ktime_get_ns() */
 	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
-static void hold(struct state *s, int id, unsigned long long ts)
-{
-	if (id < 0 || (size_t)id >= s->nids)
-		return;
-	if (!s->last_seen[id])
-		s->held[s->nheld++] = id;
-	if (ts > s->last_seen[id])
-		s->last_seen[id] = ts;
-}
-
-/*
- * Hold the ids in the map that no printed event holds: those of lost events would otherwise
- * stay forever. One still in flight gets printed within the grace period, which renews it.
- */
-static void adopt(struct state *s, unsigned long long now)
-{
-	__u32 key, next;
-	bool first = true;
-
-	s->last_adopt = now;
-	while (bpf_map_get_next_key(s->stack_fd, first ? NULL : &key, &next) == 0) {
-		if (next < s->nids && !s->last_seen[next])
-			hold(s, next, now);
-		key = next;
-		first = false;
-	}
-}
-
-/*
- * Free the stack ids no event has used since before `now - RELEASE_AFTER_NS`. `now` was read
- * before the buffer was drained, so every event from before it has been printed already.
- */
-static void sweep(struct state *s, unsigned long long now)
-{
-	size_t i = 0;
-
-	if (now - s->last_sweep < SWEEP_EVERY_NS)
-		return;
-	s->last_sweep = now;
-	if (now - s->last_adopt >= ADOPT_EVERY_NS)
-		adopt(s, now);
-	while (i < s->nheld) {
-		unsigned int id = s->held[i];
-
-		if (s->last_seen[id] + RELEASE_AFTER_NS > now) {
-			i++;
-			continue;
-		}
-		bt_stacks__release(s->stacks, id);
-		s->last_seen[id] = 0;
-		s->held[i] = s->held[--s->nheld];
-	}
-}
-
-static void print_stack(struct state *s, int pid, int id, uint64_t caller, const char *missed)
-{
-	char name[1024];
-	int n, i;
-
-	n = bt_stacks__get(s->stacks, id, caller, s->ips);
-	if (n <= 0) {
-		if (id >= 0)
-			s->missing++;
-		printf("\t[Missed %s Stack]\n", missed);
-		return;
-	}
-	n = bt_stacks__resolve(s->stacks, pid, s->ips, n, s->frames);
-	for (i = 0; i < n; i++) {
-		bt_frame__format(&s->frames[i], s->fmt, name, sizeof(name));
-		printf("\t%s\n", name);
-	}
 }
 
 /* "%-18.9f" of seconds, from integer nanoseconds so no digit is lost to rounding. */
@@ -260,18 +172,12 @@ static int on_event(void *ctx, const void *data, size_t size)
 		printf("%-18s %-12.12s %-6u %-3u %s\n", when, comm, e.tgid, e.cpu, fn);
 	else
 		printf("%-18s %s\n", when, fn);
-	if (s->kernel) {
-		print_stack(s, BT_PID_KERNEL, e.kernel_stack_id, 0, "Kernel");
-		hold(s, e.kernel_stack_id, e.ts);
-	}
+	if (s->kernel)
+		bt_stacks__print(s->stacks, stdout, &s->style, BT_PID_KERNEL, e.kernel_stack, 0);
 	if (s->kernel && s->user)
 		printf("\t--\n");
-	if (s->user) {
-		/* noted on its first event (idempotent): its frames keep names after it exits */
-		bt_stacks__note_pid(s->stacks, e.tgid);
-		print_stack(s, e.tgid, e.user_stack_id, e.user_caller, "User");
-		hold(s, e.user_stack_id, e.ts);
-	}
+	if (s->user)
+		bt_stacks__print(s->stacks, stdout, &s->style, e.tgid, e.user_stack, e.user_caller);
 	printf("\n");
 	/* a probe that fires faster than we print would keep us here forever */
 	if (++s->events_seen % SIGNAL_CHECK_EVERY == 0 &&
@@ -280,38 +186,47 @@ static int on_event(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
+/* Announcements first: a process must be snapshotted before its event is printed. */
+static int drain(struct state *s)
+{
+	int err = bt_stacks__poll(s->stacks);
+
+	return err ? err : bt_events__poll(s->events);
+}
+
+/*
+ * Every RECYCLE_EVERY_MS: close the stack generation, print every event already queued (all
+ * that can hold the closed generation's stacks), then free those stacks.
+ */
 static int snoop_loop(struct state *s)
 {
 	int fd = bt_events__fd(s->events);
+	unsigned long long last = now_ns();
 	int wake, err;
 
 	for (;;) {
-		unsigned long long now;
-
-		/* wake at least every sweep interval, so quiet stacks are freed too */
-		wake = bt_wait(fd, SWEEP_EVERY_NS / 1000000);
+		wake = bt_wait(fd, RECYCLE_EVERY_MS);
 		if (wake < 0)
 			return wake;
-		now = now_ns();
-		err = bt_events__poll(s->events);
+		err = drain(s);
 		if (err == -EINTR || bt_output_closed())
 			return 0;
 		if (err)
 			return err;
-		sweep(s, now);
 		if (wake == BT_WAKE_SIGNAL)
 			return 0;
+		if (now_ns() - last >= RECYCLE_EVERY_MS * 1000000ULL) {
+			last = now_ns();
+			err = bt_stacks__flip(s->stacks);
+			if (err >= 0)
+				err = drain(s);
+			if (err == -EINTR || bt_output_closed())
+				return 0;
+			if (err < 0)
+				return err;
+			bt_stacks__release(s->stacks, NULL, 0);
+		}
 	}
-}
-
-/* Stack map ids are hash buckets: below max_entries rounded up to a power of two. */
-static size_t stack_ids(unsigned long storage)
-{
-	size_t n = 1;
-
-	while (n < storage)
-		n <<= 1;
-	return n;
 }
 
 static int run(const struct bt_cmd *cmd)
@@ -319,7 +234,6 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_resolve_opts ropts = { .pid = opts.pid,
 					 .regex = opts.regex,
 					 .max_probes = opts.max_probes };
-	/* processes are noted on their first event, which is printed at once: no announcements */
 	struct bt_stacks_opts sopts = { .storage_size = opts.storage };
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_targets targets = { 0 };
@@ -328,7 +242,7 @@ static int run(const struct bt_cmd *cmd)
 	struct state s = { .targets = &targets };
 	int err, n;
 
-	s.fmt = opts.offset ? BT_FMT_OFFSET : 0;
+	s.style = (struct bt_stack_style){ .indent = "\t", .fmt = opts.offset ? BT_FMT_OFFSET : 0 };
 	n = bt_targets__from_pattern(opts.pattern, &ropts, &targets);
 	if (n < 0) {
 		err = n;
@@ -343,14 +257,8 @@ static int run(const struct bt_cmd *cmd)
 		s.user = kind == BT_SPEC_UFUNC || kind == BT_SPEC_USDT;
 		s.kernel = !s.user;
 	}
-	s.nids = stack_ids(opts.storage);
-	s.last_seen = calloc(s.nids, sizeof(*s.last_seen));
-	s.held = calloc(s.nids, sizeof(*s.held));
-	s.frames = calloc(BT_MAX_STACK_DEPTH * (1 + BT_SYM_MAX_INLINE), sizeof(*s.frames));
-	if (!s.last_seen || !s.held || !s.frames) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
+	sopts.user = s.user;
+	sopts.note_running = s.user && !opts.pid;
 
 	skel = stacksnoop_bpf__open();
 	if (!skel) {
@@ -373,8 +281,6 @@ static int run(const struct bt_cmd *cmd)
 		goto cleanup;
 	/* BCC counts from when tracing started; the kernel's clock times each call exactly */
 	s.start_ns = now_ns();
-	s.last_sweep = s.last_adopt = s.start_ns;
-	s.stack_fd = bpf_map__fd(skel->maps.bt_stacks);
 	err = bt_stacks__new(skel->obj, &sopts, &s.stacks);
 	if (err) {
 		bt_err("cannot set up stack symbolization: %s", strerror(-err));
@@ -397,16 +303,11 @@ static int run(const struct bt_cmd *cmd)
 	err = snoop_loop(&s);
 	bt_events__report_lost(s.events);
 	bt_stacks__report_lost(s.stacks);
-	if (s.missing)
-		bt_warn("%llu stacks were freed before their event was printed", s.missing);
 cleanup:
 	bt_attach__destroy(attach);
 	bt_events__free(s.events);
 	stacksnoop_bpf__destroy(skel);
 	bt_stacks__free(s.stacks);
-	free(s.frames);
-	free(s.held);
-	free(s.last_seen);
 	bt_targets__free(&targets);
 	return err;
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
@@ -16,8 +17,16 @@
 struct bt_stacks {
 	int stack_fd;
 	int lost_fd;
+	int gen_fd;
+	unsigned int gen; /* the generation programs write now */
+	/* updating a map-in-map slot makes the kernel wait out every running program */
+	int sync_outer_fd, sync_inner_fd;
+	unsigned long long missing; /* ids printed after their stack was freed (a bug if > 0) */
 	struct bt_events *pids;
 	struct bt_symbolizer *sym;
+	struct bt_stack_value buf;
+	uint64_t ips[BT_MAX_STACK_DEPTH];
+	struct bt_frame *frames;
 };
 
 int bt_stacks__configure(struct bpf_object *obj, const struct bt_stacks_opts *opts)
@@ -32,7 +41,8 @@ int bt_stacks__configure(struct bpf_object *obj, const struct bt_stacks_opts *op
 	err = bt_events__configure(obj, pids);
 	if (err)
 		return err;
-	err = bpf_map__set_max_entries(map, opts->storage_size ? opts->storage_size : 1024);
+	/* both generations live at once for a moment: room for a full one of each */
+	err = bpf_map__set_max_entries(map, 2 * (opts->storage_size ? opts->storage_size : 1024));
 	if (err)
 		return err;
 	err = bt_rodata_set(obj, "bt_announce_pids", &announce, sizeof(announce));
@@ -79,22 +89,46 @@ static void note_running(struct bt_stacks *st)
 	closedir(dir);
 }
 
+static int sync_maps_create(struct bt_stacks *st)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o);
+
+	st->sync_inner_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bt_sync_in", 4, 4, 1, NULL);
+	if (st->sync_inner_fd < 0)
+		return -errno;
+	o.inner_map_fd = st->sync_inner_fd;
+	st->sync_outer_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "bt_sync", 4, 4, 1, &o);
+	return st->sync_outer_fd < 0 ? -errno : 0;
+}
+
 int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 		   struct bt_stacks **out)
 {
 	struct bpf_map *stacks = bpf_object__find_map_by_name(obj, "bt_stacks");
 	struct bpf_map *lost = bpf_object__find_map_by_name(obj, "bt_stack_lost");
+	struct bpf_map *gen = bpf_object__find_map_by_name(obj, "bt_stack_gen");
 	struct bpf_map *pids = bpf_object__find_map_by_name(obj, "bt_new_pids");
 	struct bt_stacks *st;
 	int err;
 
-	if (!stacks || !lost)
+	if (!stacks || !lost || !gen)
 		return -ENOENT;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
+	st->sync_outer_fd = st->sync_inner_fd = -1;
 	st->stack_fd = bpf_map__fd(stacks);
 	st->lost_fd = bpf_map__fd(lost);
+	st->gen_fd = bpf_map__fd(gen);
+	st->frames = calloc(BT_MAX_STACK_DEPTH * (1 + BT_SYM_MAX_INLINE), sizeof(*st->frames));
+	if (!st->frames) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = sync_maps_create(st);
+	if (err)
+		bt_debug("no map-in-map to wait for running programs (%s): sleeping instead",
+			 strerror(-err));
 	err = bt_symbolizer__new(&opts->sym, &st->sym);
 	if (err)
 		goto cleanup;
@@ -117,8 +151,13 @@ void bt_stacks__free(struct bt_stacks *st)
 {
 	if (!st)
 		return;
+	if (st->sync_outer_fd >= 0)
+		close(st->sync_outer_fd);
+	if (st->sync_inner_fd >= 0)
+		close(st->sync_inner_fd);
 	bt_events__free(st->pids);
 	bt_symbolizer__free(st->sym);
+	free(st->frames);
 	free(st);
 }
 
@@ -144,19 +183,138 @@ int bt_stacks__note_pid(struct bt_stacks *st, int pid)
 	return bt_symbolizer__note_pid(st->sym, pid);
 }
 
-int bt_stacks__get(struct bt_stacks *st, int id, uint64_t entry_caller, uint64_t *ips)
+/* Wait until every BPF program that started before now has returned. */
+static void wait_for_programs(struct bt_stacks *st)
 {
-	__u32 key = id;
+	__u32 zero = 0;
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+	/* the kernel runs synchronize_rcu() on a map-in-map update: non-sleepable programs
+	 * (every kind this project loads) run inside RCU read-side sections */
+	if (st->sync_outer_fd >= 0 &&
+	    !bpf_map_update_elem(st->sync_outer_fd, &zero, &st->sync_inner_fd, BPF_ANY))
+		return;
+	nanosleep(&ts, NULL); /* tracing programs run for microseconds */
+}
+
+int bt_stacks__flip(struct bt_stacks *st)
+{
+	__u32 zero = 0, next = st->gen ^ 1;
+
+	if (bpf_map_update_elem(st->gen_fd, &zero, &next, BPF_ANY))
+		return -errno;
+	st->gen = next;
+	wait_for_programs(st);
+	return next ^ 1;
+}
+
+/* Every key of a hash map; *out is malloc'ed. Keys are collected first: deleting while
+ * walking makes get_next_key start over. */
+static int collect_keys(int fd, size_t key_size, void **out, size_t *count)
+{
+	size_t n = 0, cap = 256;
+	char *keys = malloc(cap * key_size), *prev = NULL;
+
+	if (!keys)
+		return -ENOMEM;
+	while (bpf_map_get_next_key(fd, prev, keys + n * key_size) == 0) {
+		prev = keys + n * key_size;
+		if (++n == cap) {
+			char *k = realloc(keys, 2 * cap * key_size);
+
+			if (!k) {
+				free(keys);
+				return -ENOMEM;
+			}
+			keys = k;
+			cap *= 2;
+			prev = keys + (n - 1) * key_size;
+		}
+	}
+	*out = keys;
+	*count = n;
+	return 0;
+}
+
+int bt_stacks__drain(struct bt_stacks *st, int map_fd, size_t key_size, size_t value_size,
+		     size_t gen_offset, bt_stacks_entry_fn fn, void *ctx)
+{
+	unsigned int closed = st->gen ^ 1;
+	void *keys = NULL, *value;
+	size_t n = 0, i;
+	int err;
+
+	value = malloc(value_size);
+	if (!value)
+		return -ENOMEM;
+	err = collect_keys(map_fd, key_size, &keys, &n);
+	for (i = 0; !err && i < n; i++) {
+		const char *key = (const char *)keys + i * key_size;
+		__u32 gen;
+
+		memcpy(&gen, key + gen_offset, sizeof(gen));
+		if ((gen & 1) != closed)
+			continue;
+		/* no program writes the closed generation any more: read, then delete */
+		if (bpf_map_lookup_elem(map_fd, key, value))
+			continue;
+		bpf_map_delete_elem(map_fd, key);
+		err = fn(ctx, key, value);
+	}
+	free(keys);
+	free(value);
+	return err;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int bt_stacks__release(struct bt_stacks *st, const uint64_t *held, size_t nheld)
+{
+	unsigned int closed = st->gen ^ 1;
+	uint64_t *keys = NULL, *sorted = NULL;
+	size_t n = 0, i;
+	int err;
+
+	if (nheld) {
+		sorted = malloc(nheld * sizeof(*sorted));
+		if (!sorted)
+			return -ENOMEM;
+		memcpy(sorted, held, nheld * sizeof(*sorted));
+		qsort(sorted, nheld, sizeof(*sorted), cmp_u64);
+	}
+	err = collect_keys(st->stack_fd, sizeof(*keys), (void **)&keys, &n);
+	for (i = 0; !err && i < n; i++) {
+		if (BT_STACK_GEN(keys[i]) != closed)
+			continue;
+		if (nheld && bsearch(&keys[i], sorted, nheld, sizeof(*sorted), cmp_u64))
+			continue;
+		bpf_map_delete_elem(st->stack_fd, &keys[i]);
+	}
+	free(keys);
+	free(sorted);
+	return err;
+}
+
+int bt_stacks__get(struct bt_stacks *st, uint64_t id, uint64_t entry_caller, uint64_t *ips)
+{
 	int n;
 
-	if (id < 0)
+	if (id == BT_STACK_NONE)
 		return 0;
-	memset(ips, 0, BT_MAX_STACK_DEPTH * sizeof(*ips));
-	if (bpf_map_lookup_elem(st->stack_fd, &key, ips))
-		return 0;
-	for (n = 0; n < BT_MAX_STACK_DEPTH && ips[n]; n++)
-		;
-	if (entry_caller && n > 0 && ips[1] != entry_caller) {
+	if (!BT_STACK_STORED(id))
+		return -ENOENT;
+	if (bpf_map_lookup_elem(st->stack_fd, &id, &st->buf)) {
+		st->missing++;
+		return -ENOENT;
+	}
+	n = st->buf.nr < BT_MAX_STACK_DEPTH ? (int)st->buf.nr : BT_MAX_STACK_DEPTH;
+	memcpy(ips, st->buf.ips, n * sizeof(*ips));
+	if (entry_caller && n > 0 && (n < 2 || ips[1] != entry_caller)) {
 		if (n == BT_MAX_STACK_DEPTH)
 			n--;
 		memmove(&ips[2], &ips[1], (n - 1) * sizeof(*ips));
@@ -164,14 +322,6 @@ int bt_stacks__get(struct bt_stacks *st, int id, uint64_t entry_caller, uint64_t
 		n++;
 	}
 	return n;
-}
-
-void bt_stacks__release(struct bt_stacks *st, int id)
-{
-	__u32 key = id;
-
-	if (id >= 0)
-		bpf_map_delete_elem(st->stack_fd, &key);
 }
 
 int bt_stacks__resolve(struct bt_stacks *st, int pid, const uint64_t *ips, int n,
@@ -185,6 +335,104 @@ int bt_stacks__resolve(struct bt_stacks *st, int pid, const uint64_t *ips, int n
 				      BT_MAX_STACK_DEPTH * (1 + BT_SYM_MAX_INLINE));
 }
 
+/* Frames of id into st->frames; 0 for none, -ENOENT for lost. */
+static int frames_of(struct bt_stacks *st, int pid, uint64_t id, uint64_t caller)
+{
+	int n = bt_stacks__get(st, id, caller, st->ips);
+
+	if (n <= 0)
+		return n;
+	return bt_stacks__resolve(st, pid, st->ips, n, st->frames);
+}
+
+static const char *missed(int pid)
+{
+	return pid == BT_PID_KERNEL ? "[Missed Kernel Stack]" : "[Missed User Stack]";
+}
+
+int bt_stacks__print(struct bt_stacks *st, FILE *out, const struct bt_stack_style *style, int pid,
+		     uint64_t id, uint64_t caller)
+{
+	int n = frames_of(st, pid, id, caller), i;
+	char name[1024];
+
+	if (n < 0) {
+		fprintf(out, "%s%s\n", style->indent, missed(pid));
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		const struct bt_frame *f = &st->frames[style->root_first ? n - 1 - i : i];
+
+		bt_frame__format(f, style->fmt, name, sizeof(name));
+		if (style->addresses)
+			fprintf(out, "%s%-16llx %s\n", style->indent, (unsigned long long)f->addr,
+				name);
+		else
+			fprintf(out, "%s%s\n", style->indent, name);
+	}
+	return n;
+}
+
+int bt_stacks__fold(struct bt_stacks *st, FILE *out, const struct bt_stack_style *style, int pid,
+		    uint64_t id, uint64_t caller, bool leaf_first)
+{
+	int n = frames_of(st, pid, id, caller), i;
+	char name[1024];
+
+	if (n < 0) {
+		fprintf(out, ";%s", missed(pid));
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		/* a folded line has no room for why a frame is unknown */
+		bt_frame__format(&st->frames[leaf_first ? i : n - 1 - i],
+				 style->fmt & ~(BT_FMT_REASON | BT_FMT_ADDR), name, sizeof(name));
+		fprintf(out, ";%s", name);
+	}
+	return n;
+}
+
+int bt_stacks__json(struct bt_stacks *st, struct bt_json *j, const char *key,
+		    const struct bt_stack_style *style, int pid, uint64_t id, uint64_t caller)
+{
+	int n = frames_of(st, pid, id, caller), i;
+	char name[1024];
+
+	if (n < 0) {
+		bt_json_null(j, key); /* lost: distinct from an empty stack */
+		return 0;
+	}
+	bt_json_begin_array(j, key);
+	for (i = 0; i < n; i++) {
+		const struct bt_frame *f = &st->frames[i];
+
+		bt_json_begin_object(j, NULL);
+		bt_frame__format(f, 0, name, sizeof(name));
+		bt_json_string(j, "name", f->name ? name : NULL);
+		bt_json_int(j, "offset", (long long)f->offset);
+		bt_json_string(j, "module", f->module);
+		bt_json_bool(j, "inlined", f->inlined);
+		bt_json_int(j, "address", (long long)f->addr);
+		if (style && (style->fmt & BT_FMT_SOURCE) && f->file) {
+			bt_json_string(j, "file", f->file);
+			bt_json_int(j, "line", f->line);
+		}
+		bt_json_end_object(j);
+	}
+	bt_json_end_array(j);
+	return n;
+}
+
+unsigned long long bt_stacks__lost(struct bt_stacks *st)
+{
+	uint64_t lost[BT_STACK_LOST_KINDS] = { 0 };
+	int kind;
+
+	for (kind = 0; kind < BT_STACK_LOST_KINDS; kind++)
+		bt_percpu_sum(st->lost_fd, kind, &lost[kind], 1);
+	return lost[BT_STACK_LOST_FULL] + lost[BT_STACK_LOST_CAPTURE];
+}
+
 void bt_stacks__report_lost(struct bt_stacks *st)
 {
 	uint64_t lost[BT_STACK_LOST_KINDS] = { 0 };
@@ -192,17 +440,15 @@ void bt_stacks__report_lost(struct bt_stacks *st)
 
 	for (kind = 0; kind < BT_STACK_LOST_KINDS; kind++)
 		bt_percpu_sum(st->lost_fd, kind, &lost[kind], 1);
-	if (lost[BT_STACK_LOST_FULL] + lost[BT_STACK_LOST_COLLISION])
-		bt_warn("%llu stacks lost; raise --stack-storage-size (map full: %llu, "
-			"hash collisions: %llu)",
-			(unsigned long long)(lost[BT_STACK_LOST_FULL] +
-					     lost[BT_STACK_LOST_COLLISION]),
-			(unsigned long long)lost[BT_STACK_LOST_FULL],
-			(unsigned long long)lost[BT_STACK_LOST_COLLISION]);
+	if (lost[BT_STACK_LOST_FULL])
+		bt_warn("%llu stacks lost: the stack map was full; raise --stack-storage-size",
+			(unsigned long long)lost[BT_STACK_LOST_FULL]);
+	if (lost[BT_STACK_LOST_CAPTURE])
+		bt_warn("%llu stacks could not be captured",
+			(unsigned long long)lost[BT_STACK_LOST_CAPTURE]);
 	if (st->pids && bt_events__lost(st->pids))
 		bt_warn("%llu new processes not announced in time; their frames may be [unknown]",
 			bt_events__lost(st->pids));
-	if (lost[BT_STACK_LOST_OTHER])
-		bt_warn("%llu stacks could not be captured",
-			(unsigned long long)lost[BT_STACK_LOST_OTHER]);
+	if (st->missing)
+		bt_warn("%llu stacks were freed before they were printed", st->missing);
 }

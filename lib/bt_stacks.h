@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * User side of probes/bt_stack.bpf.h: stack map sizing, reading and freeing stacks, the
- * lost-stack report, and noting processes as the kernel announces them so that their frames
- * keep their names after they exit. Symbol names come from symbolize/ (bt_sym.h).
+ * User side of probes/bt_stack.bpf.h: sizing the stack map, generations (so a count is never
+ * paired with a stack freed in between), reading stacks, printing them in every form the
+ * tools use (multi-line, folded, JSON), the lost-stack report, and noting processes as the
+ * kernel announces them so that their frames keep their names after they exit.
+ *
+ * An interval tool, at each output:
+ *	bt_stacks__flip(st);                        // programs now write the next generation
+ *	bt_stacks__drain(st, counts_fd, ...);       // the closed one's counts: read and delete
+ *	...print...
+ *	bt_stacks__release(st, NULL, 0);            // free the closed generation's stacks
+ * A per-event tool does the same on a tick, after consuming every event already queued.
  */
 #ifndef BT_STACKS_H
 #define BT_STACKS_H
@@ -10,15 +18,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <bpf/libbpf.h>
 
+#include "bt_json.h"
 #include "bt_stack.h"
 #include "bt_sym.h"
 
 struct bt_stacks;
 
 struct bt_stacks_opts {
-	unsigned int storage_size; /* stack map entries (--stack-storage-size); 0: 1024 */
+	unsigned int storage_size; /* stacks stored at once (--stack-storage-size); 0: 1024 */
 	bool user;		   /* user stacks will be symbolized: announce processes */
 	bool note_running;	   /* system-wide: snapshot every running process at start */
 	struct bt_sym_opts sym;
@@ -45,13 +55,31 @@ struct bt_symbolizer *bt_stacks__symbolizer(struct bt_stacks *st);
 int bt_stacks__note_pid(struct bt_stacks *st, int pid);
 
 /*
- * Copy stack id's addresses (leaf first) into ips[BT_MAX_STACK_DEPTH]; returns the count.
- * entry_caller, when not 0, is the return address read at a probe on a function's first
- * instruction, where the frame-pointer walk skips the immediate caller: it goes in second.
+ * Close the current generation: programs write the other one from now on, and when this
+ * returns no program still writes the closed one (an RCU grace period has passed). Returns
+ * the closed generation (0 or 1), or -errno.
  */
-int bt_stacks__get(struct bt_stacks *st, int id, uint64_t entry_caller, uint64_t *ips);
-/* Free the stack map slot of id after printing it, so long runs do not fill the map. */
-void bt_stacks__release(struct bt_stacks *st, int id);
+int bt_stacks__flip(struct bt_stacks *st);
+
+/*
+ * Read and delete every entry of a tool's hash map whose key holds the closed generation
+ * (a __u32 at gen_offset in the key), calling fn(ctx, key, value) for each. Values are read
+ * whole (value_size bytes; a per-CPU map's value is value_size * possible CPUs).
+ */
+typedef int (*bt_stacks_entry_fn)(void *ctx, const void *key, const void *value);
+int bt_stacks__drain(struct bt_stacks *st, int map_fd, size_t key_size, size_t value_size,
+		     size_t gen_offset, bt_stacks_entry_fn fn, void *ctx);
+
+/* Free the closed generation's stacks, except the ids in held[0..nheld) (still in use). */
+int bt_stacks__release(struct bt_stacks *st, const uint64_t *held, size_t nheld);
+
+/*
+ * Copy the stack id's addresses (leaf first) into ips[BT_MAX_STACK_DEPTH]; returns the count,
+ * 0 for BT_STACK_NONE, -ENOENT for a lost or freed stack. entry_caller, when not 0, is the
+ * return address read at a probe on a function's first instruction, where the frame-pointer
+ * walk skips the immediate caller: it goes in second.
+ */
+int bt_stacks__get(struct bt_stacks *st, uint64_t id, uint64_t entry_caller, uint64_t *ips);
 
 /*
  * Resolve a stack (from bt_stacks__get) into frames, leaf first; pid BT_PID_KERNEL for kernel
@@ -61,7 +89,29 @@ void bt_stacks__release(struct bt_stacks *st, int id);
 int bt_stacks__resolve(struct bt_stacks *st, int pid, const uint64_t *ips, int n,
 		       struct bt_frame *frames);
 
+/*
+ * Printing one stack, kernel (pid BT_PID_KERNEL) or user. A lost stack prints as BCC prints
+ * it, "[Missed Kernel Stack]" / "[Missed User Stack]"; BT_STACK_NONE prints nothing. Each
+ * returns the number of frames printed (the placeholder counts as one).
+ */
+struct bt_stack_style {
+	const char *indent; /* multi-line: before each frame ("  ", "    ", "\t") */
+	unsigned int fmt;   /* BT_FMT_* of symbolize/bt_sym.h */
+	bool addresses;	    /* multi-line: the raw address in a column before the name (-v) */
+	bool root_first;    /* outermost caller first; folded output is always root first */
+};
+int bt_stacks__print(struct bt_stacks *st, FILE *out, const struct bt_stack_style *style, int pid,
+		     uint64_t id, uint64_t caller);
+/* ";frame" per frame, root first (or leaf first with style->root_first false and reverse) */
+int bt_stacks__fold(struct bt_stacks *st, FILE *out, const struct bt_stack_style *style, int pid,
+		    uint64_t id, uint64_t caller, bool leaf_first);
+/* An array member `key` of frames {name, offset, module, inlined, address}, leaf first. */
+int bt_stacks__json(struct bt_stacks *st, struct bt_json *j, const char *key,
+		    const struct bt_stack_style *style, int pid, uint64_t id, uint64_t caller);
+
 /* Print "N stacks lost; raise --stack-storage-size" (and why) to stderr when any were lost. */
 void bt_stacks__report_lost(struct bt_stacks *st);
+/* Stacks lost so far (full map or failed capture), for tests and JSON summaries. */
+unsigned long long bt_stacks__lost(struct bt_stacks *st);
 
 #endif

@@ -1,9 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Stack capture shared by the tools that print stacks (lib/bt_stacks.c is the user side).
- * Stacks are deduplicated in the kernel by the stack map; lost stacks are counted by cause so
- * the tool can say which limit to raise. Processes are announced the first time they are
- * seen, so user space can snapshot their mappings before they exit.
+ *
+ * Stacks are content-addressed: a stack is taken into per-CPU scratch, hashed, and stored in
+ * an ordinary hash map under its hash. A stack seen again finds its entry (the frames are
+ * compared, so two stacks that share a hash each get a slot of their own); the only way to
+ * lose one is a full map, which is counted. BPF_MAP_TYPE_STACK_TRACE is not used: it is
+ * direct-mapped, and a second stack hashing to a taken bucket is dropped for the whole run.
+ *
+ * Generations make interval output safe: every entry a program writes (stacks here, counts in
+ * the tool's own maps) carries the generation it read from bt_stack_gen. User space flips the
+ * generation and waits until no program still runs with the old one; the old generation's
+ * entries are then quiescent, and are read and freed without racing any writer.
+ *
+ * Processes are announced the first time they are seen (and again after exec), so user space
+ * can snapshot their mappings before they exit.
  */
 #ifndef BT_STACK_BPF_H
 #define BT_STACK_BPF_H
@@ -12,16 +23,39 @@
 #include "bt_stack.h"
 
 /* vmlinux.h has no errno values */
-#define BT_ENOMEM 12
 #define BT_EFAULT 14
 #define BT_EEXIST 17
 
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024); /* --stack-storage-size, set before load */
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, BT_MAX_STACK_DEPTH * sizeof(__u64));
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct bt_stack_value);
 } bt_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} bt_stack_gen SEC(".maps");
+
+/* Two scratch buffers per CPU: a program preempted mid-capture keeps its own. */
+#define BT_STACK_SCRATCH 2
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BT_STACK_SCRATCH);
+	__type(key, __u32);
+	__type(value, struct bt_stack_value);
+} bt_stack_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} bt_stack_busy SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -41,30 +75,119 @@ BT_EVENT_MAP(bt_new_pids, 64 * 1024);
 
 const volatile bool bt_announce_pids = false; /* set when user stacks are symbolized */
 
-static __always_inline void bt_stack_count_lost(long err)
+static __always_inline void bt_stack_count_lost(__u32 kind)
 {
-	__u32 kind = err == -BT_EEXIST	 ? BT_STACK_LOST_COLLISION
-		     : err == -BT_ENOMEM ? BT_STACK_LOST_FULL
-					 : BT_STACK_LOST_OTHER;
 	__u64 *n = bpf_map_lookup_elem(&bt_stack_lost, &kind);
 
 	if (n)
-		(*n)++;
+		__sync_fetch_and_add(n, 1);
+}
+
+/* The generation to write under; read it once per event and use it for every entry. */
+static __always_inline __u32 bt_stack_generation(void)
+{
+	__u32 zero = 0, *g = bpf_map_lookup_elem(&bt_stack_gen, &zero);
+
+	return g ? *g & 1 : 0;
+}
+
+static __always_inline __u64 bt_stack_hash(const struct bt_stack_value *v, __u32 nr)
+{
+	__u64 h = 0x9e3779b97f4a7c15ULL ^ nr;
+	__u32 i;
+
+	for (i = 0; i < BT_MAX_STACK_DEPTH; i++) {
+		if (i >= nr)
+			break;
+		h = (h ^ v->ips[i]) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+static __always_inline bool bt_stack_same(const struct bt_stack_value *a,
+					  const struct bt_stack_value *b, __u32 nr)
+{
+	__u32 i;
+
+	if (a->nr != nr)
+		return false;
+	for (i = 0; i < BT_MAX_STACK_DEPTH; i++) {
+		if (i >= nr)
+			break;
+		if (a->ips[i] != b->ips[i])
+			return false;
+	}
+	return true;
+}
+
+/* Find or store the stack in v; its id, or BT_STACK_LOST. */
+static __always_inline __u64 bt_stack_store(struct bt_stack_value *v, __u32 gen)
+{
+	__u32 nr = v->nr;
+	__u64 base = bt_stack_hash(v, nr) & ~7ULL, id;
+	struct bt_stack_value *old;
+	int slot;
+
+	if (!base)
+		base = 1ULL << 63;
+	for (slot = 0; slot < BT_STACK_SLOTS; slot++) {
+		id = base | ((__u64)slot << 1) | gen;
+		old = bpf_map_lookup_elem(&bt_stacks, &id);
+		if (!old) {
+			long err = bpf_map_update_elem(&bt_stacks, &id, v, BPF_NOEXIST);
+
+			if (!err)
+				return id;
+			if (err != -BT_EEXIST)
+				break;
+			/* another CPU stored something under this id first: compare with it */
+			old = bpf_map_lookup_elem(&bt_stacks, &id);
+			if (!old)
+				continue;
+		}
+		if (bt_stack_same(old, v, nr))
+			return id;
+	}
+	bt_stack_count_lost(BT_STACK_LOST_FULL);
+	return BT_STACK_LOST;
 }
 
 /*
- * A stack id, or -1. An empty user stack (kernel threads, -EFAULT) is not a loss; a full map
- * or a hash collision is.
+ * Take the current stack (flags: 0 for the kernel's, BPF_F_USER_STACK for the user's) and
+ * return its id: BT_STACK_NONE when there is none to take (a kernel thread has no user stack),
+ * BT_STACK_LOST when it could not be taken or stored.
  */
-static __always_inline __s32 bt_get_stack_id(void *ctx, __u64 flags)
+static __always_inline __u64 bt_get_stack(void *ctx, __u64 flags, __u32 gen)
 {
-	long id = bpf_get_stackid(ctx, &bt_stacks, flags);
+	__u32 zero = 0, depth, *busy = bpf_map_lookup_elem(&bt_stack_busy, &zero);
+	struct bt_stack_value *v;
+	__u64 id = BT_STACK_LOST;
+	long len;
 
-	if (id >= 0)
-		return id;
-	if (id != -BT_EFAULT)
-		bt_stack_count_lost(id);
-	return -1;
+	if (!busy)
+		return BT_STACK_LOST;
+	/* uprobe and fentry programs can be preempted; the one that runs meanwhile on this CPU
+	 * takes the next buffer */
+	depth = __sync_fetch_and_add(busy, 1);
+	v = depth < BT_STACK_SCRATCH ? bpf_map_lookup_elem(&bt_stack_scratch, &depth) : NULL;
+	if (!v) {
+		bt_stack_count_lost(BT_STACK_LOST_CAPTURE);
+		goto out;
+	}
+	len = bpf_get_stack(ctx, v->ips, sizeof(v->ips), flags);
+	if (len <= 0) {
+		if (len == 0 || len == -BT_EFAULT)
+			id = BT_STACK_NONE;
+		else
+			bt_stack_count_lost(BT_STACK_LOST_CAPTURE);
+		goto out;
+	}
+	v->nr = len / sizeof(__u64);
+	id = bt_stack_store(v, gen);
+out:
+	__sync_fetch_and_add(busy, -1);
+	return id;
 }
 
 /* Announce tgid once (per LRU lifetime) through the bt_new_pids event map. */

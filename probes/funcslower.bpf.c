@@ -28,16 +28,6 @@ const volatile bool want_user = false;
 #define FS_PARM6(x) 0
 #endif
 
-/* A call in progress: what its return needs. */
-struct entry {
-	__u64 start_ns;
-	__u64 args[FUNCSLOWER_MAX_ARGS];
-	__u64 user_caller;
-	__u32 index;
-	__s32 kernel_stack_id;
-	__s32 user_stack_id;
-};
-
 /*
  * Keyed by thread, so a nested call of a traced function replaces the outer one (the
  * innermost call is timed, as BCC). LRU: a thread that never returns (exit, longjmp) must
@@ -47,21 +37,24 @@ struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 10240);
 	__type(key, __u64);
-	__type(value, struct entry);
+	__type(value, struct funcslower_inflight);
 } entries SEC(".maps");
 
 BT_EVENT_MAP(events, 256 * 1024);
 
-static __always_inline int on_entry(void *ctx, __u32 index, struct entry *e, __u64 user_caller)
+static __always_inline int on_entry(void *ctx, __u32 index, struct funcslower_inflight *e,
+				    __u64 user_caller)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 
+	__u32 gen = bt_stack_generation();
+
 	e->index = index;
-	e->kernel_stack_id = want_kernel ? bt_get_stack_id(ctx, 0) : -1;
-	e->user_stack_id = -1;
+	if (want_kernel)
+		e->kernel_stack = bt_get_stack(ctx, 0, gen);
 	if (want_user) {
-		e->user_stack_id = bt_get_stack_id(ctx, BPF_F_USER_STACK);
-		e->user_caller = e->user_stack_id >= 0 ? user_caller : 0;
+		e->user_stack = bt_get_stack(ctx, BPF_F_USER_STACK, gen);
+		e->user_caller = BT_STACK_STORED(e->user_stack) ? user_caller : 0;
 		bt_note_pid(ctx, id >> 32);
 	}
 	/* Last, so the stack walks are not part of the latency. */
@@ -74,7 +67,7 @@ static __always_inline int on_return(void *ctx, __u32 index, __u64 ret)
 {
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
 	struct funcslower_event ev = {};
-	struct entry *e;
+	struct funcslower_inflight *e;
 
 	e = bpf_map_lookup_elem(&entries, &id);
 	/* Not the call this return belongs to (its entry was replaced by a nested one). */
@@ -88,8 +81,8 @@ static __always_inline int on_return(void *ctx, __u32 index, __u64 ret)
 	ev.start_ns = e->start_ns;
 	ev.retval = ret;
 	ev.index = e->index;
-	ev.kernel_stack_id = e->kernel_stack_id;
-	ev.user_stack_id = e->user_stack_id;
+	ev.kernel_stack = e->kernel_stack;
+	ev.user_stack = e->user_stack;
 	ev.user_caller = e->user_caller;
 	if (want_args)
 		__builtin_memcpy(ev.args, e->args, sizeof(ev.args));
@@ -102,7 +95,7 @@ static __always_inline int on_return(void *ctx, __u32 index, __u64 ret)
 
 static __always_inline int regs_entry(struct pt_regs *ctx, __u64 user_caller)
 {
-	struct entry e = {};
+	struct funcslower_inflight e = {};
 
 	if (bt_filtered_out())
 		return 0;
@@ -125,7 +118,7 @@ static __always_inline int regs_entry(struct pt_regs *ctx, __u64 user_caller)
 SEC("?fentry")
 int fs_fentry(void *ctx)
 {
-	struct entry e = {};
+	struct funcslower_inflight e = {};
 	int i;
 
 	if (bt_filtered_out())
@@ -192,7 +185,7 @@ SEC("?tracepoint")
 int fs_tracepoint(void *ctx)
 {
 	__u32 index = bt_target_index(ctx);
-	struct entry e = {};
+	struct funcslower_inflight e = {};
 
 	if (index >= nr_entries)
 		return on_return(ctx, index, ((struct trace_event_raw_sys_exit *)ctx)->ret);

@@ -12,12 +12,23 @@ struct funcslower_event {
 	__u64 duration_ns; /* entry to return */
 	__u64 retval;
 	__u64 args[FUNCSLOWER_MAX_ARGS]; /* only with -a */
-	__u64 user_caller; /* uprobe entry: the return address the stack walk cannot see yet */
+	__u64 user_caller;  /* uprobe entry: the return address the stack walk cannot see yet */
+	__u64 kernel_stack; /* stack ids (probes/bt_stack.h) */
+	__u64 user_stack;
 	__u32 tgid;
-	__u32 index;	       /* the entry target's index in struct bt_targets */
-	__s32 kernel_stack_id; /* -1: not captured */
-	__s32 user_stack_id;
+	__u32 index; /* the entry target's index in struct bt_targets */
 	char comm[FUNCSLOWER_COMM_LEN];
+};
+
+/* A call in progress, per thread: what its return needs. */
+struct funcslower_inflight {
+	__u64 start_ns;
+	__u64 args[FUNCSLOWER_MAX_ARGS];
+	__u64 user_caller;
+	__u64 kernel_stack;
+	__u64 user_stack;
+	__u32 index;
+	__u32 pad;
 };
 
 #endif

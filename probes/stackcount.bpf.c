@@ -28,12 +28,14 @@ static __always_inline int count_stack(void *ctx, __u64 user_caller)
 	if (bt_filtered_out())
 		return 0;
 	key.tgid = bpf_get_current_pid_tgid() >> 32;
+	key.gen = bt_stack_generation();
 	if (per_pid)
 		bpf_get_current_comm(key.comm, sizeof(key.comm));
-	key.kernel_stack_id = want_kernel ? bt_get_stack_id(ctx, 0) : -1;
-	key.user_stack_id = want_user ? bt_get_stack_id(ctx, BPF_F_USER_STACK) : -1;
+	if (want_kernel)
+		key.kernel_stack = bt_get_stack(ctx, 0, key.gen);
 	if (want_user) {
-		key.user_caller = key.user_stack_id >= 0 ? user_caller : 0;
+		key.user_stack = bt_get_stack(ctx, BPF_F_USER_STACK, key.gen);
+		key.user_caller = BT_STACK_STORED(key.user_stack) ? user_caller : 0;
 		bt_note_pid(ctx, key.tgid);
 	}
 	v = bpf_map_lookup_elem(&counts, &key);

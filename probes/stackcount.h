@@ -6,15 +6,16 @@
 #define STACKCOUNT_COMM_LEN 16
 
 struct stackcount_key {
-	__u32 tgid;	       /* always recorded: user frames are named per process */
-	__s32 kernel_stack_id; /* -1: not captured */
-	__s32 user_stack_id;
+	__u64 kernel_stack; /* stack ids (probes/bt_stack.h) */
+	__u64 user_stack;
 	/*
 	 * At a uprobe on a function's first instruction the frame-pointer walk cannot see the
 	 * caller yet (its return address is only on the stack): recorded here, spliced in by
 	 * user space.
 	 */
 	__u64 user_caller;
+	__u32 tgid;			/* always recorded: user frames are named per process */
+	__u32 gen;			/* the stack generation the entry was written in */
 	char comm[STACKCOUNT_COMM_LEN]; /* only with -P (keeps keys fewer otherwise) */
 };
 

@@ -24,6 +24,7 @@ BT_EVENT_MAP(events, 4 * 1024 * 1024);
 static __always_inline int snoop(void *ctx, __u32 index, __u64 user_caller)
 {
 	struct stacksnoop_event e = {};
+	__u32 gen;
 
 	if (bt_filtered_out())
 		return 0;
@@ -32,10 +33,15 @@ static __always_inline int snoop(void *ctx, __u32 index, __u64 user_caller)
 	e.cpu = bpf_get_smp_processor_id();
 	e.index = index;
 	bpf_get_current_comm(e.comm, sizeof(e.comm));
-	e.kernel_stack_id = want_kernel ? bt_get_stack_id(ctx, 0) : -1;
-	e.user_stack_id = want_user ? bt_get_stack_id(ctx, BPF_F_USER_STACK) : -1;
-	if (want_user && e.user_stack_id >= 0)
-		e.user_caller = user_caller;
+	gen = bt_stack_generation();
+	if (want_kernel)
+		e.kernel_stack = bt_get_stack(ctx, 0, gen);
+	if (want_user) {
+		e.user_stack = bt_get_stack(ctx, BPF_F_USER_STACK, gen);
+		if (BT_STACK_STORED(e.user_stack))
+			e.user_caller = user_caller;
+		bt_note_pid(ctx, e.tgid);
+	}
 	bt_event_output(ctx, &events, &e, sizeof(e));
 	return 0;
 }

@@ -13,11 +13,12 @@ struct stacksnoop_event {
 	 * user space.
 	 */
 	__u64 user_caller;
+	__u64 kernel_stack; /* stack ids (probes/bt_stack.h) */
+	__u64 user_stack;
 	__u32 tgid;
 	__u32 cpu;
-	__u32 index;	       /* the target that fired (its FUNCTION name) */
-	__s32 kernel_stack_id; /* -1: not wanted or not captured */
-	__s32 user_stack_id;
+	__u32 index; /* the target that fired (its FUNCTION name) */
+	__u32 pad;
 	char comm[STACKSNOOP_COMM_LEN];
 };
 

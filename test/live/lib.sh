@@ -64,13 +64,15 @@ value_of() {
 
 # traced_workload WORKLOAD [ARGS...] -- TOOL [ARGS...]: start WORKLOAD, which waits for
 # SIGUSR1; run bpftools TOOL ARGS ("@PID" in ARGS becomes the workload's pid); release the
-# workload once the tool prints its banner ($BANNER, default ^Tracing); then Ctrl-C the tool.
+# workload once the tool prints its banner ($BANNER, default ^Tracing, looked for in
+# $BANNER_IN: out, the default, or err); then Ctrl-C the tool.
 # $PIN prefixes the workload (e.g. "taskset -c 0"); with $READY_MAPS set, the tool starts only
 # once the workload has that library mapped (-p resolves libraries through the maps).
 # Output in $OUT, stderr in $ERR, the tool's status in $RC.
 traced_workload() {
 	OUT=$T/out ERR=$T/err
 	: >"$OUT" # the wait below must not see the previous run's banner
+	: >"$ERR"
 	wl=""
 	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
 		wl="$wl $1"
@@ -97,7 +99,9 @@ traced_workload() {
 	"$BPFTOOLS" "$tool" $args >"$OUT" 2>"$ERR" &
 	fpid=$!
 	i=0
-	until grep -q "${BANNER:-^Tracing}" "$OUT" 2>/dev/null; do
+	banner_file=$OUT
+	[ "${BANNER_IN:-out}" = err ] && banner_file=$ERR
+	until grep -q "${BANNER:-^Tracing}" "$banner_file" 2>/dev/null; do
 		i=$((i + 1))
 		if [ $i -gt 100 ] || ! kill -0 $fpid 2>/dev/null; then
 			kill -TERM $wpid $fpid 2>/dev/null
@@ -112,4 +116,34 @@ traced_workload() {
 	kill -INT $fpid
 	RC=0
 	wait $fpid || RC=$?
+}
+
+# start_tool TOOL [ARGS...]: run bpftools in the background (output in $OUT, stderr in $ERR)
+# and return once it prints its banner ($BANNER in $BANNER_IN, as traced_workload); $FPID is
+# its pid. finish_tool waits for it to end by itself (a duration), finish_tool INT stops it.
+start_tool() {
+	OUT=$T/out ERR=$T/err
+	: >"$OUT"
+	: >"$ERR"
+	"$BPFTOOLS" "$@" >"$OUT" 2>"$ERR" &
+	FPID=$!
+	banner_file=$OUT
+	[ "${BANNER_IN:-out}" = err ] && banner_file=$ERR
+	i=0
+	until grep -q "${BANNER:-^Tracing}" "$banner_file" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt 100 ] || ! kill -0 $FPID 2>/dev/null; then
+			kill -TERM $FPID 2>/dev/null
+			wait $FPID
+			RC=$?
+			fail "bpftools $1 did not start (exit $RC)"
+		fi
+		sleep 0.1
+	done
+}
+
+finish_tool() {
+	[ -n "${1:-}" ] && kill -"$1" $FPID
+	RC=0
+	wait $FPID || RC=$?
 }

@@ -20,15 +20,12 @@ block_count() {
 		/^    [0-9]+$/ && first == a && second == b { print $1; exit }' "$OUT"
 }
 
-# The workload sleeps 1.5 s (time to attach), calls, and exits long before the output at 4 s.
+# The workload waits until the tool is attached, calls, and exits long before the output at 4 s
+# (so names must come from the snapshot, not from a live process).
 trace_workload() {
 	bin=$1
 	shift
-	"$bin" 3 5 1500 &
-	wpid=$!
-	sleep 0.3
-	run stackcount -p $wpid -D 4 "$@"
-	wait $wpid
+	BANNER='^Tracing' traced_workload "$bin" 3 5 -1 -- stackcount -p @PID -D 4 "$@"
 	expect_rc 0 "stackcount $*"
 }
 
@@ -40,7 +37,7 @@ expect_line '^  main$'
 expect_line '^Detaching\.\.\.$'
 ok "PIE executable: two paths, exact counts, names after exit"
 
-trace_workload "$W" -U "btstack:btlib_leaf"
+READY_MAPS=libbtstack trace_workload "$W" -U "btstack:btlib_leaf"
 [ "$(block_count btlib_leaf btlib_path_a)" = 3 ] || fail "library: btlib_path_a path not counted 3"
 [ "$(block_count btlib_leaf btlib_path_b)" = 5 ] || fail "library: btlib_path_b path not counted 5"
 ok "shared library found through the process's maps"
@@ -53,18 +50,31 @@ trace_workload "$WXX" -U "$WXX:*Counter4bump*"
 ok "C++ method, demangled"
 
 # Folded, per process: comm;outer...;inner count, accepted by flamegraph.pl.
-trace_workload "$W" -U -f "$W:bt_leaf"
+# (folded output is data only: the banner goes to stderr)
+BANNER_IN=err trace_workload "$W" -U -f "$W:bt_leaf"
 expect_line '^stack_paths;.*;main;bt_path_a;bt_leaf 3$'
 expect_line '^stack_paths;.*;main;bt_path_b;bt_leaf 5$'
 grep -q 'Tracing\|Detaching' "$OUT" && fail "folded output has banner lines"
 ok "folded output"
 
-# -s offsets, -d delimiter between kernel and user stacks, -T/-i repeated summaries.
-trace_workload "$W" -s -d -T -i 1 "$W:bt_leaf"
+# -s offsets, -d delimiter between kernel and user stacks, -T/-i repeated summaries: two runs
+# of the workload in different intervals are counted in their own interval (each interval
+# closes a stack generation and frees it), and their stacks are named in both.
+start_tool stackcount -s -d -T -i 1 -D 4 "$W:bt_leaf"
+"$W" 3 5 0 300
+sleep 1.5
+"$W" 3 5 0 300
+finish_tool
+expect_rc 0 "stackcount -s -d -T -i 1 -D 4"
 expect_line '^  bt_path_a\+0x[0-9a-f]+$'
 expect_line '^  bt_leaf\+0x0$'
 expect_line '^    --$'
-[ "$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2}$' "$OUT")" -ge 3 ] || fail "-T -i 1 -D 4: fewer than 3 timed summaries"
+[ "$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2}$' "$OUT")" = 4 ] || fail "-T -i 1 -D 4: not 4 timed summaries"
+[ "$(grep -c '^  bt_path_a+0x' "$OUT")" = 2 ] && [ "$(grep -c '^  bt_path_b+0x' "$OUT")" = 2 ] ||
+	fail "-i 1: the two runs' stacks are not each named in an interval of their own"
+[ "$(grep -c '^    3$' "$OUT")" = 2 ] && [ "$(grep -c '^    5$' "$OUT")" = 2 ] ||
+	fail "-i 1: counts not 3 and 5 in each of two intervals"
+grep -q 'lost\|freed' "$ERR" && fail "-i 1: stacks lost or freed early: $(cat "$ERR")"
 ok "offsets, delimiter, timestamps and intervals"
 
 # -P system-wide: one "comm [pid]" line per stack, the two paths kept apart, and names from
@@ -89,10 +99,7 @@ done
 
 # Kernel stacks of a syscall tracepoint name the syscall entry path.
 UDP=$BT_WORKLOADS/udp_flood
-"$UDP" 3000 &
-upid=$!
-run stackcount -K -p $upid -D 2 t:syscalls:sys_enter_sendto
-wait $upid
+traced_workload "$UDP" 3000 -1 -- stackcount -K -p @PID t:syscalls:sys_enter_sendto
 expect_rc 0 "stackcount -K t:syscalls:sys_enter_sendto"
 expect_line '^  do_syscall_64$'
 expect_line '^  entry_SYSCALL_64'

@@ -2,14 +2,15 @@
 /*
  * One leaf function reached through two call paths a known number of times, in a PIE
  * executable, in a shared library (libbtstack.so) and, with stack_paths_cxx, in a C++ method.
- * Usage: stack_paths A B [DELAY_MS [LINGER_MS]]: sleep DELAY_MS (so a tracer can attach),
- * call the leaf A times through bt_path_a and B times through bt_path_b, in the executable
+ * Usage: stack_paths A B [DELAY_MS [LINGER_MS]]: sleep DELAY_MS (so a tracer can attach; -1:
+ * wait for SIGUSR1 instead, which the tests send once the tracer is ready), call the leaf A times through bt_path_a and B times through bt_path_b, in the executable
  * and the library alike, then stay alive LINGER_MS.
  */
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "btstack.h"
+#include "wl_start.h"
 
 volatile unsigned long bt_sink;
 
@@ -37,7 +38,8 @@ int main(int argc, char **argv)
 	long delay = argc > 3 ? atol(argv[3]) : 0;
 	long linger = argc > 4 ? atol(argv[4]) : 0;
 
-	usleep(delay * 1000);
+	if (wl_wait_start(delay))
+		return 1;
 	bt_path_a(a);
 	bt_path_b(b);
 	btlib_path_a(a);

@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The C++ variant: a namespaced method reached through two paths (names must demangle). */
+/*
+ * The C++ variant: a namespaced method reached through two paths (names must demangle).
+ * Usage: stack_paths_cxx A B [DELAY_MS] (-1: wait for SIGUSR1).
+ */
 #include <cstdlib>
 #include <unistd.h>
 
-namespace btwork {
-class Counter {
-public:
+#include "wl_start.h"
+
+namespace btwork
+{
+class Counter
+{
+      public:
 	__attribute__((noinline)) void bump(unsigned long i);
 	__attribute__((noinline)) void viaA(long n);
 	__attribute__((noinline)) void viaB(long n);
@@ -37,7 +44,8 @@ int main(int argc, char **argv)
 	long delay = argc > 3 ? atol(argv[3]) : 0;
 	btwork::Counter c;
 
-	usleep(delay * 1000);
+	if (wl_wait_start(delay))
+		return 1;
 	c.viaA(a);
 	c.viaB(b);
 	return 0;
