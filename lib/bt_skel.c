@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 
 #include "bt_attach_internal.h"
@@ -198,6 +205,158 @@ static int set_filter(struct bpf_object *obj, const char *var, int val, int none
 	return err;
 }
 
+/* Like set_filter(), for any value: the caller has decided the filter is wanted. */
+static int set_var(struct bpf_object *obj, const char *var, const void *val, size_t size)
+{
+	int err = bt_rodata_set(obj, var, val, size);
+
+	if (err == -ENOENT) {
+		bt_err("internal error: the BPF programs have no '%s' filter", var);
+		return -EOPNOTSUPP;
+	}
+	return err;
+}
+
+static bool is_cgroup2(const char *path)
+{
+	struct statfs sf;
+
+	return statfs(path, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+/* A cgroup v2 directory's file handle is its 64-bit id (kernfs node id). */
+static int handle_id(const char *path, uint64_t *id)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + sizeof(uint64_t)];
+	} h = { .fh.handle_bytes = sizeof(uint64_t) };
+	int mount_id;
+
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0))
+		return -errno;
+	if (h.fh.handle_bytes != sizeof(uint64_t))
+		return -EINVAL;
+	memcpy(id, h.fh.f_handle, sizeof(*id));
+	return 0;
+}
+
+int bt_cgroup_id(const char *path, uint64_t *id, unsigned int *level)
+{
+	char *real = realpath(path, NULL), *slash;
+	unsigned int depth = 0;
+	uint64_t up;
+	struct stat st;
+	int err;
+
+	if (!real)
+		return -errno;
+	err = stat(real, &st) ? -errno : 0;
+	if (!err && (!S_ISDIR(st.st_mode) || !is_cgroup2(real)))
+		err = -ENOTDIR;
+	if (!err)
+		err = handle_id(real, id);
+	if (err)
+		goto cleanup;
+	/* The root cgroup is id 1; its depth is what bpf_get_current_ancestor_cgroup_id wants. */
+	*level = BT_CGROUP_LEVEL_UNKNOWN;
+	for (up = *id;; depth++) {
+		if (up == 1) {
+			*level = depth;
+			break;
+		}
+		slash = strrchr(real, '/');
+		if (!slash || slash == real)
+			break;
+		*slash = '\0';
+		if (!is_cgroup2(real) || handle_id(real, &up))
+			break; /* past the mount's root, which is not the root cgroup */
+	}
+cleanup:
+	free(real);
+	return err;
+}
+
+static int apply_cgroup(struct bpf_object *obj, const char *path)
+{
+	unsigned int level;
+	uint64_t id;
+	int err;
+
+	err = bt_cgroup_id(path, &id, &level);
+	if (err == -ENOENT || err == -ENOTDIR)
+		return bt_usage_err("cannot filter by cgroup '%s': %s", path,
+				    err == -ENOTDIR ? "not a cgroup v2 directory" : strerror(-err));
+	if (err) {
+		bt_err("cannot filter by cgroup '%s': %s", path, strerror(-err));
+		return err;
+	}
+	bt_debug("cgroup '%s': id %llu, level %d", path, (unsigned long long)id,
+		 level == BT_CGROUP_LEVEL_UNKNOWN ? -1 : (int)level);
+	err = set_var(obj, "bt_filter_cgroup_id", &id, sizeof(id));
+	if (!err)
+		err = set_var(obj, "bt_filter_cgroup_level", &level, sizeof(level));
+	return err;
+}
+
+/* BCC's --cgroupmap / --mntnsmap: a pinned hash of 64-bit ids takes the place of map. */
+static int apply_pinned(struct bpf_object *obj, const char *map_name, const char *flag,
+			const char *opt, const char *path)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, map_name);
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+	bool on = true;
+	int fd, err;
+
+	if (!map) {
+		bt_err("internal error: the BPF programs have no '%s' map", map_name);
+		return -EOPNOTSUPP;
+	}
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		err = -errno;
+		if (err == -ENOENT || err == -ENOTDIR || err == -EINVAL)
+			return bt_usage_err("%s '%s': %s", opt, path,
+					    err == -EINVAL ? "not a pinned BPF object"
+							   : strerror(-err));
+		bt_err("%s '%s': %s", opt, path, strerror(-err));
+		return err;
+	}
+	err = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno : 0;
+	if (!err && (info.type != BPF_MAP_TYPE_HASH || info.key_size != sizeof(__u64))) {
+		err = bt_usage_err("%s '%s': not a BPF hash map with 8-byte keys", opt, path);
+		goto cleanup;
+	}
+	if (!err)
+		err = bpf_map__reuse_fd(map, fd);
+	if (err) {
+		bt_err("%s '%s': %s", opt, path, strerror(-err));
+		goto cleanup;
+	}
+	err = set_var(obj, flag, &on, sizeof(on));
+cleanup:
+	close(fd);
+	return err;
+}
+
+static int apply_comm(struct bpf_object *obj, const char *comm, bool exact)
+{
+	char buf[16] = { 0 };
+	__u32 len = strlen(comm);
+	int err;
+
+	if (len == 0 || len >= sizeof(buf))
+		return bt_usage_err("invalid process name '%s': expected 1 to 15 characters", comm);
+	memcpy(buf, comm, len);
+	err = set_var(obj, "bt_filter_comm", buf, sizeof(buf));
+	if (!err)
+		err = set_var(obj, "bt_filter_comm_len", &len, sizeof(len));
+	if (!err && exact)
+		err = set_var(obj, "bt_filter_comm_exact", &exact, sizeof(exact));
+	return err;
+}
+
 int bt_filters_apply(struct bpf_object *obj, const struct bt_filters *f)
 {
 	int err;
@@ -207,5 +366,20 @@ int bt_filters_apply(struct bpf_object *obj, const struct bt_filters *f)
 		err = set_filter(obj, "bt_filter_tgid", f->tgid, 0);
 	if (!err)
 		err = set_filter(obj, "bt_filter_tid", f->tid, 0);
+	if (!err && f->by_uid) {
+		err = set_var(obj, "bt_filter_by_uid", &f->by_uid, sizeof(f->by_uid));
+		if (!err)
+			err = set_var(obj, "bt_filter_uid", &f->uid, sizeof(f->uid));
+	}
+	if (!err && f->comm)
+		err = apply_comm(obj, f->comm, f->comm_exact);
+	if (!err && f->cgroup)
+		err = apply_cgroup(obj, f->cgroup);
+	if (!err && f->cgroupmap)
+		err = apply_pinned(obj, "bt_cgroupmap", "bt_filter_cgroupmap", "--cgroupmap",
+				   f->cgroupmap);
+	if (!err && f->mntnsmap)
+		err = apply_pinned(obj, "bt_mntnsmap", "bt_filter_mntnsmap", "--mntnsmap",
+				   f->mntnsmap);
 	return err;
 }

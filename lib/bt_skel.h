@@ -7,6 +7,7 @@
 #define BT_SKEL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <bpf/libbpf.h>
 
 #include "bt_cmd.h"
@@ -20,11 +21,21 @@ int bt_skel_select(struct bpf_object *obj, const struct bt_probe *probes);
 /* Whether the kernel can load this program as declared (tp_btf, fentry, ...). */
 bool bt_prog_usable(const struct bpf_program *prog);
 
-/* Filters applied in the kernel; -1 / 0 mean "none". */
+/*
+ * Filters applied in the kernel; -1 / 0 / false / NULL mean "none", so an unset field (and
+ * every field BT_FILTERS_NONE does not name) filters nothing.
+ */
 struct bt_filters {
-	int cpu;  /* -1: all CPUs */
-	int tgid; /* 0: all processes */
-	int tid;  /* 0: all threads */
+	int cpu;     /* -1: all CPUs */
+	int tgid;    /* 0: all processes */
+	int tid;     /* 0: all threads */
+	bool by_uid; /* only tasks whose real uid is uid */
+	unsigned int uid;
+	const char *comm;      /* 1 to 15 bytes: tasks whose comm contains it (BCC's -n) ... */
+	bool comm_exact;       /* ... or is exactly it */
+	const char *cgroup;    /* a cgroup v2 directory: tasks in it or below it */
+	const char *cgroupmap; /* a pinned BPF hash keyed by cgroup v2 id (BCC --cgroupmap) */
+	const char *mntnsmap;  /* a pinned BPF hash keyed by mount namespace id (--mntnsmap) */
 };
 #define BT_FILTERS_NONE   \
 	{                 \
@@ -32,12 +43,23 @@ struct bt_filters {
 	}
 
 /*
- * Write the set filters into the object's .rodata variables (bt_filter_cpu, ...). Returns
- * -EOPNOTSUPP when a filter is set but the program has no such variable.
+ * Before load: write the set filters into the object's .rodata variables (bt_filter_cpu, ...,
+ * probes/bt_common.bpf.h) and put the pinned maps in place of bt_cgroupmap / bt_mntnsmap.
+ * Returns -EOPNOTSUPP when a filter is set but the program has no such variable, -BT_EUSAGE
+ * after one line when a path names no cgroup v2 directory or no suitable pinned map.
  */
 int bt_filters_apply(struct bpf_object *obj, const struct bt_filters *f);
 
 /* Set a named .rodata variable before load. -ENOENT when there is none of that name and size. */
 int bt_rodata_set(struct bpf_object *obj, const char *var, const void *val, size_t size);
+
+/*
+ * A cgroup v2 directory's id (what bpf_get_current_cgroup_id() returns in it) and its depth
+ * below the root cgroup (for bpf_get_current_ancestor_cgroup_id()); *level is
+ * BT_CGROUP_LEVEL_UNKNOWN when the root is out of sight (a cgroup namespace). 0 or -errno;
+ * -ENOTDIR for a path outside cgroup v2.
+ */
+#define BT_CGROUP_LEVEL_UNKNOWN 0xffffffffu
+int bt_cgroup_id(const char *path, uint64_t *id, unsigned int *level);
 
 #endif
