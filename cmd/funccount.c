@@ -320,4 +320,5 @@ BT_COMMAND(funccount) = {
 	.opts = &opts,
 	.run = run,
 	.flags = BT_NEED_PRIV,
+	.uses = BT_USES_KFUNC | BT_USES_TRACEPOINT | BT_USES_UPROBE,
 };

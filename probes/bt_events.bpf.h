@@ -46,7 +46,7 @@ static __always_inline void bt_event_output_to(void *ctx, void *map, __u32 lost_
 	}
 	lost = bpf_map_lookup_elem(&bt_events_lost, &lost_slot);
 	if (lost)
-		(*lost)++;
+		__sync_fetch_and_add(lost, 1); /* preemptible programs share a CPU's slot */
 }
 
 static __always_inline void bt_event_output(void *ctx, void *map, void *data, __u64 size)

@@ -29,7 +29,11 @@ static __always_inline int count(__u64 index)
 		return 0;
 	v = bpf_map_lookup_elem(&counts, &key);
 	if (v)
-		(*v)++; /* per-CPU slot, and programs do not migrate: no atomic needed */
+		/*
+		 * Atomic although per-CPU: a uprobe or fentry program can be preempted between the
+		 * load and the store, and another program run on this CPU meanwhile.
+		 */
+		__sync_fetch_and_add(v, 1);
 	return 0;
 }
 

@@ -28,7 +28,7 @@ static __always_inline int count(__u32 col)
 		return 0;
 	v = bpf_map_lookup_elem(&counts, &col);
 	if (v)
-		(*v)++; /* per-CPU slot, and programs do not migrate: no atomic needed */
+		__sync_fetch_and_add(v, 1); /* fentry programs are preemptible: see funccount */
 	return 0;
 }
 
