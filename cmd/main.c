@@ -123,6 +123,9 @@ static int run_command(const struct bt_cmd *cmd, int argc, char **argv)
 		return err;
 	}
 	err = cmd->run(cmd);
+	/* Stopped by Ctrl-C/SIGTERM/SIGHUP before tracing began: asked for, not a failure. */
+	if (err == -EINTR && bt_stop_requested())
+		err = 0;
 	if (fflush(stdout) && errno != EPIPE && !err) {
 		bt_err("cannot write the output: %s", strerror(errno));
 		err = -EIO;

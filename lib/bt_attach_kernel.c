@@ -430,6 +430,8 @@ int bt_kattach__commit(struct bt_kattach *k)
 	for (i = 0; i < 2; i++) {
 		if (!k->use_multi[i])
 			continue;
+		if (bt_stop_requested())
+			return -EINTR;
 		err = attach_multi(k, i);
 		if (err)
 			return err;
@@ -496,6 +498,7 @@ const char *bt_kattach__how(const struct bt_kattach *k, size_t i)
 
 void bt_kattach__destroy(struct bt_kattach *k)
 {
+	unsigned int seen = bt_stop_signals();
 	size_t i;
 
 	if (!k)
@@ -504,6 +507,9 @@ void bt_kattach__destroy(struct bt_kattach *k)
 		bpf_link__destroy(k->multi[i]);
 	for (i = 0; k->v && i < k->n; i++) {
 		struct ktarget *kt = &k->v[i];
+
+		if (kt->link || kt->link_fd >= 0)
+			bt_detach_note(&seen, k->n - i, k->n, "kernel function probes");
 
 		/* libbpf removes a legacy tracefs kprobe event with its link. */
 		bpf_link__destroy(kt->link);

@@ -12,6 +12,7 @@
 
 #include "bt_attach_internal.h"
 #include "bt_err.h"
+#include "bt_loop.h"
 
 struct bt_uattach {
 	const struct bt_targets *targets; /* the caller's; must live until destroy */
@@ -162,6 +163,12 @@ int bt_uattach__commit(struct bt_uattach *u)
 
 		if (!u->how[i])
 			continue;
+		/* each uprobe costs the kernel a few ms: a Ctrl-C must not wait for hundreds */
+		if (bt_stop_requested()) {
+			if (progress)
+				fputs("\r\033[K", stderr);
+			return -EINTR;
+		}
 		u->links[i] = attach_one(u, i);
 		done++;
 		if (progress && (done % 50 == 0 || done == u->nuser))
@@ -209,13 +216,26 @@ const char *bt_uattach__how(const struct bt_uattach *u, size_t i)
 
 void bt_uattach__destroy(struct bt_uattach *u)
 {
-	size_t i;
+	unsigned int seen = bt_stop_signals();
+	size_t i, left = 0, total;
 
 	if (!u)
 		return;
-	/* bpf_link__destroy also removes the legacy tracefs uprobe events libbpf may create */
 	for (i = 0; u->links && i < u->targets->n; i++)
+		left += u->links[i] != NULL;
+	total = left;
+	/*
+	 * Each removal waits for the kernel (6.18: ~0.13 s per uprobe, serialized on its
+	 * event_mutex, so threads do not help): answer a Ctrl-C meanwhile.
+	 * bpf_link__destroy also removes the legacy tracefs uprobe events libbpf may create.
+	 */
+	for (i = 0; u->links && i < u->targets->n; i++) {
+		if (!u->links[i])
+			continue;
+		bt_detach_note(&seen, left, total, "probes");
 		bpf_link__destroy(u->links[i]);
+		left--;
+	}
 	free(u->links);
 	free(u->how);
 	free(u);

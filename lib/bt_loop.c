@@ -14,6 +14,7 @@
 
 static int signal_fd = -1;
 static bool stop_requested;
+static unsigned int stop_signals; /* how many have arrived */
 
 int bt_signals_init(void)
 {
@@ -39,17 +40,45 @@ int bt_signals_fd(void)
 	return signal_fd;
 }
 
-bool bt_stop_requested(void)
-{
-	return stop_requested;
-}
-
 static void drain_signals(void)
 {
 	struct signalfd_siginfo si;
 
-	while (read(signal_fd, &si, sizeof(si)) == sizeof(si))
+	if (signal_fd < 0)
+		return;
+	while (read(signal_fd, &si, sizeof(si)) == sizeof(si)) {
 		stop_requested = true;
+		stop_signals++;
+	}
+}
+
+/*
+ * The signals stay blocked and queued in the signalfd until read: a non-blocking read here
+ * sees a Ctrl-C in any phase (resolving, loading, between two attaches), not only in the
+ * wait loops.
+ */
+bool bt_stop_requested(void)
+{
+	if (!stop_requested)
+		drain_signals();
+	return stop_requested;
+}
+
+unsigned int bt_stop_signals(void)
+{
+	drain_signals();
+	return stop_signals;
+}
+
+void bt_detach_note(unsigned int *seen, size_t left, size_t total, const char *what)
+{
+	unsigned int now = bt_stop_signals();
+
+	if (now == *seen)
+		return;
+	*seen = now;
+	fprintf(stderr, "%s: still detaching: waiting for the kernel to remove %zu of %zu %s\n",
+		bt_progname(), left, total, what);
 }
 
 static long long now_ms(void)

@@ -10,6 +10,7 @@
 #define BT_LOOP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "bt_args.h"
@@ -20,8 +21,20 @@ int bt_signals_init(void);
  * (lib/bt_evloop.h). When it polls readable, bt_wait(-1, 0) drains it and reports the stop.
  */
 int bt_signals_fd(void);
-/* True once SIGINT, SIGTERM or SIGHUP has arrived. */
+/*
+ * True once SIGINT, SIGTERM or SIGHUP has arrived; sees a pending one without blocking, so
+ * long phases (resolving, attaching hundreds of probes) can check it between steps and return
+ * -EINTR, which main() turns into exit 0 once a stop was requested.
+ */
 bool bt_stop_requested(void);
+/* How many stop signals have arrived so far (a second Ctrl-C is news during a detach). */
+unsigned int bt_stop_signals(void);
+/*
+ * In a detach loop that may be slow (hundreds of uprobes): when a stop signal arrived since
+ * *seen (start it at bt_stop_signals()), print one line saying what is still being removed,
+ * so a second Ctrl-C is answered rather than ignored.
+ */
+void bt_detach_note(unsigned int *seen, size_t left, size_t total, const char *what);
 
 enum bt_wake {
 	BT_WAKE_TIMEOUT = 0,

@@ -15,6 +15,7 @@
 #include "bt_elf.h"
 #include "bt_err.h"
 #include "bt_kernel.h"
+#include "bt_loop.h"
 #include "bt_uprobe.h"
 
 #define BT_DEFAULT_MAX_PROBES 1000
@@ -96,6 +97,9 @@ struct ctx {
 
 static int over_limit(struct ctx *c)
 {
+	/* every target found is a moment to notice a Ctrl-C during a long resolve */
+	if (bt_stop_requested())
+		return -EINTR;
 	if (c->out->n <= c->limit)
 		return 0;
 	bt_err("'%s' matches more than %zu probes; narrow the pattern or raise --max-probes",
@@ -164,7 +168,7 @@ static int resolve_ufunc(struct ctx *c, const struct bt_match *m)
 		err = -ENOENT;
 	} else if (err == -ENOEXEC) {
 		err = bt_usage_err("cannot trace '%s': not an ELF file", path);
-	} else if (err < 0 && err != -E2BIG && err != -ENOMEM) {
+	} else if (err < 0 && err != -E2BIG && err != -ENOMEM && err != -EINTR) {
 		bt_err("cannot read the symbols of '%s': %s", path, strerror(-err));
 	}
 	free(path);
@@ -244,7 +248,7 @@ static int resolve_usdt(struct ctx *c)
 		err = -ENOENT;
 	} else if (err == -ENOEXEC) {
 		err = bt_usage_err("cannot trace '%s': not an ELF file", path);
-	} else if (err < 0 && err != -E2BIG && err != -ENOMEM) {
+	} else if (err < 0 && err != -E2BIG && err != -ENOMEM && err != -EINTR) {
 		bt_err("cannot read the USDT notes of '%s': %s", path, strerror(-err));
 	}
 cleanup:

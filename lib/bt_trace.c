@@ -5,6 +5,7 @@
 
 #include "bt_err.h"
 #include "bt_kernel.h"
+#include "bt_loop.h"
 #include "bt_trace.h"
 
 int bt_targets__from_pattern(const char *pattern, const struct bt_resolve_opts *opts,
@@ -17,6 +18,8 @@ int bt_targets__from_pattern(const char *pattern, const struct bt_resolve_opts *
 	if (!n)
 		n = bt_targets__resolve(&spec, opts, out);
 	bt_probe_spec__free(&spec);
+	if (n > 0 && bt_stop_requested())
+		n = -EINTR;
 	return n;
 }
 
@@ -88,12 +91,17 @@ int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_targets *ta
 	if (err)
 		goto cleanup;
 	bt_vmlinux_btf_release();
+	/* A stop between phases: -EINTR, which main() turns into a quiet exit 0. */
+	if (bt_stop_requested()) {
+		err = -EINTR;
+		goto cleanup;
+	}
 	err = bpf_object__load_skeleton(skel);
 	if (err) {
 		bt_err("cannot load the BPF programs: %s", strerror(-err));
 		goto cleanup;
 	}
-	err = bt_attach__commit(attach);
+	err = bt_stop_requested() ? -EINTR : bt_attach__commit(attach);
 	if (err)
 		goto cleanup;
 	*out = attach;

@@ -80,12 +80,11 @@ if [ -e /sys/bus/event_source/devices/uprobe/type ]; then
 	grep -q '^tock' "$OUT" && fail "usdt: a zero row was printed"
 	ok "usdt: tick=$A"
 
-	# -p filtering: a second, unfiltered copy of the workload must not be counted.
+	# -p filtering: a second copy of the workload, released with the traced one and running
+	# while tracing, must not be counted (without -p the count is $A + 500).
 	"$WORK" 500 0 0 0 &
-	other=$!
-	traced -p @PID "$WORK:bt_work_a"
-	kill -USR1 $other
-	wait $other
+	ALSO=$! traced -p @PID "$WORK:bt_work_a"
+	expect_rc 0 "funccount -p PID fc_work:bt_work_a, another fc_work running"
 	[ "$(value_of bt_work_a)" = "$A" ] || fail "-p: expected $A, another process leaked in"
 	ok "-p filters other processes"
 else

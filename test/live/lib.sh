@@ -68,6 +68,8 @@ value_of() {
 # $BANNER_IN: out, the default, or err); then Ctrl-C the tool.
 # $PIN prefixes the workload (e.g. "taskset -c 0"); with $READY_MAPS set, the tool starts only
 # once the workload has that library mapped (-p resolves libraries through the maps).
+# $ALSO: pids of other paused workloads, released together with this one (so that a filter
+# test's excluded process runs while tracing) and waited for before the Ctrl-C.
 # Output in $OUT, stderr in $ERR, the tool's status in $RC.
 traced_workload() {
 	OUT=$T/out ERR=$T/err
@@ -104,15 +106,18 @@ traced_workload() {
 	until grep -q "${BANNER:-^Tracing}" "$banner_file" 2>/dev/null; do
 		i=$((i + 1))
 		if [ $i -gt 100 ] || ! kill -0 $fpid 2>/dev/null; then
-			kill -TERM $wpid $fpid 2>/dev/null
+			kill -TERM $wpid $fpid ${ALSO:-} 2>/dev/null
 			wait $fpid
 			RC=$?
 			return
 		fi
 		sleep 0.1
 	done
-	kill -USR1 $wpid
+	kill -USR1 $wpid ${ALSO:-}
 	wait $wpid || fail "workload exited $?"
+	for a in ${ALSO:-}; do
+		wait "$a" || fail "workload $a exited $?"
+	done
 	kill -INT $fpid
 	RC=0
 	wait $fpid || RC=$?
