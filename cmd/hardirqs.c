@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/* hardirqs: summarize hard IRQ handler time (or counts) per handler name, as BCC's hardirqs. */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bt_args.h"
+#include "bt_cmd.h"
+#include "bt_err.h"
+#include "bt_json.h"
+#include "bt_loop.h"
+#include "bt_skel.h"
+#include "bt_summary.h"
+#include "hardirqs.h"
+#include "hardirqs.skel.h"
+
+enum {
+	OPT_JSON = 0x100,
+};
+
+static struct hardirqs_opts {
+	bool timestamp;
+	bool nanoseconds;
+	bool count;
+	bool dist;
+	bool json;
+	long cpu;
+	struct bt_interval iv;
+} opts = { .cpu = -1, .iv = { .interval = BT_FOREVER, .count = BT_FOREVER } };
+
+static const struct argp_option options[] = {
+	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
+	{ "nanoseconds", 'N', NULL, 0, "Output in nanoseconds", 0 },
+	{ "count", 'C', NULL, 0, "Show event counts instead of timing", 0 },
+	{ "dist", 'd', NULL, 0, "Show distributions as histograms", 0 },
+	{ "cpu", 'c', "CPU", 0, "Trace this CPU only", 0 },
+	{ "json", OPT_JSON, NULL, 0, "One JSON object per output", 0 },
+	{ NULL },
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct hardirqs_opts *o = state->input;
+
+	switch (key) {
+	case 'T':
+		o->timestamp = true;
+		break;
+	case 'N':
+		o->nanoseconds = true;
+		break;
+	case 'C':
+		o->count = true;
+		break;
+	case 'd':
+		o->dist = true;
+		break;
+	case OPT_JSON:
+		o->json = true;
+		break;
+	case 'c':
+		return bt_argp_long(state, arg, "CPU", 0, libbpf_num_possible_cpus() - 1, &o->cpu);
+	case ARGP_KEY_ARG:
+		if (o->iv.nargs == 1) { /* BCC calls the second one "outputs" */
+			o->iv.nargs++;
+			return bt_argp_ulong(state, arg, "number of outputs", 1, ULONG_MAX,
+					     &o->iv.count);
+		}
+		return bt_argp_interval_arg(state, arg, &o->iv);
+	case ARGP_KEY_END:
+		if (o->count && (o->dist || o->nanoseconds))
+			return bt_argp_error(state, "-C/--count cannot be used with -d or -N");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_opt,
+	.args_doc = "[interval [outputs]]",
+	.doc = "Summarize hard irq event time as histograms.\v"
+	       "examples:\n"
+	       "    hardirqs            # sum hard irq event time\n"
+	       "    hardirqs -d         # show hard irq event time as histograms\n"
+	       "    hardirqs 1 10       # print 1 second summaries, 10 times\n"
+	       "    hardirqs -NT 1      # 1s summaries, nanoseconds, and timestamps\n"
+	       "    hardirqs -c 1       # sum hard irq event time on CPU 1 only\n"
+	       "    hardirqs -C --json 5 1  # counts over 5 seconds, as JSON",
+};
+
+struct state {
+	struct bt_summary *totals, *dists;
+	const char *label;
+	unsigned long long factor;
+};
+
+/* Handler names come from the kernel: print them as they are, at most the key's 32 bytes. */
+static void print_name(FILE *out, const void *key, void *ctx)
+{
+	const struct hardirq_key *k = key;
+
+	(void)ctx;
+	fprintf(out, "%.*s", HARDIRQ_NAME_LEN, k->name);
+}
+
+static int cmp_name(const void *a, const void *b, void *ctx)
+{
+	(void)ctx;
+	return strncmp(((const struct hardirq_key *)a)->name, ((const struct hardirq_key *)b)->name,
+		       HARDIRQ_NAME_LEN);
+}
+
+static void json_name(struct bt_json *j, const struct hardirq_key *k)
+{
+	char name[HARDIRQ_NAME_LEN + 1];
+
+	memcpy(name, k->name, HARDIRQ_NAME_LEN);
+	name[HARDIRQ_NAME_LEN] = '\0';
+	bt_json_string(j, "name", name);
+}
+
+static void json_total(struct bt_json *j, const void *key, const uint64_t *val, void *ctx)
+{
+	const struct hardirq_total *t = (const void *)val;
+	const struct state *s = ctx;
+
+	json_name(j, key);
+	bt_json_uint(j, "count", t->count);
+	if (!opts.count)
+		bt_json_uint(j, "total", t->time_ns / s->factor);
+}
+
+static void json_dist(struct bt_json *j, const void *key, const uint64_t *val, void *ctx)
+{
+	(void)val;
+	(void)ctx;
+	json_name(j, key);
+}
+
+static int print_json(struct state *s)
+{
+	struct bt_json j;
+	char when[16];
+	time_t now = time(NULL);
+
+	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
+	bt_json_init(&j, stdout);
+	bt_json_begin_object(&j, NULL);
+	bt_json_string(&j, "time", when);
+	bt_json_string(&j, "unit", s->label);
+	if (opts.dist)
+		bt_summary__json(s->dists, &j, "irqs", json_dist, s);
+	else
+		bt_summary__json(s->totals, &j, "irqs", json_total, s);
+	bt_json_end_object(&j);
+	bt_json_finish(&j);
+	return 0;
+}
+
+static int print_stats(void *ctx)
+{
+	struct state *s = ctx;
+	char head[32];
+	size_t i;
+	int err;
+
+	err = bt_summary__collect(opts.dist ? s->dists : s->totals);
+	if (err) {
+		bt_err("cannot read the irq counters: %s", strerror(-err));
+		return err;
+	}
+	if (opts.dist)
+		bt_summary__sort_by_key(s->dists, cmp_name, NULL, false);
+	else
+		bt_summary__sort_by_value(s->totals, opts.count ? 1 : 0, true);
+	if (opts.json)
+		return print_json(s);
+
+	printf("\n");
+	if (opts.timestamp) {
+		bt_print_time(stdout, "%H:%M:%S");
+		printf("\n");
+	}
+	if (opts.dist)
+		return bt_summary__print_hists(s->dists, stdout, "hardirq", print_name, NULL,
+					       s->label);
+	snprintf(head, sizeof(head), "TOTAL_%s", s->label);
+	printf("%-26s %11s\n", "HARDIRQ", head);
+	for (i = 0; i < bt_summary__len(s->totals); i++) {
+		const struct hardirq_total *t = (const void *)bt_summary__value(s->totals, i);
+		const struct hardirq_key *k = bt_summary__key(s->totals, i);
+
+		printf("%-26.*s %11llu\n", HARDIRQ_NAME_LEN, k->name,
+		       (unsigned long long)(opts.count ? t->count : t->time_ns / s->factor));
+	}
+	return 0;
+}
+
+static int run(const struct bt_cmd *cmd)
+{
+	struct bt_filters filters = BT_FILTERS_NONE;
+	struct hardirqs_bpf *skel;
+	struct state s = { .factor = 1000, .label = "usecs" };
+	const struct bt_summary_opts totals_opts = {
+		.key_size = sizeof(struct hardirq_key),
+		.value_size = sizeof(struct hardirq_total),
+	};
+	const struct bt_summary_opts dists_opts = {
+		.key_size = sizeof(struct hardirq_key),
+		.value_size = sizeof(struct hardirq_dist),
+		.hist = BT_SUMMARY_LOG2,
+		.nslots = HARDIRQ_SLOTS,
+	};
+	int err;
+
+	if (opts.count) {
+		s.factor = 1;
+		s.label = "count";
+	} else if (opts.nanoseconds) {
+		s.factor = 1;
+		s.label = "nsecs";
+	}
+
+	skel = hardirqs_bpf__open();
+	if (!skel) {
+		err = -errno;
+		bt_err("cannot open the BPF object: %s", strerror(errno));
+		return err;
+	}
+	skel->rodata->count_only = opts.count;
+	skel->rodata->want_dist = opts.dist;
+	skel->rodata->hist_unit_ns = s.factor;
+	err = bpf_map__set_max_entries(skel->maps.dists, opts.dist ? HARDIRQ_MAX_NAMES : 1);
+	if (err) {
+		bt_err("cannot size the maps: %s", strerror(-err));
+		goto cleanup;
+	}
+	filters.cpu = opts.cpu;
+	err = bt_filters_apply(skel->obj, &filters);
+	if (!err)
+		err = bt_skel_select(skel->obj, cmd->probes);
+	if (err)
+		goto cleanup;
+	err = hardirqs_bpf__load(skel);
+	if (err) {
+		bt_err("cannot load the BPF programs: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = hardirqs_bpf__attach(skel);
+	if (err) {
+		bt_err("cannot attach to irq:irq_handler_entry/exit: %s", strerror(-err));
+		goto cleanup;
+	}
+	s.totals = bt_summary__new(bpf_map__fd(skel->maps.totals), &totals_opts);
+	s.dists = s.totals ? bt_summary__new(bpf_map__fd(skel->maps.dists), &dists_opts) : NULL;
+	if (!s.dists) {
+		err = -errno;
+		bt_err("cannot read the irq counters: %s", strerror(errno));
+		goto cleanup;
+	}
+
+	/* JSON readers get JSON only on stdout */
+	fprintf(opts.json ? stderr : stdout, "%s\n",
+		opts.count ? "Tracing hard irq events... Hit Ctrl-C to end."
+			   : "Tracing hard irq event time... Hit Ctrl-C to end.");
+	if (bt_output_closed())
+		goto cleanup;
+	err = bt_interval_loop(&opts.iv, print_stats, &s);
+	if (!err && skel->bss->lost)
+		bt_warn("%llu interrupts not counted: more than %d handler names",
+			(unsigned long long)skel->bss->lost, HARDIRQ_MAX_NAMES);
+cleanup:
+	bt_summary__free(s.dists);
+	bt_summary__free(s.totals);
+	hardirqs_bpf__destroy(skel);
+	return err;
+}
+
+static const struct bt_probe probes[] = {
+	{ "irq_entry_btf", "irq_entry_raw", "int, struct irqaction *" },
+	{ "irq_exit_btf", "irq_exit_raw", "int, struct irqaction *, int" },
+	{ NULL },
+};
+
+BT_COMMAND(hardirqs) = {
+	.name = "hardirqs",
+	.summary = "Summarize hard IRQ event time per handler",
+	.argp = &argp,
+	.opts = &opts,
+	.probes = probes,
+	.run = run,
+	.flags = BT_NEED_PRIV,
+	.uses = BT_USES_TP_BTF,
+};
