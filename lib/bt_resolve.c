@@ -136,7 +136,7 @@ static const char *symbols_hint(const char *path, const char *root)
 	struct bt_elf *elf = NULL;
 	const char *hint = "";
 
-	if (bt_elf__open(path, root, &elf))
+	if (bt_uprobe_open_elf(path, root, &elf))
 		return hint;
 	switch (bt_elf__symbol_source(elf)) {
 	case BT_ELF_SRC_NONE:

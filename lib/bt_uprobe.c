@@ -318,6 +318,22 @@ int bt_procmaps_lookup(pid_t pid, const char *name, char **path)
 	return err;
 }
 
+/* Whether process pid sees another file tree than we do: another mount namespace or root. */
+static bool other_root(pid_t pid)
+{
+	char fn[64], theirs[64], ours[64];
+	struct stat a, b;
+	ssize_t n, m;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/ns/mnt", (int)pid);
+	n = readlink(fn, theirs, sizeof(theirs) - 1);
+	m = readlink("/proc/self/ns/mnt", ours, sizeof(ours) - 1);
+	if (n > 0 && m > 0 && (n != m || memcmp(theirs, ours, n)))
+		return true;
+	snprintf(fn, sizeof(fn), "/proc/%d/root", (int)pid);
+	return !stat(fn, &a) && !stat("/", &b) && (a.st_dev != b.st_dev || a.st_ino != b.st_ino);
+}
+
 int bt_uprobe_find_module(const char *module, pid_t pid, char **path)
 {
 	char real[PATH_MAX];
@@ -327,6 +343,20 @@ int bt_uprobe_find_module(const char *module, pid_t pid, char **path)
 	if (strchr(module, '/')) {
 		struct stat st;
 
+		/*
+		 * With -p, an absolute path names a file of that process, which may exist only in
+		 * its own mount namespace (a container): reach it through /proc/PID/root.
+		 */
+		if (pid > 0 && module[0] == '/' && other_root(pid)) {
+			if (asprintf(path, "/proc/%d/root%s", (int)pid, module) < 0) {
+				*path = NULL;
+				return -ENOMEM;
+			}
+			if (!stat(*path, &st) && S_ISREG(st.st_mode))
+				return 0;
+			free(*path);
+			*path = NULL;
+		}
 		if (stat(module, &st))
 			return bt_usage_err("cannot find '%s': %s", module, strerror(errno));
 		if (!S_ISREG(st.st_mode))
@@ -494,6 +524,27 @@ static bool evex_first(const struct bt_elf *elf, uint64_t offset)
 #endif
 }
 
+int bt_uprobe_open_elf(const char *path, const char *root, struct bt_elf **elf)
+{
+	size_t n = root ? strlen(root) : 0;
+	int fd, err;
+
+	/*
+	 * Debug files are looked up by the file's own path, under its root: that path is the one
+	 * inside the process's namespace. Prefixing the root to "/proc/PID/root/usr/lib/x.so"
+	 * again only worked while the process shared our /proc.
+	 */
+	if (!n || strncmp(path, root, n) || path[n] != '/')
+		return bt_elf__open(path, NULL, elf);
+	*elf = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = bt_elf__open_fd(fd, path + n, root, elf);
+	close(fd);
+	return err;
+}
+
 int bt_uprobe_foreach_match(const char *path, const char *root, const struct bt_match *m,
 			    bt_usym_cb cb, void *ctx)
 {
@@ -502,7 +553,7 @@ int bt_uprobe_foreach_match(const char *path, const char *root, const struct bt_
 	size_t i;
 	int err, n = 0;
 
-	err = bt_elf__open(path, root, &elf);
+	err = bt_uprobe_open_elf(path, root, &elf);
 	if (err)
 		return err;
 	err = bt_elf__foreach_func(elf, collect_cb, &c);

@@ -47,9 +47,19 @@ int bt_procmaps_lookup(pid_t pid, const char *name, char **path);
 /*
  * The file behind the module of a spec: a path (has a '/'), else a library or program by
  * name, through the process's maps first when pid is set, then ld.so.cache, then $PATH.
+ * With pid set, an absolute path is looked for in the process's own file tree first (through
+ * /proc/PID/root, when that differs from ours).
  * Returns 0, or -BT_EUSAGE after printing "cannot find library or program 'NAME'".
  */
 int bt_uprobe_find_module(const char *module, pid_t pid, char **path);
+
+/*
+ * Open the ELF file at 'path' as reached from here. When it lies under 'root' (a process's
+ * "/proc/PID/root"), its debug files are looked for under that root by the path inside it;
+ * otherwise on our own file tree.
+ */
+struct bt_elf;
+int bt_uprobe_open_elf(const char *path, const char *root, struct bt_elf **elf);
 
 /* One user function that matched. */
 struct bt_usym {
