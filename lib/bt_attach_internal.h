@@ -25,6 +25,26 @@ int bt_kfuncs_match(const char *pattern, bool regex, bool retprobe, struct bt_ta
 /* Why a kernel function cannot be traced, for error messages: "no such function", ... */
 const char *bt_kfuncs_why_not(const char *name);
 
+/*
+ * How one kernel function gets attached, from what is known about it: a pure function, so
+ * that the rules (fentry before kprobe under auto, --attach forcing one, fentry needing BTF
+ * for the function and attach cookies) are tested without a kernel.
+ */
+struct bt_kfunc_facts {
+	bool fentry_prog;   /* the tool has an fentry (fexit, for returns) program */
+	bool fentry_works;  /* the kernel loads and attaches fentry programs (probed) */
+	bool fentry_cookie; /* ... with attach cookies (5.19+) */
+	bool has_btf;	    /* the function has vmlinux BTF (a ".isra.0" copy has none) */
+	bool kprobe_prog;   /* the tool has a kprobe or kprobe.multi (kretprobe) program */
+	bool kprobes_work;  /* kprobes (kretprobes, for returns) work here */
+};
+enum bt_kfunc_how {
+	BT_KFUNC_NONE,
+	BT_KFUNC_FENTRY,
+	BT_KFUNC_KPROBE,
+};
+enum bt_kfunc_how bt_kfunc_choose(enum bt_attach_mode mode, const struct bt_kfunc_facts *f);
+
 /* The kernel-function targets of a target list (others are skipped; indexes are global). */
 struct bt_kattach;
 int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *progs,

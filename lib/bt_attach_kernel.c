@@ -154,6 +154,39 @@ static const char *kprobe_why_not(const struct bt_attach_progs *p, const struct 
 	return f->why;
 }
 
+enum bt_kfunc_how bt_kfunc_choose(enum bt_attach_mode mode, const struct bt_kfunc_facts *f)
+{
+	bool fentry = f->fentry_prog && f->fentry_works && f->fentry_cookie && f->has_btf;
+	bool kprobe = f->kprobe_prog && f->kprobes_work;
+
+	/* fentry first: cheaper per call than a kprobe's trap, and no kprobe blacklist */
+	if (mode != BT_ATTACH_KPROBE && fentry)
+		return BT_KFUNC_FENTRY;
+	if (mode != BT_ATTACH_FENTRY && kprobe)
+		return BT_KFUNC_KPROBE;
+	return BT_KFUNC_NONE;
+}
+
+/* The fentry half of the facts, probing no more than fentry_why_not() would. */
+static void fentry_facts(const struct bt_attach_progs *p, const struct ktarget *k,
+			 struct bt_kfunc_facts *f)
+{
+	f->fentry_prog = entry_prog(p, k->t->retprobe, KM_FENTRY) != NULL;
+	f->fentry_works = f->fentry_prog && bt_feature(BT_FEAT_FENTRY)->ok;
+	f->fentry_cookie = f->fentry_works && bt_feature(BT_FEAT_FENTRY_COOKIE)->ok;
+	f->has_btf = k->btf_id > 0;
+}
+
+static void kprobe_facts(const struct bt_attach_progs *p, const struct ktarget *k,
+			 struct bt_kfunc_facts *f)
+{
+	bool ret = k->t->retprobe;
+
+	f->kprobe_prog = entry_prog(p, ret, KM_KPROBE) || entry_prog(p, ret, KM_KPROBE_MULTI);
+	f->kprobes_work =
+		f->kprobe_prog && bt_feature(ret ? BT_FEAT_KRETPROBES : BT_FEAT_KPROBES)->ok;
+}
+
 static void disable(struct bpf_program *prog)
 {
 	if (prog) {
@@ -200,6 +233,7 @@ int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 			struct bt_kattach **out)
 {
 	struct bpf_program *tmpl[2] = {};
+	struct bt_kfunc_facts facts;
 	struct btf *btf = NULL;
 	struct bt_kattach *k;
 	size_t i, nkp[2] = {}, nbad = 0, nbad_entry = 0, nentry = 0, first_bad = 0;
@@ -237,6 +271,7 @@ int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 		kt->idx = i;
 		kt->t = t;
 		kt->prog_fd = kt->link_fd = -1;
+		memset(&facts, 0, sizeof(facts));
 		if (mode != BT_ATTACH_KPROBE) {
 			if (!btf)
 				btf = bt_vmlinux_btf();
@@ -244,7 +279,8 @@ int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 			kt->btf_id = btf && !strcmp(t->func, t->name)
 					     ? btf__find_by_name_kind(btf, t->func, BTF_KIND_FUNC)
 					     : -ENOENT;
-			if (!fentry_why_not(progs, kt, buf, sizeof(buf))) {
+			fentry_facts(progs, kt, &facts);
+			if (bt_kfunc_choose(mode, &facts) == BT_KFUNC_FENTRY) {
 				kt->how = KM_FENTRY;
 				if (!tmpl[t->retprobe]) {
 					tmpl[t->retprobe] =
@@ -261,7 +297,9 @@ int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 				continue;
 			}
 		}
-		if (mode != BT_ATTACH_FENTRY && !kprobe_why_not(progs, kt, buf, sizeof(buf))) {
+		if (mode != BT_ATTACH_FENTRY)
+			kprobe_facts(progs, kt, &facts);
+		if (bt_kfunc_choose(mode, &facts) == BT_KFUNC_KPROBE) {
 			kt->how = KM_KPROBE;
 			nkp[t->retprobe]++;
 			continue;

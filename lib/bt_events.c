@@ -133,15 +133,21 @@ int bt_events__poll(void *ctx)
 	return n < 0 ? n : 0;
 }
 
-unsigned long long bt_events__lost(const struct bt_events *ev)
+unsigned long long bt_events_lost_count(int lost_fd, unsigned int slot,
+					unsigned long long perf_lost)
 {
 	uint64_t lost = 0;
 
 	/* The kernel counts every failed output, a full perf buffer's too; its lost-sample
 	 * records count the same losses again, so they only stand in for a missing counter. */
-	if (ev->lost_fd < 0 || bt_percpu_sum(ev->lost_fd, ev->lost_slot, &lost, 1))
-		return ev->perf_lost;
+	if (lost_fd < 0 || bt_percpu_sum(lost_fd, slot, &lost, 1))
+		return perf_lost;
 	return lost;
+}
+
+unsigned long long bt_events__lost(const struct bt_events *ev)
+{
+	return bt_events_lost_count(ev->lost_fd, ev->lost_slot, ev->perf_lost);
 }
 
 void bt_events__report_lost(const struct bt_events *ev)

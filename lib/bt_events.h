@@ -31,6 +31,13 @@ int bt_events__fd(const struct bt_events *ev);
 int bt_events__poll(void *ev);
 /* Events lost so far: the kernel's failed outputs plus the perf buffer's lost samples. */
 unsigned long long bt_events__lost(const struct bt_events *ev);
+/*
+ * The count behind bt_events__lost(): slot 'slot' of the per-CPU counter map lost_fd (the
+ * probes' bt_events_lost), summed over CPUs; perf_lost (the perf buffer's lost-sample
+ * records) only when that map is missing (-1) or unreadable, never added to it.
+ */
+unsigned long long bt_events_lost_count(int lost_fd, unsigned int slot,
+					unsigned long long perf_lost);
 /* Print "N events lost" on stderr when there were any. */
 void bt_events__report_lost(const struct bt_events *ev);
 /* Whether this run uses a ring buffer (else a perf buffer). */

@@ -30,19 +30,26 @@ static uint64_t *scratch_get(size_t n, int *ncpu)
 int bt_percpu_sum(int map_fd, uint32_t key, uint64_t *sum, size_t n)
 {
 	uint64_t *buf;
-	int ncpu, cpu;
-	size_t i;
+	int ncpu;
 
 	buf = scratch_get(n, &ncpu);
 	if (!buf)
 		return -ENOMEM;
 	if (bpf_map_lookup_elem(map_fd, &key, buf))
 		return -errno;
+	bt_percpu_sum_buf(buf, ncpu, n, sum);
+	return 0;
+}
+
+void bt_percpu_sum_buf(const uint64_t *buf, int ncpu, size_t n, uint64_t *sum)
+{
+	size_t i;
+	int cpu;
+
 	memset(sum, 0, n * sizeof(*sum));
 	for (cpu = 0; cpu < ncpu; cpu++)
 		for (i = 0; i < n; i++)
-			sum[i] += buf[cpu * n + i];
-	return 0;
+			sum[i] += buf[(size_t)cpu * n + i];
 }
 
 int bt_percpu_zero(int map_fd, uint32_t key, size_t n)

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lib/bt_loop: bt_wait's wake reasons, the interval loop's count, errors and stop, and stop
+ * signals seen without waiting (pending in the signalfd) as the attach paths need them.
+ * Signals are process-wide and sticky, so the cases that send one run last, in order.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bt_loop.h"
+#include "harness.h"
+
+static long long ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static void test_wait_timeout(void)
+{
+	long long t0 = ms_now();
+
+	CHECK_INT(bt_wait(-1, 60), BT_WAKE_TIMEOUT);
+	CHECK(ms_now() - t0 >= 60);
+	CHECK(ms_now() - t0 < 1000);
+	CHECK(!bt_stop_requested());
+}
+
+static void test_wait_fd(void)
+{
+	int p[2];
+	long long t0;
+
+	CHECK_INT(pipe(p), 0);
+	CHECK_INT(write(p[1], "x", 1), 1);
+	t0 = ms_now();
+	CHECK_INT(bt_wait(p[0], 5000), BT_WAKE_FD);
+	CHECK(ms_now() - t0 < 1000);
+	close(p[0]);
+	close(p[1]);
+}
+
+struct printer {
+	int calls;
+	int fail_at; /* return -EIO on this call; 0: never */
+	int stop_at; /* raise SIGINT during this call; 0: never */
+};
+
+static int print_cb(void *ctx)
+{
+	struct printer *p = ctx;
+
+	p->calls++;
+	if (p->stop_at && p->calls == p->stop_at)
+		raise(SIGINT);
+	return p->fail_at && p->calls == p->fail_at ? -EIO : 0;
+}
+
+static void test_interval_count(void)
+{
+	struct bt_interval iv = { .interval = 1, .count = 2 };
+	struct printer p = { 0 };
+	long long t0 = ms_now();
+
+	CHECK_INT(bt_interval_loop(&iv, print_cb, &p), 0);
+	CHECK_INT(p.calls, 2);
+	CHECK(ms_now() - t0 >= 2000 - 20);
+	CHECK(ms_now() - t0 < 3500);
+}
+
+static void test_interval_error(void)
+{
+	struct bt_interval iv = { .interval = 1, .count = 5 };
+	struct printer p = { .fail_at = 1 };
+
+	CHECK_INT(bt_interval_loop(&iv, print_cb, &p), -EIO);
+	CHECK_INT(p.calls, 1);
+}
+
+/* -d cuts the last interval short: interval 1 s, duration 1 s, one output after 1 s. */
+static void test_interval_duration(void)
+{
+	struct bt_interval iv = { .interval = 5, .duration = 1 };
+	struct printer p = { 0 };
+	long long t0 = ms_now();
+
+	CHECK_INT(bt_interval_loop(&iv, print_cb, &p), 0);
+	CHECK_INT(p.calls, 1);
+	CHECK(ms_now() - t0 >= 1000 - 20);
+	CHECK(ms_now() - t0 < 2500);
+}
+
+/* From here on a stop signal has arrived. */
+static void test_stop_seen_without_waiting(void)
+{
+	unsigned int before = bt_stop_signals();
+
+	CHECK_INT(before, 0);
+	CHECK(!bt_stop_requested());
+	/* blocked, so pending in the signalfd: no bt_wait() is needed to see it */
+	raise(SIGTERM);
+	CHECK(bt_stop_requested());
+	CHECK_INT(bt_stop_signals(), 1);
+	raise(SIGHUP);
+	CHECK_INT(bt_stop_signals(), 2);
+	CHECK(bt_stop_requested()); /* sticky */
+}
+
+static void test_wait_after_stop(void)
+{
+	long long t0 = ms_now();
+
+	CHECK_INT(bt_wait(-1, 5000), BT_WAKE_SIGNAL);
+	CHECK(ms_now() - t0 < 1000);
+}
+
+/* After a stop: one final output at once (the summary), then return 0. */
+static void test_interval_after_stop(void)
+{
+	struct bt_interval iv = { .interval = BT_FOREVER };
+	struct printer p = { 0 };
+	long long t0 = ms_now();
+
+	CHECK_INT(bt_interval_loop(&iv, print_cb, &p), 0);
+	CHECK_INT(p.calls, 1);
+	CHECK(ms_now() - t0 < 1000);
+}
+
+/* A signal during the output ends the loop after that output, not one interval later. */
+static void test_stop_during_print(void)
+{
+	struct bt_interval iv = { .interval = BT_FOREVER };
+	struct printer p = { .stop_at = 1 };
+	unsigned int n = bt_stop_signals();
+
+	CHECK_INT(bt_interval_loop(&iv, print_cb, &p), 0);
+	CHECK_INT(p.calls, 1);
+	CHECK_INT(bt_stop_signals(), n + 1);
+}
+
+/* bt_detach_note: one line per new signal, nothing otherwise. */
+static void test_detach_note(void)
+{
+	char path[] = "/tmp/bt-loop-XXXXXX", buf[512] = "";
+	int fd = mkstemp(path), saved = dup(STDERR_FILENO);
+	unsigned int seen = bt_stop_signals();
+	ssize_t n;
+
+	CHECK(fd >= 0 && saved >= 0);
+	if (fd < 0 || saved < 0)
+		return;
+	fflush(stderr);
+	dup2(fd, STDERR_FILENO);
+	bt_detach_note(&seen, 7, 9, "probes"); /* no new signal: silent */
+	raise(SIGINT);
+	bt_detach_note(&seen, 5, 9, "probes");
+	bt_detach_note(&seen, 4, 9, "probes"); /* the same signal: silent */
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	CHECK(n > 0);
+	CHECK_STR(buf,
+		  "bpftools: still detaching: waiting for the kernel to remove 5 of 9 probes\n");
+	close(fd);
+	unlink(path);
+}
+
+int main(void)
+{
+	if (bt_signals_init()) {
+		fprintf(stderr, "bt_signals_init failed\n");
+		return 1;
+	}
+	BT_RUN(test_wait_timeout);
+	BT_RUN(test_wait_fd);
+	BT_RUN(test_interval_count);
+	BT_RUN(test_interval_error);
+	BT_RUN(test_interval_duration);
+	BT_RUN(test_stop_seen_without_waiting);
+	BT_RUN(test_wait_after_stop);
+	BT_RUN(test_interval_after_stop);
+	BT_RUN(test_stop_during_print);
+	BT_RUN(test_detach_note);
+	return bt_test_done();
+}
