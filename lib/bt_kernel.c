@@ -125,3 +125,10 @@ const char *bt_tracefs(void)
 	bt_debug("cannot mount tracefs: %s", strerror(errno));
 	return NULL;
 }
+
+bool bt_kernel_has_kfunc(const char *name)
+{
+	struct btf *btf = bt_vmlinux_btf();
+
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+}

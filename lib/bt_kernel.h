@@ -18,6 +18,9 @@ bool bt_kernel_has_btf(void);
 /* Whether a BTF-typed raw tracepoint (tp_btf/NAME) can be loaded for this event. */
 bool bt_kernel_tp_btf_ok(const char *event);
 
+/* Whether vmlinux BTF has this kfunc (bpf_rdonly_cast, ...): programs calling it can load. */
+bool bt_kernel_has_kfunc(const char *name);
+
 /* Mount point of tracefs, mounting it on /sys/kernel/tracing when nothing is mounted. */
 const char *bt_tracefs(void);
 

@@ -306,6 +306,7 @@ static int apply_pinned(struct bpf_object *obj, const char *map_name, const char
 	struct bpf_map *map = bpf_object__find_map_by_name(obj, map_name);
 	struct bpf_map_info info = { 0 };
 	__u32 len = sizeof(info);
+	struct statfs sf;
 	bool on = true;
 	int fd, err;
 
@@ -313,6 +314,9 @@ static int apply_pinned(struct bpf_object *obj, const char *map_name, const char
 		bt_err("internal error: the BPF programs have no '%s' map", map_name);
 		return -EOPNOTSUPP;
 	}
+	if (statfs(path, &sf) == 0 && sf.f_type != BPF_FS_MAGIC)
+		return bt_usage_err("%s '%s': not a pinned BPF map (not on a BPF file system)", opt,
+				    path);
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
 		err = -errno;
