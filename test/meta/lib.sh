@@ -16,7 +16,7 @@ commands() {
 
 # The long options of a command, from its own --help (the argp table is the source).
 long_options() {
-	"$BPFTOOLS" "$1" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u |
+	"$BPFTOOLS" "$1" --help | grep -oE -- '--[a-z][a-z0-9_-]*' | sort -u |
 		grep -vxE -- '--(help|usage)'
 }
 

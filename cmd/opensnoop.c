@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0
+/* opensnoop: trace open(), openat() and openat2() calls, as BCC's opensnoop does. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bt_args.h"
+#include "bt_cmd.h"
+#include "bt_err.h"
+#include "bt_errno.h"
+#include "bt_events.h"
+#include "bt_evloop.h"
+#include "bt_exec.h"
+#include "bt_json.h"
+#include "bt_kernel.h"
+#include "bt_loop.h"
+#include "bt_skel.h"
+#include "opensnoop.h"
+#include "opensnoop.skel.h"
+
+enum {
+	OPT_CGROUPMAP = 0x100,
+	OPT_MNTNSMAP,
+	OPT_EXEC,
+	OPT_JSON,
+};
+
+static struct opensnoop_opts {
+	bool timestamp, print_uid, failed, extended, full_path, json;
+	long pid, tid;
+	bool by_uid;
+	unsigned long uid;
+	unsigned long duration;
+	const char *name;
+	const char *cgroupmap, *mntnsmap;
+	unsigned int flag_mask;
+	bool flag_rdonly;
+	unsigned long buffer_pages;
+	char **exec_argv;
+	bool exec;
+} opts = { .buffer_pages = 64 };
+
+static const struct argp_option options[] = {
+	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
+	{ "print-uid", 'U', NULL, 0, "Print UID column", 0 },
+	{ "failed", 'x', NULL, 0, "Only show failed opens", 0 },
+	{ "pid", 'p', "PID", 0, "Trace this PID only", 0 },
+	{ "tid", 't', "TID", 0, "Trace this TID only", 0 },
+	{ "cgroupmap", OPT_CGROUPMAP, "PATH", 0, "Trace cgroups in this BPF map only", 0 },
+	{ "mntnsmap", OPT_MNTNSMAP, "PATH", 0, "Trace mount namespaces in this BPF map only", 0 },
+	{ "uid", 'u', "UID", 0, "Trace this UID only", 0 },
+	{ "duration", 'd', "DURATION", 0, "Total duration of trace in seconds", 0 },
+	{ "name", 'n', "NAME", 0, "Only print process names containing this name", 0 },
+	{ "extended_fields", 'e', NULL, 0, "Show extended fields", 0 },
+	{ "extended-fields", 0, NULL, OPTION_ALIAS, NULL, 0 },
+	{ "flag_filter", 'f', "FLAG", 0, "Filter on flags argument (e.g., O_WRONLY); repeatable",
+	  0 },
+	{ "flag-filter", 0, "FLAG", OPTION_ALIAS, NULL, 0 },
+	{ "full-path", 'F', NULL, 0, "Show full path for an open file with relative path", 0 },
+	{ "buffer-pages", 'b', "PAGES", 0,
+	  "Size of the ring buffer in pages (a power of two; default 64)", 0 },
+	{ "exec", OPT_EXEC, NULL, 0,
+	  "Run CMD [ARGS...] (the rest of the line) and trace it alone; exit when it exits", 0 },
+	{ "json", OPT_JSON, NULL, 0, "One JSON object per open, one per line", 0 },
+	{ NULL },
+};
+
+/* The flags -f takes, as Python's os module names them. */
+static const struct {
+	const char *name;
+	unsigned int value;
+} open_flags[] = {
+	{ "O_RDONLY", O_RDONLY },	{ "O_WRONLY", O_WRONLY },
+	{ "O_RDWR", O_RDWR },		{ "O_ACCMODE", O_ACCMODE },
+	{ "O_CREAT", O_CREAT },		{ "O_EXCL", O_EXCL },
+	{ "O_NOCTTY", O_NOCTTY },	{ "O_TRUNC", O_TRUNC },
+	{ "O_APPEND", O_APPEND },	{ "O_NONBLOCK", O_NONBLOCK },
+	{ "O_NDELAY", O_NDELAY },	{ "O_DSYNC", O_DSYNC },
+	{ "O_SYNC", O_SYNC },		{ "O_FSYNC", O_FSYNC },
+	{ "O_RSYNC", O_RSYNC },		{ "O_ASYNC", O_ASYNC },
+	{ "O_DIRECT", O_DIRECT },	{ "O_LARGEFILE", O_LARGEFILE },
+	{ "O_DIRECTORY", O_DIRECTORY }, { "O_NOFOLLOW", O_NOFOLLOW },
+	{ "O_NOATIME", O_NOATIME },	{ "O_CLOEXEC", O_CLOEXEC },
+	{ "O_PATH", O_PATH },		{ "O_TMPFILE", O_TMPFILE },
+};
+
+static int parse_flag(struct argp_state *state, const char *arg, struct opensnoop_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(open_flags) / sizeof(open_flags[0]); i++) {
+		if (strcmp(arg, open_flags[i].name))
+			continue;
+		/* BCC ORs O_RDONLY's 0 into the mask and then matches nothing */
+		if (!strcmp(arg, "O_RDONLY"))
+			o->flag_rdonly = true;
+		else if (!open_flags[i].value)
+			return bt_argp_error(state, "flag '%s' is not one callers pass here", arg);
+		o->flag_mask |= open_flags[i].value;
+		return 0;
+	}
+	return bt_argp_error(state, "bad flag '%s': expected O_RDONLY, O_WRONLY, O_CREAT, ...",
+			     arg);
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct opensnoop_opts *o = state->input;
+
+	switch (key) {
+	case 'T':
+		o->timestamp = true;
+		break;
+	case 'U':
+		o->print_uid = true;
+		break;
+	case 'x':
+		o->failed = true;
+		break;
+	case 'p':
+		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
+	case 't':
+		return bt_argp_long(state, arg, "TID", 1, INT_MAX, &o->tid);
+	case OPT_CGROUPMAP:
+		o->cgroupmap = arg;
+		break;
+	case OPT_MNTNSMAP:
+		o->mntnsmap = arg;
+		break;
+	case 'u':
+		o->by_uid = true;
+		return bt_argp_ulong(state, arg, "UID", 0, UINT_MAX - 1, &o->uid);
+	case 'd':
+		return bt_argp_ulong(state, arg, "duration", 1, 100000000, &o->duration);
+	case 'n':
+		if (!*arg || strlen(arg) >= OPENSNOOP_COMM_LEN)
+			return bt_argp_error(state,
+					     "invalid name '%s': process names have 1 to 15 "
+					     "characters",
+					     arg);
+		o->name = arg;
+		break;
+	case 'e':
+		o->extended = true;
+		break;
+	case 'f':
+		return parse_flag(state, arg, o);
+	case 'F':
+		o->full_path = true;
+		break;
+	case 'b':
+		if (bt_argp_ulong(state, arg, "buffer size", 1, 1 << 20, &o->buffer_pages))
+			return EINVAL;
+		if (o->buffer_pages & (o->buffer_pages - 1))
+			return bt_argp_error(state,
+					     "invalid buffer size '%s': expected a power of two "
+					     "number of pages",
+					     arg);
+		break;
+	case OPT_EXEC:
+		/* the rest of the line is the command, options included (argparse's REMAINDER) */
+		o->exec = true;
+		o->exec_argv = state->argv + state->next;
+		state->next = state->argc;
+		break;
+	case OPT_JSON:
+		o->json = true;
+		break;
+	case ARGP_KEY_ARG:
+		return bt_argp_error(state, "unexpected argument '%s'", arg);
+	case ARGP_KEY_END:
+		if (o->exec && !o->exec_argv[0])
+			return bt_argp_error(state, "--exec needs a command to run");
+		if (o->exec && (o->pid || o->tid))
+			return bt_argp_error(state, "-p/-t and --exec cannot be used together");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_opt,
+	.doc = "Trace open() syscalls.\v"
+	       "examples:\n"
+	       "    opensnoop                        # trace all open() syscalls\n"
+	       "    opensnoop -T                     # include timestamps\n"
+	       "    opensnoop -U                     # include UID\n"
+	       "    opensnoop -x                     # only show failed opens\n"
+	       "    opensnoop -p 181                 # only trace PID 181\n"
+	       "    opensnoop -t 123                 # only trace TID 123\n"
+	       "    opensnoop -u 1000                # only trace UID 1000\n"
+	       "    opensnoop -d 10                  # trace for 10 seconds only\n"
+	       "    opensnoop -n main                # only print process names containing "
+	       "\"main\"\n"
+	       "    opensnoop -e                     # show extended fields\n"
+	       "    opensnoop -f O_WRONLY -f O_RDWR  # only print calls for writing\n"
+	       "    opensnoop -F                     # show full path for an open file with "
+	       "relative path\n"
+	       "    opensnoop --cgroupmap mappath    # only trace cgroups in this BPF map\n"
+	       "    opensnoop --mntnsmap mappath     # only trace mount namespaces in the map\n"
+	       "    opensnoop --exec ls -l /tmp      # run a command and trace it alone\n"
+	       "    opensnoop --json                 # one JSON object per open",
+};
+
+/* The syscalls traced: entry and return programs, and the return with -F. */
+static const struct syscall_progs {
+	const char *enter, *exit, *exit_full;
+} syscalls[] = {
+	{ "enter_open", "exit_open", "exit_open_full" },
+	{ "enter_openat", "exit_openat", "exit_openat_full" },
+	{ "enter_openat2", "exit_openat2", "exit_openat2_full" },
+};
+
+struct state {
+	bool have_base;
+	unsigned long long base_us;
+	struct bt_child child;
+	char full[OPENSNOOP_MAX_DEPTH * OPENSNOOP_NAME_LEN + OPENSNOOP_PATH_MAX + 8];
+};
+
+static char *print_path(struct state *s, const struct opensnoop_event *e, const char *data,
+			size_t size)
+{
+	size_t off = offsetof(struct opensnoop_event, path), n, len = 0;
+	const char *path = data + off;
+	int i;
+
+	n = size > off ? strnlen(path, size - off < OPENSNOOP_PATH_MAX ? size - off
+								       : OPENSNOOP_PATH_MAX - 1)
+		       : 0;
+	if (!opts.full_path || path[0] == '/' || size < sizeof(*e))
+		return strndup(path, n);
+	/* BCC's join: '/' + outermost directory ... innermost + '/' + the path as passed */
+	if (e->truncated)
+		len += snprintf(s->full + len, sizeof(s->full) - len, "...");
+	for (i = (int)e->depth - 1; i >= 0 && i < OPENSNOOP_MAX_DEPTH; i--) {
+		const char *d = data + offsetof(struct opensnoop_event, dirs) +
+				(size_t)i * OPENSNOOP_NAME_LEN;
+
+		len += snprintf(s->full + len, sizeof(s->full) - len, "/%.*s",
+				(int)strnlen(d, OPENSNOOP_NAME_LEN - 1), d);
+	}
+	snprintf(s->full + len, sizeof(s->full) - len, "/%.*s", (int)n, path);
+	return strdup(s->full);
+}
+
+static void print_json(const struct opensnoop_event *e, double secs, const char *path)
+{
+	const char *errname = e->ret < 0 ? bt_errno_name(e->ret) : NULL;
+	char comm[OPENSNOOP_COMM_LEN + 1];
+
+	memcpy(comm, e->comm, OPENSNOOP_COMM_LEN);
+	comm[OPENSNOOP_COMM_LEN] = '\0';
+	printf("{\"time\": %.6f, \"uid\": %u, \"pid\": %u, \"tid\": %u, \"comm\": ", secs, e->uid,
+	       e->pid, e->tid);
+	bt_json_quote(stdout, comm);
+	printf(", \"fd\": %d, \"err\": %d, \"errno\": ", e->ret >= 0 ? e->ret : -1,
+	       e->ret >= 0 ? 0 : -e->ret);
+	if (errname)
+		bt_json_quote(stdout, errname);
+	else
+		fputs("null", stdout);
+	printf(", \"flags\": %u, \"mode\": %u, \"path\": ", e->flags, e->mode);
+	bt_json_quote(stdout, path);
+	fputs("}\n", stdout);
+}
+
+static int on_event(void *ctx, const void *data, size_t size)
+{
+	struct state *s = ctx;
+	struct opensnoop_event e;
+	unsigned long long us;
+	char *path;
+	double secs;
+
+	if (size < offsetof(struct opensnoop_event, path))
+		return 0;
+	memcpy(&e, data, offsetof(struct opensnoop_event, path));
+	/* BCC keeps microseconds and prints them as seconds with 9 decimals */
+	us = e.ts_ns / 1000;
+	if (!s->have_base) {
+		s->base_us = us;
+		s->have_base = true;
+	}
+	secs = (double)(us - s->base_us) / 1e6;
+	path = print_path(s, &e, data, size);
+	if (!path)
+		return -ENOMEM;
+	if (opts.json) {
+		print_json(&e, secs, path);
+		free(path);
+		return 0;
+	}
+	if (opts.timestamp)
+		printf("%-14.9f", secs);
+	if (opts.print_uid)
+		printf("%-6u", e.uid);
+	printf("%-6u %-16.16s %4d %3d ", opts.tid ? e.tid : e.pid, e.comm, e.ret >= 0 ? e.ret : -1,
+	       e.ret >= 0 ? 0 : -e.ret);
+	if (opts.extended) {
+		/* open(2): without O_CREAT or O_TMPFILE there is no mode */
+		if (e.mode == 0 && !(e.flags & O_CREAT) && (e.flags & O_TMPFILE) != O_TMPFILE)
+			printf("%08o n/a  ", e.flags);
+		else
+			printf("%08o %04o ", e.flags, e.mode);
+	}
+	printf("%s\n", path);
+	free(path);
+	return 0;
+}
+
+static int child_exited(void *ctx)
+{
+	struct state *s = ctx;
+
+	return bt_child__exited(&s->child) ? BT_EVLOOP_STOP : 0;
+}
+
+static void print_header(void)
+{
+	if (opts.json)
+		return;
+	if (opts.timestamp)
+		printf("%-14s", "TIME(s)");
+	if (opts.print_uid)
+		printf("%-6s", "UID");
+	printf("%-6s %-16s %4s %3s ", opts.tid ? "TID" : "PID", "COMM", "FD", "ERR");
+	if (opts.extended)
+		printf("%-8s %-4s ", "FLAGS", "MODE");
+	printf("PATH\n");
+}
+
+/* Keep each syscall whose entry and return both exist here; -F takes the resolving returns. */
+static int choose_programs(struct opensnoop_bpf *skel)
+{
+	struct bpf_object *obj = skel->obj;
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++) {
+		struct bpf_program *en = bpf_object__find_program_by_name(obj, syscalls[i].enter);
+		struct bpf_program *ex = bpf_object__find_program_by_name(obj, syscalls[i].exit);
+		struct bpf_program *full =
+			bpf_object__find_program_by_name(obj, syscalls[i].exit_full);
+		bool both = bpf_program__autoload(en) && bpf_program__autoload(ex);
+
+		bpf_program__set_autoload(en, both);
+		bpf_program__set_autoload(ex, both && !opts.full_path);
+		bpf_program__set_autoload(full, both && opts.full_path);
+		n += both;
+	}
+	if (!n) {
+		bt_err("this kernel has none of the open, openat and openat2 syscall tracepoints");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int run(const struct bt_cmd *cmd)
+{
+	struct bt_filters filters = BT_FILTERS_NONE;
+	struct opensnoop_bpf *skel = NULL;
+	struct bt_events *events = NULL;
+	struct bt_evloop *loop = NULL;
+	struct state *s;
+	int err;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->child = (struct bt_child){ .pid = -1, .pidfd = -1, .go_fd = -1, .err_fd = -1 };
+	if (opts.full_path && !bt_kernel_has_kfunc("bpf_rdonly_cast")) {
+		bt_err("-F needs the bpf_rdonly_cast kfunc (Linux 6.2 and later)");
+		err = -EOPNOTSUPP;
+		goto cleanup;
+	}
+	if (opts.exec) {
+		err = bt_child__start(opts.exec_argv, &s->child);
+		if (err)
+			goto cleanup;
+	}
+
+	skel = opensnoop_bpf__open();
+	if (!skel) {
+		err = -errno;
+		bt_err("cannot open the BPF object: %s", strerror(errno));
+		goto cleanup;
+	}
+	skel->rodata->failed_only = opts.failed;
+	skel->rodata->flag_mask = opts.flag_mask;
+	skel->rodata->flag_rdonly = opts.flag_rdonly;
+	/* TID trumps PID, as in BCC */
+	if (opts.tid)
+		filters.tid = opts.tid;
+	else if (opts.exec)
+		filters.tgid = s->child.pid;
+	else
+		filters.tgid = opts.pid;
+	filters.by_uid = opts.by_uid;
+	filters.uid = opts.uid;
+	filters.comm = opts.name;
+	filters.cgroupmap = opts.cgroupmap;
+	filters.mntnsmap = opts.mntnsmap;
+	err = bt_filters_apply(skel->obj, &filters);
+	if (err)
+		goto cleanup;
+	if (bt_events__ringbuf())
+		err = bpf_map__set_max_entries(skel->maps.events,
+					       opts.buffer_pages * sysconf(_SC_PAGESIZE));
+	if (!err)
+		err = bt_events__configure(skel->obj, skel->maps.events);
+	if (err) {
+		bt_err("cannot set up the event buffer: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = bt_skel_select(skel->obj, cmd->probes);
+	if (!err)
+		err = choose_programs(skel);
+	if (err)
+		goto cleanup;
+	err = opensnoop_bpf__load(skel);
+	if (err) {
+		bt_err("cannot load the BPF programs: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = opensnoop_bpf__attach(skel);
+	if (err) {
+		bt_err("cannot attach to the open syscall tracepoints: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = bt_events__new(skel->obj, skel->maps.events, on_event, s, &events);
+	if (err) {
+		bt_err("cannot open the event buffer: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = bt_evloop__new(&loop);
+	if (!err)
+		err = bt_evloop__add_events(loop, events);
+	if (!err && opts.exec) {
+		/* without pidfd (before 5.3), look for the exit ten times a second */
+		if (s->child.pidfd >= 0)
+			err = bt_evloop__add_fd(loop, s->child.pidfd, child_exited, s, 0);
+		else
+			bt_evloop__set_tick(loop, 100, child_exited, s);
+	}
+	if (err) {
+		bt_err("cannot wait for events: %s", strerror(-err));
+		goto cleanup;
+	}
+	bt_evloop__set_duration(loop, opts.duration * 1000ULL);
+
+	print_header();
+	if (bt_output_closed())
+		goto cleanup;
+	if (opts.exec) {
+		err = bt_child__release(&s->child);
+		if (err)
+			goto cleanup;
+	}
+	err = bt_evloop__run(loop);
+	if (err)
+		bt_err("cannot read events: %s", strerror(-err));
+	bt_events__report_lost(events);
+cleanup:
+	bt_evloop__free(loop);
+	bt_events__free(events);
+	opensnoop_bpf__destroy(skel);
+	bt_child__end(&s->child);
+	free(s);
+	return err;
+}
+
+/* Each syscall's tracepoints only where the kernel has them (no open(2) on arm64, say). */
+static const struct bt_probe probes[] = {
+	{ "enter_open", NULL, NULL, BT_PROBE_OPTIONAL },
+	{ "exit_open", NULL, NULL, BT_PROBE_OPTIONAL },
+	{ "enter_openat", NULL, NULL, BT_PROBE_OPTIONAL },
+	{ "exit_openat", NULL, NULL, BT_PROBE_OPTIONAL },
+	{ "enter_openat2", NULL, NULL, BT_PROBE_OPTIONAL },
+	{ "exit_openat2", NULL, NULL, BT_PROBE_OPTIONAL },
+	{ NULL },
+};
+
+BT_COMMAND(opensnoop) = {
+	.name = "opensnoop",
+	.summary = "Trace open(), openat() and openat2() calls",
+	.argp = &argp,
+	.opts = &opts,
+	.probes = probes,
+	.run = run,
+	.flags = BT_NEED_PRIV,
+	.uses = BT_USES_TRACEPOINT,
+};
