@@ -8,6 +8,7 @@
 
 #include "bt_args.h"
 #include "bt_err.h"
+#include "bt_trace.h"
 
 enum { OPT_USAGE = 0x1000 };
 
@@ -171,4 +172,63 @@ int bt_argp_interval_arg(struct argp_state *state, const char *arg, struct bt_in
 	default:
 		return bt_argp_error(state, "unexpected argument '%s'", arg);
 	}
+}
+
+enum {
+	OPT_COMMON_ATTACH = 0x1100,
+	OPT_COMMON_MAX_PROBES,
+};
+
+static const struct argp_option pid_options[] = {
+	{ "pid", 'p', "PID", 0, "Trace this PID only", 0 },
+	{ NULL },
+};
+
+static const struct argp_option interval_options[] = {
+	{ "interval", 'i', "INTERVAL", 0, "Summary interval, seconds", 0 },
+	{ "duration", 'd', "DURATION", 0, "Total duration of trace, seconds", 0 },
+	{ NULL },
+};
+
+static const struct argp_option attach_options[] = {
+	{ "attach", OPT_COMMON_ATTACH, "MODE", 0, "Kernel functions through auto, fentry or kprobe",
+	  0 },
+	{ "max-probes", OPT_COMMON_MAX_PROBES, "N", 0,
+	  "Refuse patterns matching more than N probes (default 1000)", 0 },
+	{ NULL },
+};
+
+static error_t parse_common_opt(int key, char *arg, struct argp_state *state)
+{
+	struct bt_common_opts *c = state->input;
+
+	switch (key) {
+	case 'p':
+		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &c->pid);
+	case 'i':
+		return bt_argp_ulong(state, arg, "interval", 1, BT_FOREVER, &c->interval);
+	case 'd':
+		return bt_argp_ulong(state, arg, "duration", 1, BT_FOREVER, &c->duration);
+	case OPT_COMMON_ATTACH:
+		return bt_argp_attach_mode(state, arg, &c->mode);
+	case OPT_COMMON_MAX_PROBES:
+		return bt_argp_ulong(state, arg, "probe limit", 1, 1000000, &c->max_probes);
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+const struct argp bt_argp_pid = { .options = pid_options, .parser = parse_common_opt };
+const struct argp bt_argp_interval = { .options = interval_options, .parser = parse_common_opt };
+const struct argp bt_argp_duration = { .options = interval_options + 1,
+				       .parser = parse_common_opt };
+const struct argp bt_argp_attach = { .options = attach_options, .parser = parse_common_opt };
+
+void bt_argp_common_init(struct argp_state *state, const struct argp *argp,
+			 struct bt_common_opts *c)
+{
+	size_t i;
+
+	for (i = 0; argp->children && argp->children[i].argp; i++)
+		state->child_inputs[i] = c;
 }

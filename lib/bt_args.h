@@ -6,6 +6,7 @@
 #include <argp.h>
 #include <stdbool.h>
 
+#include "bt_attach.h"
 #include "bt_cmd.h"
 
 /*
@@ -46,5 +47,45 @@ struct bt_interval {
 
 /* For ARGP_KEY_ARG in a parser. */
 int bt_argp_interval_arg(struct argp_state *state, const char *arg, struct bt_interval *iv);
+
+/*
+ * The options many commands share, as argp children, one block per kind so that a command
+ * takes exactly the ones it has: list them in the command's argp .children and hand them all
+ * the command's struct bt_common_opts in ARGP_KEY_INIT.
+ *
+ *	static struct tool_opts { struct bt_common_opts c; bool timestamp; } opts = {
+ *		.c = BT_COMMON_OPTS_INIT,
+ *	};
+ *	static const struct argp_child children[] = {
+ *		{ &bt_argp_pid, 0, NULL, 0 }, { &bt_argp_interval, 0, NULL, 0 }, { NULL },
+ *	};
+ *	static const struct argp argp = { options, parse_opt, ..., .children = children };
+ *	...in parse_opt:
+ *	case ARGP_KEY_INIT:
+ *		bt_argp_common_init(state, &argp, &o->c);
+ *		break;
+ *
+ * Bad values are usage errors naming the option ("invalid PID 'x': ..."), exit 2.
+ */
+struct bt_common_opts {
+	long pid;		  /* -p/--pid; 0: every process */
+	unsigned long interval;	  /* -i/--interval, seconds; 0: not given */
+	unsigned long duration;	  /* -d/--duration, seconds; 0: not given */
+	enum bt_attach_mode mode; /* --attach=auto|fentry|kprobe */
+	unsigned long max_probes; /* --max-probes; 1000 unless given */
+};
+#define BT_COMMON_OPTS_INIT        \
+	{                          \
+		.max_probes = 1000 \
+	}
+
+extern const struct argp bt_argp_pid;	   /* -p, --pid PID */
+extern const struct argp bt_argp_interval; /* -i, --interval SECS and -d, --duration SECS */
+extern const struct argp bt_argp_duration; /* -d, --duration SECS alone */
+extern const struct argp bt_argp_attach;   /* --attach MODE and --max-probes N */
+
+/* In the command's ARGP_KEY_INIT: give each of argp's children c as its input. */
+void bt_argp_common_init(struct argp_state *state, const struct argp *argp,
+			 struct bt_common_opts *c);
 
 #endif
