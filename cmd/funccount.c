@@ -18,50 +18,29 @@
 #include "funccount.h"
 #include "funccount.skel.h"
 
-enum {
-	OPT_MAX_PROBES = 0x100,
-	OPT_ATTACH,
-};
-
 static struct funccount_opts {
-	long pid;
-	unsigned long interval; /* 0: not given */
-	unsigned long duration; /* 0: not given */
+	struct bt_common_opts c; /* -p, -i, -d, --attach, --max-probes */
 	bool timestamp;
 	bool regex;
 	long cpu;
-	unsigned long max_probes;
-	enum bt_attach_mode mode;
 	const char *pattern;
-} opts = { .cpu = -1, .max_probes = 1000 };
+} opts = { .c = BT_COMMON_OPTS_INIT, .cpu = -1 };
 
 static const struct argp_option options[] = {
-	{ "pid", 'p', "PID", 0, "Trace this PID only", 0 },
-	{ "interval", 'i', "INTERVAL", 0, "Summary interval, seconds", 0 },
-	{ "duration", 'd', "DURATION", 0, "Total duration of trace, seconds", 0 },
 	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
 	{ "regexp", 'r', NULL, 0, "Use regular expressions. Default is \"*\" wildcards only.", 0 },
 	{ "debug", 'D', NULL, 0, "Print what is attached and how, and libbpf's debug output", 0 },
 	{ "cpu", 'c', "CPU", 0, "Trace this CPU only", 0 },
-	{ "max-probes", OPT_MAX_PROBES, "N", 0,
-	  "Refuse patterns matching more than N probes "
-	  "(default 1000)",
-	  0 },
-	{ "attach", OPT_ATTACH, "MODE", 0, "Kernel functions through auto, fentry or kprobe", 0 },
 	{ NULL },
 };
+
+static const struct argp argp;
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct funccount_opts *o = state->input;
 
 	switch (key) {
-	case 'p':
-		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
-	case 'i':
-		return bt_argp_ulong(state, arg, "interval", 1, BT_FOREVER, &o->interval);
-	case 'd':
-		return bt_argp_ulong(state, arg, "duration", 1, BT_FOREVER, &o->duration);
 	case 'T':
 		o->timestamp = true;
 		break;
@@ -73,10 +52,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'c':
 		return bt_argp_long(state, arg, "CPU", 0, libbpf_num_possible_cpus() - 1, &o->cpu);
-	case OPT_MAX_PROBES:
-		return bt_argp_ulong(state, arg, "probe limit", 1, 1000000, &o->max_probes);
-	case OPT_ATTACH:
-		return bt_argp_attach_mode(state, arg, &o->mode);
+	case ARGP_KEY_INIT:
+		bt_argp_common_init(state, &argp, &o->c);
+		break;
 	case ARGP_KEY_ARG:
 		if (o->pattern)
 			return bt_argp_error(state, "one pattern only: '%s' is extra", arg);
@@ -92,9 +70,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &bt_argp_pid, 0, NULL, 0 },
+	{ &bt_argp_interval, 0, NULL, 0 },
+	{ &bt_argp_attach, 0, NULL, 0 },
+	{ NULL },
+};
+
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
+	.children = children,
 	.args_doc = "PATTERN",
 	.doc = "Count functions, tracepoints, and USDT probes.\v"
 	       "PATTERN: func, p:func (kernel); lib:func, c:func, /path/bin:func, prog:func\n"
@@ -249,9 +235,9 @@ static int print_counts(void *ctx)
 static int count_loop(struct state *s)
 {
 	struct bt_interval iv = {
-		.interval = opts.interval ? opts.interval
-					  : (opts.duration ? opts.duration : BT_FOREVER),
-		.duration = opts.duration,
+		.interval = opts.c.interval ? opts.c.interval
+					    : (opts.c.duration ? opts.c.duration : BT_FOREVER),
+		.duration = opts.c.duration,
 	};
 
 	return bt_interval_loop(&iv, print_counts, s);
@@ -260,9 +246,9 @@ static int count_loop(struct state *s)
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_resolve_opts ropts = {
-		.pid = opts.pid,
+		.pid = opts.c.pid,
 		.regex = opts.regex,
-		.max_probes = opts.max_probes,
+		.max_probes = opts.c.max_probes,
 	};
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_targets targets = { 0 };
@@ -292,8 +278,8 @@ static int run(const struct bt_cmd *cmd)
 		goto cleanup;
 	}
 	filters.cpu = opts.cpu;
-	filters.tgid = opts.pid;
-	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
+	filters.tgid = opts.c.pid;
+	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.c.mode, &attach);
 	if (err)
 		goto cleanup;
 	s.fd = bpf_map__fd(skel->maps.counts);

@@ -21,26 +21,14 @@
 #include "funclatency.h"
 #include "funclatency.skel.h"
 
-enum {
-	OPT_MAX_PROBES = 0x100,
-	OPT_ATTACH,
-};
-
 static struct funclatency_opts {
-	long pid;
-	unsigned long interval; /* 0: not given */
-	unsigned long duration; /* 0: not given */
-	unsigned long level;	/* 0: innermost calls only */
+	struct bt_common_opts c; /* -p, -i, -d, --attach, --max-probes */
+	unsigned long level;	 /* 0: innermost calls only */
 	bool timestamp, usecs, msecs, per_func, regex, verbose;
-	unsigned long max_probes;
-	enum bt_attach_mode mode;
 	const char *pattern;
-} opts = { .max_probes = 1000 };
+} opts = { .c = BT_COMMON_OPTS_INIT };
 
 static const struct argp_option options[] = {
-	{ "pid", 'p', "PID", 0, "Trace this PID only", 0 },
-	{ "interval", 'i', "INTERVAL", 0, "Summary interval, in seconds", 0 },
-	{ "duration", 'd', "DURATION", 0, "Total duration of trace, in seconds", 0 },
 	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
 	{ "microseconds", 'u', NULL, 0, "Microsecond histogram", 0 },
 	{ "milliseconds", 'm', NULL, 0, "Millisecond histogram", 0 },
@@ -49,23 +37,16 @@ static const struct argp_option options[] = {
 	{ "level", 'l', "LEVEL", 0, "Time the outermost LEVEL levels of nested or recursive calls",
 	  0 },
 	{ "verbose", 'v', NULL, 0, "Print what each function is attached with", 0 },
-	{ "max-probes", OPT_MAX_PROBES, "N", 0,
-	  "Refuse patterns matching more than N functions (default 1000)", 0 },
-	{ "attach", OPT_ATTACH, "MODE", 0, "Kernel functions through auto, fentry or kprobe", 0 },
 	{ NULL },
 };
+
+static const struct argp argp;
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct funclatency_opts *o = state->input;
 
 	switch (key) {
-	case 'p':
-		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
-	case 'i':
-		return bt_argp_ulong(state, arg, "interval", 1, BT_FOREVER, &o->interval);
-	case 'd':
-		return bt_argp_ulong(state, arg, "duration", 1, BT_FOREVER, &o->duration);
 	case 'T':
 		o->timestamp = true;
 		break;
@@ -86,10 +67,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'v':
 		o->verbose = true;
 		break;
-	case OPT_MAX_PROBES:
-		return bt_argp_ulong(state, arg, "probe limit", 1, 1000000, &o->max_probes);
-	case OPT_ATTACH:
-		return bt_argp_attach_mode(state, arg, &o->mode);
+	case ARGP_KEY_INIT:
+		bt_argp_common_init(state, &argp, &o->c);
+		break;
 	case ARGP_KEY_ARG:
 		if (o->pattern)
 			return bt_argp_error(state, "one pattern only: '%s' is extra", arg);
@@ -107,9 +87,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &bt_argp_pid, 0, NULL, 0 },
+	{ &bt_argp_interval, 0, NULL, 0 },
+	{ &bt_argp_attach, 0, NULL, 0 },
+	{ NULL },
+};
+
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
+	.children = children,
 	.args_doc = "PATTERN",
 	.doc = "Time functions and print latency as a histogram.\v"
 	       "PATTERN: func, p:func (kernel); lib:func, c:func, /path/bin:func, prog:func\n"
@@ -249,9 +237,9 @@ static int print_interval(void *ctx)
 static int latency_loop(struct state *s)
 {
 	struct bt_interval iv = {
-		.interval = opts.interval ? opts.interval
-					  : (opts.duration ? opts.duration : BT_FOREVER),
-		.duration = opts.duration,
+		.interval = opts.c.interval ? opts.c.interval
+					    : (opts.c.duration ? opts.c.duration : BT_FOREVER),
+		.duration = opts.c.duration,
 	};
 
 	return bt_interval_loop(&iv, print_interval, s);
@@ -260,9 +248,9 @@ static int latency_loop(struct state *s)
 static int resolve(struct bt_targets *targets)
 {
 	struct bt_resolve_opts ropts = {
-		.pid = opts.pid,
+		.pid = opts.c.pid,
 		.regex = opts.regex,
-		.max_probes = opts.max_probes,
+		.max_probes = opts.c.max_probes,
 	};
 	struct bt_probe_spec spec = { 0 };
 	int err;
@@ -386,13 +374,13 @@ static int run(const struct bt_cmd *cmd)
 	skel->rodata->unit_div = s.div;
 	/* BCC: a histogram per function with -F, and per function and process for user
 	 * functions traced everywhere (printed "NAME [PID]") */
-	skel->rodata->key_func = opts.per_func || (s.user && !opts.pid);
+	skel->rodata->key_func = opts.per_func || (s.user && !opts.c.pid);
 	skel->rodata->key_tgid = skel->rodata->key_func && s.user;
 	err = size_maps(skel, n);
 	if (err)
 		goto cleanup;
-	filters.tgid = opts.pid;
-	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
+	filters.tgid = opts.c.pid;
+	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.c.mode, &attach);
 	if (err)
 		goto cleanup;
 	s.sum = bt_summary__new(bpf_map__fd(skel->maps.hists), &sum_opts);

@@ -31,11 +31,11 @@ enum {
 };
 
 static struct opensnoop_opts {
+	struct bt_common_opts c; /* -p, -d */
 	bool timestamp, print_uid, failed, extended, full_path, json;
-	long pid, tid;
+	long tid;
 	bool by_uid;
 	unsigned long uid;
-	unsigned long duration;
 	const char *name;
 	const char *cgroupmap, *mntnsmap;
 	unsigned int flag_mask;
@@ -43,18 +43,16 @@ static struct opensnoop_opts {
 	unsigned long buffer_pages;
 	char **exec_argv;
 	bool exec;
-} opts = { .buffer_pages = 64 };
+} opts = { .c = BT_COMMON_OPTS_INIT, .buffer_pages = 64 };
 
 static const struct argp_option options[] = {
 	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
 	{ "print-uid", 'U', NULL, 0, "Print UID column", 0 },
 	{ "failed", 'x', NULL, 0, "Only show failed opens", 0 },
-	{ "pid", 'p', "PID", 0, "Trace this PID only", 0 },
 	{ "tid", 't', "TID", 0, "Trace this TID only", 0 },
 	{ "cgroupmap", OPT_CGROUPMAP, "PATH", 0, "Trace cgroups in this BPF map only", 0 },
 	{ "mntnsmap", OPT_MNTNSMAP, "PATH", 0, "Trace mount namespaces in this BPF map only", 0 },
 	{ "uid", 'u', "UID", 0, "Trace this UID only", 0 },
-	{ "duration", 'd', "DURATION", 0, "Total duration of trace in seconds", 0 },
 	{ "name", 'n', "NAME", 0, "Only print process names containing this name", 0 },
 	{ "extended_fields", 'e', NULL, 0, "Show extended fields", 0 },
 	{ "extended-fields", 0, NULL, OPTION_ALIAS, NULL, 0 },
@@ -108,6 +106,8 @@ static int parse_flag(struct argp_state *state, const char *arg, struct opensnoo
 			     arg);
 }
 
+static const struct argp argp;
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct opensnoop_opts *o = state->input;
@@ -122,8 +122,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'x':
 		o->failed = true;
 		break;
-	case 'p':
-		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
 	case 't':
 		return bt_argp_long(state, arg, "TID", 1, INT_MAX, &o->tid);
 	case OPT_CGROUPMAP:
@@ -135,8 +133,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'u':
 		o->by_uid = true;
 		return bt_argp_ulong(state, arg, "UID", 0, UINT_MAX - 1, &o->uid);
-	case 'd':
-		return bt_argp_ulong(state, arg, "duration", 1, 100000000, &o->duration);
 	case 'n':
 		if (!*arg || strlen(arg) >= OPENSNOOP_COMM_LEN)
 			return bt_argp_error(state,
@@ -171,12 +167,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_JSON:
 		o->json = true;
 		break;
+	case ARGP_KEY_INIT:
+		bt_argp_common_init(state, &argp, &o->c);
+		break;
 	case ARGP_KEY_ARG:
 		return bt_argp_error(state, "unexpected argument '%s'", arg);
 	case ARGP_KEY_END:
 		if (o->exec && !o->exec_argv[0])
 			return bt_argp_error(state, "--exec needs a command to run");
-		if (o->exec && (o->pid || o->tid))
+		if (o->exec && (o->c.pid || o->tid))
 			return bt_argp_error(state, "-p/-t and --exec cannot be used together");
 		break;
 	default:
@@ -185,9 +184,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &bt_argp_pid, 0, NULL, 0 },
+	{ &bt_argp_duration, 0, NULL, 0 },
+	{ NULL },
+};
+
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
+	.children = children,
 	.doc = "Trace open() syscalls.\v"
 	       "examples:\n"
 	       "    opensnoop                        # trace all open() syscalls\n"
@@ -402,7 +408,7 @@ static int run(const struct bt_cmd *cmd)
 	else if (opts.exec)
 		filters.tgid = s->child.pid;
 	else
-		filters.tgid = opts.pid;
+		filters.tgid = opts.c.pid;
 	filters.by_uid = opts.by_uid;
 	filters.uid = opts.uid;
 	filters.comm = opts.name;
@@ -454,7 +460,7 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot wait for events: %s", strerror(-err));
 		goto cleanup;
 	}
-	bt_evloop__set_duration(loop, opts.duration * 1000ULL);
+	bt_evloop__set_duration(loop, opts.c.duration * 1000ULL);
 
 	print_header();
 	if (bt_output_closed())
