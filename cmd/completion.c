@@ -24,6 +24,22 @@ static bool shown(const struct argp_option *o)
 	       (o->name || isalnum(o->key));
 }
 
+#define MAX_OPTIONS 256
+
+/* Every option of a command: its own table, then its argp children's (lib/bt_args.h blocks). */
+static size_t all_options(const struct argp *a, const struct argp_option **v, size_t n)
+{
+	const struct argp_option *o;
+	const struct argp_child *ch;
+
+	for (o = a->options; o && !option_end(o); o++)
+		if (n < MAX_OPTIONS)
+			v[n++] = o;
+	for (ch = a->children; ch && ch->argp; ch++)
+		n = all_options(ch->argp, v, n);
+	return n;
+}
+
 /* Quote for a single-quoted shell string. */
 static void put_quoted(FILE *out, const char *s)
 {
@@ -39,10 +55,12 @@ static void put_quoted(FILE *out, const char *s)
 
 static void bash_words(FILE *out, const struct bt_cmd *c)
 {
-	const struct argp_option *o;
+	const struct argp_option *o, *v[MAX_OPTIONS];
+	size_t k, nv;
 
 	fputs("-h --help --usage", out);
-	for (o = c->argp->options; o && !option_end(o); o++) {
+	for (k = 0, nv = all_options(c->argp, v, 0); k < nv; k++) {
+		o = v[k];
 		if (!shown(o))
 			continue;
 		if (isalnum(o->key) && !(o->flags & OPTION_ALIAS))
@@ -117,7 +135,8 @@ static void put_zsh_item(FILE *out, const char *word, const char *desc)
 
 static void print_zsh(FILE *out)
 {
-	const struct argp_option *o;
+	const struct argp_option *o, *v[MAX_OPTIONS];
+	size_t k, nv;
 	const struct bt_cmd *c;
 	char word[64];
 	int i;
@@ -148,7 +167,8 @@ static void print_zsh(FILE *out)
 	bt_for_each_cmd(c, i) {
 		fprintf(out, "\t%s) items=('-h:show help' '--help:show help' '--usage:show usage' ",
 			c->name);
-		for (o = c->argp->options; o && !option_end(o); o++) {
+		for (k = 0, nv = all_options(c->argp, v, 0); k < nv; k++) {
+			o = v[k];
 			if (!shown(o))
 				continue;
 			if (isalnum(o->key) && !(o->flags & OPTION_ALIAS)) {
@@ -175,11 +195,13 @@ static void print_zsh(FILE *out)
 
 static void fish_options(FILE *out, const struct bt_cmd *c, const char *prefix)
 {
-	const struct argp_option *o, *doc_of = NULL;
+	const struct argp_option *o, *doc_of = NULL, *v[MAX_OPTIONS];
+	size_t k, nv;
 
 	fprintf(out, "%s -s h -l help -d 'Show help'\n", prefix);
 	fprintf(out, "%s -l usage -d 'Show usage'\n", prefix);
-	for (o = c->argp->options; o && !option_end(o); o++) {
+	for (k = 0, nv = all_options(c->argp, v, 0); k < nv; k++) {
+		o = v[k];
 		if (!shown(o))
 			continue;
 		if (!(o->flags & OPTION_ALIAS))
