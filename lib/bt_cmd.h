@@ -37,8 +37,8 @@ struct bt_probe {
 	/*
 	 * The probe point's parameters as C types, comma-separated ("struct request *" for
 	 * block_rq_issue since 5.11, "struct request_queue *, struct request *" before; a
-	 * tracepoint's leading 'void *' is not written), "?" for any one type, "void" or "" for
-	 * none. NULL: any signature.
+	 * tracepoint's leading 'void *' is not written), "?" for any one type, "..." last for any
+	 * further parameters, "void" or "" for none. NULL: any signature.
 	 */
 	const char *sig;
 	unsigned int flags; /* enum bt_probe_flags */

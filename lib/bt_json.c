@@ -8,6 +8,13 @@ void bt_json_init(struct bt_json *j, FILE *out)
 	j->out = out;
 	j->depth = 0;
 	j->has_items[0] = false;
+	j->compact = false;
+}
+
+void bt_json_init_compact(struct bt_json *j, FILE *out)
+{
+	bt_json_init(j, out);
+	j->compact = true;
 }
 
 void bt_json_quote(FILE *out, const char *s)
@@ -47,8 +54,9 @@ static void item(struct bt_json *j, const char *key)
 {
 	if (j->depth > 0) {
 		if (j->has_items[j->depth])
-			fputc(',', j->out);
-		fprintf(j->out, "\n%*s", 2 * j->depth, "");
+			fputs(j->compact ? ", " : ",", j->out);
+		if (!j->compact)
+			fprintf(j->out, "\n%*s", 2 * j->depth, "");
 		j->has_items[j->depth] = true;
 	}
 	if (key) {
@@ -72,7 +80,7 @@ static void end(struct bt_json *j, char c)
 
 	if (j->depth > 0)
 		j->depth--;
-	if (items)
+	if (items && !j->compact)
 		fprintf(j->out, "\n%*s", 2 * j->depth, "");
 	fputc(c, j->out);
 }

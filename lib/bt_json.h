@@ -23,9 +23,12 @@ struct bt_json {
 	FILE *out;
 	int depth;
 	bool has_items[BT_JSON_MAX_DEPTH];
+	bool compact; /* everything on one line: JSON Lines, one value per event */
 };
 
 void bt_json_init(struct bt_json *j, FILE *out);
+/* The same, writing each top-level value on one line ({"a": 1, "b": [1, 2]}). */
+void bt_json_init_compact(struct bt_json *j, FILE *out);
 void bt_json_begin_object(struct bt_json *j, const char *key);
 void bt_json_end_object(struct bt_json *j);
 void bt_json_begin_array(struct bt_json *j, const char *key);

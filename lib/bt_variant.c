@@ -264,6 +264,8 @@ int bt_sig_match(const struct btf *btf, const struct bt_point *pt, const char *s
 				return 1;
 			break;
 		}
+		if (!strcmp(want, "...")) /* any further parameters */
+			return 1;
 		if (!strcmp(want, "?"))
 			continue;
 		if (bt_btf_type_str(btf, params[i].type, have, sizeof(have)) ||

@@ -152,6 +152,33 @@ static void test_reinit(void)
 	fclose(f);
 }
 
+/* One line per value (JSON Lines), as the per-event tools print. */
+static void test_compact(void)
+{
+	FILE *f = open_mem();
+	struct bt_json j;
+
+	bt_json_init_compact(&j, f);
+	bt_json_begin_object(&j, NULL);
+	bt_json_string(&j, "comm", "dd \"x\"");
+	bt_json_int(&j, "pid", -1);
+	bt_json_begin_array(&j, "v");
+	bt_json_uint(&j, NULL, 1);
+	bt_json_null(&j, NULL);
+	bt_json_end_array(&j);
+	bt_json_begin_object(&j, "empty");
+	bt_json_end_object(&j);
+	bt_json_end_object(&j);
+	bt_json_finish(&j);
+	bt_json_begin_object(&j, NULL);
+	bt_json_end_object(&j);
+	bt_json_finish(&j);
+	CHECK_STR(
+		out(f),
+		"{\"comm\": \"dd \\\"x\\\"\", \"pid\": -1, \"v\": [1, null], \"empty\": {}}\n{}\n");
+	fclose(f);
+}
+
 int main(void)
 {
 	BT_RUN(test_escaping);
@@ -160,6 +187,7 @@ int main(void)
 	BT_RUN(test_non_finite);
 	BT_RUN(test_key_escaping);
 	BT_RUN(test_reinit);
+	BT_RUN(test_compact);
 	free(buf);
 	return bt_test_done();
 }

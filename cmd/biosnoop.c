@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * biosnoop: trace block I/O, one line per completed request with the process that issued
+ * it, as BCC's biosnoop (plus libbpf-tools' -c, -m, -t and duration).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bt_args.h"
+#include "bt_block.h"
+#include "bt_cmd.h"
+#include "bt_disk.h"
+#include "bt_err.h"
+#include "bt_events.h"
+#include "bt_evloop.h"
+#include "bt_json.h"
+#include "bt_loop.h"
+#include "bt_skel.h"
+#include "biosnoop.h"
+#include "biosnoop.skel.h"
+
+static struct biosnoop_opts {
+	bool queue;
+	bool pattern;
+	bool timestamp;
+	bool json;
+	const char *disk;
+	const char *cgroup;
+	unsigned long min_ms;
+	unsigned long duration;
+	int nargs;
+} opts;
+
+enum { OPT_JSON = 0x100 };
+
+static const struct argp_option options[] = {
+	{ "queue", 'Q', NULL, 0, "Include OS queued time", 0 },
+	{ "queued", 0, NULL, OPTION_ALIAS, NULL, 0 },
+	{ "disk", 'd', "DISK", 0, "Trace this disk only", 0 },
+	{ "pattern", 'P', NULL, 0, "Display block I/O pattern (sequential or random)", 0 },
+	{ "cgroup", 'c', "CGROUP", 0, "Trace I/O issued by processes in this cgroup (v2 path)", 0 },
+	{ "min", 'm', "MIN_MS", 0, "Trace I/O slower than this, in milliseconds", 0 },
+	{ "timestamp", 't', NULL, 0, "Print wall-clock time instead of seconds since the first",
+	  0 },
+	{ "json", OPT_JSON, NULL, 0, "Print one JSON object per I/O", 0 },
+	{ NULL },
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct biosnoop_opts *o = state->input;
+
+	switch (key) {
+	case 'Q':
+		o->queue = true;
+		break;
+	case 'd':
+		o->disk = arg;
+		break;
+	case 'P':
+		o->pattern = true;
+		break;
+	case 'c':
+		o->cgroup = arg;
+		break;
+	case 'm':
+		return bt_argp_ulong(state, arg, "minimum latency", 0, 1000000000, &o->min_ms);
+	case 't':
+		o->timestamp = true;
+		break;
+	case OPT_JSON:
+		o->json = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (o->nargs++)
+			return bt_argp_error(state, "unexpected argument '%s'", arg);
+		return bt_argp_ulong(state, arg, "duration", 1, 100000000, &o->duration);
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_opt,
+	.args_doc = "[duration]",
+	.doc = "Trace block I/O.\v"
+	       "examples:\n"
+	       "    biosnoop           # trace all block I/O\n"
+	       "    biosnoop -Q        # include OS queued time\n"
+	       "    biosnoop -d sdc    # trace sdc only\n"
+	       "    biosnoop -P        # display block I/O pattern\n"
+	       "    biosnoop -c /sys/fs/cgroup/system.slice   # I/O issued from this cgroup\n"
+	       "    biosnoop -m 10     # I/O slower than 10 ms only\n"
+	       "    biosnoop 10        # trace for 10 seconds\n"
+	       "    biosnoop --json    # one JSON object per I/O",
+};
+
+static const char *const op_names[] = {
+	[BT_OP_READ] = "read",
+	[BT_OP_WRITE] = "write",
+	[BT_OP_FLUSH] = "flush",
+	[BT_OP_DISCARD] = "discard",
+	[BT_OP_SECURE_ERASE] = "secure-erase",
+	[BT_OP_ZONE_RESET] = "zone-reset",
+	[BT_OP_WRITE_SAME] = "write-same",
+	[BT_OP_WRITE_ZEROES] = "write-zeroes",
+	[BT_OP_ZONE_APPEND] = "zone-append",
+	[BT_OP_UNKNOWN] = "unknown",
+};
+
+struct state {
+	struct bt_disk_cache *disks;
+	struct bt_json json;
+	__u64 first_us;
+};
+
+static void print_header(void)
+{
+	if (opts.timestamp)
+		printf("%-12s ", "TIMESTAMP");
+	else
+		printf("%-11s ", "TIME(s)");
+	printf("%-14s %-7s %-9s %-1s %-10s %-7s", "COMM", "PID", "DISK", "T", "SECTOR", "BYTES");
+	if (opts.pattern)
+		printf("%-1s ", "P");
+	if (opts.queue)
+		printf("%7s ", "QUE(ms)");
+	printf("%7s\n", "LAT(ms)");
+}
+
+static void print_json(struct state *s, const struct biosnoop_event *e, const char *disk, __u64 us)
+{
+	static const char *const patterns[] = { NULL, "sequential", "random" };
+	struct bt_json *j = &s->json;
+	char dev[32];
+
+	snprintf(dev, sizeof(dev), "%u:%u", BT_KDEV_MAJOR(e->dev), BT_KDEV_MINOR(e->dev));
+	bt_json_begin_object(j, NULL);
+	bt_json_uint(j, "time_us", us); /* since the first event, as TIME(s) */
+	bt_json_string(j, "comm", e->comm);
+	bt_json_uint(j, "pid", e->pid);
+	bt_json_string(j, "disk", disk);
+	bt_json_string(j, "dev", dev);
+	bt_json_string(j, "op", op_names[e->op < BT_OP_UNKNOWN ? e->op : BT_OP_UNKNOWN]);
+	bt_json_uint(j, "sector", e->sector);
+	bt_json_uint(j, "bytes", e->len);
+	if (opts.pattern)
+		bt_json_string(j, "pattern", patterns[e->pattern <= 2 ? e->pattern : 0]);
+	if (opts.queue) {
+		if (e->qdelta == BIOSNOOP_NO_QUEUE)
+			bt_json_null(j, "queue_ms");
+		else
+			bt_json_double(j, "queue_ms", e->qdelta / 1e6);
+	}
+	bt_json_double(j, "latency_ms", e->delta / 1e6);
+	bt_json_end_object(j);
+	bt_json_finish(j);
+}
+
+static int on_event(void *ctx, const void *data, size_t size)
+{
+	struct state *s = ctx;
+	struct biosnoop_event e;
+	const struct bt_disk *d;
+	const char *disk;
+	char comm[sizeof(e.comm) + 1];
+	double secs;
+
+	if (size < sizeof(e))
+		return 0;
+	memcpy(&e, data, sizeof(e)); /* perf buffer records are not aligned */
+	memcpy(comm, e.comm, sizeof(e.comm));
+	comm[sizeof(e.comm)] = '\0';
+	d = bt_disk_cache__get(s->disks, e.dev);
+	disk = d ? d->name : "<unknown>";
+	/* BCC's clock: microseconds since the first event printed */
+	if (!s->first_us)
+		s->first_us = e.ts / 1000;
+	secs = (double)(e.ts / 1000 - s->first_us) / 1e6;
+	if (opts.json) {
+		memcpy(e.comm, comm, sizeof(e.comm));
+		print_json(s, &e, disk, e.ts / 1000 - s->first_us);
+		return 0;
+	}
+	if (opts.timestamp) {
+		struct timespec now;
+		struct tm tm;
+		char hms[16];
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		localtime_r(&now.tv_sec, &tm);
+		strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+		printf("%-8s.%03ld ", hms, now.tv_nsec / 1000000);
+	} else {
+		printf("%-11.6f ", secs);
+	}
+	printf("%-14.14s %-7u %-9s %-1s %-10llu %-7u", comm, e.pid, disk,
+	       e.op == BT_OP_WRITE ? "W" : "R", (unsigned long long)e.sector, e.len);
+	if (opts.pattern)
+		printf("%-1s ", e.pattern == BIOSNOOP_SEQUENTIAL ? "S"
+				: e.pattern == BIOSNOOP_RANDOM	 ? "R"
+								 : "?");
+	if (opts.queue) {
+		if (e.qdelta == BIOSNOOP_NO_QUEUE)
+			printf("%7s ", "-");
+		else
+			printf("%7.2f ", e.qdelta / 1e6);
+	}
+	printf("%7.2f\n", e.delta / 1e6);
+	return 0;
+}
+
+static const struct bt_probe probes[] = {
+	/* Who submitted the request: where it is created (6.5+), else the accounting
+	 * function that preceded the tracepoint; none of them: taken at insert/issue. */
+	{ "start_btf", "start_raw", "struct request *", BT_PROBE_OPTIONAL },
+	{ "start_kp", NULL, "struct request *", BT_PROBE_ALT },
+	{ "start_kp_old", NULL, "struct request *, ...", BT_PROBE_ALT },
+	/* (rq) since 5.11, (q, rq) before */
+	{ "insert_btf", "insert_raw", "struct request *" },
+	{ "insert_btf_q", "insert_raw_q", "struct request_queue *, struct request *",
+	  BT_PROBE_ALT },
+	{ "issue_btf", "issue_raw", "struct request *" },
+	{ "issue_btf_q", "issue_raw_q", "struct request_queue *, struct request *", BT_PROBE_ALT },
+	{ "complete_btf", "complete_raw", "struct request *, ..." },
+	{ NULL },
+};
+
+/* The disk of -d, as the kernel numbers it; -BT_EUSAGE after one line saying why not. */
+static int resolve_disk(const char *name, __u32 *kdev)
+{
+	struct bt_disk d;
+	int err = bt_disk_by_name(name, &d);
+
+	if (err == -ENOENT || err == -EINVAL)
+		return bt_usage_err("no such disk '%s'", name);
+	if (err) {
+		bt_err("cannot look up disk '%s': %s", name, strerror(-err));
+		return err;
+	}
+	if (d.partition)
+		return bt_usage_err("'%s' is a partition: -d takes a whole disk ('%s')", name,
+				    d.disk);
+	*kdev = bt_kdev(d.major, d.minor);
+	return 0;
+}
+
+static bool loads(struct bpf_program *prog)
+{
+	return bpf_program__autoload(prog);
+}
+
+static int run(const struct bt_cmd *cmd)
+{
+	struct bt_filters filters = BT_FILTERS_NONE;
+	struct bt_evloop *loop = NULL;
+	struct bt_events *events = NULL;
+	struct biosnoop_bpf *skel;
+	struct state s = { 0 };
+	__u32 kdev = 0;
+	int err;
+
+	if (opts.disk) {
+		err = resolve_disk(opts.disk, &kdev);
+		if (err)
+			return err;
+	}
+	s.disks = bt_disk_cache__new();
+	if (!s.disks)
+		return -ENOMEM;
+	if (opts.json)
+		bt_json_init_compact(&s.json, stdout);
+
+	skel = biosnoop_bpf__open();
+	if (!skel) {
+		err = -errno;
+		bt_err("cannot open the BPF object: %s", strerror(errno));
+		goto cleanup;
+	}
+	skel->rodata->filter_dev = kdev;
+	skel->rodata->want_pattern = opts.pattern;
+	skel->rodata->min_ns = opts.min_ms * 1000000ULL;
+	skel->rodata->require_task = opts.cgroup != NULL;
+	filters.cgroup = opts.cgroup;
+	err = bt_filters_apply(skel->obj, &filters);
+	if (!err)
+		err = bt_skel_select(skel->obj, cmd->probes);
+	if (!err)
+		err = bt_events__configure(skel->obj, skel->maps.events);
+	if (err)
+		goto cleanup;
+	/* The queue start is the creation when seen; insertion only matters for -Q. */
+	if (!opts.queue) {
+		bpf_program__set_autoload(skel->progs.insert_btf, false);
+		bpf_program__set_autoload(skel->progs.insert_raw, false);
+		bpf_program__set_autoload(skel->progs.insert_btf_q, false);
+		bpf_program__set_autoload(skel->progs.insert_raw_q, false);
+	}
+	skel->rodata->task_late = !loads(skel->progs.start_btf) && !loads(skel->progs.start_raw) &&
+				  !loads(skel->progs.start_kp) && !loads(skel->progs.start_kp_old);
+	if (skel->rodata->task_late)
+		bt_debug("no block I/O creation probe: the issuing task is taken at insert/issue");
+
+	err = biosnoop_bpf__load(skel);
+	if (err) {
+		bt_err("cannot load the BPF programs: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = biosnoop_bpf__attach(skel);
+	if (err) {
+		bt_err("cannot attach to the block tracepoints: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = bt_events__new(skel->obj, skel->maps.events, on_event, &s, &events);
+	if (!err)
+		err = bt_evloop__new(&loop);
+	if (!err)
+		err = bt_evloop__add_events(loop, events);
+	if (err) {
+		bt_err("cannot set up the event buffer: %s", strerror(-err));
+		goto cleanup;
+	}
+	bt_evloop__set_duration(loop, opts.duration * 1000ULL);
+	if (!opts.json)
+		print_header();
+	if (bt_output_closed())
+		goto cleanup;
+	err = bt_evloop__run(loop);
+	if (err)
+		bt_err("cannot read events: %s", strerror(-err));
+	bt_events__report_lost(events);
+cleanup:
+	bt_evloop__free(loop);
+	bt_events__free(events);
+	biosnoop_bpf__destroy(skel);
+	bt_disk_cache__free(s.disks);
+	return err;
+}
+
+BT_COMMAND(biosnoop) = {
+	.name = "biosnoop",
+	.summary = "Trace block device I/O with the issuing process and latency",
+	.argp = &argp,
+	.opts = &opts,
+	.probes = probes,
+	.run = run,
+	.flags = BT_NEED_PRIV,
+	.uses = BT_USES_TP_BTF,
+};

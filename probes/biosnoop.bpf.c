@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * biosnoop: one event per completed block request, with the process that submitted it.
+ *
+ * A request is followed by its address from creation to completion:
+ * - created (block_io_start, 6.5+; else a kprobe on [__]blk_account_io_start): the task
+ *   running then is the submitter, so pid and comm are taken there;
+ * - inserted into the scheduler (block_rq_insert, with -Q): the queue start when creation
+ *   was not seen;
+ * - issued to the driver (block_rq_issue): latency starts; disk, sector and size are read;
+ * - completed (block_rq_complete, in whatever context the interrupt or the kworker runs).
+ * Without any creation probe the task is taken at insert or issue, which is the submitter for
+ * plugged and directly issued I/O but a kworker for requests dispatched later.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "bt_block.bpf.h"
+#include "bt_common.bpf.h"
+#include "bt_events.bpf.h"
+#include "biosnoop.h"
+
+const volatile __u32 filter_dev = 0;   /* -d: the disk, kernel encoding; 0: all */
+const volatile bool task_late = false; /* no creation probe: take the task at insert/issue */
+const volatile bool want_pattern = false;
+const volatile __u64 min_ns = 0;
+const volatile bool require_task = false; /* a process filter: only requests it let through */
+
+struct io_req {
+	__u64 queued_ts;
+	__u64 issue_ts;
+	struct bt_rq rq;
+	__u32 pid;
+	bool has_task;
+	char comm[16];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64); /* the struct request's address */
+	__type(value, struct io_req);
+} reqs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);   /* disk */
+	__type(value, __u64); /* the sector after the last completed request */
+} last_sector SEC(".maps");
+
+BT_EVENT_MAP(events, 256 * 1024);
+
+static __always_inline struct io_req *req_get(__u64 key)
+{
+	struct io_req *r = bpf_map_lookup_elem(&reqs, &key);
+	struct io_req zero = {};
+
+	if (r)
+		return r;
+	bpf_map_update_elem(&reqs, &key, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&reqs, &key);
+}
+
+static __always_inline void take_task(struct io_req *r)
+{
+	r->pid = bpf_get_current_pid_tgid() >> 32;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	r->has_task = true;
+}
+
+/* Creation: the submitter is running. */
+static __always_inline int on_start(__u64 key)
+{
+	struct io_req *r;
+
+	if (bt_filtered_out())
+		return 0;
+	r = req_get(key);
+	if (!r)
+		return 0;
+	r->queued_ts = bpf_ktime_get_ns();
+	take_task(r);
+	return 0;
+}
+
+static __always_inline int on_insert(__u64 key)
+{
+	struct io_req *r = req_get(key);
+
+	if (!r)
+		return 0;
+	if (!r->queued_ts)
+		r->queued_ts = bpf_ktime_get_ns();
+	if (task_late && !r->has_task && !bt_filtered_out())
+		take_task(r);
+	return 0;
+}
+
+static __always_inline int on_issue(__u64 key, struct bt_rq *rq)
+{
+	struct io_req *r;
+
+	if (filter_dev && rq->dev != filter_dev) {
+		bpf_map_delete_elem(&reqs, &key);
+		return 0;
+	}
+	r = req_get(key);
+	if (!r)
+		return 0;
+	if (task_late && !r->has_task && !bt_filtered_out())
+		take_task(r);
+	r->issue_ts = bpf_ktime_get_ns();
+	r->rq = *rq;
+	return 0;
+}
+
+static __always_inline int on_complete(void *ctx, __u64 key)
+{
+	struct biosnoop_event ev = {};
+	struct io_req *r = bpf_map_lookup_elem(&reqs, &key);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!r)
+		return 0;
+	if (!r->issue_ts)
+		goto done; /* completed without being issued while we traced (a merge, a requeue) */
+	/* A process filter (-c, ...) keeps only requests whose submitter passed it. */
+	if (require_task && !r->has_task)
+		goto done;
+	ev.delta = now - r->issue_ts;
+	if (ev.delta < min_ns)
+		goto done;
+	ev.ts = now;
+	ev.qdelta = r->queued_ts && r->queued_ts <= r->issue_ts ? r->issue_ts - r->queued_ts
+								: BIOSNOOP_NO_QUEUE;
+	ev.sector = r->rq.sector;
+	ev.len = r->rq.len;
+	ev.dev = r->rq.dev;
+	ev.op = r->rq.op;
+	ev.flags = r->rq.flags;
+	if (r->has_task) {
+		ev.pid = r->pid;
+		__builtin_memcpy(ev.comm, r->comm, sizeof(ev.comm));
+	} else {
+		ev.comm[0] = '?';
+	}
+	if (want_pattern) {
+		__u64 *last = bpf_map_lookup_elem(&last_sector, &ev.dev);
+		__u64 next = ev.sector + ev.len / 512;
+
+		if (last)
+			ev.pattern = *last == ev.sector ? BIOSNOOP_SEQUENTIAL : BIOSNOOP_RANDOM;
+		bpf_map_update_elem(&last_sector, &ev.dev, &next, BPF_ANY);
+	}
+	bt_event_output(ctx, &events, &ev, sizeof(ev));
+done:
+	bpf_map_delete_elem(&reqs, &key);
+	return 0;
+}
+
+/* Creation: block_io_start (6.5+), else the accounting function it replaced. */
+SEC("tp_btf/block_io_start")
+int BPF_PROG(start_btf, struct request *rq)
+{
+	return on_start((__u64)rq);
+}
+
+SEC("raw_tp/block_io_start")
+int BPF_PROG(start_raw, struct request *rq)
+{
+	return on_start((__u64)rq);
+}
+
+SEC("?kprobe/__blk_account_io_start")
+int BPF_KPROBE(start_kp, struct request *rq)
+{
+	return on_start((__u64)rq);
+}
+
+SEC("?kprobe/blk_account_io_start")
+int BPF_KPROBE(start_kp_old, struct request *rq)
+{
+	return on_start((__u64)rq);
+}
+
+/* Insert and issue: (rq) since 5.11, (q, rq) before. */
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(insert_btf, struct request *rq)
+{
+	return on_insert((__u64)rq);
+}
+
+SEC("raw_tp/block_rq_insert")
+int BPF_PROG(insert_raw, struct request *rq)
+{
+	return on_insert((__u64)rq);
+}
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(insert_btf_q, void *q, struct request *rq)
+{
+	return on_insert((__u64)rq);
+}
+
+SEC("raw_tp/block_rq_insert")
+int BPF_PROG(insert_raw_q, void *q, struct request *rq)
+{
+	return on_insert((__u64)rq);
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(issue_btf, struct request *rq)
+{
+	struct bt_rq r;
+
+	bt_rq_read_btf(rq, &r);
+	return on_issue((__u64)rq, &r);
+}
+
+SEC("raw_tp/block_rq_issue")
+int BPF_PROG(issue_raw, struct request *rq)
+{
+	struct bt_rq r;
+
+	bt_rq_read_raw(rq, &r);
+	return on_issue((__u64)rq, &r);
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(issue_btf_q, void *q, struct request *rq)
+{
+	struct bt_rq r;
+
+	bt_rq_read_btf(rq, &r);
+	return on_issue((__u64)rq, &r);
+}
+
+SEC("raw_tp/block_rq_issue")
+int BPF_PROG(issue_raw_q, void *q, struct request *rq)
+{
+	struct bt_rq r;
+
+	bt_rq_read_raw(rq, &r);
+	return on_issue((__u64)rq, &r);
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(complete_btf, struct request *rq)
+{
+	return on_complete(ctx, (__u64)rq);
+}
+
+SEC("raw_tp/block_rq_complete")
+int BPF_PROG(complete_raw, struct request *rq)
+{
+	return on_complete(ctx, (__u64)rq);
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The event probes/biosnoop.bpf.c sends cmd/biosnoop.c, one per completed request. */
+#ifndef BT_BIOSNOOP_H
+#define BT_BIOSNOOP_H
+
+#define BIOSNOOP_NO_QUEUE (~0ULL) /* qdelta when the request was not seen queued */
+
+enum biosnoop_pattern {
+	BIOSNOOP_UNKNOWN,
+	BIOSNOOP_SEQUENTIAL,
+	BIOSNOOP_RANDOM,
+};
+
+struct biosnoop_event {
+	__u64 ts;     /* completion, CLOCK_MONOTONIC ns */
+	__u64 delta;  /* issue to completion, ns */
+	__u64 qdelta; /* queued (created or inserted) to issue, ns; BIOSNOOP_NO_QUEUE */
+	__u64 sector;
+	__u32 len; /* bytes */
+	__u32 pid; /* the process that submitted the request; 0 when not seen */
+	__u32 dev; /* the disk, kernel encoding (major << 20 | minor) */
+	__u32 op;  /* enum bt_rq_op */
+	__u32 flags;
+	__u32 pattern; /* enum biosnoop_pattern, with -P */
+	char comm[16]; /* "?" when not seen */
+};
+
+#endif
