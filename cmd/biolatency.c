@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0
+/* biolatency: block I/O latency as log2 histograms, as BCC's biolatency (plus -c from libbpf-tools). */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bt_args.h"
+#include "bt_block.h"
+#include "bt_cmd.h"
+#include "bt_disk.h"
+#include "bt_err.h"
+#include "bt_json.h"
+#include "bt_loop.h"
+#include "bt_skel.h"
+#include "bt_summary.h"
+#include "biolatency.h"
+#include "biolatency.skel.h"
+
+static struct biolatency_opts {
+	bool timestamp;
+	bool queued;
+	bool milliseconds;
+	bool disks;
+	bool flags;
+	bool extension;
+	bool json;
+	const char *disk;
+	const char *cgroup;
+	struct bt_interval iv;
+} opts = { .iv = { .interval = BT_FOREVER, .count = BT_FOREVER } };
+
+static const struct argp_option options[] = {
+	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
+	{ "queued", 'Q', NULL, 0, "Include OS queued time in I/O time", 0 },
+	{ "milliseconds", 'm', NULL, 0, "Millisecond histogram", 0 },
+	{ "disks", 'D', NULL, 0, "Print a histogram per disk device", 0 },
+	{ "flags", 'F', NULL, 0, "Print a histogram per set of I/O flags", 0 },
+	{ "extension", 'e', NULL, 0, "Summarize average/total value", 0 },
+	{ "json", 'j', NULL, 0, "JSON output, one object per interval", 0 },
+	{ "disk", 'd', "DISK", 0, "Trace this disk only", 0 },
+	{ "cgroup", 'c', "CGROUP", 0, "Trace I/O issued by processes in this cgroup (v2 path)", 0 },
+	{ NULL },
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct biolatency_opts *o = state->input;
+
+	switch (key) {
+	case 'T':
+		o->timestamp = true;
+		break;
+	case 'Q':
+		o->queued = true;
+		break;
+	case 'm':
+		o->milliseconds = true;
+		break;
+	case 'D':
+		o->disks = true;
+		break;
+	case 'F':
+		o->flags = true;
+		break;
+	case 'e':
+		o->extension = true;
+		break;
+	case 'j':
+		o->json = true;
+		break;
+	case 'd':
+		o->disk = arg;
+		break;
+	case 'c':
+		o->cgroup = arg;
+		break;
+	case ARGP_KEY_ARG:
+		return bt_argp_interval_arg(state, arg, &o->iv);
+	case ARGP_KEY_END:
+		if (o->disks && o->flags)
+			return bt_argp_error(state, "can only use -D or -F");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_opt,
+	.args_doc = "[interval [count]]",
+	.doc = "Summarize block device I/O latency as a histogram.\v"
+	       "examples:\n"
+	       "    biolatency                    # summarize block I/O latency as a histogram\n"
+	       "    biolatency 1 10               # print 1 second summaries, 10 times\n"
+	       "    biolatency -mT 1              # 1s summaries, milliseconds, and timestamps\n"
+	       "    biolatency -Q                 # include OS queued time in I/O time\n"
+	       "    biolatency -D                 # show each disk device separately\n"
+	       "    biolatency -F                 # show I/O flags separately\n"
+	       "    biolatency -j                 # print JSON\n"
+	       "    biolatency -e                 # show extension summary(total, average)\n"
+	       "    biolatency -d sdc             # Trace sdc only\n"
+	       "    biolatency -c /sys/fs/cgroup/system.slice   # I/O issued from this cgroup",
+};
+
+/* BCC's names (blk_fill_rwbs() order), and the operations BCC does not know */
+static const char *const op_names[] = {
+	[BT_OP_READ] = "Read",
+	[BT_OP_WRITE] = "Write",
+	[BT_OP_FLUSH] = "Flush",
+	[BT_OP_DISCARD] = "Discard",
+	[BT_OP_SECURE_ERASE] = "SecureErase",
+	[BT_OP_ZONE_RESET] = "ZoneReset",
+	[BT_OP_WRITE_SAME] = "WriteSame",
+	[BT_OP_WRITE_ZEROES] = "WriteZeros",
+	[BT_OP_ZONE_APPEND] = "ZoneAppend",
+	[BT_OP_UNKNOWN] = "Unknown",
+};
+
+/* Outermost first, as BCC's flags_print() prefixes them. */
+static const struct {
+	unsigned int bit;
+	const char *name;
+} flag_names[] = {
+	{ BT_RQ_NOWAIT, "NoWait" },
+	{ BT_RQ_BACKGROUND, "Background" },
+	{ BT_RQ_RAHEAD, "ReadAhead" },
+	{ BT_RQ_IDLE, "Idle" },
+	{ BT_RQ_NOMERGE, "NoMerge" },
+	{ BT_RQ_PRIO, "Priority" },
+	{ BT_RQ_FUA, "ForcedUnitAccess" },
+	{ BT_RQ_META, "Metadata" },
+	{ BT_RQ_SYNC, "Sync" },
+};
+
+static void flags_str(__u32 key_flags, char *buf, size_t size)
+{
+	unsigned int op = key_flags & 0xff, flags = key_flags >> 8;
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]); i++)
+		if (flags & flag_names[i].bit)
+			len += snprintf(buf + len, len < size ? size - len : 0, "%s-",
+					flag_names[i].name);
+	snprintf(buf + len, len < size ? size - len : 0, "%s",
+		 op_names[op < BT_OP_UNKNOWN ? op : BT_OP_UNKNOWN]);
+}
+
+struct state {
+	struct bt_summary *sum;
+	struct bt_disk_cache *disks;
+	const char *label;
+};
+
+static const char *disk_name(struct state *s, __u32 dev)
+{
+	const struct bt_disk *d = bt_disk_cache__get(s->disks, dev);
+
+	return d ? d->name : "?"; /* BCC's name for a disk it cannot find */
+}
+
+static void print_section(FILE *out, const void *key, void *ctx)
+{
+	const struct biolat_key *k = key;
+	char buf[256];
+
+	if (opts.disks) {
+		fputs(disk_name(ctx, k->dev), out);
+		return;
+	}
+	flags_str(k->flags, buf, sizeof(buf));
+	fputs(buf, out);
+}
+
+static int cmp_disk(const void *a, const void *b, void *ctx)
+{
+	const struct biolat_key *x = a, *y = b;
+	int c = strcmp(disk_name(ctx, x->dev), disk_name(ctx, y->dev));
+
+	return c ? c : (x->dev > y->dev) - (x->dev < y->dev);
+}
+
+static void json_row(struct bt_json *j, const void *key, const uint64_t *val, void *ctx)
+{
+	const struct biolat_key *k = key;
+	char buf[256];
+
+	(void)val;
+	if (opts.disks) {
+		bt_json_string(j, "disk", disk_name(ctx, k->dev));
+	} else {
+		flags_str(k->flags, buf, sizeof(buf));
+		bt_json_string(j, "flags", buf);
+	}
+}
+
+static void print_json(struct state *s, uint64_t total, uint64_t count)
+{
+	struct bt_json j;
+	char ts[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", &tm);
+	bt_json_init_compact(&j, stdout);
+	bt_json_begin_object(&j, NULL);
+	bt_json_string(&j, "ts", ts);
+	bt_json_string(&j, "val_type", s->label);
+	if (opts.disks || opts.flags) {
+		bt_summary__json(s->sum, &j, opts.disks ? "disks" : "flags", json_row, s);
+	} else {
+		static const uint64_t none[BIOLAT_SLOTS];
+		const struct biolat_val *v =
+			bt_summary__len(s->sum) ? (const void *)bt_summary__value(s->sum, 0) : NULL;
+
+		bt_json_hist(&j, "hist", BT_SUMMARY_LOG2, v ? (const uint64_t *)v->slots : none,
+			     BIOLAT_SLOTS);
+	}
+	if (opts.extension) {
+		bt_json_uint(&j, "total", total);
+		bt_json_uint(&j, "count", count);
+	}
+	bt_json_end_object(&j);
+	bt_json_finish(&j);
+}
+
+static int print_interval(void *ctx)
+{
+	struct state *s = ctx;
+	uint64_t total, count;
+	int err;
+
+	err = bt_summary__collect(s->sum);
+	if (err) {
+		bt_err("cannot read the histograms: %s", strerror(-err));
+		return err;
+	}
+	if (opts.disks)
+		bt_summary__sort_by_key(s->sum, cmp_disk, s, false);
+	else
+		bt_summary__sort_by_key(s->sum, NULL, NULL, false);
+	total = bt_summary__total(s->sum, offsetof(struct biolat_val, total) / 8);
+	count = bt_summary__total(s->sum, offsetof(struct biolat_val, count) / 8);
+	if (opts.json) { /* JSON Lines: no blank or time lines between objects ("ts" has it) */
+		print_json(s, total, count);
+		return 0;
+	}
+	printf("\n");
+	if (opts.timestamp) {
+		bt_print_time(stdout, "%H:%M:%S");
+		printf("\n");
+	}
+	if (opts.disks || opts.flags)
+		err = bt_summary__print_hists(s->sum, stdout, opts.disks ? "disk" : "flags",
+					      print_section, s, s->label);
+	else
+		err = bt_summary__print_hists(s->sum, stdout, NULL, NULL, NULL, s->label);
+	if (err)
+		return err;
+	if (opts.extension && count)
+		printf("\navg = %llu %s, total: %llu %s, count: %llu\n\n",
+		       (unsigned long long)(total / count), s->label, (unsigned long long)total,
+		       s->label, (unsigned long long)count);
+	return 0;
+}
+
+static const struct bt_probe probes[] = {
+	/* creation, for -Q and -c: see biosnoop */
+	{ "start_btf", "start_raw", "struct request *", BT_PROBE_OPTIONAL },
+	{ "start_kp", NULL, "struct request *", BT_PROBE_ALT },
+	{ "start_kp_old", NULL, "struct request *, ...", BT_PROBE_ALT },
+	/* (rq) since 5.11, (q, rq) before */
+	{ "insert_btf", "insert_raw", "struct request *" },
+	{ "insert_btf_q", "insert_raw_q", "struct request_queue *, struct request *",
+	  BT_PROBE_ALT },
+	{ "issue_btf", "issue_raw", "struct request *" },
+	{ "issue_btf_q", "issue_raw_q", "struct request_queue *, struct request *", BT_PROBE_ALT },
+	{ "complete_btf", "complete_raw", "struct request *, ..." },
+	{ NULL },
+};
+
+static int resolve_disk(const char *name, __u32 *kdev)
+{
+	struct bt_disk d;
+	int err = bt_disk_by_name(name, &d);
+
+	if (err == -ENOENT || err == -EINVAL)
+		return bt_usage_err("no such disk '%s'", name);
+	if (err) {
+		bt_err("cannot look up disk '%s': %s", name, strerror(-err));
+		return err;
+	}
+	if (d.partition)
+		return bt_usage_err("'%s' is a partition: -d takes a whole disk ('%s')", name,
+				    d.disk);
+	*kdev = bt_kdev(d.major, d.minor);
+	return 0;
+}
+
+static void no_autoload(struct bpf_program *const *progs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		bpf_program__set_autoload(progs[i], false);
+}
+
+static int run(const struct bt_cmd *cmd)
+{
+	struct bt_summary_opts sopts = {
+		.key_size = sizeof(struct biolat_key),
+		.value_size = sizeof(struct biolat_val),
+		.hist = BT_SUMMARY_LOG2,
+		.hist_off = offsetof(struct biolat_val, slots) / 8,
+		.nslots = BIOLAT_SLOTS,
+	};
+	struct bt_filters filters = BT_FILTERS_NONE;
+	struct biolatency_bpf *skel;
+	struct state s = { .label = opts.milliseconds ? "msecs" : "usecs" };
+	__u32 kdev = 0;
+	int err;
+
+	if (opts.disk) {
+		err = resolve_disk(opts.disk, &kdev);
+		if (err)
+			return err;
+	}
+	s.disks = bt_disk_cache__new();
+	if (!s.disks)
+		return -ENOMEM;
+	skel = biolatency_bpf__open();
+	if (!skel) {
+		err = -errno;
+		bt_err("cannot open the BPF object: %s", strerror(errno));
+		goto cleanup;
+	}
+	skel->rodata->filter_dev = kdev;
+	skel->rodata->per_disk = opts.disks;
+	skel->rodata->per_flags = opts.flags;
+	skel->rodata->unit_ns = opts.milliseconds ? 1000000 : 1000;
+	skel->rodata->queued = opts.queued;
+	skel->rodata->require_task = opts.cgroup != NULL;
+	filters.cgroup = opts.cgroup;
+	err = bt_filters_apply(skel->obj, &filters);
+	if (!err)
+		err = bt_skel_select(skel->obj, cmd->probes);
+	if (err)
+		goto cleanup;
+	/* Creation matters for -Q (the queue start) and -c (the submitter); insertion for -Q. */
+	if (!opts.queued) {
+		struct bpf_program *const insert[] = {
+			skel->progs.insert_btf,
+			skel->progs.insert_raw,
+			skel->progs.insert_btf_q,
+			skel->progs.insert_raw_q,
+		};
+
+		no_autoload(insert, 4);
+	}
+	if (!opts.queued && !opts.cgroup) {
+		struct bpf_program *const start[] = {
+			skel->progs.start_btf,
+			skel->progs.start_raw,
+			skel->progs.start_kp,
+			skel->progs.start_kp_old,
+		};
+
+		no_autoload(start, 4);
+	}
+	err = biolatency_bpf__load(skel);
+	if (err) {
+		bt_err("cannot load the BPF programs: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = biolatency_bpf__attach(skel);
+	if (err) {
+		bt_err("cannot attach to the block tracepoints: %s", strerror(-err));
+		goto cleanup;
+	}
+	s.sum = bt_summary__new(bpf_map__fd(skel->maps.dist), &sopts);
+	if (!s.sum) {
+		err = -errno;
+		bt_err("cannot read the histograms: %s", strerror(errno));
+		goto cleanup;
+	}
+	if (!opts.json)
+		printf("Tracing block device I/O... Hit Ctrl-C to end.\n");
+	if (bt_output_closed())
+		goto cleanup;
+	err = bt_interval_loop(&opts.iv, print_interval, &s);
+cleanup:
+	bt_summary__free(s.sum);
+	biolatency_bpf__destroy(skel);
+	bt_disk_cache__free(s.disks);
+	return err;
+}
+
+BT_COMMAND(biolatency) = {
+	.name = "biolatency",
+	.summary = "Summarize block device I/O latency as a histogram",
+	.argp = &argp,
+	.opts = &opts,
+	.probes = probes,
+	.run = run,
+	.flags = BT_NEED_PRIV,
+	.uses = BT_USES_TP_BTF,
+};

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * biolatency: block request latency as log2 histograms, from issue to completion, or with
+ * -Q from creation (block_io_start, or the accounting kprobes) or insertion into the I/O
+ * scheduler, whichever is seen first. Keyed by disk (-D) or by operation and flags (-F).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "bt_block.bpf.h"
+#include "bt_common.bpf.h"
+#include "biolatency.h"
+
+const volatile __u32 filter_dev = 0; /* -d: the disk, kernel encoding; 0: all */
+const volatile bool per_disk = false;
+const volatile bool per_flags = false;
+const volatile __u64 unit_ns = 1000;
+const volatile bool require_task = false; /* -c: only requests created by a task it passes */
+const volatile bool queued = false;	  /* -Q */
+
+struct start {
+	__u64 ts;    /* 0: not started yet (created, without -Q) */
+	bool queued; /* ts is the creation or insertion, kept when the request is issued */
+	bool passed; /* the creating task passed the process filter (-c) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64); /* the struct request's address */
+	__type(value, struct start);
+} starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct biolat_key);
+	__type(value, struct biolat_val);
+} dist SEC(".maps");
+
+static const struct biolat_val zero_val; /* too big for the stack */
+
+/*
+ * Creation (attached with -Q or -c) and insertion (with -Q): the submitter is running at
+ * creation, so the process filter is decided there; without creation probes, at insertion
+ * or issue. With -Q the first of them starts the clock.
+ */
+static __always_inline int on_queue(__u64 key)
+{
+	struct start *s = bpf_map_lookup_elem(&starts, &key);
+	struct start st = {};
+
+	if (s) {
+		if (queued && !s->queued) {
+			s->ts = bpf_ktime_get_ns();
+			s->queued = true;
+		}
+		return 0;
+	}
+	st.passed = require_task && !bt_filtered_out();
+	if (queued) {
+		st.ts = bpf_ktime_get_ns();
+		st.queued = true;
+	}
+	bpf_map_update_elem(&starts, &key, &st, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int on_issue(__u64 key, struct bt_rq *rq)
+{
+	struct start *s = bpf_map_lookup_elem(&starts, &key);
+	struct start st = {};
+
+	if (filter_dev && rq->dev != filter_dev) {
+		if (s)
+			bpf_map_delete_elem(&starts, &key);
+		return 0;
+	}
+	if (s) {
+		if (!s->queued) /* -Q: the time runs from the queue start */
+			s->ts = bpf_ktime_get_ns();
+		return 0;
+	}
+	st.passed = require_task && !bt_filtered_out();
+	st.ts = bpf_ktime_get_ns();
+	bpf_map_update_elem(&starts, &key, &st, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int on_complete(__u64 key, struct bt_rq *rq)
+{
+	struct start *s = bpf_map_lookup_elem(&starts, &key);
+	struct biolat_key k = {};
+	struct biolat_val *v;
+	__u64 delta;
+	__u32 slot;
+
+	if (!s)
+		return 0; /* issued before tracing began, or filtered out */
+	if (!s->ts || (require_task && !s->passed)) {
+		bpf_map_delete_elem(&starts, &key);
+		return 0;
+	}
+	delta = bpf_ktime_get_ns() - s->ts;
+	bpf_map_delete_elem(&starts, &key);
+	if (filter_dev && rq->dev != filter_dev)
+		return 0;
+	if (per_disk)
+		k.dev = rq->dev;
+	if (per_flags)
+		k.flags = rq->op | rq->flags << 8;
+	v = bpf_map_lookup_elem(&dist, &k);
+	if (!v) {
+		bpf_map_update_elem(&dist, &k, &zero_val, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&dist, &k);
+		if (!v)
+			return 0;
+	}
+	delta /= unit_ns;
+	slot = bt_log2_slot(delta);
+	if (slot >= BIOLAT_SLOTS)
+		slot = BIOLAT_SLOTS - 1;
+	/* per-CPU, but a completion interrupt can preempt a completion in process context */
+	__sync_fetch_and_add(&v->slots[slot], 1);
+	__sync_fetch_and_add(&v->total, delta);
+	__sync_fetch_and_add(&v->count, 1);
+	return 0;
+}
+
+SEC("tp_btf/block_io_start")
+int BPF_PROG(start_btf, struct request *rq)
+{
+	return on_queue((__u64)rq);
+}
+
+SEC("raw_tp/block_io_start")
+int BPF_PROG(start_raw, struct request *rq)
+{
+	return on_queue((__u64)rq);
+}
+
+SEC("?kprobe/__blk_account_io_start")
+int BPF_KPROBE(start_kp, struct request *rq)
+{
+	return on_queue((__u64)rq);
+}
+
+SEC("?kprobe/blk_account_io_start")
+int BPF_KPROBE(start_kp_old, struct request *rq)
+{
+	return on_queue((__u64)rq);
+}
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(insert_btf, struct request *rq)
+{
+	return on_queue((__u64)rq);
+}
+
+SEC("raw_tp/block_rq_insert")
+int BPF_PROG(insert_raw, struct request *rq)
+{
+	return on_queue((__u64)rq);
+}
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(insert_btf_q, void *q, struct request *rq)
+{
+	return on_queue((__u64)rq);
+}
+
+SEC("raw_tp/block_rq_insert")
+int BPF_PROG(insert_raw_q, void *q, struct request *rq)
+{
+	return on_queue((__u64)rq);
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(issue_btf, struct request *rq)
+{
+	struct bt_rq r;
+
+	bt_rq_read_btf(rq, &r);
+	return on_issue((__u64)rq, &r);
+}
+
+SEC("raw_tp/block_rq_issue")
+int BPF_PROG(issue_raw, struct request *rq)
+{
+	struct bt_rq r;
+
+	bt_rq_read_raw(rq, &r);
+	return on_issue((__u64)rq, &r);
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(issue_btf_q, void *q, struct request *rq)
+{
+	struct bt_rq r;
+
+	bt_rq_read_btf(rq, &r);
+	return on_issue((__u64)rq, &r);
+}
+
+SEC("raw_tp/block_rq_issue")
+int BPF_PROG(issue_raw_q, void *q, struct request *rq)
+{
+	struct bt_rq r;
+
+	bt_rq_read_raw(rq, &r);
+	return on_issue((__u64)rq, &r);
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(complete_btf, struct request *rq)
+{
+	struct bt_rq r;
+
+	bt_rq_read_btf(rq, &r);
+	return on_complete((__u64)rq, &r);
+}
+
+SEC("raw_tp/block_rq_complete")
+int BPF_PROG(complete_raw, struct request *rq)
+{
+	struct bt_rq r;
+
+	bt_rq_read_raw(rq, &r);
+	return on_complete((__u64)rq, &r);
+}
+
+char LICENSE[] SEC("license") = "GPL";
