@@ -16,6 +16,7 @@
 #include "bt_events.h"
 #include "bt_evloop.h"
 #include "bt_exec.h"
+#include "bt_features.h"
 #include "bt_json.h"
 #include "bt_kernel.h"
 #include "bt_loop.h"
@@ -216,14 +217,40 @@ static const struct argp argp = {
 	       "    opensnoop --json                 # one JSON object per open",
 };
 
-/* The syscalls traced: entry and return programs, and the return with -F. */
-static const struct syscall_progs {
-	const char *enter, *exit, *exit_full;
-} syscalls[] = {
-	{ "enter_open", "exit_open", "exit_open_full" },
-	{ "enter_openat", "exit_openat", "exit_openat_full" },
-	{ "enter_openat2", "exit_openat2", "exit_openat2_full" },
+/* How -F finds directories (probes/opensnoop.bpf.c): which return programs load. */
+enum full_mode {
+	FULL_NONE,
+	FULL_BTF,  /* BTF pointers and bpf_rdonly_cast(): 6.2+, lockdown or not */
+	FULL_READ, /* bpf_probe_read_kernel(): 5.17+, refused by lockdown=confidentiality */
 };
+
+/* The syscalls traced: entry and return programs, by enum full_mode. */
+static const struct syscall_progs {
+	const char *enter, *exit[3];
+} syscalls[] = {
+	{ "enter_open", { "exit_open", "exit_open_full", "exit_open_fullr" } },
+	{ "enter_openat", { "exit_openat", "exit_openat_full", "exit_openat_fullr" } },
+	{ "enter_openat2", { "exit_openat2", "exit_openat2_full", "exit_openat2_fullr" } },
+};
+
+static int full_mode(enum full_mode *mode)
+{
+	const char *lockdown = bt_lockdown();
+	bool loop = bt_kernel_has_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop);
+
+	*mode = FULL_NONE;
+	if (!opts.full_path)
+		return 0;
+	if (loop && bt_kernel_has_kfunc("bpf_rdonly_cast"))
+		*mode = FULL_BTF;
+	else if (loop && (!lockdown || strcmp(lockdown, "confidentiality")))
+		*mode = FULL_READ;
+	if (*mode != FULL_NONE)
+		return 0;
+	bt_err("-F needs bpf_loop() (Linux 5.17) and bpf_rdonly_cast() (6.2), or kernel reads%s",
+	       loop ? ", which lockdown=confidentiality refuses" : "");
+	return -EOPNOTSUPP;
+}
 
 struct state {
 	bool have_base;
@@ -345,21 +372,23 @@ static void print_header(void)
 }
 
 /* Keep each syscall whose entry and return both exist here; -F takes the resolving returns. */
-static int choose_programs(struct opensnoop_bpf *skel)
+static int choose_programs(struct opensnoop_bpf *skel, enum full_mode mode)
 {
 	struct bpf_object *obj = skel->obj;
 	size_t i, n = 0;
+	int m;
 
 	for (i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++) {
 		struct bpf_program *en = bpf_object__find_program_by_name(obj, syscalls[i].enter);
-		struct bpf_program *ex = bpf_object__find_program_by_name(obj, syscalls[i].exit);
-		struct bpf_program *full =
-			bpf_object__find_program_by_name(obj, syscalls[i].exit_full);
-		bool both = bpf_program__autoload(en) && bpf_program__autoload(ex);
+		bool both = bpf_program__autoload(en) &&
+			    bpf_program__autoload(
+				    bpf_object__find_program_by_name(obj, syscalls[i].exit[0]));
 
 		bpf_program__set_autoload(en, both);
-		bpf_program__set_autoload(ex, both && !opts.full_path);
-		bpf_program__set_autoload(full, both && opts.full_path);
+		for (m = FULL_NONE; m <= FULL_READ; m++)
+			bpf_program__set_autoload(
+				bpf_object__find_program_by_name(obj, syscalls[i].exit[m]),
+				both && m == (int)mode);
 		n += both;
 	}
 	if (!n) {
@@ -375,6 +404,7 @@ static int run(const struct bt_cmd *cmd)
 	struct opensnoop_bpf *skel = NULL;
 	struct bt_events *events = NULL;
 	struct bt_evloop *loop = NULL;
+	enum full_mode mode;
 	struct state *s;
 	int err;
 
@@ -382,11 +412,9 @@ static int run(const struct bt_cmd *cmd)
 	if (!s)
 		return -ENOMEM;
 	s->child = (struct bt_child){ .pid = -1, .pidfd = -1, .go_fd = -1, .err_fd = -1 };
-	if (opts.full_path && !bt_kernel_has_kfunc("bpf_rdonly_cast")) {
-		bt_err("-F needs the bpf_rdonly_cast kfunc (Linux 6.2 and later)");
-		err = -EOPNOTSUPP;
+	err = full_mode(&mode);
+	if (err)
 		goto cleanup;
-	}
 	if (opts.exec) {
 		err = bt_child__start(opts.exec_argv, &s->child);
 		if (err)
@@ -428,7 +456,7 @@ static int run(const struct bt_cmd *cmd)
 	}
 	err = bt_skel_select(skel->obj, cmd->probes);
 	if (!err)
-		err = choose_programs(skel);
+		err = choose_programs(skel, mode);
 	if (err)
 		goto cleanup;
 	err = opensnoop_bpf__load(skel);

@@ -132,3 +132,8 @@ bool bt_kernel_has_kfunc(const char *name)
 
 	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
 }
+
+bool bt_kernel_has_helper(enum bpf_prog_type type, enum bpf_func_id id)
+{
+	return libbpf_probe_bpf_helper(type, id, NULL) == 1;
+}

@@ -8,6 +8,7 @@
 #define BT_KERNEL_H
 
 #include <stdbool.h>
+#include <linux/bpf.h>
 
 /* 0 when root or holding CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN); -EPERM otherwise. */
 int bt_check_privileges(void);
@@ -20,6 +21,9 @@ bool bt_kernel_tp_btf_ok(const char *event);
 
 /* Whether vmlinux BTF has this kfunc (bpf_rdonly_cast, ...): programs calling it can load. */
 bool bt_kernel_has_kfunc(const char *name);
+
+/* Whether programs of this type may call this helper here (libbpf's probe load). */
+bool bt_kernel_has_helper(enum bpf_prog_type type, enum bpf_func_id id);
 
 /* Mount point of tracefs, mounting it on /sys/kernel/tracing when nothing is mounted. */
 const char *bt_tracefs(void);

@@ -8,7 +8,9 @@
  * With -F, the *_full return programs also resolve a relative path's directory in the kernel,
  * as BCC's -F does, but against the directory the path is really relative to: the directory
  * fd of openat/openat2 when there is one (BCC always takes the working directory), and up to
- * the task's root (a chrooted task sees its own paths), not the global one.
+ * the task's root (a chrooted task sees its own paths), not the global one. Two forms: through
+ * BTF pointers (*_full, 6.2+, allowed under lockdown) and through bpf_probe_read_kernel()
+ * (*_fullr, 5.17+, refused by lockdown=confidentiality); user space loads one of them.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -92,7 +94,7 @@ int enter_openat2(struct trace_event_raw_sys_enter *ctx)
 
 /*
  * -F: one component name, up to NAME_MAX bytes. bpf_probe_read_kernel_str() is what anyone
- * would use, but lockdown (integrity and up) refuses it to every BPF program; loads through
+ * would use, but lockdown=confidentiality refuses it to every BPF program; loads through
  * BTF-typed pointers are allowed. bpf_rdonly_cast() makes such a pointer of any address, but
  * only to a struct type, and the verifier lets a program read only inside the members of
  * that struct: linux_binprm's buf[256] is a byte array of exactly the size wanted. Reading
@@ -207,7 +209,90 @@ static __always_inline void walk_dirs(struct opensnoop_event *e, __s32 dfd)
 	e->truncated = !w.done;
 }
 
-static __always_inline int leave(void *ctx, long ret, bool full)
+/* -F through bpf_probe_read_kernel(): the same walk, every pointer a plain number. */
+struct walk_read {
+	struct opensnoop_event *e;
+	__u64 d, root, vm, root_mnt, mnt;
+	__u32 depth;
+	__u32 done;
+};
+
+static long walk_read_step(__u64 i, void *ctx)
+{
+	struct walk_read *w = ctx;
+	struct dentry *d = (struct dentry *)w->d;
+	struct vfsmount *vm = (struct vfsmount *)w->vm;
+	struct mount *mnt = (struct mount *)w->mnt;
+	/* plain locals: BPF_CORE_READ() would relocate w->vm's access too, against no BTF */
+	__u64 parent_d = (__u64)BPF_CORE_READ(d, d_parent);
+	__u64 mnt_root = (__u64)BPF_CORE_READ(vm, mnt_root);
+	const unsigned char *name;
+
+	if (w->d == w->root && w->vm == w->root_mnt) {
+		w->done = 1;
+		return 1;
+	}
+	if (w->d == mnt_root || w->d == parent_d) {
+		__u64 parent = (__u64)BPF_CORE_READ(mnt, mnt_parent);
+
+		if (!parent || parent == w->mnt) {
+			w->done = parent != 0;
+			return 1;
+		}
+		w->d = (__u64)BPF_CORE_READ(mnt, mnt_mountpoint);
+		w->mnt = parent;
+		w->vm = parent + bpf_core_field_offset(struct mount, mnt);
+		return 0;
+	}
+	if (w->depth >= OPENSNOOP_MAX_DEPTH || !parent_d)
+		return 1;
+	name = BPF_CORE_READ(d, d_name.name);
+	bpf_probe_read_kernel_str(w->e->dirs[w->depth & (OPENSNOOP_MAX_DEPTH - 1)],
+				  OPENSNOOP_NAME_LEN, name);
+	w->depth++;
+	w->d = parent_d;
+	return 0;
+}
+
+static __always_inline void walk_dirs_read(struct opensnoop_event *e, __s32 dfd)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct walk_read w = {
+		.e = e,
+		.root = (__u64)BPF_CORE_READ(task, fs, root.dentry),
+		.root_mnt = (__u64)BPF_CORE_READ(task, fs, root.mnt),
+	};
+
+	if (dfd == AT_FDCWD) {
+		w.d = (__u64)BPF_CORE_READ(task, fs, pwd.dentry);
+		w.vm = (__u64)BPF_CORE_READ(task, fs, pwd.mnt);
+	} else {
+		struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+		struct file **fds = BPF_CORE_READ(fdt, fd);
+		struct file *f = NULL;
+
+		if (dfd >= 0 && (__u32)dfd < BPF_CORE_READ(fdt, max_fds))
+			bpf_probe_read_kernel(&f, sizeof(f), &fds[dfd]);
+		if (!f) {
+			e->truncated = 1;
+			return;
+		}
+		w.d = (__u64)BPF_CORE_READ(f, f_path.dentry);
+		w.vm = (__u64)BPF_CORE_READ(f, f_path.mnt);
+	}
+	w.mnt = w.vm - bpf_core_field_offset(struct mount, mnt);
+	bpf_loop(2 * OPENSNOOP_MAX_DEPTH, walk_read_step, &w, 0);
+	e->depth = w.depth;
+	e->truncated = !w.done;
+}
+
+enum full_path {
+	FULL_NONE,
+	FULL_BTF,  /* walk_dirs() */
+	FULL_READ, /* walk_dirs_read() */
+};
+
+static __always_inline int leave(void *ctx, long ret, enum full_path full)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id, zero = 0;
@@ -241,8 +326,11 @@ static __always_inline int leave(void *ctx, long ret, bool full)
 	}
 	e->path_len = len;
 	size = offsetof(struct opensnoop_event, path) + (len & (OPENSNOOP_PATH_MAX - 1));
-	if (full && e->path[0] != '/') {
-		walk_dirs(e, s->dfd);
+	if (full != FULL_NONE && e->path[0] != '/') {
+		if (full == FULL_BTF)
+			walk_dirs(e, s->dfd);
+		else
+			walk_dirs_read(e, s->dfd);
 		size = sizeof(*e);
 	}
 	bt_event_output(ctx, &events, e, size);
@@ -254,38 +342,57 @@ cleanup:
 SEC("tracepoint/syscalls/sys_exit_open")
 int exit_open(struct trace_event_raw_sys_exit *ctx)
 {
-	return leave(ctx, ctx->ret, false);
+	return leave(ctx, ctx->ret, FULL_NONE);
 }
 
 SEC("tracepoint/syscalls/sys_exit_openat")
 int exit_openat(struct trace_event_raw_sys_exit *ctx)
 {
-	return leave(ctx, ctx->ret, false);
+	return leave(ctx, ctx->ret, FULL_NONE);
 }
 
 SEC("tracepoint/syscalls/sys_exit_openat2")
 int exit_openat2(struct trace_event_raw_sys_exit *ctx)
 {
-	return leave(ctx, ctx->ret, false);
+	return leave(ctx, ctx->ret, FULL_NONE);
 }
 
 /* -F: separate programs, so that without -F a kernel lacking bpf_rdonly_cast() (< 6.2) is fine */
 SEC("?tracepoint/syscalls/sys_exit_open")
 int exit_open_full(struct trace_event_raw_sys_exit *ctx)
 {
-	return leave(ctx, ctx->ret, true);
+	return leave(ctx, ctx->ret, FULL_BTF);
 }
 
 SEC("?tracepoint/syscalls/sys_exit_openat")
 int exit_openat_full(struct trace_event_raw_sys_exit *ctx)
 {
-	return leave(ctx, ctx->ret, true);
+	return leave(ctx, ctx->ret, FULL_BTF);
 }
 
 SEC("?tracepoint/syscalls/sys_exit_openat2")
 int exit_openat2_full(struct trace_event_raw_sys_exit *ctx)
 {
-	return leave(ctx, ctx->ret, true);
+	return leave(ctx, ctx->ret, FULL_BTF);
+}
+
+/* -F where lockdown allows kernel reads but bpf_rdonly_cast() is missing (5.17 to 6.1) */
+SEC("?tracepoint/syscalls/sys_exit_open")
+int exit_open_fullr(struct trace_event_raw_sys_exit *ctx)
+{
+	return leave(ctx, ctx->ret, FULL_READ);
+}
+
+SEC("?tracepoint/syscalls/sys_exit_openat")
+int exit_openat_fullr(struct trace_event_raw_sys_exit *ctx)
+{
+	return leave(ctx, ctx->ret, FULL_READ);
+}
+
+SEC("?tracepoint/syscalls/sys_exit_openat2")
+int exit_openat2_fullr(struct trace_event_raw_sys_exit *ctx)
+{
+	return leave(ctx, ctx->ret, FULL_READ);
 }
 
 char LICENSE[] SEC("license") = "GPL";
