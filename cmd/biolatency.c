@@ -275,6 +275,8 @@ static const struct bt_probe probes[] = {
 	{ "start_btf", "start_raw", "struct request *", BT_PROBE_OPTIONAL },
 	{ "start_kp", NULL, "struct request *", BT_PROBE_ALT },
 	{ "start_kp_old", NULL, "struct request *, ...", BT_PROBE_ALT },
+	/* -c without those: the submitter of the bio that made the request */
+	{ "getrq_btf", "getrq_raw", "struct bio *", BT_PROBE_OPTIONAL },
 	/* (rq) since 5.11, (q, rq) before */
 	{ "insert_btf", "insert_raw", "struct request *" },
 	{ "insert_btf_q", "insert_raw_q", "struct request_queue *, struct request *",
@@ -372,6 +374,18 @@ static int run(const struct bt_cmd *cmd)
 		};
 
 		no_autoload(start, 4);
+	}
+	if (!opts.cgroup || bpf_program__autoload(skel->progs.start_btf) ||
+	    bpf_program__autoload(skel->progs.start_raw) ||
+	    bpf_program__autoload(skel->progs.start_kp) ||
+	    bpf_program__autoload(skel->progs.start_kp_old)) {
+		bpf_program__set_autoload(skel->progs.getrq_btf, false);
+		bpf_program__set_autoload(skel->progs.getrq_raw, false);
+	} else {
+		skel->rodata->task_from_bio = bpf_program__autoload(skel->progs.getrq_btf) ||
+					      bpf_program__autoload(skel->progs.getrq_raw);
+		bt_debug("no block I/O creation probe: the issuing task is %s",
+			 skel->rodata->task_from_bio ? "noted per bio" : "taken at insert/issue");
 	}
 	err = biolatency_bpf__load(skel);
 	if (err) {

@@ -221,6 +221,8 @@ static const struct bt_probe probes[] = {
 	{ "start_btf", "start_raw", "struct request *", BT_PROBE_OPTIONAL },
 	{ "start_kp", NULL, "struct request *", BT_PROBE_ALT },
 	{ "start_kp_old", NULL, "struct request *, ...", BT_PROBE_ALT },
+	/* else the submitter of the bio that made the request (5.11+) */
+	{ "getrq_btf", "getrq_raw", "struct bio *", BT_PROBE_OPTIONAL },
 	/* (rq) since 5.11, (q, rq) before */
 	{ "insert_btf", "insert_raw", "struct request *" },
 	{ "insert_btf_q", "insert_raw_q", "struct request_queue *, struct request *",
@@ -301,10 +303,17 @@ static int run(const struct bt_cmd *cmd)
 		bpf_program__set_autoload(skel->progs.insert_btf_q, false);
 		bpf_program__set_autoload(skel->progs.insert_raw_q, false);
 	}
-	skel->rodata->task_late = !loads(skel->progs.start_btf) && !loads(skel->progs.start_raw) &&
-				  !loads(skel->progs.start_kp) && !loads(skel->progs.start_kp_old);
-	if (skel->rodata->task_late)
+	if (loads(skel->progs.start_btf) || loads(skel->progs.start_raw) ||
+	    loads(skel->progs.start_kp) || loads(skel->progs.start_kp_old)) {
+		bpf_program__set_autoload(skel->progs.getrq_btf, false);
+		bpf_program__set_autoload(skel->progs.getrq_raw, false);
+	} else if (loads(skel->progs.getrq_btf) || loads(skel->progs.getrq_raw)) {
+		skel->rodata->task_from_bio = true;
+		bt_debug("no block I/O creation probe: the issuing task is noted per bio");
+	} else {
+		skel->rodata->task_late = true;
 		bt_debug("no block I/O creation probe: the issuing task is taken at insert/issue");
+	}
 
 	err = biosnoop_bpf__load(skel);
 	if (err) {

@@ -259,13 +259,13 @@ int bt_sig_match(const struct btf *btf, const struct bt_point *pt, const char *s
 		s = next_param(s, want, sizeof(want));
 		if (s && !strcmp(want, "void") && i == skip) /* "void": no parameters */
 			s = next_param(s, want, sizeof(want));
+		if (s && !strcmp(want, "...")) /* any further parameters, or none */
+			return 1;
 		if (!s || i >= n) {
 			if (!s && i >= n)
 				return 1;
 			break;
 		}
-		if (!strcmp(want, "...")) /* any further parameters */
-			return 1;
 		if (!strcmp(want, "?"))
 			continue;
 		if (bt_btf_type_str(btf, params[i].type, have, sizeof(have)) ||

@@ -16,8 +16,9 @@ const volatile __u32 filter_dev = 0; /* -d: the disk, kernel encoding; 0: all */
 const volatile bool per_disk = false;
 const volatile bool per_flags = false;
 const volatile __u64 unit_ns = 1000;
-const volatile bool require_task = false; /* -c: only requests created by a task it passes */
-const volatile bool queued = false;	  /* -Q */
+const volatile bool require_task = false;  /* -c: only requests created by a task it passes */
+const volatile bool queued = false;	   /* -Q */
+const volatile bool task_from_bio = false; /* -c, no creation probe: the task noted at getrq */
 
 struct start {
 	__u64 ts;    /* 0: not started yet (created, without -Q) */
@@ -46,7 +47,16 @@ static const struct biolat_val zero_val; /* too big for the stack */
  * creation, so the process filter is decided there; without creation probes, at insertion
  * or issue. With -Q the first of them starts the clock.
  */
-static __always_inline int on_queue(__u64 key)
+static __always_inline bool submitter_passes(__u64 bio)
+{
+	struct bt_bio_task t;
+
+	if (task_from_bio)
+		return bt_bio_take(bio, &t); /* noted only when it passed */
+	return !bt_filtered_out();
+}
+
+static __always_inline int on_queue(__u64 key, __u64 bio)
 {
 	struct start *s = bpf_map_lookup_elem(&starts, &key);
 	struct start st = {};
@@ -58,7 +68,7 @@ static __always_inline int on_queue(__u64 key)
 		}
 		return 0;
 	}
-	st.passed = require_task && !bt_filtered_out();
+	st.passed = require_task && submitter_passes(bio);
 	if (queued) {
 		st.ts = bpf_ktime_get_ns();
 		st.queued = true;
@@ -82,7 +92,7 @@ static __always_inline int on_issue(__u64 key, struct bt_rq *rq)
 			s->ts = bpf_ktime_get_ns();
 		return 0;
 	}
-	st.passed = require_task && !bt_filtered_out();
+	st.passed = require_task && submitter_passes(rq->bio);
 	st.ts = bpf_ktime_get_ns();
 	bpf_map_update_elem(&starts, &key, &st, BPF_ANY);
 	return 0;
@@ -131,49 +141,64 @@ static __always_inline int on_complete(__u64 key, struct bt_rq *rq)
 SEC("tp_btf/block_io_start")
 int BPF_PROG(start_btf, struct request *rq)
 {
-	return on_queue((__u64)rq);
+	return on_queue((__u64)rq, 0);
 }
 
 SEC("raw_tp/block_io_start")
 int BPF_PROG(start_raw, struct request *rq)
 {
-	return on_queue((__u64)rq);
+	return on_queue((__u64)rq, 0);
 }
 
 SEC("?kprobe/__blk_account_io_start")
 int BPF_KPROBE(start_kp, struct request *rq)
 {
-	return on_queue((__u64)rq);
+	return on_queue((__u64)rq, 0);
 }
 
 SEC("?kprobe/blk_account_io_start")
 int BPF_KPROBE(start_kp_old, struct request *rq)
 {
-	return on_queue((__u64)rq);
+	return on_queue((__u64)rq, 0);
 }
 
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(insert_btf, struct request *rq)
 {
-	return on_queue((__u64)rq);
+	return on_queue((__u64)rq, (__u64)rq->bio);
 }
 
 SEC("raw_tp/block_rq_insert")
 int BPF_PROG(insert_raw, struct request *rq)
 {
-	return on_queue((__u64)rq);
+	return on_queue((__u64)rq, (__u64)BPF_CORE_READ(rq, bio));
 }
 
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(insert_btf_q, void *q, struct request *rq)
 {
-	return on_queue((__u64)rq);
+	return on_queue((__u64)rq, (__u64)rq->bio);
 }
 
 SEC("raw_tp/block_rq_insert")
 int BPF_PROG(insert_raw_q, void *q, struct request *rq)
 {
-	return on_queue((__u64)rq);
+	return on_queue((__u64)rq, (__u64)BPF_CORE_READ(rq, bio));
+}
+
+/* -c on kernels without a creation probe: the submitter of each bio that needs a request. */
+SEC("tp_btf/block_getrq")
+int BPF_PROG(getrq_btf, struct bio *bio)
+{
+	bt_bio_note((__u64)bio);
+	return 0;
+}
+
+SEC("raw_tp/block_getrq")
+int BPF_PROG(getrq_raw, struct bio *bio)
+{
+	bt_bio_note((__u64)bio);
+	return 0;
 }
 
 SEC("tp_btf/block_rq_issue")

@@ -9,8 +9,10 @@
  *   was not seen;
  * - issued to the driver (block_rq_issue): latency starts; disk, sector and size are read;
  * - completed (block_rq_complete, in whatever context the interrupt or the kworker runs).
- * Without any creation probe the task is taken at insert or issue, which is the submitter for
- * plugged and directly issued I/O but a kworker for requests dispatched later.
+ * Without a creation probe (5.x, or 6.1 where the accounting functions are inlined), the
+ * submitter is noted per bio at block_getrq and taken by the request whose first bio it is;
+ * without that either, the task running at insert or issue is taken, which is the submitter
+ * for plugged and directly issued I/O but a kworker for requests dispatched later.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -21,8 +23,9 @@
 #include "bt_events.bpf.h"
 #include "biosnoop.h"
 
-const volatile __u32 filter_dev = 0;   /* -d: the disk, kernel encoding; 0: all */
-const volatile bool task_late = false; /* no creation probe: take the task at insert/issue */
+const volatile __u32 filter_dev = 0;	   /* -d: the disk, kernel encoding; 0: all */
+const volatile bool task_from_bio = false; /* no creation probe: the task noted at getrq */
+const volatile bool task_late = false;	   /* neither: the task running at insert/issue */
 const volatile bool want_pattern = false;
 const volatile __u64 min_ns = 0;
 const volatile bool require_task = false; /* a process filter: only requests it let through */
@@ -85,7 +88,26 @@ static __always_inline int on_start(__u64 key)
 	return 0;
 }
 
-static __always_inline int on_insert(__u64 key)
+/* Without a creation probe: the submitter noted for the request's first bio, or current. */
+static __always_inline void task_later(struct io_req *r, __u64 bio)
+{
+	struct bt_bio_task t;
+
+	if (r->has_task)
+		return;
+	if (task_from_bio) {
+		if (bt_bio_take(bio, &t)) {
+			r->pid = t.pid;
+			__builtin_memcpy(r->comm, t.comm, sizeof(r->comm));
+			r->has_task = true;
+		}
+		return;
+	}
+	if (task_late && !bt_filtered_out())
+		take_task(r);
+}
+
+static __always_inline int on_insert(__u64 key, __u64 bio)
 {
 	struct io_req *r = req_get(key);
 
@@ -93,8 +115,7 @@ static __always_inline int on_insert(__u64 key)
 		return 0;
 	if (!r->queued_ts)
 		r->queued_ts = bpf_ktime_get_ns();
-	if (task_late && !r->has_task && !bt_filtered_out())
-		take_task(r);
+	task_later(r, bio);
 	return 0;
 }
 
@@ -109,8 +130,7 @@ static __always_inline int on_issue(__u64 key, struct bt_rq *rq)
 	r = req_get(key);
 	if (!r)
 		return 0;
-	if (task_late && !r->has_task && !bt_filtered_out())
-		take_task(r);
+	task_later(r, rq->bio);
 	r->issue_ts = bpf_ktime_get_ns();
 	r->rq = *rq;
 	return 0;
@@ -189,25 +209,40 @@ int BPF_KPROBE(start_kp_old, struct request *rq)
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(insert_btf, struct request *rq)
 {
-	return on_insert((__u64)rq);
+	return on_insert((__u64)rq, (__u64)rq->bio);
 }
 
 SEC("raw_tp/block_rq_insert")
 int BPF_PROG(insert_raw, struct request *rq)
 {
-	return on_insert((__u64)rq);
+	return on_insert((__u64)rq, (__u64)BPF_CORE_READ(rq, bio));
 }
 
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(insert_btf_q, void *q, struct request *rq)
 {
-	return on_insert((__u64)rq);
+	return on_insert((__u64)rq, (__u64)rq->bio);
 }
 
 SEC("raw_tp/block_rq_insert")
 int BPF_PROG(insert_raw_q, void *q, struct request *rq)
 {
-	return on_insert((__u64)rq);
+	return on_insert((__u64)rq, (__u64)BPF_CORE_READ(rq, bio));
+}
+
+/* Kernels without a creation probe: the submitter of each bio that needs a new request. */
+SEC("tp_btf/block_getrq")
+int BPF_PROG(getrq_btf, struct bio *bio)
+{
+	bt_bio_note((__u64)bio);
+	return 0;
+}
+
+SEC("raw_tp/block_getrq")
+int BPF_PROG(getrq_raw, struct bio *bio)
+{
+	bt_bio_note((__u64)bio);
+	return 0;
 }
 
 SEC("tp_btf/block_rq_issue")

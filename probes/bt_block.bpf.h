@@ -14,6 +14,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "bt_block.h"
+#include "bt_common.bpf.h"
 
 /* Before 5.16-ish: the disk hung off the request itself. */
 struct request___old {
@@ -21,6 +22,7 @@ struct request___old {
 } __attribute__((preserve_access_index));
 
 struct bt_rq {
+	__u64 bio; /* the request's first bio (the one that created it, or a front merge) */
 	__u64 sector;
 	__u32 dev; /* the whole disk, the kernel's MKDEV(major, first_minor) */
 	__u32 len; /* bytes */
@@ -107,6 +109,7 @@ static __always_inline void bt_rq_read_btf(struct request *rq, struct bt_rq *r)
 	else
 		disk = rq->q->disk;
 	r->dev = disk ? ((__u32)disk->major << 20) | (__u32)disk->first_minor : 0;
+	r->bio = (__u64)rq->bio;
 	r->sector = rq->__sector;
 	r->len = rq->__data_len;
 	r->op = bt_rq_op(cmd_flags);
@@ -126,10 +129,54 @@ static __always_inline void bt_rq_read_raw(struct request *rq, struct bt_rq *r)
 	r->dev = disk ? ((__u32)BPF_CORE_READ(disk, major) << 20) |
 				 (__u32)BPF_CORE_READ(disk, first_minor)
 		      : 0;
+	r->bio = (__u64)BPF_CORE_READ(rq, bio);
 	r->sector = BPF_CORE_READ(rq, __sector);
 	r->len = BPF_CORE_READ(rq, __data_len);
 	r->op = bt_rq_op(cmd_flags);
 	r->flags = bt_rq_flags(cmd_flags);
+}
+
+/*
+ * Who submitted a request, on kernels with no probe where requests are created
+ * (block_io_start is 6.5+; the accounting functions before it are inlined in some builds):
+ * block_getrq(bio) runs in the submitter when a bio needs a new request, and that bio becomes
+ * the request's first (rq->bio). Noted here by bio, taken by the request at insert or issue.
+ * LRU: a noted bio whose request is never seen (a failed allocation) must not stay.
+ */
+struct bt_bio_task {
+	__u32 pid;
+	char comm[16];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64); /* struct bio address */
+	__type(value, struct bt_bio_task);
+} bt_bio_tasks SEC(".maps");
+
+/* At block_getrq: the submitter is running (bt_filtered_out() applies its filters). */
+static __always_inline void bt_bio_note(__u64 bio)
+{
+	struct bt_bio_task t = {};
+
+	if (bt_filtered_out())
+		return;
+	t.pid = bpf_get_current_pid_tgid() >> 32;
+	bpf_get_current_comm(t.comm, sizeof(t.comm));
+	bpf_map_update_elem(&bt_bio_tasks, &bio, &t, BPF_ANY);
+}
+
+/* At insert or issue: the submitter of the request whose first bio is bio, if noted. */
+static __always_inline bool bt_bio_take(__u64 bio, struct bt_bio_task *out)
+{
+	struct bt_bio_task *t = bio ? bpf_map_lookup_elem(&bt_bio_tasks, &bio) : NULL;
+
+	if (!t)
+		return false;
+	*out = *t;
+	bpf_map_delete_elem(&bt_bio_tasks, &bio);
+	return true;
 }
 
 #endif

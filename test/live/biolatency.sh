@@ -55,7 +55,11 @@ ok "-F: $n reads"
 # -e's count is exact.
 CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)/bt_biolatency_$$
 if [ "$CG" != "/bt_biolatency_$$" ] && mkdir "$CG" 2>/dev/null; then
-	for q in "" -Q; do
+	# the last round without block_io_start: the submitter noted per bio at block_getrq
+	for q in "" -Q getrq; do
+		if [ "$q" = getrq ]; then
+			q= && export BPFTOOLS_SKIP_PROGS=start_btf,start_raw BPFTOOLS_DEBUG=1
+		fi
 		start_tool biolatency -e $q -c "$CG"
 		"$(dd_as "$RD")" if="$BLK_FILE" of=/dev/null bs=4k count=$N iflag=direct 2>/dev/null &
 		p1=$!
@@ -66,9 +70,12 @@ if [ "$CG" != "/bt_biolatency_$$" ] && mkdir "$CG" 2>/dev/null; then
 		stop_tool
 		expect_rc 0 "biolatency -e $q -c $CG"
 		expect_line '^avg = [0-9]+ usecs, total: [0-9]+ usecs, count: 16$'
+		[ -z "${BPFTOOLS_SKIP_PROGS:-}" ] || grep -q "noted per bio" "$ERR" ||
+			fail "-c: block_getrq path not taken"
 		[ "$(hist_total)" -eq 16 ] || fail "-c $q: the histogram holds $(hist_total) requests, expected 16"
-		ok "-c $q: exactly the 16 reads from inside the cgroup"
+		ok "-c $q ${BPFTOOLS_SKIP_PROGS:+(block_getrq)}: exactly the 16 reads from inside the cgroup"
 	done
+	unset BPFTOOLS_SKIP_PROGS BPFTOOLS_DEBUG
 	rmdir "$CG"
 else
 	echo "note: no cgroup v2 hierarchy to create a cgroup in; -c not tested"

@@ -129,6 +129,22 @@ n=$(awk -v c="$RD" -v p=$ddpid -v d="$BLK_DISK" '$2 == c && $3 == p && $4 == d' 
 [ "$n" -eq 8 ] || fail "raw_tp: $n rows of $RD (pid $ddpid) on $BLK_DISK, expected 8"
 ok "raw_tp fallback"
 
+# Kernels without block_io_start (and without kprobes): the submitter is noted per bio at
+# block_getrq and taken by the request it made (forced here by skipping block_io_start).
+export BPFTOOLS_SKIP_PROGS=start_btf,start_raw BPFTOOLS_DEBUG=1
+start_tool biosnoop -Q
+"$(dd_as "$RD")" if="$BLK_FILE" of=/dev/null bs=4k count=8 iflag=direct 2>/dev/null &
+ddpid=$!
+wait $ddpid
+sleep 0.5
+stop_tool
+unset BPFTOOLS_SKIP_PROGS BPFTOOLS_DEBUG
+expect_rc 0 "biosnoop -Q without block_io_start"
+grep -q "the issuing task is noted per bio" "$ERR" || fail "block_getrq path not taken"
+n=$(awk -v c="$RD" -v p=$ddpid -v d="$BLK_DISK" '$2 == c && $3 == p && $4 == d && $8 ~ /^[0-9]/' "$OUT" | grep -c .)
+[ "$n" -eq 8 ] || fail "block_getrq: $n rows of $RD (pid $ddpid) with a queue time, expected 8"
+ok "submitter through block_getrq"
+
 # A duration: the trace ends by itself.
 run biosnoop 1
 expect_rc 0 "biosnoop 1"

@@ -153,6 +153,9 @@ static void test_sig_match(void)
 	CHECK_INT(bt_sig_match(cur, &pt, "struct request *, ...", why, sizeof(why)), 1);
 	CHECK_INT(bt_sig_match(old, &pt, "struct request *, ...", why, sizeof(why)), 1);
 	CHECK_INT(bt_sig_match(cur, &pt, "struct bio *, ...", why, sizeof(why)), 0);
+	bt_point_parse("tp_btf/block_rq_issue", &pt);
+	CHECK_INT(bt_sig_match(cur, &pt, "struct request *, ...", why, sizeof(why)), 1);
+	CHECK_INT(bt_sig_match(cur, &pt, "...", why, sizeof(why)), 1);
 
 	bt_point_parse("tp_btf/block_io_start", &pt);
 	CHECK_INT(bt_sig_match(cur, &pt, "struct request *", why, sizeof(why)), 1);
