@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 
 #include "bt_args.h"
 #include "bt_attach.h"
@@ -532,6 +533,7 @@ static int run(const struct bt_cmd *cmd)
 
 	/* The stack maps exist either way; without -U/-K they stay minimal and unused. */
 	sopts.storage_size = stacks ? opts.storage : 1;
+	sopts.generations = true;
 	sopts.user = opts.user_stack;
 	sopts.note_running = opts.user_stack && !opts.pid;
 	err = bt_stacks__configure(skel->obj, &sopts);

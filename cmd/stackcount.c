@@ -40,7 +40,7 @@ static struct stackcount_opts {
 	unsigned long max_probes;
 	enum bt_attach_mode mode;
 	const char *pattern;
-} opts = { .cpu = -1, .storage = 1024, .max_probes = 1000 };
+} opts = { .cpu = -1, .storage = 16384, .max_probes = 1000 };
 
 static const struct argp_option options[] = {
 	{ "pid", 'p', "PID", 0, "Trace this PID only", 0 },
@@ -58,7 +58,7 @@ static const struct argp_option options[] = {
 	{ "folded", 'f', NULL, 0, "Output folded format (for flamegraph.pl)", 0 },
 	{ "debug", OPT_DEBUG, NULL, 0, "Print what is attached, and how (and libbpf's log)", 0 },
 	{ "stack-storage-size", OPT_STORAGE, "N", 0,
-	  "Number of unique stacks to store (default 1024)", 0 },
+	  "Number of unique stacks to store (default 16384)", 0 },
 	{ "max-probes", OPT_MAX_PROBES, "N", 0, "Refuse to attach more probes (default 1000)", 0 },
 	{ "attach", OPT_ATTACH, "MODE", 0,
 	  "How to attach kernel functions: auto, fentry or kprobe (default auto)", 0 },
@@ -253,6 +253,7 @@ static int run(const struct bt_cmd *cmd)
 					 .regex = opts.regex,
 					 .max_probes = opts.max_probes };
 	struct bt_stacks_opts sopts = { .storage_size = opts.storage,
+					.generations = opts.interval != 0,
 					.user = !opts.kernel_only,
 					.note_running = !opts.pid,
 					.sym = { .debuginfo = opts.debuginfo,

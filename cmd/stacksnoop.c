@@ -234,7 +234,7 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_resolve_opts ropts = { .pid = opts.pid,
 					 .regex = opts.regex,
 					 .max_probes = opts.max_probes };
-	struct bt_stacks_opts sopts = { .storage_size = opts.storage };
+	struct bt_stacks_opts sopts = { .storage_size = opts.storage, .generations = true };
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_targets targets = { 0 };
 	struct bt_attach *attach = NULL;

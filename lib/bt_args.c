@@ -232,3 +232,31 @@ void bt_argp_common_init(struct argp_state *state, const struct argp *argp,
 	for (i = 0; argp->children && argp->children[i].argp; i++)
 		state->child_inputs[i] = c;
 }
+
+int bt_argp_id_list(struct argp_state *state, const char *s, const char *what, unsigned int *ids,
+		    unsigned int max, unsigned int *n)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	unsigned long v;
+	int err = 0;
+
+	if (!copy)
+		return ENOMEM;
+	*n = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n == max) {
+			err = bt_argp_error(state, "too many %ss in '%s' (at most %u)", what, s,
+					    max);
+			goto out;
+		}
+		err = bt_argp_ulong(state, tok, what, 1, INT_MAX, &v);
+		if (err)
+			goto out;
+		ids[(*n)++] = v;
+	}
+	if (!*n)
+		err = bt_argp_error(state, "invalid %s list '%s'", what, s);
+out:
+	free(copy);
+	return err;
+}

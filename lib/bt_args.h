@@ -36,6 +36,13 @@ int bt_argp_ulong(struct argp_state *state, const char *s, const char *what, uns
 int bt_argp_long(struct argp_state *state, const char *s, const char *what, long min, long max,
 		 long *out);
 
+/*
+ * A comma-separated list of ids in [1, INT_MAX] ("185,186", BCC's -p/-t lists) into
+ * ids[0..max); *n is how many. On failure print what was wrong and return EINVAL.
+ */
+int bt_argp_id_list(struct argp_state *state, const char *s, const char *what, unsigned int *ids,
+		    unsigned int max, unsigned int *n);
+
 /* "[interval [count]]" positionals, BCC's convention: both default to "forever". */
 struct bt_interval {
 	unsigned long interval; /* seconds between outputs */

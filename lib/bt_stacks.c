@@ -15,7 +15,7 @@
 #include "bt_stacks.h"
 
 struct bt_stacks {
-	int stack_fd;
+	int stack_fd, deep_fd; /* short and full-depth entries */
 	int lost_fd;
 	int gen_fd;
 	unsigned int gen; /* the generation programs write now */
@@ -32,17 +32,24 @@ struct bt_stacks {
 int bt_stacks__configure(struct bpf_object *obj, const struct bt_stacks_opts *opts)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(obj, "bt_stacks");
+	struct bpf_map *deep = bpf_object__find_map_by_name(obj, "bt_stacks_deep");
 	struct bpf_map *pids = bpf_object__find_map_by_name(obj, "bt_new_pids");
+	unsigned int n = opts->storage_size ? opts->storage_size : 1024;
 	bool announce = opts->user;
 	int err;
 
-	if (!map || !pids)
+	if (!map || !deep || !pids)
 		return -ENOENT;
 	err = bt_events__configure(obj, pids);
 	if (err)
 		return err;
-	/* both generations live at once for a moment: room for a full one of each */
-	err = bpf_map__set_max_entries(map, 2 * (opts->storage_size ? opts->storage_size : 1024));
+	/* a tool that flips while running holds two generations at once for a moment */
+	if (opts->generations)
+		n *= 2;
+	err = bpf_map__set_max_entries(map, n);
+	if (!err)
+		err = bpf_map__set_max_entries(
+			deep, n / BT_STACK_DEEP_SHARE > 16 ? n / BT_STACK_DEEP_SHARE : 16);
 	if (err)
 		return err;
 	err = bt_rodata_set(obj, "bt_announce_pids", &announce, sizeof(announce));
@@ -105,19 +112,21 @@ int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 		   struct bt_stacks **out)
 {
 	struct bpf_map *stacks = bpf_object__find_map_by_name(obj, "bt_stacks");
+	struct bpf_map *deep = bpf_object__find_map_by_name(obj, "bt_stacks_deep");
 	struct bpf_map *lost = bpf_object__find_map_by_name(obj, "bt_stack_lost");
 	struct bpf_map *gen = bpf_object__find_map_by_name(obj, "bt_stack_gen");
 	struct bpf_map *pids = bpf_object__find_map_by_name(obj, "bt_new_pids");
 	struct bt_stacks *st;
 	int err;
 
-	if (!stacks || !lost || !gen)
+	if (!stacks || !deep || !lost || !gen)
 		return -ENOENT;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
 	st->sync_outer_fd = st->sync_inner_fd = -1;
 	st->stack_fd = bpf_map__fd(stacks);
+	st->deep_fd = bpf_map__fd(deep);
 	st->lost_fd = bpf_map__fd(lost);
 	st->gen_fd = bpf_map__fd(gen);
 	st->frames = calloc(BT_MAX_STACK_DEPTH * (1 + BT_SYM_MAX_INLINE), sizeof(*st->frames));
@@ -273,11 +282,28 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int release_in(int fd, unsigned int closed, const uint64_t *sorted, size_t nheld)
+{
+	uint64_t *keys = NULL;
+	size_t n = 0, i;
+	int err;
+
+	err = collect_keys(fd, sizeof(*keys), (void **)&keys, &n);
+	for (i = 0; !err && i < n; i++) {
+		if (BT_STACK_GEN(keys[i]) != closed)
+			continue;
+		if (nheld && bsearch(&keys[i], sorted, nheld, sizeof(*sorted), cmp_u64))
+			continue;
+		bpf_map_delete_elem(fd, &keys[i]);
+	}
+	free(keys);
+	return err;
+}
+
 int bt_stacks__release(struct bt_stacks *st, const uint64_t *held, size_t nheld)
 {
 	unsigned int closed = st->gen ^ 1;
-	uint64_t *keys = NULL, *sorted = NULL;
-	size_t n = 0, i;
+	uint64_t *sorted = NULL;
 	int err;
 
 	if (nheld) {
@@ -287,15 +313,9 @@ int bt_stacks__release(struct bt_stacks *st, const uint64_t *held, size_t nheld)
 		memcpy(sorted, held, nheld * sizeof(*sorted));
 		qsort(sorted, nheld, sizeof(*sorted), cmp_u64);
 	}
-	err = collect_keys(st->stack_fd, sizeof(*keys), (void **)&keys, &n);
-	for (i = 0; !err && i < n; i++) {
-		if (BT_STACK_GEN(keys[i]) != closed)
-			continue;
-		if (nheld && bsearch(&keys[i], sorted, nheld, sizeof(*sorted), cmp_u64))
-			continue;
-		bpf_map_delete_elem(st->stack_fd, &keys[i]);
-	}
-	free(keys);
+	err = release_in(st->stack_fd, closed, sorted, nheld);
+	if (!err)
+		err = release_in(st->deep_fd, closed, sorted, nheld);
 	free(sorted);
 	return err;
 }
@@ -308,7 +328,8 @@ int bt_stacks__get(struct bt_stacks *st, uint64_t id, uint64_t entry_caller, uin
 		return 0;
 	if (!BT_STACK_STORED(id))
 		return -ENOENT;
-	if (bpf_map_lookup_elem(st->stack_fd, &id, &st->buf)) {
+	if (bpf_map_lookup_elem(id & BT_STACK_DEEP_BIT ? st->deep_fd : st->stack_fd, &id,
+				&st->buf)) {
 		st->missing++;
 		return -ENOENT;
 	}

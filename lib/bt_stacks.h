@@ -29,6 +29,7 @@ struct bt_stacks;
 
 struct bt_stacks_opts {
 	unsigned int storage_size; /* stacks stored at once (--stack-storage-size); 0: 1024 */
+	bool generations;	   /* flipped while running (-i, per-event tools): room for two */
 	bool user;		   /* user stacks will be symbolized: announce processes */
 	bool note_running;	   /* system-wide: snapshot every running process at start */
 	struct bt_sym_opts sym;

@@ -26,13 +26,20 @@
 #define BT_EFAULT 14
 #define BT_EEXIST 17
 
+/* --stack-storage-size, set before load (probes/bt_stack.h: why two maps) */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024); /* --stack-storage-size, set before load */
-	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, struct bt_stack_short);
+} bt_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 128);
 	__type(key, __u64);
 	__type(value, struct bt_stack_value);
-} bt_stacks SEC(".maps");
+} bt_stacks_deep SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -91,66 +98,89 @@ static __always_inline __u32 bt_stack_generation(void)
 	return g ? *g & 1 : 0;
 }
 
+/*
+ * The loops go a block of frames at a time: the verifier then explores a few exits rather
+ * than one per frame, which keeps programs that take several stacks within its limits.
+ */
 static __always_inline __u64 bt_stack_hash(const struct bt_stack_value *v, __u32 nr)
 {
 	__u64 h = 0x9e3779b97f4a7c15ULL ^ nr;
-	__u32 i;
+	__u32 b, i;
 
-	for (i = 0; i < BT_MAX_STACK_DEPTH; i++) {
-		if (i >= nr)
+	for (b = 0; b < (BT_MAX_STACK_DEPTH + 1) / BT_STACK_BLOCK; b++) {
+		if (b * BT_STACK_BLOCK >= nr)
 			break;
-		h = (h ^ v->ips[i]) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
+#pragma unroll
+		for (i = 0; i < BT_STACK_BLOCK; i++) {
+			h = (h ^ v->ips[b * BT_STACK_BLOCK + i]) * 0xff51afd7ed558ccdULL;
+			h ^= h >> 32;
+		}
 	}
 	return h;
 }
 
-static __always_inline bool bt_stack_same(const struct bt_stack_value *a,
-					  const struct bt_stack_value *b, __u32 nr)
+/* Whether the stored frames a[0..nr) are v's; a holds 'blocks' blocks. */
+static __always_inline bool bt_stack_same(const __u64 *a, const struct bt_stack_value *v, __u32 nr,
+					  const __u32 blocks)
 {
-	__u32 i;
+	__u64 diff = 0;
+	__u32 blk, i;
 
-	if (a->nr != nr)
-		return false;
-	for (i = 0; i < BT_MAX_STACK_DEPTH; i++) {
-		if (i >= nr)
+	for (blk = 0; blk < blocks; blk++) {
+		if (blk * BT_STACK_BLOCK >= nr)
 			break;
-		if (a->ips[i] != b->ips[i])
-			return false;
+#pragma unroll
+		for (i = 0; i < BT_STACK_BLOCK; i++)
+			diff |= a[blk * BT_STACK_BLOCK + i] ^ v->ips[blk * BT_STACK_BLOCK + i];
 	}
-	return true;
+	return !diff;
 }
 
-/* Find or store the stack in v; its id, or BT_STACK_LOST. */
-static __always_inline __u64 bt_stack_store(struct bt_stack_value *v, __u32 gen)
+/*
+ * Find or store the stack in v in map (whose entries hold 'blocks' blocks of frames); its id,
+ * or BT_STACK_LOST. Both entry types start with nr and then the frames.
+ */
+static __always_inline __u64 bt_stack_store_in(void *map, struct bt_stack_value *v, __u64 base,
+					       const __u32 blocks)
 {
 	__u32 nr = v->nr;
-	__u64 base = bt_stack_hash(v, nr) & ~7ULL, id;
-	struct bt_stack_value *old;
+	struct bt_stack_short *old;
+	__u64 id;
 	int slot;
 
-	if (!base)
-		base = 1ULL << 63;
 	for (slot = 0; slot < BT_STACK_SLOTS; slot++) {
-		id = base | ((__u64)slot << 1) | gen;
-		old = bpf_map_lookup_elem(&bt_stacks, &id);
+		id = base | ((__u64)slot << 1);
+		old = bpf_map_lookup_elem(map, &id);
 		if (!old) {
-			long err = bpf_map_update_elem(&bt_stacks, &id, v, BPF_NOEXIST);
+			long err = bpf_map_update_elem(map, &id, v, BPF_NOEXIST);
 
 			if (!err)
 				return id;
 			if (err != -BT_EEXIST)
 				break;
 			/* another CPU stored something under this id first: compare with it */
-			old = bpf_map_lookup_elem(&bt_stacks, &id);
+			old = bpf_map_lookup_elem(map, &id);
 			if (!old)
 				continue;
 		}
-		if (bt_stack_same(old, v, nr))
+		if (old->nr == nr && bt_stack_same(old->ips, v, nr, blocks))
 			return id;
 	}
 	bt_stack_count_lost(BT_STACK_LOST_FULL);
 	return BT_STACK_LOST;
+}
+
+static __always_inline __u64 bt_stack_store(struct bt_stack_value *v, __u32 gen)
+{
+	__u64 base = bt_stack_hash(v, v->nr) & ~15ULL;
+
+	if (!base)
+		base = 1ULL << 63;
+	if (v->nr <= BT_STACK_SHORT)
+		return bt_stack_store_in(&bt_stacks, v, base | gen,
+					 (BT_STACK_SHORT + 1) / BT_STACK_BLOCK);
+	return bt_stack_store_in(&bt_stacks_deep, v, base | BT_STACK_DEEP_BIT | gen,
+				 (BT_MAX_STACK_DEPTH + 1) / BT_STACK_BLOCK);
 }
 
 /*
@@ -175,7 +205,7 @@ static __always_inline __u64 bt_get_stack(void *ctx, __u64 flags, __u32 gen)
 		bt_stack_count_lost(BT_STACK_LOST_CAPTURE);
 		goto out;
 	}
-	len = bpf_get_stack(ctx, v->ips, sizeof(v->ips), flags);
+	len = bpf_get_stack(ctx, v->ips, BT_MAX_STACK_DEPTH * sizeof(__u64), flags);
 	if (len <= 0) {
 		if (len == 0 || len == -BT_EFAULT)
 			id = BT_STACK_NONE;

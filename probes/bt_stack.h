@@ -7,20 +7,37 @@
 
 /*
  * A stack id is the key of a stored stack: a 64-bit hash of its frames with the low bits
- * replaced by the generation (bit 0) and the probe slot taken when two different stacks share
- * a hash (bits 1-2). Ids below 8 are never stored stacks:
+ * replaced by the generation (bit 0), the probe slot taken when two different stacks share a
+ * hash (bits 1-2) and the map it is in (bit 3). Ids below 16 are never stored stacks:
  */
 #define BT_STACK_NONE 0ULL /* not wanted, or nothing to take (a kernel thread's user stack) */
 #define BT_STACK_LOST 1ULL /* taken, but not stored (the map was full) or not capturable */
 #define BT_STACK_GEN(id) ((unsigned int)((id)&1))
 #define BT_STACK_SLOTS 4
-#define BT_STACK_STORED(id) ((id) >= 8)
+#define BT_STACK_DEEP_BIT 8ULL /* in bt_stacks_deep, not bt_stacks */
+#define BT_STACK_STORED(id) ((id) >= 16)
 
-/* The value of a stored stack; frames past nr are undefined. */
+/*
+ * Stacks are kept in two preallocated maps (entries allocated on demand fail under bursts in
+ * the scheduler's context): most stacks are short and take a short entry; deeper ones take a
+ * full one. Frames past nr are zero (bpf_get_stack zeroes the rest of its buffer, and the last
+ * slot is never written), so hashing and comparing whole blocks of BT_STACK_BLOCK frames gives
+ * the same answer as going frame by frame. A short entry is a prefix of a full one.
+ */
+#define BT_STACK_BLOCK 8
+#define BT_STACK_SHORT 31     /* frames a short entry holds (its last slot stays zero) */
+#define BT_STACK_DEEP_SHARE 8 /* one full entry for every this many short ones */
+
 struct bt_stack_value {
 	__u32 nr;
 	__u32 pad;
-	__u64 ips[BT_MAX_STACK_DEPTH];
+	__u64 ips[BT_MAX_STACK_DEPTH + 1];
+};
+
+struct bt_stack_short {
+	__u32 nr;
+	__u32 pad;
+	__u64 ips[BT_STACK_SHORT + 1];
 };
 
 enum bt_stack_lost_kind {

@@ -309,6 +309,7 @@ static const char *const artefact_prefix[] = {
 	"bpf_prog_",
 	"bpf_trampoline_",
 	"__bpf_trace_",
+	"__traceiter_", /* the tracepoint's caller of its BPF (and other) probes */
 	"bpf_trace_run",
 	"__bpf_prog_enter",
 	"__bpf_prog_exit",

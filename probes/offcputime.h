@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Map layout shared by probes/offcputime.bpf.c and cmd/offcputime.c. */
+#ifndef BT_OFFCPUTIME_H
+#define BT_OFFCPUTIME_H
+
+#include "bt_offcpu.h"
+
+/* Off-CPU time in microseconds is summed under this key. */
+struct offcputime_key {
+	__u64 kernel_stack; /* stack ids (probes/bt_stack.h) */
+	__u64 user_stack;
+	__u32 tid;
+	__u32 tgid;
+	__u32 gen; /* the stack generation the entry was written in */
+	char comm[BT_OFFCPU_COMM_LEN];
+};
+
+#endif

@@ -1,0 +1,173 @@
+#!/bin/sh
+# offcputime on this kernel (sched_switch through tp_btf): known sleep totals under the
+# nanosleep path and the sleeper's own frames, the thread filters against a concurrent
+# second sleeper, folded and JSON output, 2048 distinct paths with nothing lost, bad input.
+. "$(dirname "$0")/lib.sh"
+require root btf
+
+W=$BT_WORKLOADS/stack_many
+[ -x "$W" ] || fail "workloads not built"
+
+# folded_total PATH_REGEX: the sum of the values of the folded lines matching it.
+folded_total() {
+	awk -v re="$1" '$0 ~ re { t += $NF } END { print t + 0 }' "$OUT"
+}
+
+# Four paths (depth 2), path p sleeping (p % 3 + 1) times 50 ms: 50, 100, 150 and 50 ms.
+traced_workload "$W" sleep 2 50000 -- offcputime -p @PID
+expect_rc 0 "offcputime -p"
+expect_line '^Tracing off-CPU time \(us\) of PIDs [0-9]+ by user \+ kernel stack\.\.\. Hit Ctrl-C to end\.$'
+expect_line '^    do_nanosleep$'
+expect_line '^    sm_b$'
+expect_line '^    -                stack_many \([0-9]+\)$'
+ok "multi-line blocks: kernel stack, user stack, '- comm (tid)', total"
+
+# each path's total within 10% of the time it really slept (the workload measures it, runqueue
+# waits included), read from the folded form (...;main;sm_a;X0;X1;leaf;kernel frames)
+BANNER_IN=err traced_workload "$W" sleep 2 50000 "$T/slept" -- offcputime -f -p @PID
+expect_rc 0 "offcputime -f -p"
+grep -q '^Tracing' "$OUT" && fail "folded output has a banner line"
+while read -r p slept; do
+	x0=sm_a x1=sm_a
+	[ $((p & 1)) = 1 ] && x0=sm_b
+	[ $((p & 2)) = 2 ] && x1=sm_b
+	got=$(folded_total "^stack_many;.*;main;sm_a;$x0;$x1;leaf;.*do_nanosleep")
+	[ "$got" -ge $((slept * 90 / 100)) ] && [ "$got" -le $((slept * 110 / 100)) ] ||
+		fail "path $p (sm_a;$x0;$x1): off-CPU ${got}us, slept ${slept}us: not within 10%"
+done <"$T/slept"
+expect_line '^stack_many;.*;main;sm_a;[^ ]*;leaf;entry_SYSCALL_64[^;]*;.*;do_nanosleep;.*schedule [0-9]+$'
+ok "folded: each path's total within 10% of its real sleep, user frames then kernel frames"
+
+# -d: '-' between the user and kernel halves; -U / -K: one half only
+BANNER_IN=err traced_workload "$W" sleep 1 20000 -- offcputime -f -d -p @PID
+expect_line '^stack_many;.*;leaf;-;.*do_nanosleep'
+BANNER_IN=err traced_workload "$W" sleep 1 20000 -- offcputime -f -U -p @PID
+expect_line '^stack_many;.*;main;sm_a;sm_a;leaf [0-9]+$'
+grep -q 'do_nanosleep' "$OUT" && fail "-U printed kernel frames"
+BANNER_IN=err traced_workload "$W" sleep 1 20000 -- offcputime -f -K -p @PID
+expect_line '^stack_many;.*do_nanosleep'
+grep -q 'sm_a' "$OUT" && fail "-K printed user frames"
+ok "-d, -U, -K"
+
+# Filters: two sleepers at once, only the one asked for is reported.
+"$W" sleep 1 20000 &
+other=$!
+start_tool offcputime -p "$other"
+kill -USR1 $other
+wait $other
+"$W" sleep 1 20000 &
+second=$!
+sleep 0.1
+kill -USR1 $second
+wait $second
+finish_tool INT
+expect_rc 0 "offcputime -p"
+grep -q "^    -  *stack_many ($other)\$" "$OUT" || fail "-p $other: its blocks are missing"
+grep -q "($second)\$" "$OUT" && fail "-p $other: the other sleeper ($second) was reported"
+ok "-p excludes a concurrent process"
+
+"$W" sleep 2 20000 &
+a=$!
+"$W" sleep 2 20000 &
+b=$!
+start_tool offcputime -t "$b"
+kill -USR1 $a $b
+wait $a $b
+finish_tool INT
+expect_rc 0 "offcputime -t"
+grep -q "($b)\$" "$OUT" || fail "-t $b: its blocks are missing"
+grep -q "($a)\$" "$OUT" && fail "-t $b: thread $a was reported"
+ok "-t excludes a concurrent thread"
+
+# -u: no kernel thread; -k: only kernel threads (kworkers, ksoftirqd ...), no sleeper
+"$W" sleep 2 20000 &
+a=$!
+start_tool offcputime -u
+kill -USR1 $a
+wait $a
+finish_tool INT
+grep -q "($a)\$" "$OUT" || fail "-u: the user sleeper is missing"
+grep -Eq '^    -  *(kworker|ksoftirqd|rcu_|migration)' "$OUT" && fail "-u: kernel threads reported"
+"$W" sleep 2 20000 &
+a=$!
+start_tool offcputime -k
+kill -USR1 $a
+wait $a
+finish_tool INT
+grep -q "($a)\$" "$OUT" && fail "-k: the user sleeper was reported"
+grep -Eq '^    -  *(kworker|ksoftirqd|rcu_|migration)' "$OUT" || fail "-k: no kernel thread reported"
+ok "-u and -k"
+
+# -m / -M: a window that holds the 50 ms sleeps but not the 1 ms ones
+BANNER_IN=err traced_workload "$W" sleep 1 1000 -- offcputime -f -m 20000 -p @PID
+grep -q 'leaf' "$OUT" && fail "-m 20000: 1 ms sleeps were counted"
+BANNER_IN=err traced_workload "$W" sleep 1 50000 -- offcputime -f -M 20000 -p @PID
+grep -q 'leaf' "$OUT" && fail "-M 20000: 50 ms sleeps were counted"
+BANNER_IN=err traced_workload "$W" sleep 1 50000 -- offcputime -f -m 20000 -M 80000 -p @PID
+grep -q 'leaf' "$OUT" || fail "-m 20000 -M 80000: 50 ms sleeps were not counted"
+ok "-m and -M"
+
+# --state 2 (TASK_UNINTERRUPTIBLE): nanosleep sleeps interruptibly, so it is left out; 1 keeps it
+BANNER_IN=err traced_workload "$W" sleep 1 20000 -- offcputime -f --state 2 -p @PID
+grep -q 'leaf' "$OUT" && fail "--state 2: interruptible sleeps were counted"
+BANNER_IN=err traced_workload "$W" sleep 1 20000 -- offcputime -f --state 1 -p @PID
+grep -q 'leaf' "$OUT" || fail "--state 1: interruptible sleeps were not counted"
+ok "--state"
+
+# --json: one object per stack, frames as arrays
+BANNER_IN=err traced_workload "$W" sleep 1 20000 -- offcputime --json -p @PID
+expect_rc 0 "offcputime --json"
+python3 - "$OUT" <<'EOF' || fail "--json: not the expected objects"
+import json, sys
+text = open(sys.argv[1]).read()
+dec, pos, objs = json.JSONDecoder(), 0, []
+while pos < len(text):
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    if pos == len(text):
+        break
+    o, pos = dec.raw_decode(text, pos)
+    objs.append(o)
+mine = [o for o in objs if o["comm"] == "stack_many"]
+assert mine, objs
+o = max(mine, key=lambda o: o["off_cpu_us"])
+assert o["off_cpu_us"] >= 18000, o
+assert any(f["name"] == "do_nanosleep" for f in o["kernel_stack"]), o
+assert any(f["name"] == "leaf" for f in o["user_stack"]), o
+EOF
+ok "--json"
+
+# 2048 distinct user paths, path p sleeping (p % 3 + 1) times 100 us: every path reported,
+# none under its sleeping time, nothing lost at the default storage size.
+BANNER_IN=err traced_workload "$W" sleep 11 100 -- offcputime -f -U -p @PID
+expect_rc 0 "offcputime -f -U (2048 paths)"
+grep -q 'lost' "$ERR" && fail "2048 paths: stacks lost: $(cat "$ERR")"
+python3 - "$OUT" <<'EOF' || fail "2048 paths: some path missing or short"
+import sys
+totals = {}
+for line in open(sys.argv[1]):
+    frames, value = line.rsplit(" ", 1)
+    frames = frames.split(";")
+    if "leaf" not in frames:
+        continue
+    i = frames.index("main")
+    path = frames[i + 2:frames.index("leaf")]  # after main;sm_a
+    p = sum(1 << d for d, f in enumerate(path) if f == "sm_b")
+    assert len(path) == 11, frames
+    totals[p] = totals.get(p, 0) + int(value)
+missing = [p for p in range(2048) if p not in totals]
+assert not missing, "missing paths: %s" % missing[:10]
+short = [p for p in range(2048) if totals[p] < (p % 3 + 1) * 100]
+assert not short, "paths under their sleep time: %s" % short[:10]
+EOF
+ok "2048 distinct paths, all reported, none lost"
+
+# Bad input: one line naming it, exit 2.
+for bad in "--stack-storage-size 0" "-u -k" "-m 10 -M 5" "-p 1,x" "-t ,,," "--state 70000" \
+	"-f -s" "-K -U" "0" "junk"; do
+	# shellcheck disable=SC2086
+	run offcputime $bad
+	[ "$RC" = 2 ] || fail "offcputime $bad: exit $RC, expected 2"
+	head -1 "$ERR" | grep -q '^offcputime: ' || fail "offcputime $bad: message does not name the tool"
+done
+ok "bad input"
