@@ -67,11 +67,9 @@ int bt_argp_error(struct argp_state *state, const char *fmt, ...)
 	 */
 	if (help_printed)
 		return 0;
-	fprintf(stderr, "%s: ", state->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	bt_vmessage(state->name, "", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	argp_state_help(state, stderr, ARGP_HELP_USAGE);
 	return EINVAL;
 }

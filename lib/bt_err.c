@@ -19,11 +19,63 @@ const char *bt_progname(void)
 	return progname;
 }
 
+/* Past this, a message keeps its start and end and says how much of the middle it left out. */
+#define BT_MSG_MAX 1024
+
+static bool utf8_cont(char c)
+{
+	return ((unsigned char)c & 0xc0) == 0x80;
+}
+
+/*
+ * Messages quote what the user typed, so they are made safe to print: always one line (a
+ * newline or an escape sequence in an argument is shown as \xNN, never acted on by the
+ * terminal), and of bounded length (a 5000-character argument does not fill the screen).
+ */
+static void put_line(const char *s, size_t n)
+{
+	size_t i, head = n, tail = n;
+
+	if (n > BT_MSG_MAX) {
+		head = BT_MSG_MAX / 2;
+		tail = n - BT_MSG_MAX / 2;
+		while (head > 0 && utf8_cont(s[head]))
+			head--;
+		while (tail < n && utf8_cont(s[tail]))
+			tail++;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned char c = s[i];
+
+		if (i == head && tail > head) {
+			fprintf(stderr, "[...%zu bytes...]", tail - head);
+			i = tail - 1;
+			continue;
+		}
+		if (c < 0x20 || c == 0x7f)
+			fprintf(stderr, "\\x%02x", c);
+		else
+			fputc(c, stderr);
+	}
+}
+
+void bt_vmessage(const char *who, const char *prefix, const char *fmt, va_list ap)
+{
+	char *msg = NULL;
+	int n = vasprintf(&msg, fmt, ap);
+
+	fprintf(stderr, "%s: %s", who, prefix);
+	if (n >= 0)
+		put_line(msg, n);
+	else
+		fputs(fmt, stderr); /* out of memory: the format at least says what failed */
+	fputc('\n', stderr);
+	free(msg);
+}
+
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "%s: %s", progname, prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	bt_vmessage(progname, prefix, fmt, ap);
 }
 
 void bt_err(const char *fmt, ...)

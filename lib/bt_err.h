@@ -7,6 +7,7 @@
 #ifndef BT_ERR_H
 #define BT_ERR_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 
 #define BT_EXIT_OK 0
@@ -20,6 +21,13 @@ void bt_set_progname(const char *name);
 const char *bt_progname(void);
 
 void bt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * "WHO: PREFIXmessage\n" on stderr, as every error line is printed: control characters in
+ * the message escaped (\xNN) and a message over 1 KiB shortened in the middle, so that what
+ * the user typed can neither break the line nor flood the terminal.
+ */
+void bt_vmessage(const char *who, const char *prefix, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 void bt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Like bt_err(), and returns -BT_EUSAGE so callers can `return bt_usage_err(...)`. */
 int bt_usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -851,7 +851,7 @@ int bt_kfuncs_match(const char *pattern, bool regex, bool retprobe, struct bt_ta
 
 			regerror(err, &re, msg, sizeof(msg));
 			free(anchored);
-			return bt_usage_err("bad regular expression '%s': %s", pattern, msg);
+			return bt_usage_err("invalid regular expression '%s': %s", pattern, msg);
 		}
 		has_re = true;
 	}
