@@ -509,6 +509,29 @@ void bt_summary__sort_by_value(struct bt_summary *s, size_t field, bool descendi
 	qsort_r(s->rows, s->nrows, sizeof(*s->rows), cmp_rows_value, &c);
 }
 
+struct row_sort_ctx {
+	const struct bt_summary *s;
+	bt_summary_row_cmp_fn cmp;
+	void *ctx;
+};
+
+static int cmp_rows(const void *a, const void *b, void *arg)
+{
+	const struct row_sort_ctx *c = arg;
+	const struct entry *x = *(struct entry *const *)a, *y = *(struct entry *const *)b;
+
+	return c->cmp(key_of(c->s, x), delta_of(c->s, x), key_of(c->s, y), delta_of(c->s, y),
+		      c->ctx);
+}
+
+void bt_summary__sort(struct bt_summary *s, bt_summary_row_cmp_fn cmp, void *ctx)
+{
+	struct row_sort_ctx c = { .s = s, .cmp = cmp, .ctx = ctx };
+
+	if (s->nrows)
+		qsort_r(s->rows, s->nrows, sizeof(*s->rows), cmp_rows, &c);
+}
+
 int bt_summary__print_hists(const struct bt_summary *s, FILE *out, const char *section,
 			    bt_summary_name_fn name_fn, void *ctx, const char *val_type)
 {

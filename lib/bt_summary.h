@@ -99,6 +99,11 @@ void bt_summary__sort_by_key(struct bt_summary *s, bt_summary_cmp_fn cmp, void *
 /* Sort rows by one u64 field of the value; ties in key order. */
 void bt_summary__sort_by_value(struct bt_summary *s, size_t field, bool descending);
 
+/* Sort rows by keys and values together (any order a command needs). */
+typedef int (*bt_summary_row_cmp_fn)(const void *key_a, const uint64_t *val_a, const void *key_b,
+				     const uint64_t *val_b, void *ctx);
+void bt_summary__sort(struct bt_summary *s, bt_summary_row_cmp_fn cmp, void *ctx);
+
 /*
  * BCC's print_log2_hist/print_linear_hist with a section per key: "\n<section> = <name>\n"
  * (name printed by name_fn), then the histogram. With section NULL, name_fn (if any) prints

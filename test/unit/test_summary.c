@@ -322,6 +322,42 @@ static void test_sorting_and_merging(void)
 	bt_summary__free(s);
 }
 
+/* field 1 descending, then key descending */
+static int cmp_rows_test(const void *ka, const uint64_t *va, const void *kb, const uint64_t *vb,
+			 void *ctx)
+{
+	uint32_t x, y;
+
+	(void)ctx;
+	if (va[1] != vb[1])
+		return va[1] < vb[1] ? 1 : -1;
+	memcpy(&x, ka, 4);
+	memcpy(&y, kb, 4);
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void test_sort_rows(void)
+{
+	struct fake f;
+	struct bt_summary *s;
+	uint32_t k;
+
+	fake_init(&f, 4);
+	s = new_summary(&f, false, BT_SUMMARY_NONE);
+	bpf_add(&f, 1, 0, 1, 5);
+	bpf_add(&f, 2, 0, 1, 7);
+	bpf_add(&f, 3, 0, 1, 5);
+	CHECK_INT(bt_summary__collect(s), 0);
+	bt_summary__sort(s, cmp_rows_test, NULL);
+	memcpy(&k, bt_summary__key(s, 0), 4);
+	CHECK_INT(k, 2);
+	memcpy(&k, bt_summary__key(s, 1), 4);
+	CHECK_INT(k, 3);
+	memcpy(&k, bt_summary__key(s, 2), 4);
+	CHECK_INT(k, 1);
+	bt_summary__free(s);
+}
+
 static void print_key(FILE *out, const void *key, void *ctx)
 {
 	uint32_t k;
@@ -498,6 +534,7 @@ int main(void)
 	BT_RUN(test_retired_key_back_with_carry);
 	BT_RUN(test_restarted_walk_counts_once);
 	BT_RUN(test_sorting_and_merging);
+	BT_RUN(test_sort_rows);
 	BT_RUN(test_log2_sections);
 	BT_RUN(test_linear_bcc_format);
 	BT_RUN(test_json);

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/* smpcalls: time SMP cross calls per called function, as the BPF Performance Tools' script. */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bt_args.h"
+#include "bt_cmd.h"
+#include "bt_err.h"
+#include "bt_hist.h"
+#include "bt_json.h"
+#include "bt_loop.h"
+#include "bt_skel.h"
+#include "bt_stacks.h"
+#include "bt_summary.h"
+#include "bt_sym.h"
+#include "smpcalls.h"
+#include "smpcalls.skel.h"
+
+enum {
+	OPT_JSON = 0x100,
+};
+
+static struct smpcalls_opts {
+	bool timestamp;
+	bool stacks;
+	bool json;
+	long pid;
+	struct bt_interval iv;
+} opts = { .iv = { .interval = BT_FOREVER, .count = BT_FOREVER } };
+
+static const struct argp_option options[] = {
+	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
+	{ "kernel-stack", 'K', NULL, 0, "Key by the caller's kernel stack and name too", 0 },
+	{ "pid", 'p', "PID", 0, "Only calls made by this process", 0 },
+	{ "json", OPT_JSON, NULL, 0, "One JSON object per output", 0 },
+	{ NULL },
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct smpcalls_opts *o = state->input;
+
+	switch (key) {
+	case 'T':
+		o->timestamp = true;
+		break;
+	case 'K':
+		o->stacks = true;
+		break;
+	case 'p':
+		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
+	case OPT_JSON:
+		o->json = true;
+		break;
+	case ARGP_KEY_ARG:
+		return bt_argp_interval_arg(state, arg, &o->iv);
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_opt,
+	.args_doc = "[interval [count]]",
+	.doc = "Time SMP cross calls (functions run on other CPUs) as histograms of nanoseconds.\v"
+	       "examples:\n"
+	       "    smpcalls            # histograms per called function, at Ctrl-C\n"
+	       "    smpcalls -T 5       # every 5 seconds, with timestamps\n"
+	       "    smpcalls -K         # per caller name and kernel stack too\n"
+	       "    smpcalls -p 181     # calls made by process 181 only\n"
+	       "    smpcalls --json 5 1 # 5 seconds, as JSON",
+};
+
+struct state {
+	struct bt_summary *sum;
+	struct bt_ksyms *ksyms;
+	struct bt_stacks *stacks;
+	struct bt_stack_style style;
+	char name[64];
+};
+
+static const char *kind_name(__u32 kind)
+{
+	return kind == SMPCALL_QUEUE ? "queue_ns" : "time_ns";
+}
+
+/* The called function's name, as bpftrace's ksym() prints it. */
+static const char *func_name(struct state *s, __u64 addr)
+{
+	const struct bt_ksym *k = s->ksyms ? bt_ksyms__lookup(s->ksyms, addr, NULL) : NULL;
+
+	if (k)
+		return k->name;
+	snprintf(s->name, sizeof(s->name), "0x%llx", (unsigned long long)addr);
+	return s->name;
+}
+
+/*
+ * As bpftrace prints maps of histograms: each map in turn, its keys by their number of
+ * events, fewest first, so the busiest ends next to the prompt; then by name.
+ */
+static int cmp_rows(const void *ka, const uint64_t *va, const void *kb, const uint64_t *vb,
+		    void *ctx)
+{
+	const struct smpcall_key *x = ka, *y = kb;
+	const struct smpcall_hist *hx = (const void *)va, *hy = (const void *)vb;
+	char nx[64];
+	int c;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (hx->count != hy->count)
+		return hx->count < hy->count ? -1 : 1;
+	snprintf(nx, sizeof(nx), "%s", func_name(ctx, x->func));
+	c = strcmp(nx, func_name(ctx, y->func));
+	if (c)
+		return c;
+	c = strncmp(x->comm, y->comm, SMPCALL_COMM_LEN);
+	if (c)
+		return c;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+/* "@time_ns[func]:", or with -K bpftrace's [comm, kstack, func] key, a frame per line. */
+static void print_header(FILE *out, const void *key, void *ctx)
+{
+	const struct smpcall_key *k = key;
+	struct state *s = ctx;
+
+	fprintf(out, "\n@%s[", kind_name(k->kind));
+	if (s->stacks) {
+		fprintf(out, "%.*s, \n", SMPCALL_COMM_LEN, k->comm);
+		bt_stacks__print(s->stacks, out, &s->style, BT_PID_KERNEL, k->stack, 0);
+		fputs(", ", out);
+	}
+	fprintf(out, "%s]:\n", func_name(s, k->func));
+}
+
+static void json_row(struct bt_json *j, const void *key, const uint64_t *val, void *ctx)
+{
+	const struct smpcall_hist *h = (const void *)val;
+	const struct smpcall_key *k = key;
+	struct state *s = ctx;
+	char comm[SMPCALL_COMM_LEN + 1];
+
+	bt_json_string(j, "kind", k->kind == SMPCALL_QUEUE ? "queue" : "time");
+	bt_json_string(j, "function", func_name(s, k->func));
+	if (s->stacks) {
+		memcpy(comm, k->comm, SMPCALL_COMM_LEN);
+		comm[SMPCALL_COMM_LEN] = '\0';
+		bt_json_string(j, "comm", comm);
+		bt_stacks__json(s->stacks, j, "stack", &s->style, BT_PID_KERNEL, k->stack, 0);
+	}
+	bt_json_uint(j, "count", h->count);
+	bt_json_uint(j, "total_ns", h->total_ns);
+}
+
+static int print_out(void *ctx)
+{
+	struct state *s = ctx;
+	int err;
+
+	err = bt_summary__collect(s->sum);
+	if (err) {
+		bt_err("cannot read the histograms: %s", strerror(-err));
+		return err;
+	}
+	if (!s->ksyms) {
+		err = bt_ksyms__load(NULL, &s->ksyms);
+		if (err)
+			bt_warn("cannot read kernel symbols, functions print as addresses: %s",
+				strerror(-err));
+	}
+	bt_summary__sort(s->sum, cmp_rows, s);
+	if (opts.json) {
+		struct bt_json j;
+		char when[16];
+		time_t now = time(NULL);
+
+		strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
+		bt_json_init(&j, stdout);
+		bt_json_begin_object(&j, NULL);
+		bt_json_string(&j, "time", when);
+		bt_summary__json(s->sum, &j, "calls", json_row, s);
+		bt_json_end_object(&j);
+		bt_json_finish(&j);
+		return 0;
+	}
+	if (opts.timestamp) {
+		printf("\n");
+		bt_print_time(stdout, "%H:%M:%S");
+		printf("\n");
+	}
+	return bt_summary__print_hists(s->sum, stdout, NULL, print_header, s, "nsecs");
+}
+
+/*
+ * The kernel decides the mechanism: the first group is the csd tracepoints' queue point, or
+ * else the kprobe on smp_call_function_single(); the rest of that mechanism's probes follow.
+ */
+static const struct bt_probe probes[] = {
+	{ "csd_queue_raw", NULL, "?, ?, ?, ?" },
+	{ "kp_single", NULL, "int, smp_call_func_t, void *, int", BT_PROBE_ALT },
+	{ NULL },
+};
+
+static const struct bt_probe csd_probes[] = {
+	{ "csd_entry_raw", NULL, "?, ?" },
+	{ "csd_exit_raw", NULL, "?, ?" },
+	{ NULL },
+};
+
+/* Without the tracepoints: as the original, with what this kernel has of it. */
+static const struct bt_probe kprobe_probes[] = {
+	{ "kret_single", NULL },
+	{ "kp_many", NULL, "?, smp_call_func_t, ?, ?, ?", BT_PROBE_OPTIONAL },
+	{ "kret_many", NULL, NULL, BT_PROBE_OPTIONAL },
+	{ "kp_ipi", NULL, NULL, BT_PROBE_OPTIONAL },
+	{ "kret_ipi", NULL, NULL, BT_PROBE_OPTIONAL },
+	{ NULL },
+};
+
+/* The second half of the choice, and all of a mechanism or none of it. */
+static int select_rest(struct smpcalls_bpf *skel)
+{
+	int err;
+
+	if (bpf_program__autoload(skel->progs.kp_single)) {
+		err = bt_skel_select(skel->obj, kprobe_probes);
+		if (err)
+			return err;
+		/* a return without its entry, or an entry without its return, times nothing */
+		if (bpf_program__autoload(skel->progs.kp_many) !=
+		    bpf_program__autoload(skel->progs.kret_many)) {
+			bpf_program__set_autoload(skel->progs.kp_many, false);
+			bpf_program__set_autoload(skel->progs.kret_many, false);
+		}
+		if (bpf_program__autoload(skel->progs.kp_ipi) !=
+		    bpf_program__autoload(skel->progs.kret_ipi)) {
+			bpf_program__set_autoload(skel->progs.kp_ipi, false);
+			bpf_program__set_autoload(skel->progs.kret_ipi, false);
+		}
+		bt_debug("no csd tracepoints: timing smp_call_function_*() with kprobes");
+		return 0;
+	}
+	return bt_skel_select(skel->obj, csd_probes);
+}
+
+static int run(const struct bt_cmd *cmd)
+{
+	struct bt_filters filters = BT_FILTERS_NONE;
+	struct bt_stacks_opts sopts = { 0 };
+	struct smpcalls_bpf *skel;
+	struct state s = { .style = { .indent = "        ", .fmt = BT_FMT_OFFSET } };
+	const struct bt_summary_opts sum_opts = {
+		.key_size = sizeof(struct smpcall_key),
+		.value_size = sizeof(struct smpcall_hist),
+		.hist = BT_SUMMARY_LOG2,
+		.hist_off = offsetof(struct smpcall_hist, slots) / 8,
+		.nslots = SMPCALL_SLOTS,
+		.retire_idle = true,
+	};
+	int err;
+
+	skel = smpcalls_bpf__open();
+	if (!skel) {
+		err = -errno;
+		bt_err("cannot open the BPF object: %s", strerror(errno));
+		return err;
+	}
+	skel->rodata->want_stack = opts.stacks;
+	filters.tgid = opts.pid;
+	err = bt_filters_apply(skel->obj, &filters);
+	if (!err)
+		err = bt_skel_select(skel->obj, cmd->probes);
+	if (!err)
+		err = select_rest(skel);
+	if (!err)
+		err = bt_stacks__configure(skel->obj, &sopts);
+	if (err)
+		goto cleanup;
+	err = smpcalls_bpf__load(skel);
+	if (err) {
+		bt_err("cannot load the BPF programs: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = smpcalls_bpf__attach(skel);
+	if (err) {
+		bt_err("cannot attach the cross-call probes: %s", strerror(-err));
+		goto cleanup;
+	}
+	if (opts.stacks) {
+		err = bt_stacks__new(skel->obj, &sopts, &s.stacks);
+		if (err) {
+			bt_err("cannot set up the stacks: %s", strerror(-err));
+			goto cleanup;
+		}
+	}
+	s.sum = bt_summary__new(bpf_map__fd(skel->maps.hists), &sum_opts);
+	if (!s.sum) {
+		err = -errno;
+		bt_err("cannot read the histograms: %s", strerror(errno));
+		goto cleanup;
+	}
+
+	/* JSON readers get JSON only on stdout */
+	fprintf(opts.json ? stderr : stdout, "Tracing SMP calls. Hit Ctrl-C to stop.\n");
+	if (bt_output_closed())
+		goto cleanup;
+	err = bt_interval_loop(&opts.iv, print_out, &s);
+	if (!err && skel->bss->lost)
+		bt_warn("%llu calls not timed: more than %d histograms",
+			(unsigned long long)skel->bss->lost, SMPCALL_MAX_KEYS);
+	if (!err && s.stacks)
+		bt_stacks__report_lost(s.stacks);
+cleanup:
+	bt_summary__free(s.sum);
+	bt_stacks__free(s.stacks);
+	bt_ksyms__free(s.ksyms);
+	smpcalls_bpf__destroy(skel);
+	return err;
+}
+
+BT_COMMAND(smpcalls) = {
+	.name = "smpcalls",
+	.summary = "Time SMP cross calls per called function",
+	.argp = &argp,
+	.opts = &opts,
+	.probes = probes,
+	.run = run,
+	.flags = BT_NEED_PRIV,
+	.uses = BT_USES_TP_BTF | BT_USES_KFUNC | BT_USES_STACKS, /* raw_tp: the TP_BTF row */
+};

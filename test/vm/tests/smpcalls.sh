@@ -1,0 +1,70 @@
+#!/bin/sh
+# vm-timeout: 200
+# smpcalls on a stock kernel: without csd tracepoints (Debian's 6.1) through the kprobe
+# fallback on smp_call_function_*() and the IPI handler, else through the tracepoints. A
+# two-threaded workload's munmaps are TLB shootdowns (flush_tlb_func run on the other CPU):
+# they must be timed under that name, with -K -p keyed by the workload's name and stack;
+# Ctrl-C prints the histograms and exits 0; nothing is left attached.
+. "$BTVM_LIB"
+
+"$BPFTOOLS" --list | grep -q '^smpcalls ' || fail "no smpcalls command in this build"
+W=$(workload tlb_shootdown)
+[ "$(grep -c '^processor' /proc/cpuinfo)" -ge 2 ] || skip "one CPU: no cross calls"
+if [ -d "$TRACEFS/events/csd" ]; then
+  mode=csd
+else
+  mode=kprobe
+  require_facility kprobes kretprobes kfunc:smp_call_function_single
+fi
+log "mechanism: $mode"
+N=300
+
+# hist_count FILE HEADER: the events in the histogram under the exact header line.
+hist_count() {
+  awk -v h="$2" '/^@/ { on = ($0 == h); next } on && $2 == "->" { n += $5 } END { print n + 0 }' "$1"
+}
+
+OUT=$PWD/smpcalls.out
+echo "\$ BPFTOOLS_DEBUG=1 bpftools smpcalls &"
+BPFTOOLS_DEBUG=1 "$BPFTOOLS" smpcalls >"$OUT" 2>debug.err &
+BG_PID=$!
+wait_for "$OUT" '^Tracing SMP calls' 120
+"$W" $N || fail "workload tlb_shootdown exited with $?"
+stop_tool INT 60
+assert_rc 0
+[ "$(head -n 1 "$OUT")" = "Tracing SMP calls. Hit Ctrl-C to stop." ] || fail "banner"
+assert_contains "$OUT" '^@time_ns\[flush_tlb_func\]:$' "smpcalls output"
+assert_contains "$OUT" '^     nsecs               : count     distribution$' "smpcalls output"
+n=$(hist_count "$OUT" '@time_ns[flush_tlb_func]:')
+if [ $mode = kprobe ]; then
+  # the callers' time in smp_call_function_many_cond(), one call per shootdown
+  assert_contains debug.err 'no csd tracepoints: timing smp_call_function_\*\(\) with kprobes' "debug log"
+  assert_not_contains "$OUT" '^@queue_ns' "kprobe output (no queue latency without csd)"
+  assert_ge "$n" $((N / 2)) "flush_tlb_func calls timed for $N munmaps"
+  if kfunc_traceable generic_smp_call_function_single_interrupt; then
+    assert_contains "$OUT" '^@time_ns\[generic_smp_call_function_single_interrupt\]:$' \
+      "the IPI handler's histogram"
+  fi
+else
+  assert_contains "$OUT" '^@queue_ns\[flush_tlb_func\]:$' "csd output"
+  assert_ge "$n" $((N / 2)) "flush_tlb_func runs timed for $N munmaps"
+fi
+log "flush_tlb_func: $n"
+assert_no_probes "after smpcalls"
+
+# -K -p: keyed by the workload's name and the caller's stack, nothing of anyone else.
+"$W" $N -1 tlb_a &
+wpid=$!
+start_tool -o "$PWD/smpcalls-K.out" smpcalls -K -p $wpid
+wait_for "$OUT" '^Tracing SMP calls' 120
+kill -USR1 $wpid
+wait $wpid || fail "workload tlb_a exited with $?"
+stop_tool INT 60
+assert_rc 0
+assert_contains "$OUT" '^@time_ns\[tlb_a, $' "smpcalls -K -p"
+assert_not_contains "$OUT" '^@[a-z]*_ns\[([^t]|t[^l]|tl[^b]|tlb[^_]|tlb_[^a])' "smpcalls -K -p (other callers)"
+assert_contains "$OUT" '^, flush_tlb_func\]:$' "smpcalls -K -p"
+assert_contains "$OUT" '^        (smp_call_function_many_cond|on_each_cpu_cond_mask|flush_tlb_mm_range)\+0x' \
+  "smpcalls -K stacks"
+assert_no_probes "after smpcalls -K -p"
+exit 0

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TLB shootdowns on demand: a second thread of this process stays running on CPU 1 (touching
+ * memory, so its CPU holds the process's address space), while the main thread on CPU 0
+ * maps, touches and unmaps a page N times. Each munmap must flush CPU 1's TLB too, through an
+ * SMP cross call (flush_tlb_func) from CPU 0 to CPU 1.
+ * Usage: tlb_shootdown N [DELAY_MS [NAME]]   (DELAY_MS -1: wait for SIGUSR1 before starting;
+ * NAME: the process's comm, so that tests can tell two of them apart)
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+
+#include "wl_start.h"
+
+static atomic_int done, spinning;
+static volatile char shared[4096];
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *spinner(void *arg)
+{
+	(void)arg;
+	if (pin(1))
+		fprintf(stderr, "tlb_shootdown: cannot pin to CPU 1\n");
+	atomic_store(&spinning, 1);
+	/* runs only while the main thread works (a bounded number of munmaps) */
+	while (!atomic_load(&done))
+		shared[0]++;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 1000, i;
+	long delay = argc > 2 ? atol(argv[2]) : 0;
+	pthread_t t;
+
+	if (argc > 3 && prctl(PR_SET_NAME, argv[3]))
+		return 1;
+	if (wl_wait_start(delay))
+		return 1;
+	if (pin(0)) {
+		fprintf(stderr, "tlb_shootdown: cannot pin to CPU 0\n");
+		return 1;
+	}
+	if (pthread_create(&t, NULL, spinner, NULL))
+		return 1;
+	while (!atomic_load(&spinning))
+		sched_yield();
+	for (i = 0; i < n; i++) {
+		char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			       0);
+
+		if (p == MAP_FAILED) {
+			perror("tlb_shootdown: mmap");
+			break;
+		}
+		p[0] = 1; /* in the TLB now, and CPU 1 may hold the mm: the unmap flushes both */
+		munmap(p, 4096);
+	}
+	atomic_store(&done, 1);
+	pthread_join(t, NULL);
+	return i == n ? 0 : 1;
+}
