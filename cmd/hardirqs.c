@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bt_args.h"
 #include "bt_cmd.h"
@@ -147,20 +146,13 @@ static void json_dist(struct bt_json *j, const void *key, const uint64_t *val, v
 static int print_json(struct state *s)
 {
 	struct bt_json j;
-	char when[16];
-	time_t now = time(NULL);
 
-	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
-	bt_json_init(&j, stdout);
-	bt_json_begin_object(&j, NULL);
-	bt_json_string(&j, "time", when);
-	bt_json_string(&j, "unit", s->label);
+	bt_summary_json_begin(&j, stdout, s->label);
 	if (opts.dist)
 		bt_summary__json(s->dists, &j, "irqs", json_dist, s);
 	else
 		bt_summary__json(s->totals, &j, "irqs", json_total, s);
-	bt_json_end_object(&j);
-	bt_json_finish(&j);
+	bt_summary_json_end(&j);
 	return 0;
 }
 

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bt_args.h"
 #include "bt_cmd.h"
@@ -181,16 +180,10 @@ static int print_out(void *ctx)
 	bt_summary__sort(s->sum, cmp_rows, s);
 	if (opts.json) {
 		struct bt_json j;
-		char when[16];
-		time_t now = time(NULL);
 
-		strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
-		bt_json_init(&j, stdout);
-		bt_json_begin_object(&j, NULL);
-		bt_json_string(&j, "time", when);
+		bt_summary_json_begin(&j, stdout, "nsecs");
 		bt_summary__json(s->sum, &j, "calls", json_row, s);
-		bt_json_end_object(&j);
-		bt_json_finish(&j);
+		bt_summary_json_end(&j);
 		return 0;
 	}
 	if (opts.timestamp) {

@@ -10,6 +10,7 @@
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_hist.h"
+#include "bt_json.h"
 #include "bt_loop.h"
 #include "bt_summary.h"
 #include "bt_skel.h"
@@ -21,6 +22,7 @@ static struct softirqs_opts {
 	bool nanoseconds;
 	bool count;
 	bool dist;
+	bool json;
 	long cpu;
 	struct bt_interval iv;
 } opts = { .cpu = -1, .iv = { .interval = BT_FOREVER, .count = BT_FOREVER } };
@@ -31,6 +33,10 @@ static const char *const vec_names[SOFTIRQ_VECS] = {
 	"irq_poll", "tasklet", "sched",	 "hrtimer", "rcu",
 };
 
+enum {
+	OPT_JSON = 0x100,
+};
+
 static const struct argp_option options[] = {
 	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
 	{ "nanoseconds", 'N', NULL, 0, "Output in nanoseconds", 0 },
@@ -38,6 +44,7 @@ static const struct argp_option options[] = {
 	{ "count", 0, NULL, OPTION_ALIAS, NULL, 0 },
 	{ "dist", 'd', NULL, 0, "Show distributions as histograms", 0 },
 	{ "cpu", 'c', "CPU", 0, "Trace this CPU only", 0 },
+	{ "json", OPT_JSON, NULL, 0, "One JSON object per output", 0 },
 	{ NULL },
 };
 
@@ -57,6 +64,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'd':
 		o->dist = true;
+		break;
+	case OPT_JSON:
+		o->json = true;
 		break;
 	case 'c':
 		return bt_argp_long(state, arg, "CPU", 0, libbpf_num_possible_cpus() - 1, &o->cpu);
@@ -83,7 +93,8 @@ static const struct argp argp = {
 	       "    softirqs -d         # show soft irq event time as histograms\n"
 	       "    softirqs 1 10       # print 1 second summaries, 10 times\n"
 	       "    softirqs -NT 1      # 1s summaries, nanoseconds, and timestamps\n"
-	       "    softirqs -c 1       # sum soft irq event time on CPU 1 only",
+	       "    softirqs -c 1       # sum soft irq event time on CPU 1 only\n"
+	       "    softirqs -C --json 5 1  # counts over 5 seconds, as JSON",
 };
 
 struct state {
@@ -98,6 +109,19 @@ static void print_vec(FILE *out, const void *key, void *ctx)
 	fputs(vec_names[*(const __u32 *)key], out);
 }
 
+static void json_row(struct bt_json *j, const void *key, const uint64_t *val, void *ctx)
+{
+	const struct softirq_stat *st = (const void *)val;
+	const struct state *s = ctx;
+
+	bt_json_string(j, "name", vec_names[*(const __u32 *)key]);
+	if (opts.dist)
+		return; /* the histogram follows */
+	bt_json_uint(j, "count", st->count);
+	if (!opts.count)
+		bt_json_uint(j, "total", st->total_ns / s->factor);
+}
+
 static int print_stats(void *ctx)
 {
 	struct state *s = ctx;
@@ -109,18 +133,27 @@ static int print_stats(void *ctx)
 		bt_err("cannot read the softirq counters: %s", strerror(-err));
 		return err;
 	}
+	if (opts.dist) /* vector order */
+		bt_summary__sort_by_key(s->sum, NULL, NULL, false);
+	else /* ties keep vector order */
+		bt_summary__sort_by_value(s->sum, offsetof(struct softirq_stat, total_ns) / 8,
+					  true);
+	if (opts.json) {
+		struct bt_json j;
+
+		bt_summary_json_begin(&j, stdout, s->label);
+		bt_summary__json(s->sum, &j, "softirqs", json_row, s);
+		bt_summary_json_end(&j);
+		return 0;
+	}
 	printf("\n");
 	if (opts.timestamp) {
 		bt_print_time(stdout, "%H:%M:%S");
 		printf("\n");
 	}
-	if (opts.dist) {
-		bt_summary__sort_by_key(s->sum, NULL, NULL, false); /* vector order */
+	if (opts.dist)
 		return bt_summary__print_hists(s->sum, stdout, "softirq", print_vec, NULL,
 					       s->label);
-	}
-	/* ties keep vector order */
-	bt_summary__sort_by_value(s->sum, offsetof(struct softirq_stat, total_ns) / 8, true);
 	printf("%-16s TOTAL_%5s\n", "SOFTIRQ", s->label);
 	for (i = 0; i < bt_summary__len(s->sum); i++) {
 		const struct softirq_stat *st = (const void *)bt_summary__value(s->sum, i);
@@ -140,7 +173,7 @@ static int run(const struct bt_cmd *cmd)
 	const struct bt_summary_opts sum_opts = {
 		.key_size = sizeof(__u32),
 		.value_size = sizeof(struct softirq_stat),
-		.hist = BT_SUMMARY_LOG2,
+		.hist = opts.dist ? BT_SUMMARY_LOG2 : BT_SUMMARY_NONE,
 		.hist_off = offsetof(struct softirq_stat, slots) / 8,
 		.nslots = SOFTIRQ_SLOTS,
 	};
@@ -186,8 +219,10 @@ static int run(const struct bt_cmd *cmd)
 		goto cleanup;
 	}
 
-	printf(opts.count ? "Tracing soft irq events... Hit Ctrl-C to end.\n"
-			  : "Tracing soft irq event time... Hit Ctrl-C to end.\n");
+	/* JSON readers get JSON only on stdout */
+	fprintf(opts.json ? stderr : stdout, "%s\n",
+		opts.count ? "Tracing soft irq events... Hit Ctrl-C to end."
+			   : "Tracing soft irq event time... Hit Ctrl-C to end.");
 	if (bt_output_closed())
 		goto cleanup;
 	err = bt_interval_loop(&opts.iv, print_stats, &s);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -602,4 +603,25 @@ void bt_summary__json(const struct bt_summary *s, struct bt_json *j, const char 
 		bt_json_end_object(j);
 	}
 	bt_json_end_array(j);
+}
+
+void bt_summary_json_begin(struct bt_json *j, FILE *out, const char *val_type)
+{
+	time_t now = time(NULL);
+	char ts[32] = "";
+	struct tm tm;
+
+	if (localtime_r(&now, &tm))
+		strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", &tm);
+	bt_json_init_compact(j, out);
+	bt_json_begin_object(j, NULL);
+	bt_json_string(j, "ts", ts);
+	if (val_type)
+		bt_json_string(j, "val_type", val_type);
+}
+
+void bt_summary_json_end(struct bt_json *j)
+{
+	bt_json_end_object(j);
+	bt_json_finish(j);
 }

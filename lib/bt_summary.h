@@ -124,6 +124,15 @@ typedef void (*bt_summary_json_fn)(struct bt_json *j, const void *key, const uin
 void bt_summary__json(const struct bt_summary *s, struct bt_json *j, const char *member,
 		      bt_summary_json_fn row_fn, void *ctx);
 
+/*
+ * One output of an interval tool's --json: JSON Lines, one compact object per output, opened
+ * with "ts" (local time, "%Y-%m-%d %H:%M:%S" as BCC's JSON histograms) and "val_type" (the
+ * unit: "usecs", "nsecs", "count" ...; NULL: none). The tool adds its members (rows through
+ * bt_summary__json) and closes it with bt_summary_json_end(), which ends the line.
+ */
+void bt_summary_json_begin(struct bt_json *j, FILE *out, const char *val_type);
+void bt_summary_json_end(struct bt_json *j);
+
 /* One histogram as such a JSON array (also for commands that print a lone histogram). */
 void bt_json_hist(struct bt_json *j, const char *member, enum bt_summary_hist kind,
 		  const uint64_t *slots, size_t nslots);

@@ -106,19 +106,23 @@ expect_line '^     usecs               : count     distribution$'
 expect_line '^ +[0-9]+ -> [0-9]+ +: [0-9]+ +\|\**\|$'
 ok "histograms"
 
-# JSON, one object per output: parsed, the disk's row there with a real count, and the
+# JSON Lines, one object per output: parsed, the disk's row there with a real count, and the
 # histograms as {low, high, count} buckets.
-io_for 2
-run hardirqs -C --json 1 1
+io_for 3
+run hardirqs -C --json 1 2
 wait $IO
-expect_rc 0 "hardirqs -C --json 1 1"
+expect_rc 0 "hardirqs -C --json 1 2"
 python3 -c '
-import json, sys
-o = json.load(open(sys.argv[1]))
-assert o["unit"] == "count", o
-rows = {r["name"]: r["count"] for r in o["irqs"]}
-assert rows.get(sys.argv[2], 0) > 0, rows
-' "$OUT" "$disk" || fail "JSON output"
+import json, re, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 2, lines
+for line in lines:
+    o = json.loads(line)
+    assert o["val_type"] == "count", o
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", o["ts"]), o
+    rows = {r["name"]: r["count"] for r in o["irqs"]}
+    assert rows.get(sys.argv[2], 0) > 0, rows
+' "$OUT" "$disk" || fail "JSON output (JSON Lines, one object per output)"
 io_for 2
 run hardirqs -d --json 1 1
 wait $IO

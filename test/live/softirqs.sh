@@ -59,6 +59,32 @@ expect_line '^     usecs               : count     distribution$'
 expect_line '^ +[0-9]+ -> [0-9]+ +: [0-9]+ +\|\**\|$'
 ok "histograms"
 
+# JSON Lines, one object per output, in the table's order; -d gives buckets instead.
+"$UDP" 20000 2>/dev/null &
+run softirqs -C --json 1 2
+wait
+expect_rc 0 "softirqs -C --json 1 2"
+python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 2, lines
+rows = [json.loads(l) for l in lines]
+assert all(o["val_type"] == "count" and o["ts"] for o in rows), rows
+counts = [r["count"] for r in rows[0]["softirqs"]]
+assert counts == sorted(counts, reverse=True) and counts[0] > 0, rows[0]
+assert sum(r["count"] for o in rows for r in o["softirqs"] if r["name"] == "net_rx") >= 100, rows
+' "$OUT" || fail "JSON output"
+"$UDP" 20000 2>/dev/null &
+run softirqs -d --json 1 1
+wait
+python3 -c '
+import json, sys
+o = json.load(open(sys.argv[1]))
+r = [r for r in o["softirqs"] if r["name"] == "net_rx"][0]
+assert o["val_type"] == "usecs" and sum(b["count"] for b in r["hist"]) > 0, o
+' "$OUT" || fail "JSON histograms"
+ok "json"
+
 # Kernels where tp_btf cannot be loaded fall back to raw_tp (forced here through the test
 # hook): same counts, and the debug log says which programs were used.
 "$UDP" 20000 2>/dev/null &

@@ -510,6 +510,36 @@ static void test_json_hist_top_slot(void)
 	free(buf);
 }
 
+static void test_json_lines(void)
+{
+	struct fake f;
+	struct bt_summary *s;
+	struct bt_json j;
+	char *buf = NULL, *nl;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	fake_init(&f, 4);
+	s = new_summary(&f, false, BT_SUMMARY_NONE);
+	bpf_add(&f, 5, 0, 0, 77);
+	CHECK_INT(bt_summary__collect(s), 0);
+	bt_summary_json_begin(&j, out, "usecs");
+	bt_summary__json(s, &j, "rows", json_row, NULL);
+	bt_summary_json_end(&j);
+	fclose(out);
+	/* one line: {"ts": "YYYY-MM-DD HH:MM:SS", "val_type": ..., rows} */
+	nl = strchr(buf, '\n');
+	CHECK(nl != NULL && nl[1] == '\0');
+	CHECK(!strncmp(buf, "{\"ts\": \"", 8));
+	CHECK(strlen(buf) > 30 && buf[12] == '-' && buf[15] == '-' && buf[18] == ' ' &&
+	      buf[21] == ':');
+	CHECK(strstr(buf,
+		     "\", \"val_type\": \"usecs\", \"rows\": [{\"key\": 5, \"total\": 77}]}\n") !=
+	      NULL);
+	free(buf);
+	bt_summary__free(s);
+}
+
 static void test_bad_opts(void)
 {
 	struct bt_summary_map m = { .ncpu = 1, .next_key = fk_next_key, .lookup = fk_lookup };
@@ -539,6 +569,7 @@ int main(void)
 	BT_RUN(test_linear_bcc_format);
 	BT_RUN(test_json);
 	BT_RUN(test_json_hist_top_slot);
+	BT_RUN(test_json_lines);
 	BT_RUN(test_bad_opts);
 	return bt_test_done();
 }
