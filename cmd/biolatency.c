@@ -284,6 +284,9 @@ static const struct bt_probe probes[] = {
 	{ "issue_btf", "issue_raw", "struct request *" },
 	{ "issue_btf_q", "issue_raw_q", "struct request_queue *, struct request *", BT_PROBE_ALT },
 	{ "complete_btf", "complete_raw", "struct request *, ..." },
+	{ "merge_btf", "merge_raw", "struct request *", BT_PROBE_OPTIONAL },
+	{ "merge_btf_q", "merge_raw_q", "struct request_queue *, struct request *, ...",
+	  BT_PROBE_ALT },
 	{ NULL },
 };
 

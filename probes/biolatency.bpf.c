@@ -47,6 +47,12 @@ static const struct biolat_val zero_val; /* too big for the stack */
  * creation, so the process filter is decided there; without creation probes, at insertion
  * or issue. With -Q the first of them starts the clock.
  */
+static __always_inline int on_merge(__u64 key)
+{
+	bpf_map_delete_elem(&starts, &key);
+	return 0;
+}
+
 static __always_inline bool submitter_passes(__u64 bio)
 {
 	struct bt_bio_task t;
@@ -56,9 +62,9 @@ static __always_inline bool submitter_passes(__u64 bio)
 	return !bt_filtered_out();
 }
 
-static __always_inline int on_queue(__u64 key, __u64 bio)
+static __always_inline int on_queue(__u64 key, __u64 bio, bool created)
 {
-	struct start *s = bpf_map_lookup_elem(&starts, &key);
+	struct start *s = created ? NULL : bpf_map_lookup_elem(&starts, &key);
 	struct start st = {};
 
 	if (s) {
@@ -141,49 +147,49 @@ static __always_inline int on_complete(__u64 key, struct bt_rq *rq)
 SEC("tp_btf/block_io_start")
 int BPF_PROG(start_btf, struct request *rq)
 {
-	return on_queue((__u64)rq, 0);
+	return on_queue((__u64)rq, 0, true);
 }
 
 SEC("raw_tp/block_io_start")
 int BPF_PROG(start_raw, struct request *rq)
 {
-	return on_queue((__u64)rq, 0);
+	return on_queue((__u64)rq, 0, true);
 }
 
 SEC("?kprobe/__blk_account_io_start")
 int BPF_KPROBE(start_kp, struct request *rq)
 {
-	return on_queue((__u64)rq, 0);
+	return on_queue((__u64)rq, 0, true);
 }
 
 SEC("?kprobe/blk_account_io_start")
 int BPF_KPROBE(start_kp_old, struct request *rq)
 {
-	return on_queue((__u64)rq, 0);
+	return on_queue((__u64)rq, 0, true);
 }
 
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(insert_btf, struct request *rq)
 {
-	return on_queue((__u64)rq, (__u64)rq->bio);
+	return on_queue((__u64)rq, (__u64)rq->bio, false);
 }
 
 SEC("raw_tp/block_rq_insert")
 int BPF_PROG(insert_raw, struct request *rq)
 {
-	return on_queue((__u64)rq, (__u64)BPF_CORE_READ(rq, bio));
+	return on_queue((__u64)rq, (__u64)BPF_CORE_READ(rq, bio), false);
 }
 
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(insert_btf_q, void *q, struct request *rq)
 {
-	return on_queue((__u64)rq, (__u64)rq->bio);
+	return on_queue((__u64)rq, (__u64)rq->bio, false);
 }
 
 SEC("raw_tp/block_rq_insert")
 int BPF_PROG(insert_raw_q, void *q, struct request *rq)
 {
-	return on_queue((__u64)rq, (__u64)BPF_CORE_READ(rq, bio));
+	return on_queue((__u64)rq, (__u64)BPF_CORE_READ(rq, bio), false);
 }
 
 /* -c on kernels without a creation probe: the submitter of each bio that needs a request. */
@@ -253,6 +259,32 @@ int BPF_PROG(complete_raw, struct request *rq)
 
 	bt_rq_read_raw(rq, &r);
 	return on_complete((__u64)rq, &r);
+}
+
+/* A request merged into another is freed without completing: forget it (its address will be
+ * reused by a new request, which must not inherit its times or its task). */
+SEC("tp_btf/block_rq_merge")
+int BPF_PROG(merge_btf, struct request *rq)
+{
+	return on_merge((__u64)rq);
+}
+
+SEC("raw_tp/block_rq_merge")
+int BPF_PROG(merge_raw, struct request *rq)
+{
+	return on_merge((__u64)rq);
+}
+
+SEC("tp_btf/block_rq_merge")
+int BPF_PROG(merge_btf_q, void *q, struct request *rq)
+{
+	return on_merge((__u64)rq);
+}
+
+SEC("raw_tp/block_rq_merge")
+int BPF_PROG(merge_raw_q, void *q, struct request *rq)
+{
+	return on_merge((__u64)rq);
 }
 
 char LICENSE[] SEC("license") = "GPL";

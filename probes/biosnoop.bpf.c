@@ -73,6 +73,12 @@ static __always_inline void take_task(struct io_req *r)
 	r->has_task = true;
 }
 
+static __always_inline int on_merge(__u64 key)
+{
+	bpf_map_delete_elem(&reqs, &key);
+	return 0;
+}
+
 /* Creation: the submitter is running. */
 static __always_inline int on_start(__u64 key)
 {
@@ -83,6 +89,8 @@ static __always_inline int on_start(__u64 key)
 	r = req_get(key);
 	if (!r)
 		return 0;
+	__builtin_memset(r, 0,
+			 sizeof(*r)); /* a new request: nothing of an old one at this address */
 	r->queued_ts = bpf_ktime_get_ns();
 	take_task(r);
 	return 0;
@@ -291,6 +299,32 @@ SEC("raw_tp/block_rq_complete")
 int BPF_PROG(complete_raw, struct request *rq)
 {
 	return on_complete(ctx, (__u64)rq);
+}
+
+/* A request merged into another is freed without completing: forget it (its address will be
+ * reused by a new request, which must not inherit its times or its task). */
+SEC("tp_btf/block_rq_merge")
+int BPF_PROG(merge_btf, struct request *rq)
+{
+	return on_merge((__u64)rq);
+}
+
+SEC("raw_tp/block_rq_merge")
+int BPF_PROG(merge_raw, struct request *rq)
+{
+	return on_merge((__u64)rq);
+}
+
+SEC("tp_btf/block_rq_merge")
+int BPF_PROG(merge_btf_q, void *q, struct request *rq)
+{
+	return on_merge((__u64)rq);
+}
+
+SEC("raw_tp/block_rq_merge")
+int BPF_PROG(merge_raw_q, void *q, struct request *rq)
+{
+	return on_merge((__u64)rq);
 }
 
 char LICENSE[] SEC("license") = "GPL";
