@@ -92,7 +92,10 @@ else
 fi
 
 # --json: one object per line, each valid JSON, our reads with comm, pid and disk.
-start_tool biosnoop --json -Q -P 3
+# (JSON has no header to wait for: read until our rows show, within the 3 s duration)
+OUT=$T/out ERR=$T/err
+"$BPFTOOLS" biosnoop --json -Q -P 3 >"$OUT" 2>"$ERR" &
+TPID=$!
 i=0
 while [ $i -lt 20 ] && ! grep -q "\"$RD\"" "$OUT"; do
 	named_dd "$RD" if="$BLK_FILE" of=/dev/null bs=4k count=4 iflag=direct
