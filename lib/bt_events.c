@@ -21,6 +21,7 @@ struct bt_events {
 	int lost_fd;
 	unsigned int lost_slot;
 	unsigned long long perf_lost;
+	bool batched;
 };
 
 bool bt_events__ringbuf(void)
@@ -54,6 +55,20 @@ int bt_events__configure(struct bpf_object *obj, struct bpf_map *map)
 	if (!err)
 		err = bpf_map__set_max_entries(map, 0); /* libbpf sizes it to the CPUs */
 	return err;
+}
+
+int bt_events__batch(struct bpf_object *obj, struct bpf_map *map)
+{
+	__u64 bytes = bpf_map__max_entries(map) / 4;
+
+	if (bpf_map__type(map) != BPF_MAP_TYPE_RINGBUF)
+		return 0;
+	return bt_rodata_set(obj, "bt_events_wakeup_bytes", &bytes, sizeof(bytes));
+}
+
+bool bt_events__batched(const struct bt_events *ev)
+{
+	return ev->batched;
 }
 
 static int on_ring(void *ctx, void *data, size_t size)
@@ -91,9 +106,14 @@ int bt_events__new(struct bpf_object *obj, struct bpf_map *map, bt_event_fn fn, 
 	ev->ctx = ctx;
 	lost = bpf_object__find_map_by_name(obj, "bt_events_lost");
 	ev->lost_fd = lost ? bpf_map__fd(lost) : -1;
-	if (bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF)
+	if (bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF) {
+		__u64 bytes = 0;
+
 		ev->rb = ring_buffer__new(bpf_map__fd(map), on_ring, ev, NULL);
-	else
+		ev->batched =
+			!bt_rodata_get(obj, "bt_events_wakeup_bytes", &bytes, sizeof(bytes)) &&
+			bytes;
+	} else
 		ev->pb = perf_buffer__new(bpf_map__fd(map), PERF_PAGES, on_perf, on_perf_lost, ev,
 					  NULL);
 	if (!ev->rb && !ev->pb) {

@@ -18,6 +18,18 @@ typedef int (*bt_event_fn)(void *ctx, const void *data, size_t size);
 
 /* Before load: make 'map' a perf event array when the kernel has no ring buffer. */
 int bt_events__configure(struct bpf_object *obj, struct bpf_map *map);
+/*
+ * Before load, after bt_events__configure(): wake the reader only once a quarter of the ring
+ * buffer waits unread, not at every event; the reader looks every BT_EVENTS_BATCH_MS anyway
+ * (bt_evloop__add_events() sees to it). Events then show up to that much later, and a traced
+ * task pays about a quarter of the cost per event (a wake-up is an interrupt and a scheduler
+ * call). Nothing changes on a perf buffer.
+ */
+#define BT_EVENTS_BATCH_MS 50
+int bt_events__batch(struct bpf_object *obj, struct bpf_map *map);
+/* Whether this buffer waits to be looked at on a timer (see bt_events__batch()). */
+bool bt_events__batched(const struct bt_events *ev);
+
 /* After load. */
 int bt_events__new(struct bpf_object *obj, struct bpf_map *map, bt_event_fn fn, void *ctx,
 		   struct bt_events **out);

@@ -29,6 +29,7 @@ struct bt_evloop {
 	unsigned long long tick_ms;
 	bt_evloop_fn tick;
 	void *tick_ctx;
+	bool poll; /* some source has BT_EVLOOP_POLL */
 };
 
 static long long now_ms(void)
@@ -107,12 +108,14 @@ int bt_evloop__add_fd(struct bt_evloop *loop, int fd, bt_evloop_fn ready, void *
 	if (err)
 		return err;
 	src[loop->n++] = (struct source){ fd, ready, ctx, flags };
+	loop->poll |= flags & BT_EVLOOP_POLL;
 	return 0;
 }
 
 int bt_evloop__add_events(struct bt_evloop *loop, struct bt_events *ev)
 {
-	return bt_evloop__add_fd(loop, bt_events__fd(ev), bt_events__poll, ev, BT_EVLOOP_DRAIN);
+	return bt_evloop__add_fd(loop, bt_events__fd(ev), bt_events__poll, ev,
+				 BT_EVLOOP_DRAIN | (bt_events__batched(ev) ? BT_EVLOOP_POLL : 0));
 }
 
 void bt_evloop__set_duration(struct bt_evloop *loop, unsigned long long ms)
@@ -163,15 +166,23 @@ static long long deadline_of(long long a, long long b)
 	return a < b ? a : b;
 }
 
-static int drain(struct bt_evloop *loop)
+/* Call every source with one of flags; the worst outcome. */
+static enum outcome call_flagged(struct bt_evloop *loop, unsigned int flags, int *err)
 {
 	enum outcome out = GO_ON;
 	size_t i;
-	int err = 0;
 
 	for (i = 0; i < loop->n && out < CLOSED; i++)
-		if (loop->src[i].flags & BT_EVLOOP_DRAIN)
-			out = worse(out, judge(loop->src[i].ready(loop->src[i].ctx), &err));
+		if (loop->src[i].flags & flags)
+			out = worse(out, judge(loop->src[i].ready(loop->src[i].ctx), err));
+	return out;
+}
+
+static int drain(struct bt_evloop *loop)
+{
+	int err = 0;
+	enum outcome out = call_flagged(loop, BT_EVLOOP_DRAIN, &err);
+
 	bt_output_closed(); /* flush; a reader gone by now changes nothing */
 	return out == FAILED ? err : 0;
 }
@@ -181,12 +192,13 @@ int bt_evloop__run(struct bt_evloop *loop)
 	long long start = now_ms();
 	long long end = loop->duration_ms ? start + (long long)loop->duration_ms : -1;
 	long long next_tick = loop->tick_ms ? start + (long long)loop->tick_ms : -1;
+	long long next_poll = loop->poll ? start + BT_EVENTS_BATCH_MS : -1;
 	enum outcome out = bt_stop_requested() ? STOP : GO_ON;
 	struct epoll_event evs[16];
 	int err = 0;
 
 	while (out == GO_ON) {
-		long long deadline = deadline_of(end, next_tick), now;
+		long long deadline = deadline_of(deadline_of(end, next_tick), next_poll), now;
 		int timeout = -1, n, i;
 
 		if (deadline >= 0) {
@@ -218,6 +230,10 @@ int bt_evloop__run(struct bt_evloop *loop)
 			out = worse(out, judge(src->ready(src->ctx), &err));
 		}
 		now = now_ms();
+		if (out < CLOSED && next_poll >= 0 && now >= next_poll) {
+			out = worse(out, call_flagged(loop, BT_EVLOOP_POLL, &err));
+			next_poll = now + BT_EVENTS_BATCH_MS;
+		}
 		if (out < CLOSED && next_tick >= 0 && now >= next_tick) {
 			out = worse(out, judge(loop->tick(loop->tick_ctx), &err));
 			next_tick += (long long)loop->tick_ms;

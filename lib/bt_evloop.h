@@ -38,6 +38,9 @@
 
 /* Call the source once more when the loop ends normally (buffers: print what is left). */
 #define BT_EVLOOP_DRAIN (1u << 0)
+/* Also call it every BT_EVENTS_BATCH_MS, readable or not (a buffer that wakes no one for
+ * each event: bt_events__batch()). */
+#define BT_EVLOOP_POLL (1u << 1)
 
 struct bt_evloop;
 
@@ -49,7 +52,10 @@ void bt_evloop__free(struct bt_evloop *loop); /* NULL is fine; does not close ad
 /* Call ready(ctx) whenever fd is readable (level-triggered). 0 or -errno. */
 int bt_evloop__add_fd(struct bt_evloop *loop, int fd, bt_evloop_fn ready, void *ctx,
 		      unsigned int flags);
-/* An event buffer: its descriptor, bt_events__poll() when readable, drained at the end. */
+/*
+ * An event buffer: its descriptor, bt_events__poll() when readable, drained at the end, and
+ * polled on a timer too when it is batched.
+ */
 int bt_evloop__add_events(struct bt_evloop *loop, struct bt_events *ev);
 
 /* End normally after ms milliseconds from bt_evloop__run(); 0: no limit. */

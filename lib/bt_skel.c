@@ -174,7 +174,8 @@ static struct bpf_map *rodata_map(struct bpf_object *obj)
 	return NULL;
 }
 
-int bt_rodata_set(struct bpf_object *obj, const char *var, const void *val, size_t size)
+/* The bytes of the .rodata variable var in its image (before load: what the skeleton writes). */
+static char *rodata_var(struct bpf_object *obj, const char *var, size_t size, int *err)
 {
 	struct btf *btf = bpf_object__btf(obj);
 	struct bpf_map *map = rodata_map(obj);
@@ -184,28 +185,51 @@ int bt_rodata_set(struct bpf_object *obj, const char *var, const void *val, size
 	char *data;
 	int id, i;
 
+	*err = -ENOENT;
 	if (!btf || !map)
-		return -ENOENT;
+		return NULL;
 	id = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
 	if (id <= 0)
-		return -ENOENT;
+		return NULL;
 	sec = btf__type_by_id(btf, id);
 	/* Before load this is the mmaped image the skeleton also writes through. */
 	data = (char *)bpf_map__initial_value(map, &data_sz);
 	if (!data)
-		return -ENOENT;
+		return NULL;
 	vs = btf_var_secinfos(sec);
 	for (i = 0; i < btf_vlen(sec); i++, vs++) {
 		const struct btf_type *t = btf__type_by_id(btf, vs->type);
 
 		if (strcmp(btf__name_by_offset(btf, t->name_off), var))
 			continue;
-		if (vs->size != size || vs->offset + size > data_sz)
-			return -EINVAL;
-		memcpy(data + vs->offset, val, size);
-		return 0;
+		if (vs->size != size || vs->offset + size > data_sz) {
+			*err = -EINVAL;
+			return NULL;
+		}
+		*err = 0;
+		return data + vs->offset;
 	}
-	return -ENOENT;
+	return NULL;
+}
+
+int bt_rodata_set(struct bpf_object *obj, const char *var, const void *val, size_t size)
+{
+	int err;
+	char *p = rodata_var(obj, var, size, &err);
+
+	if (p)
+		memcpy(p, val, size);
+	return err;
+}
+
+int bt_rodata_get(struct bpf_object *obj, const char *var, void *val, size_t size)
+{
+	int err;
+	char *p = rodata_var(obj, var, size, &err);
+
+	if (p)
+		memcpy(val, p, size);
+	return err;
 }
 
 static int set_filter(struct bpf_object *obj, const char *var, int val, int none)

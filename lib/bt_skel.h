@@ -52,6 +52,8 @@ int bt_filters_apply(struct bpf_object *obj, const struct bt_filters *f);
 
 /* Set a named .rodata variable before load. -ENOENT when there is none of that name and size. */
 int bt_rodata_set(struct bpf_object *obj, const char *var, const void *val, size_t size);
+/* Read it back (before or after load). */
+int bt_rodata_get(struct bpf_object *obj, const char *var, void *val, size_t size);
 
 /*
  * A cgroup v2 directory's id (what bpf_get_current_cgroup_id() returns in it) and its depth

@@ -12,6 +12,13 @@
 #include "bt_event.h"
 
 const volatile bool bt_use_ringbuf = true;
+/*
+ * 0: wake the reader at every event (the default). Else only once this many bytes wait
+ * unread: a wake-up costs the traced task an interrupt and a scheduler call (several
+ * microseconds), and a reader that also looks on a timer (bt_events__batch(), lib/bt_evloop.c)
+ * loses nothing by sleeping through the rest.
+ */
+const volatile __u64 bt_events_wakeup_bytes = 0;
 
 #define BT_EVENT_MAP(name, bytes)                   \
 	struct {                                    \
@@ -38,7 +45,13 @@ static __always_inline void bt_event_output_to(void *ctx, void *map, __u32 lost_
 	__u64 *lost;
 
 	if (bt_use_ringbuf) {
-		if (!bpf_ringbuf_output(map, data, size, 0))
+		__u64 flags = 0;
+
+		if (bt_events_wakeup_bytes)
+			flags = bpf_ringbuf_query(map, BPF_RB_AVAIL_DATA) >= bt_events_wakeup_bytes
+					? BPF_RB_FORCE_WAKEUP
+					: BPF_RB_NO_WAKEUP;
+		if (!bpf_ringbuf_output(map, data, size, flags))
 			return;
 	} else {
 		if (!bpf_perf_event_output(ctx, map, BPF_F_CURRENT_CPU, data, size))

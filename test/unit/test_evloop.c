@@ -200,6 +200,26 @@ static void test_bad_fd(void)
 	bt_evloop__free(NULL);
 }
 
+/* BT_EVLOOP_POLL: called on the timer though never readable (a batched ring buffer). */
+static void test_poll_on_timer(void)
+{
+	struct bt_evloop *loop = NULL;
+	struct src quiet = { 0 };
+	int p[2];
+
+	make_pipe(p);
+	quiet.fd = p[0];
+	CHECK_INT(bt_evloop__new(&loop), 0);
+	CHECK_INT(bt_evloop__add_fd(loop, p[0], pipe_ready, &quiet, BT_EVLOOP_POLL), 0);
+	bt_evloop__set_duration(loop, 6 * BT_EVENTS_BATCH_MS);
+	CHECK_INT(bt_evloop__run(loop), 0);
+	/* every BT_EVENTS_BATCH_MS: 5 times in 6 periods, fewer if the machine is busy */
+	CHECK(quiet.calls >= 2 && quiet.calls <= 6);
+	bt_evloop__free(loop);
+	close(p[0]);
+	close(p[1]);
+}
+
 /* stdout a pipe whose reader has gone: the loop ends at once, exit status 0. */
 static void test_closed_stdout_pipe(void)
 {
@@ -262,6 +282,7 @@ int main(void)
 	BT_RUN(test_error_ends_without_drain);
 	BT_RUN(test_epipe_from_callback_is_normal);
 	BT_RUN(test_bad_fd);
+	BT_RUN(test_poll_on_timer);
 	BT_RUN(test_closed_stdout_pipe);
 	BT_RUN(test_stop_signal_drains);
 	return bt_test_done();
