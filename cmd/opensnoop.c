@@ -450,6 +450,8 @@ static int run(const struct bt_cmd *cmd)
 					       opts.buffer_pages * sysconf(_SC_PAGESIZE));
 	if (!err)
 		err = bt_events__configure(skel->obj, skel->maps.events);
+	if (!err) /* a wake-up per open would be most of what tracing costs the opener */
+		err = bt_events__batch(skel->obj, skel->maps.events);
 	if (err) {
 		bt_err("cannot set up the event buffer: %s", strerror(-err));
 		goto cleanup;
