@@ -507,6 +507,8 @@ static int run(const struct bt_cmd *cmd)
 cleanup:
 	bt_evloop__free(loop);
 	bt_events__free(events);
+	if (skel)
+		bt_skel_detach(skel->skeleton);
 	opensnoop_bpf__destroy(skel);
 	bt_child__end(&s->child);
 	free(s);

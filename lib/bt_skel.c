@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,4 +428,42 @@ int bt_filters_apply(struct bpf_object *obj, const struct bt_filters *f)
 		err = apply_pinned(obj, "bt_mntnsmap", "bt_filter_mntnsmap", "--mntnsmap",
 				   f->mntnsmap);
 	return err;
+}
+
+static void *destroy_link(void *link)
+{
+	bpf_link__destroy(link);
+	return NULL;
+}
+
+void bt_skel_detach(struct bpf_object_skeleton *s)
+{
+	pthread_t *threads;
+	bool *started;
+	int i;
+
+	if (!s || s->prog_cnt <= 0)
+		return;
+	threads = calloc(s->prog_cnt, sizeof(*threads));
+	started = calloc(s->prog_cnt, sizeof(*started));
+	for (i = 0; threads && started && i < s->prog_cnt; i++) {
+		struct bpf_prog_skeleton *p =
+			(struct bpf_prog_skeleton *)((char *)s->progs +
+						     (size_t)i * s->prog_skel_sz);
+		struct bpf_link *link = p->link ? *p->link : NULL;
+
+		if (!link)
+			continue;
+		/* no thread (out of resources): this one is closed here, in turn */
+		if (pthread_create(&threads[i], NULL, destroy_link, link) == 0)
+			started[i] = true;
+		else
+			bpf_link__destroy(link);
+		*p->link = NULL;
+	}
+	for (i = 0; threads && started && i < s->prog_cnt; i++)
+		if (started[i])
+			pthread_join(threads[i], NULL);
+	free(threads);
+	free(started);
 }

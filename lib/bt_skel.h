@@ -56,6 +56,13 @@ int bt_rodata_set(struct bpf_object *obj, const char *var, const void *val, size
 int bt_rodata_get(struct bpf_object *obj, const char *var, void *val, size_t size);
 
 /*
+ * Detach every link of an attached skeleton, all at once: closing a classic tracepoint's perf
+ * event waits for an RCU grace period (~50 ms here), and closes in parallel share one. Call
+ * before NAME_bpf__destroy(), which then has nothing left to detach.
+ */
+void bt_skel_detach(struct bpf_object_skeleton *s);
+
+/*
  * A cgroup v2 directory's id (what bpf_get_current_cgroup_id() returns in it) and its depth
  * below the root cgroup (for bpf_get_current_ancestor_cgroup_id()); *level is
  * BT_CGROUP_LEVEL_UNKNOWN when the root is out of sight (a cgroup namespace). 0 or -errno;
