@@ -384,6 +384,7 @@ static int run(const struct bt_cmd *cmd)
 	    bpf_program__autoload(skel->progs.start_kp_old)) {
 		bpf_program__set_autoload(skel->progs.getrq_btf, false);
 		bpf_program__set_autoload(skel->progs.getrq_raw, false);
+		bpf_map__set_max_entries(skel->maps.bt_bio_tasks, 1); /* unused */
 	} else {
 		skel->rodata->task_from_bio = bpf_program__autoload(skel->progs.getrq_btf) ||
 					      bpf_program__autoload(skel->progs.getrq_raw);

@@ -310,10 +310,12 @@ static int run(const struct bt_cmd *cmd)
 	    loads(skel->progs.start_kp) || loads(skel->progs.start_kp_old)) {
 		bpf_program__set_autoload(skel->progs.getrq_btf, false);
 		bpf_program__set_autoload(skel->progs.getrq_raw, false);
+		bpf_map__set_max_entries(skel->maps.bt_bio_tasks, 1); /* unused */
 	} else if (loads(skel->progs.getrq_btf) || loads(skel->progs.getrq_raw)) {
 		skel->rodata->task_from_bio = true;
 		bt_debug("no block I/O creation probe: the issuing task is noted per bio");
 	} else {
+		bpf_map__set_max_entries(skel->maps.bt_bio_tasks, 1); /* unused */
 		skel->rodata->task_late = true;
 		bt_debug("no block I/O creation probe: the issuing task is taken at insert/issue");
 	}
