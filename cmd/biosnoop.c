@@ -347,7 +347,8 @@ static int run(const struct bt_cmd *cmd)
 	err = bt_evloop__run(loop);
 	if (err)
 		bt_err("cannot read events: %s", strerror(-err));
-	bt_events__report_lost(events);
+	if (!ferror(stdout)) /* after `| head`, events left unread are nobody's loss */
+		bt_events__report_lost(events);
 cleanup:
 	bt_evloop__free(loop);
 	bt_events__free(events);
