@@ -259,8 +259,9 @@ struct state {
 	char full[OPENSNOOP_MAX_DEPTH * OPENSNOOP_NAME_LEN + OPENSNOOP_PATH_MAX + 8];
 };
 
-static char *print_path(struct state *s, const struct opensnoop_event *e, const char *data,
-			size_t size)
+/* PATH as printed, in s->full: as passed, or with -F after the directory it is relative to. */
+static const char *print_path(struct state *s, const struct opensnoop_event *e, const char *data,
+			      size_t size)
 {
 	size_t off = offsetof(struct opensnoop_event, path), n, len = 0;
 	const char *path = data + off;
@@ -269,8 +270,11 @@ static char *print_path(struct state *s, const struct opensnoop_event *e, const 
 	n = size > off ? strnlen(path, size - off < OPENSNOOP_PATH_MAX ? size - off
 								       : OPENSNOOP_PATH_MAX - 1)
 		       : 0;
-	if (!opts.full_path || path[0] == '/' || size < sizeof(*e))
-		return strndup(path, n);
+	if (!opts.full_path || path[0] == '/' || size < sizeof(*e)) {
+		memcpy(s->full, path, n);
+		s->full[n] = '\0';
+		return s->full;
+	}
 	/* BCC's join: '/' + outermost directory ... innermost + '/' + the path as passed */
 	if (e->truncated)
 		len += snprintf(s->full + len, sizeof(s->full) - len, "...");
@@ -282,7 +286,7 @@ static char *print_path(struct state *s, const struct opensnoop_event *e, const 
 				(int)strnlen(d, OPENSNOOP_NAME_LEN - 1), d);
 	}
 	snprintf(s->full + len, sizeof(s->full) - len, "/%.*s", (int)n, path);
-	return strdup(s->full);
+	return s->full;
 }
 
 static void print_json(const struct opensnoop_event *e, double secs, const char *path)
@@ -311,7 +315,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 	struct state *s = ctx;
 	struct opensnoop_event e;
 	unsigned long long us;
-	char *path;
+	const char *path;
 	double secs;
 
 	if (size < offsetof(struct opensnoop_event, path))
@@ -325,11 +329,8 @@ static int on_event(void *ctx, const void *data, size_t size)
 	}
 	secs = (double)(us - s->base_us) / 1e6;
 	path = print_path(s, &e, data, size);
-	if (!path)
-		return -ENOMEM;
 	if (opts.json) {
 		print_json(&e, secs, path);
-		free(path);
 		return 0;
 	}
 	if (opts.timestamp)
@@ -346,7 +347,6 @@ static int on_event(void *ctx, const void *data, size_t size)
 			printf("%08o %04o ", e.flags, e.mode);
 	}
 	printf("%s\n", path);
-	free(path);
 	return 0;
 }
 
