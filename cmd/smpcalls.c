@@ -329,5 +329,10 @@ BT_COMMAND(smpcalls) = {
 	.probes = probes,
 	.run = run,
 	.flags = BT_NEED_PRIV,
-	.uses = BT_USES_TP_BTF | BT_USES_KFUNC | BT_USES_STACKS, /* raw_tp: the TP_BTF row */
+	/*
+	 * csd tracepoints (raw_tp, the BTF-tracepoint row), or on kernels without them kprobes:
+	 * either gives the whole tool, so kernel functions are not declared as a need of their
+	 * own (that would make `features` say "partly" where the tracepoints do everything).
+	 */
+	.uses = BT_USES_TP_BTF | BT_USES_STACKS,
 };
