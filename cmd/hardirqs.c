@@ -156,11 +156,21 @@ static int print_json(struct state *s)
 	return 0;
 }
 
+/* BCC's "%-26s %11d" row */
+static void print_row(FILE *out, const void *key, const uint64_t *val, void *ctx)
+{
+	const struct hardirq_total *t = (const void *)val;
+	const struct hardirq_key *k = key;
+	const struct state *s = ctx;
+
+	fprintf(out, "%-26.*s %11llu\n", HARDIRQ_NAME_LEN, k->name,
+		(unsigned long long)(opts.count ? t->count : t->time_ns / s->factor));
+}
+
 static int print_stats(void *ctx)
 {
 	struct state *s = ctx;
 	char head[32];
-	size_t i;
 	int err;
 
 	err = bt_summary__collect(opts.dist ? s->dists : s->totals);
@@ -185,14 +195,7 @@ static int print_stats(void *ctx)
 					       s->label);
 	snprintf(head, sizeof(head), "TOTAL_%s", s->label);
 	printf("%-26s %11s\n", "HARDIRQ", head);
-	for (i = 0; i < bt_summary__len(s->totals); i++) {
-		const struct hardirq_total *t = (const void *)bt_summary__value(s->totals, i);
-		const struct hardirq_key *k = bt_summary__key(s->totals, i);
-
-		printf("%-26.*s %11llu\n", HARDIRQ_NAME_LEN, k->name,
-		       (unsigned long long)(opts.count ? t->count : t->time_ns / s->factor));
-	}
-	return 0;
+	return bt_summary__print_rows(s->totals, stdout, print_row, s);
 }
 
 static int run(const struct bt_cmd *cmd)

@@ -122,10 +122,19 @@ static void json_row(struct bt_json *j, const void *key, const uint64_t *val, vo
 		bt_json_uint(j, "total", st->total_ns / s->factor);
 }
 
+/* BCC's "%-16s %11d" row */
+static void print_row(FILE *out, const void *key, const uint64_t *val, void *ctx)
+{
+	const struct softirq_stat *st = (const void *)val;
+	const struct state *s = ctx;
+
+	fprintf(out, "%-16s %11llu\n", vec_names[*(const __u32 *)key],
+		(unsigned long long)(st->total_ns / s->factor));
+}
+
 static int print_stats(void *ctx)
 {
 	struct state *s = ctx;
-	size_t i;
 	int err;
 
 	err = bt_summary__collect(s->sum);
@@ -155,13 +164,7 @@ static int print_stats(void *ctx)
 		return bt_summary__print_hists(s->sum, stdout, "softirq", print_vec, NULL,
 					       s->label);
 	printf("%-16s TOTAL_%5s\n", "SOFTIRQ", s->label);
-	for (i = 0; i < bt_summary__len(s->sum); i++) {
-		const struct softirq_stat *st = (const void *)bt_summary__value(s->sum, i);
-
-		printf("%-16s %11llu\n", vec_names[*(const __u32 *)bt_summary__key(s->sum, i)],
-		       (unsigned long long)(st->total_ns / s->factor));
-	}
-	return 0;
+	return bt_summary__print_rows(s->sum, stdout, print_row, s);
 }
 
 static int run(const struct bt_cmd *cmd)

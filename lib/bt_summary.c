@@ -559,6 +559,16 @@ int bt_summary__print_hists(const struct bt_summary *s, FILE *out, const char *s
 	return ferror(out) ? -EPIPE : 0;
 }
 
+int bt_summary__print_rows(const struct bt_summary *s, FILE *out, bt_summary_row_fn row_fn,
+			   void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < s->nrows; i++)
+		row_fn(out, key_of(s, s->rows[i]), delta_of(s, s->rows[i]), ctx);
+	return ferror(out) ? -EPIPE : 0;
+}
+
 void bt_json_hist(struct bt_json *j, const char *member, enum bt_summary_hist kind,
 		  const uint64_t *slots, size_t nslots)
 {

@@ -15,8 +15,8 @@
  *	err = bt_summary__collect(s);        // this interval's events, CPUs merged
  *	bt_summary__sort_by_value(s, 0, true); // or bt_summary__sort_by_key(s, cmp, ctx, merge)
  *	bt_summary__print_hists(s, stdout, "hardirq", print_name, NULL, "usecs");
- *	// or: for (i = 0; i < bt_summary__len(s); i++) use bt_summary__key(s, i),
- *	//     bt_summary__value(s, i) to print a table row
+ *	// or a table: bt_summary__print_rows(s, stdout, print_row, NULL), or walk the rows
+ *	// with bt_summary__len(s), bt_summary__key(s, i), bt_summary__value(s, i)
  *	bt_summary__json(s, &json, "irqs", json_row, NULL);
  *	bt_summary__free(s);
  *
@@ -113,6 +113,11 @@ void bt_summary__sort(struct bt_summary *s, bt_summary_row_cmp_fn cmp, void *ctx
 typedef void (*bt_summary_name_fn)(FILE *out, const void *key, void *ctx);
 int bt_summary__print_hists(const struct bt_summary *s, FILE *out, const char *section,
 			    bt_summary_name_fn name_fn, void *ctx, const char *val_type);
+
+/* A table: row_fn prints each row, in the current order. Returns 0, or -EPIPE as above. */
+typedef void (*bt_summary_row_fn)(FILE *out, const void *key, const uint64_t *val, void *ctx);
+int bt_summary__print_rows(const struct bt_summary *s, FILE *out, bt_summary_row_fn row_fn,
+			   void *ctx);
 
 /*
  * The rows as a JSON array named member (NULL inside an array): one object per row whose

@@ -510,6 +510,35 @@ static void test_json_hist_top_slot(void)
 	free(buf);
 }
 
+static void row_line(FILE *out, const void *key, const uint64_t *val, void *ctx)
+{
+	uint32_t k;
+
+	memcpy(&k, key, 4);
+	fprintf(out, "%s%u=%llu\n", (const char *)ctx, k, (unsigned long long)val[0]);
+}
+
+static void test_print_rows(void)
+{
+	struct fake f;
+	struct bt_summary *s;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	fake_init(&f, 4);
+	s = new_summary(&f, false, BT_SUMMARY_NONE);
+	bpf_add(&f, 5, 0, 0, 3);
+	bpf_add(&f, 6, 1, 0, 9);
+	CHECK_INT(bt_summary__collect(s), 0);
+	bt_summary__sort_by_value(s, 0, true);
+	CHECK_INT(bt_summary__print_rows(s, out, row_line, "k"), 0);
+	fclose(out);
+	CHECK_STR(buf, "k6=9\nk5=3\n");
+	free(buf);
+	bt_summary__free(s);
+}
+
 static void test_json_lines(void)
 {
 	struct fake f;
@@ -569,6 +598,7 @@ int main(void)
 	BT_RUN(test_linear_bcc_format);
 	BT_RUN(test_json);
 	BT_RUN(test_json_hist_top_slot);
+	BT_RUN(test_print_rows);
 	BT_RUN(test_json_lines);
 	BT_RUN(test_bad_opts);
 	return bt_test_done();
