@@ -496,6 +496,9 @@ static int run(const struct bt_cmd *cmd)
 	if (bt_output_closed())
 		goto cleanup;
 	if (opts.exec) {
+		/* Ctrl-C while setting up: the command never runs (bt_child__end() kills it) */
+		if (bt_wait(-1, 0) == BT_WAKE_SIGNAL)
+			goto cleanup;
 		err = bt_child__release(&s->child);
 		if (err)
 			goto cleanup;
