@@ -181,7 +181,10 @@ static int print_stats(void *ctx)
 	if (opts.dist)
 		bt_summary__sort_by_key(s->dists, cmp_name, NULL, false);
 	else
-		bt_summary__sort_by_value(s->totals, opts.count ? 1 : 0, true);
+		bt_summary__sort_by_value(s->totals,
+					  opts.count ? offsetof(struct hardirq_total, count) / 8
+						     : offsetof(struct hardirq_total, time_ns) / 8,
+					  true);
 	if (opts.json)
 		return print_json(s);
 

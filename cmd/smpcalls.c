@@ -82,6 +82,7 @@ struct state {
 	struct bt_ksyms *ksyms;
 	struct bt_stacks *stacks;
 	struct bt_stack_style style;
+	bool ksyms_tried; /* loaded at the first output, once */
 	char name[64];
 };
 
@@ -171,7 +172,8 @@ static int print_out(void *ctx)
 		bt_err("cannot read the histograms: %s", strerror(-err));
 		return err;
 	}
-	if (!s->ksyms) {
+	if (!s->ksyms && !s->ksyms_tried) {
+		s->ksyms_tried = true;
 		err = bt_ksyms__load(NULL, &s->ksyms);
 		if (err)
 			bt_warn("cannot read kernel symbols, functions print as addresses: %s",
