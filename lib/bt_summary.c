@@ -17,6 +17,7 @@
 struct entry {
 	unsigned int gen; /* the collect that last saw the key in the map */
 	bool dead;	  /* gone from the map: dropped at the next collect */
+	bool retired;	  /* we deleted it: prev is minus what raced the delete */
 	uint64_t data[];  /* prev[nv], delta[nv], key */
 };
 
@@ -300,16 +301,21 @@ static bool is_zero(const uint64_t *v, size_t n)
 	return true;
 }
 
-/* Totals read: this interval is what they gained; unsigned, so a wrapped u64 still works. */
+/*
+ * Totals read: this interval is what they gained. A total below the last one read means the
+ * entry was made afresh behind our back (an LRU map evicted it, and an event re-created it):
+ * what it holds is all new. After our own delete (retired), prev is minus the carry instead.
+ */
 static void take(const struct bt_summary *s, struct entry *e, const uint64_t *now)
 {
 	uint64_t *prev = prev_of(e), *delta = delta_of(s, e);
 	size_t i;
 
 	for (i = 0; i < s->nv; i++) {
-		delta[i] = now[i] - prev[i];
+		delta[i] = !e->retired && now[i] < prev[i] ? now[i] : now[i] - prev[i];
 		prev[i] = now[i];
 	}
+	e->retired = false;
 }
 
 /*
@@ -331,6 +337,7 @@ static int retire(struct bt_summary *s, struct entry *e)
 	sum_cpus(s);
 	for (i = 0; i < s->nv; i++)
 		prev[i] = prev[i] - s->sum[i];
+	e->retired = true;
 	return 0;
 }
 
@@ -384,9 +391,17 @@ int bt_summary__collect(struct bt_summary *s)
 		uint64_t *delta = delta_of(s, e);
 
 		if (e->gen != s->gen) {
-			/* gone from the map: report what was carried over, then forget it */
-			memset(s->sum, 0, s->nv * sizeof(uint64_t));
-			take(s, e, s->sum);
+			/*
+			 * Gone from the map: after our delete, report what was carried over;
+			 * evicted by someone else (an LRU map), what it gained since the last
+			 * read is unknown and nothing is reported. Then forget it.
+			 */
+			if (e->retired) {
+				memset(s->sum, 0, s->nv * sizeof(uint64_t));
+				take(s, e, s->sum);
+			} else {
+				memset(delta, 0, s->nv * sizeof(uint64_t));
+			}
 			e->dead = true;
 		} else if (s->can_delete && is_zero(delta, s->nv)) {
 			err = retire(s, e);

@@ -37,6 +37,10 @@
  * the entry before the delete and writes after it (a few instructions wide); kernels before
  * 5.14 (no lookup-and-delete on hash maps) widen that to the two syscalls. Arrays and maps
  * without .retire_idle lose nothing.
+ *
+ * LRU maps can evict a key on their own: what it gained since the last read is then unknown
+ * and not reported, and if an event re-creates it, its new total (below the last one read) is
+ * counted from zero, never as a negative difference.
  */
 #ifndef BT_SUMMARY_H
 #define BT_SUMMARY_H

@@ -260,6 +260,37 @@ static void test_retired_key_back_with_carry(void)
 	bt_summary__free(s);
 }
 
+/* An LRU map evicting a key on its own must not give a wrapped, negative difference. */
+static void test_evicted_key(void)
+{
+	struct fake f;
+	struct bt_summary *s;
+	int i;
+
+	fake_init(&f, 4);
+	s = new_summary(&f, true, BT_SUMMARY_NONE);
+	bpf_add(&f, 1, 0, 0, 10);
+	bpf_add(&f, 2, 0, 0, 10);
+	CHECK_INT(bt_summary__collect(s), 0);
+	i = slot_of(&f, &(uint32_t){ 1 });
+	f.used[i] = false; /* evicted */
+	bpf_add(&f, 2, 0, 0, 1);
+	CHECK_INT(bt_summary__collect(s), 0);
+	CHECK_INT(bt_summary__len(s), 1);
+	CHECK_INT(value_of(s, 2, 0), 1);
+	/* evicted and made again with less than before: all of it is new */
+	bpf_add(&f, 2, 0, 0, 5);
+	CHECK_INT(bt_summary__collect(s), 0);
+	i = slot_of(&f, &(uint32_t){ 2 });
+	memset(f.v[i], 0, sizeof(f.v[i]));
+	f.v[i][1][0] = 3;
+	CHECK_INT(bt_summary__collect(s), 0);
+	CHECK_INT(bt_summary__len(s), 1);
+	CHECK_INT(value_of(s, 2, 0), 3);
+	CHECK_INT(f.deletes, 0);
+	bt_summary__free(s);
+}
+
 static void test_restarted_walk_counts_once(void)
 {
 	struct fake f;
@@ -591,6 +622,7 @@ int main(void)
 	BT_RUN(test_event_after_read_is_not_lost);
 	BT_RUN(test_retire_idle_carries_racing_events);
 	BT_RUN(test_retired_key_back_with_carry);
+	BT_RUN(test_evicted_key);
 	BT_RUN(test_restarted_walk_counts_once);
 	BT_RUN(test_sorting_and_merging);
 	BT_RUN(test_sort_rows);
