@@ -23,6 +23,7 @@ struct bt_stacks {
 	int sync_outer_fd, sync_inner_fd;
 	unsigned long long missing; /* ids printed after their stack was freed (a bug if > 0) */
 	struct bt_events *pids;
+	struct bpf_link *exec_link; /* probes/bt_stack.bpf.h: bt_on_exec */
 	struct bt_symbolizer *sym;
 	struct bt_stack_value buf;
 	uint64_t ips[BT_MAX_STACK_DEPTH];
@@ -35,6 +36,7 @@ int bt_stacks__configure(struct bpf_object *obj, const struct bt_stacks_opts *op
 	struct bpf_map *deep = bpf_object__find_map_by_name(obj, "bt_stacks_deep");
 	struct bpf_map *pids = bpf_object__find_map_by_name(obj, "bt_new_pids");
 	unsigned int n = opts->storage_size ? opts->storage_size : 1024;
+	struct bpf_program *exec_prog;
 	bool announce = opts->user;
 	int err;
 
@@ -52,6 +54,9 @@ int bt_stacks__configure(struct bpf_object *obj, const struct bt_stacks_opts *op
 			deep, n / BT_STACK_DEEP_SHARE > 16 ? n / BT_STACK_DEEP_SHARE : 16);
 	if (err)
 		return err;
+	exec_prog = bpf_object__find_program_by_name(obj, "bt_on_exec");
+	if (exec_prog)
+		bpf_program__set_autoload(exec_prog, announce);
 	err = bt_rodata_set(obj, "bt_announce_pids", &announce, sizeof(announce));
 	return err == -ENOENT ? 0 : err; /* folded away when the program never announces */
 }
@@ -59,15 +64,21 @@ int bt_stacks__configure(struct bpf_object *obj, const struct bt_stacks_opts *op
 static int on_new_pid(void *ctx, const void *data, size_t size)
 {
 	struct bt_stacks *st = ctx;
-	__u32 tgid;
+	struct bt_pid_note note;
 	int err;
 
-	if (size < sizeof(tgid))
+	if (size < sizeof(note))
 		return 0;
-	memcpy(&tgid, data, sizeof(tgid));
+	memcpy(&note, data, sizeof(note));
+	if (note.exec) {
+		/* its next traced event announces it again, with the new image's libraries */
+		bt_symbolizer__forget_pid(st->sym, (int)note.tgid);
+		bt_debug("process %u exec()ed: its mappings will be noted again", note.tgid);
+		return 0;
+	}
 	/* A process that is already gone just gets [unknown] frames later. */
-	err = bt_symbolizer__note_pid(st->sym, (int)tgid);
-	bt_debug("process %u first seen: %s", tgid, err ? strerror(-err) : "mappings noted");
+	err = bt_symbolizer__note_pid(st->sym, (int)note.tgid);
+	bt_debug("process %u first seen: %s", note.tgid, err ? strerror(-err) : "mappings noted");
 	return 0;
 }
 
@@ -149,6 +160,18 @@ int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 	}
 	if (opts->user && opts->note_running)
 		note_running(st);
+	if (opts->user) {
+		struct bpf_program *prog = bpf_object__find_program_by_name(obj, "bt_on_exec");
+
+		/* without it names after an exec are the old image's: worth a warning, no more */
+		st->exec_link =
+			prog ? bpf_program__attach_raw_tracepoint(prog, "sched_process_exec")
+			     : NULL;
+		if (!st->exec_link)
+			bt_warn("cannot follow exec(): a process that execs keeps its old names "
+				"(%s)",
+				strerror(errno));
+	}
 	*out = st;
 	return 0;
 cleanup:
@@ -164,6 +187,7 @@ void bt_stacks__free(struct bt_stacks *st)
 		close(st->sync_outer_fd);
 	if (st->sync_inner_fd >= 0)
 		close(st->sync_inner_fd);
+	bpf_link__destroy(st->exec_link);
 	bt_events__free(st->pids);
 	bt_symbolizer__free(st->sym);
 	free(st->frames);

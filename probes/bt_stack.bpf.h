@@ -220,16 +220,36 @@ out:
 	return id;
 }
 
-/* Announce tgid once (per LRU lifetime) through the bt_new_pids event map. */
+/* Announce tgid once (per LRU lifetime, and again after exec) through bt_new_pids. */
 static __always_inline void bt_note_pid(void *ctx, __u32 tgid)
 {
+	struct bt_pid_note note = { .tgid = tgid };
 	__u8 one = 1;
 
 	if (!bt_announce_pids || !tgid || bpf_map_lookup_elem(&bt_seen_pids, &tgid))
 		return;
 	if (bpf_map_update_elem(&bt_seen_pids, &tgid, &one, BPF_NOEXIST))
 		return;
-	bt_event_output_to(ctx, &bt_new_pids, BT_EVENTS_LOST_PIDS, &tgid, sizeof(tgid));
+	bt_event_output_to(ctx, &bt_new_pids, BT_EVENTS_LOST_PIDS, &note, sizeof(note));
+}
+
+/*
+ * exec() replaces a process's mappings under the same pid: what user space noted is stale.
+ * Say so at once, and let the next traced event announce the process again (its libraries are
+ * mapped by then, which they are not yet here). Attached by lib/bt_stacks.c when user stacks are
+ * named: a raw_tp without a target is never auto-attached by the skeleton.
+ */
+SEC("?raw_tp")
+int bt_on_exec(void *ctx)
+{
+	struct bt_pid_note note = { .tgid = bpf_get_current_pid_tgid() >> 32, .exec = 1 };
+
+	/* processes snapshotted at start were never announced, but are stale all the same */
+	if (!bt_announce_pids)
+		return 0;
+	bpf_map_delete_elem(&bt_seen_pids, &note.tgid);
+	bt_event_output_to(ctx, &bt_new_pids, BT_EVENTS_LOST_PIDS, &note, sizeof(note));
+	return 0;
 }
 
 #endif

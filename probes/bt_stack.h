@@ -40,6 +40,12 @@ struct bt_stack_short {
 	__u64 ips[BT_STACK_SHORT + 1];
 };
 
+/* A process announcement (bt_new_pids): first seen, or its image replaced by exec. */
+struct bt_pid_note {
+	__u32 tgid;
+	__u32 exec; /* 1: it exec()ed; what was noted of it is stale */
+};
+
 enum bt_stack_lost_kind {
 	BT_STACK_LOST_FULL,    /* the stack map is full (--stack-storage-size) */
 	BT_STACK_LOST_CAPTURE, /* bpf_get_stack failed, or scratch space was busy */

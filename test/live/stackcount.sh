@@ -97,6 +97,48 @@ for events in ringbuf perfbuf; do
 	ok "per-process stacks, process announced through the $events"
 done
 
+# A process running before the tool starts that then exec()s gets the new image's names, with
+# -p (snapshotted at start) and system-wide (snapshotted at start as every running process).
+mkfifo "$T/go"
+for mode in pid all; do
+	sh -c 'read x <"$1"; exec "$2" 3 5 0 300' sh "$T/go" "$W" &
+	spid=$!
+	if [ $mode = pid ]; then
+		start_tool stackcount -U -p $spid "$W:bt_leaf"
+	else
+		start_tool stackcount -U "$W:bt_leaf"
+	fi
+	echo go >"$T/go"
+	wait $spid
+	finish_tool INT
+	expect_rc 0 "stackcount after exec ($mode)"
+	[ "$(block_count bt_leaf bt_path_a)" = 3 ] && [ "$(block_count bt_leaf bt_path_b)" = 5 ] ||
+		fail "exec ($mode): the new image's frames are not named (old snapshot reused?)"
+done
+ok "names after exec, with -p and system-wide"
+
+# 2048 distinct user call paths, path p taken p % 3 + 1 times: every path with its exact count
+# and no stack lost at the default storage size.
+WM=$BT_WORKLOADS/stack_many
+BANNER_IN=err traced_workload "$WM" call 11 -- stackcount -U -f -p @PID "$WM:sm_leaf"
+expect_rc 0 "stackcount -U -f (2048 paths)"
+grep -q 'lost' "$ERR" && fail "2048 paths: stacks lost: $(cat "$ERR")"
+python3 - "$OUT" <<'EOF' || fail "2048 paths: a path missing or miscounted"
+import sys
+counts = {}
+for line in open(sys.argv[1]):
+    frames, value = line.rsplit(" ", 1)
+    frames = frames.split(";")
+    path = frames[frames.index("main") + 2:frames.index("leaf")]  # after main;sm_a
+    assert len(path) == 11 and frames[-1] == "sm_leaf", frames
+    p = sum(1 << d for d, f in enumerate(path) if f == "sm_b")
+    assert p not in counts, "path %d printed twice" % p
+    counts[p] = int(value)
+bad = [(p, counts.get(p)) for p in range(2048) if counts.get(p) != p % 3 + 1]
+assert not bad, "wrong or missing counts: %s" % bad[:10]
+EOF
+ok "2048 distinct paths, each with its exact count, none lost"
+
 # Kernel stacks of a syscall tracepoint name the syscall entry path.
 UDP=$BT_WORKLOADS/udp_flood
 traced_workload "$UDP" 3000 -1 -- stackcount -K -p @PID t:syscalls:sys_enter_sendto
