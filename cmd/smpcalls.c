@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* smpcalls: time SMP cross calls per called function, as the BPF Performance Tools' script. */
 #include <errno.h>
-#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,20 +24,21 @@ enum {
 };
 
 static struct smpcalls_opts {
+	struct bt_common_opts c; /* -p */
 	bool timestamp;
 	bool stacks;
 	bool json;
-	long pid;
 	struct bt_interval iv;
-} opts = { .iv = { .interval = BT_FOREVER, .count = BT_FOREVER } };
+} opts = { .c = BT_COMMON_OPTS_INIT, .iv = { .interval = BT_FOREVER, .count = BT_FOREVER } };
 
 static const struct argp_option options[] = {
 	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
 	{ "kernel-stack", 'K', NULL, 0, "Key by the caller's kernel stack and name too", 0 },
-	{ "pid", 'p', "PID", 0, "Only calls made by this process", 0 },
-	{ "json", OPT_JSON, NULL, 0, "One JSON object per output", 0 },
+	{ "json", OPT_JSON, NULL, 0, "One line of JSON per output", 0 },
 	{ NULL },
 };
+
+static const struct argp argp;
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -51,8 +51,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'K':
 		o->stacks = true;
 		break;
-	case 'p':
-		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
+	case ARGP_KEY_INIT:
+		bt_argp_common_init(state, &argp, &o->c);
+		break;
 	case OPT_JSON:
 		o->json = true;
 		break;
@@ -64,9 +65,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &bt_argp_pid, 0, NULL, 0 },
+	{ NULL },
+};
+
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
+	.children = children,
 	.args_doc = "[interval [count]]",
 	.doc = "Time SMP cross calls (functions run on other CPUs) as histograms of nanoseconds.\v"
 	       "examples:\n"
@@ -271,7 +278,7 @@ static int run(const struct bt_cmd *cmd)
 		return err;
 	}
 	skel->rodata->want_stack = opts.stacks;
-	filters.tgid = opts.pid;
+	filters.tgid = opts.c.pid;
 	err = bt_filters_apply(skel->obj, &filters);
 	if (!err)
 		err = bt_skel_select(skel->obj, cmd->probes);

@@ -44,7 +44,7 @@ static const struct argp_option options[] = {
 	{ "count", 0, NULL, OPTION_ALIAS, NULL, 0 },
 	{ "dist", 'd', NULL, 0, "Show distributions as histograms", 0 },
 	{ "cpu", 'c', "CPU", 0, "Trace this CPU only", 0 },
-	{ "json", OPT_JSON, NULL, 0, "One JSON object per output", 0 },
+	{ "json", OPT_JSON, NULL, 0, "One line of JSON per output", 0 },
 	{ NULL },
 };
 
