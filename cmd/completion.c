@@ -18,10 +18,17 @@ static bool option_end(const struct argp_option *o)
 	return !o->name && !o->key && !o->doc && !o->group;
 }
 
+/* Whether key is a short option letter; keys past 0x100 are long-only (isalnum() of such a
+ * value is undefined). */
+static bool short_key(int key)
+{
+	return key > 0 && key < 0x80 && isalnum(key);
+}
+
 static bool shown(const struct argp_option *o)
 {
 	return !(o->flags & OPTION_HIDDEN) && !(o->flags & OPTION_DOC) &&
-	       (o->name || isalnum(o->key));
+	       (o->name || short_key(o->key));
 }
 
 #define MAX_OPTIONS 256
@@ -63,7 +70,7 @@ static void bash_words(FILE *out, const struct bt_cmd *c)
 		o = v[k];
 		if (!shown(o))
 			continue;
-		if (isalnum(o->key) && !(o->flags & OPTION_ALIAS))
+		if (short_key(o->key) && !(o->flags & OPTION_ALIAS))
 			fprintf(out, " -%c", o->key);
 		if (o->name)
 			fprintf(out, " --%s", o->name);
@@ -171,7 +178,7 @@ static void print_zsh(FILE *out)
 			o = v[k];
 			if (!shown(o))
 				continue;
-			if (isalnum(o->key) && !(o->flags & OPTION_ALIAS)) {
+			if (short_key(o->key) && !(o->flags & OPTION_ALIAS)) {
 				snprintf(word, sizeof(word), "-%c", o->key);
 				put_zsh_item(out, word, o->doc);
 			}
@@ -207,7 +214,7 @@ static void fish_options(FILE *out, const struct bt_cmd *c, const char *prefix)
 		if (!(o->flags & OPTION_ALIAS))
 			doc_of = o;
 		fputs(prefix, out);
-		if (isalnum(o->key) && !(o->flags & OPTION_ALIAS))
+		if (short_key(o->key) && !(o->flags & OPTION_ALIAS))
 			fprintf(out, " -s %c", o->key);
 		if (o->name)
 			fprintf(out, " -l %s", o->name);

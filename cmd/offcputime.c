@@ -13,6 +13,7 @@
 #include "bt_err.h"
 #include "bt_json.h"
 #include "bt_loop.h"
+#include "bt_offcpu_opts.h"
 #include "bt_skel.h"
 #include "bt_stack_table.h"
 #include "bt_stacks.h"
@@ -20,47 +21,17 @@
 #include "offcputime.skel.h"
 
 enum {
-	OPT_STORAGE = 0x100,
-	OPT_STATE,
-	OPT_JSON,
-	OPT_DEBUG,
+	OPT_DEBUG = 0x100,
 };
 
 static struct offcputime_opts {
-	unsigned int tgids[BT_OFFCPU_MAX_IDS], ntgids;
-	unsigned int tids[BT_OFFCPU_MAX_IDS], ntids;
-	const char *tgid_arg, *tid_arg;
-	bool user_threads, kernel_threads, user_only, kernel_only;
-	bool delimited, folded, offset, json;
-	unsigned long storage;
-	unsigned long min_us, max_us;
-	long state;
+	struct bt_offcpu_opts o;
+	bool offset;
 	unsigned long duration;
-} opts = { .storage = 16384, .min_us = 1, .max_us = ULONG_MAX, .state = -1 };
+} opts = { .o = BT_OFFCPU_OPTS_INIT };
 
 static const struct argp_option options[] = {
-	{ "pid", 'p', "PIDS", 0, "Trace these PIDs only (comma-separated)", 0 },
-	{ "tid", 't', "TIDS", 0, "Trace these TIDs only (comma-separated)", 0 },
-	{ "user-threads-only", 'u', NULL, 0, "User threads only (no kernel threads)", 0 },
-	{ "kernel-threads-only", 'k', NULL, 0, "Kernel threads only (no user threads)", 0 },
-	{ "user-stacks-only", 'U', NULL, 0, "Show stacks from user space only (no kernel stacks)",
-	  0 },
-	{ "kernel-stacks-only", 'K', NULL, 0, "Show stacks from kernel space only (no user stacks)",
-	  0 },
-	{ "delimited", 'd', NULL, 0, "Insert delimiter between kernel/user stacks", 0 },
-	{ "folded", 'f', NULL, 0, "Output folded format", 0 },
 	{ "offset", 's', NULL, 0, "Show address offsets", 0 },
-	{ "stack-storage-size", OPT_STORAGE, "N", 0,
-	  "The number of unique stack traces that can be stored and displayed (default 16384)", 0 },
-	{ "min-block-time", 'm', "US", 0,
-	  "The amount of time in microseconds over which we store traces (default 1)", 0 },
-	{ "max-block-time", 'M', "US", 0,
-	  "The amount of time in microseconds under which we store traces (default U64_MAX)", 0 },
-	{ "state", OPT_STATE, "N", 0,
-	  "Filter on this thread state bitmask (eg, 2 == TASK_UNINTERRUPTIBLE); 0 means "
-	  "exactly TASK_RUNNING (preempted). See include/linux/sched.h",
-	  0 },
-	{ "json", OPT_JSON, NULL, 0, "One JSON object per stack (JSON Lines)", 0 },
 	{ "debug", OPT_DEBUG, NULL, 0, "Print libbpf's log and the attach decisions", 0 },
 	{ NULL },
 };
@@ -70,64 +41,22 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct offcputime_opts *o = state->input;
 
 	switch (key) {
-	case 'p':
-		o->tgid_arg = arg;
-		return bt_argp_id_list(state, arg, "PID", o->tgids, BT_OFFCPU_MAX_IDS, &o->ntgids);
-	case 't':
-		o->tid_arg = arg;
-		return bt_argp_id_list(state, arg, "TID", o->tids, BT_OFFCPU_MAX_IDS, &o->ntids);
-	case 'u':
-		o->user_threads = true;
-		break;
-	case 'k':
-		o->kernel_threads = true;
-		break;
-	case 'U':
-		o->user_only = true;
-		break;
-	case 'K':
-		o->kernel_only = true;
-		break;
-	case 'd':
-		o->delimited = true;
-		break;
-	case 'f':
-		o->folded = true;
-		break;
 	case 's':
 		o->offset = true;
 		break;
-	case OPT_STORAGE:
-		return bt_argp_ulong(state, arg, "stack storage size", 1, 1 << 24, &o->storage);
-	case 'm':
-		return bt_argp_ulong(state, arg, "minimum block time", 1, ULONG_MAX, &o->min_us);
-	case 'M':
-		return bt_argp_ulong(state, arg, "maximum block time", 1, ULONG_MAX, &o->max_us);
-	case OPT_STATE:
-		return bt_argp_long(state, arg, "thread state", 0, 0xffff, &o->state);
-	case OPT_JSON:
-		o->json = true;
-		break;
 	case OPT_DEBUG:
 		bt_set_debug(true);
+		break;
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->o;
 		break;
 	case ARGP_KEY_ARG:
 		if (o->duration)
 			return bt_argp_error(state, "unexpected argument '%s'", arg);
 		return bt_argp_ulong(state, arg, "duration", 1, BT_FOREVER, &o->duration);
 	case ARGP_KEY_END:
-		if ((o->ntgids > 0) + (o->ntids > 0) + o->user_threads + o->kernel_threads > 1)
-			return bt_argp_error(state, "-p, -t, -u and -k are mutually exclusive");
-		if (o->user_only && o->kernel_only)
-			return bt_argp_error(state, "-U and -K are mutually exclusive; both stacks "
-						    "is the default");
-		if (o->folded && o->offset)
+		if (o->o.folded && o->offset)
 			return bt_argp_error(state, "can only use -f or -s");
-		if (o->folded && o->json)
-			return bt_argp_error(state, "can only use -f or --json");
-		if (o->min_us >= o->max_us)
-			return bt_argp_error(state, "-m (%lu) must be less than -M (%lu)",
-					     o->min_us, o->max_us);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -135,9 +64,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &bt_offcpu_argp, 0, NULL, 0 },
+	{ NULL },
+};
+
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
+	.children = children,
 	.args_doc = "[duration]",
 	.doc = "Summarize off-CPU time by stack trace.\v"
 	       "examples:\n"
@@ -166,12 +101,12 @@ struct state {
 
 static bool want_kernel(void)
 {
-	return !opts.user_only;
+	return !opts.o.user_only;
 }
 
 static bool want_user(void)
 {
-	return !opts.kernel_only;
+	return !opts.o.kernel_only;
 }
 
 static void put_json(struct state *s, const struct offcputime_key *k, unsigned long long us)
@@ -197,19 +132,19 @@ static int add_row(void *ctx, const void *key, const void *value)
 	const struct offcputime_key *k = key;
 	unsigned long long us = *(const __u64 *)value;
 	struct state *s = ctx;
-	bool delimit = opts.delimited && BT_STACK_STORED(k->kernel_stack) &&
+	bool delimit = opts.o.delimited && BT_STACK_STORED(k->kernel_stack) &&
 		       BT_STACK_STORED(k->user_stack);
 	FILE *f = bt_stack_table__begin(&s->table);
 
 	if (!f)
 		return -ENOMEM;
-	if (opts.json) {
+	if (opts.o.json) {
 		struct bt_json j = s->json;
 
 		s->json.out = f;
 		put_json(s, k, us);
 		s->json = j;
-	} else if (opts.folded) {
+	} else if (opts.o.folded) {
 		fprintf(f, "%.*s", BT_OFFCPU_COMM_LEN, k->comm);
 		if (want_user())
 			bt_stacks__fold(s->stacks, f, &s->style, k->tgid, k->user_stack, 0, false);
@@ -249,15 +184,15 @@ static int print_summary(void *ctx)
 		bt_err("cannot read the off-CPU counts: %s", strerror(-err));
 		return err;
 	}
-	if (!opts.folded && !opts.json)
+	if (!opts.o.folded && !opts.o.json)
 		printf("\n");
 	bt_stack_table__sort(&s->table);
 	for (i = 0; i < s->table.n; i++) {
 		const struct bt_stack_row *r = &s->table.rows[i];
 
-		if (opts.json)
+		if (opts.o.json)
 			fputs(r->text, stdout);
-		else if (opts.folded)
+		else if (opts.o.folded)
 			printf("%s %llu\n", r->text, r->value);
 		else
 			printf("%s        %llu\n\n", r->text, r->value);
@@ -269,51 +204,22 @@ static int print_summary(void *ctx)
 static void print_banner(void)
 {
 	char who[64 + 12 * BT_OFFCPU_MAX_IDS];
-	FILE *out = opts.folded || opts.json ? stderr : stdout;
+	FILE *out = opts.o.folded || opts.o.json ? stderr : stdout;
 
-	if (opts.ntgids)
-		snprintf(who, sizeof(who), "PIDs %s", opts.tgid_arg);
-	else if (opts.ntids)
-		snprintf(who, sizeof(who), "TIDs %s", opts.tid_arg);
-	else
-		snprintf(who, sizeof(who), "%s threads",
-			 opts.user_threads     ? "user"
-			 : opts.kernel_threads ? "kernel"
-					       : "all");
-	fprintf(out, "Tracing off-CPU time (us) of %s by %s stack", who,
-		opts.user_only	   ? "user"
-		: opts.kernel_only ? "kernel"
-				   : "user + kernel");
+	bt_offcpu_threads(&opts.o, who, sizeof(who));
+	fprintf(out, "Tracing off-CPU time (us) of %s by %s stack", who, bt_offcpu_stacks(&opts.o));
 	if (opts.duration)
 		fprintf(out, " for %lu secs.\n", opts.duration);
 	else
 		fprintf(out, "... Hit Ctrl-C to end.\n");
 }
 
-static void set_filters(struct offcputime_bpf *skel)
-{
-	struct offcputime_bpf__rodata *r = skel->rodata;
-
-	r->want_kernel = want_kernel();
-	r->want_user = want_user();
-	r->bt_offcpu_ntgids = opts.ntgids;
-	memcpy((void *)r->bt_offcpu_tgids, opts.tgids, sizeof(opts.tgids));
-	r->bt_offcpu_ntids = opts.ntids;
-	memcpy((void *)r->bt_offcpu_tids, opts.tids, sizeof(opts.tids));
-	r->bt_offcpu_user_threads = opts.user_threads;
-	r->bt_offcpu_kernel_threads = opts.kernel_threads;
-	r->bt_offcpu_by_state = opts.state >= 0;
-	r->bt_offcpu_state = opts.state >= 0 ? opts.state : 0;
-	r->bt_offcpu_min_us = opts.min_us;
-	r->bt_offcpu_max_us = opts.max_us;
-}
-
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_stacks_opts sopts = {
-		.storage_size = opts.storage,
+		.storage_size = opts.o.storage,
 		.user = want_user(),
-		.note_running = want_user() && !opts.ntgids && !opts.ntids,
+		.note_running = want_user() && !opts.o.ntgids && !opts.o.ntids,
 	};
 	struct bt_interval iv = {
 		.interval = opts.duration ? opts.duration : BT_FOREVER,
@@ -335,8 +241,11 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot open the BPF object: %s", strerror(errno));
 		return err;
 	}
-	set_filters(skel);
-	err = bt_stacks__configure(skel->obj, &sopts);
+	skel->rodata->want_kernel = want_kernel();
+	skel->rodata->want_user = want_user();
+	err = bt_offcpu_apply(skel->obj, &opts.o);
+	if (!err)
+		err = bt_stacks__configure(skel->obj, &sopts);
 	if (err) {
 		bt_err("cannot set up the stack maps: %s", strerror(-err));
 		goto cleanup;
@@ -355,8 +264,8 @@ static int run(const struct bt_cmd *cmd)
 		goto cleanup;
 	}
 	/* the listed processes are snapshotted now: one may exit before its first event is read */
-	for (i = 0; want_user() && i < opts.ntgids; i++)
-		bt_stacks__note_pid(s.stacks, opts.tgids[i]);
+	for (i = 0; want_user() && i < opts.o.ntgids; i++)
+		bt_stacks__note_pid(s.stacks, opts.o.tgids[i]);
 	err = offcputime_bpf__attach(skel);
 	if (err) {
 		bt_err("cannot attach to sched:sched_switch: %s", strerror(-err));

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bt_args.h"
+#include "bt_offcpu_opts.h"
+#include "bt_skel.h"
+
+enum {
+	OPT_STORAGE = 0x1200,
+	OPT_STATE,
+	OPT_JSON,
+};
+
+static const struct argp_option options[] = {
+	{ "pid", 'p', "PIDS", 0, "Trace these PIDs only (comma-separated)", 0 },
+	{ "tid", 't', "TIDS", 0, "Trace these TIDs only (comma-separated)", 0 },
+	{ "user-threads-only", 'u', NULL, 0, "User threads only (no kernel threads)", 0 },
+	{ "kernel-threads-only", 'k', NULL, 0, "Kernel threads only (no user threads)", 0 },
+	{ "user-stacks-only", 'U', NULL, 0, "Show stacks from user space only (no kernel stacks)",
+	  0 },
+	{ "kernel-stacks-only", 'K', NULL, 0, "Show stacks from kernel space only (no user stacks)",
+	  0 },
+	{ "delimited", 'd', NULL, 0, "Insert delimiter between kernel/user stacks", 0 },
+	{ "folded", 'f', NULL, 0, "Output folded format", 0 },
+	{ "stack-storage-size", OPT_STORAGE, "N", 0,
+	  "The number of unique stack traces that can be stored and displayed (default 16384)", 0 },
+	{ "min-block-time", 'm', "US", 0,
+	  "The amount of time in microseconds over which we store traces (default 1)", 0 },
+	{ "max-block-time", 'M', "US", 0,
+	  "The amount of time in microseconds under which we store traces (default U64_MAX)", 0 },
+	{ "state", OPT_STATE, "N", 0,
+	  "Filter on this thread state bitmask (eg, 2 == TASK_UNINTERRUPTIBLE); 0 means "
+	  "exactly TASK_RUNNING (preempted). See include/linux/sched.h",
+	  0 },
+	{ "json", OPT_JSON, NULL, 0, "One JSON object per stack (JSON Lines)", 0 },
+	{ NULL },
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct bt_offcpu_opts *o = state->input;
+
+	switch (key) {
+	case 'p':
+		o->tgid_arg = arg;
+		return bt_argp_id_list(state, arg, "PID", o->tgids, BT_OFFCPU_MAX_IDS, &o->ntgids);
+	case 't':
+		o->tid_arg = arg;
+		return bt_argp_id_list(state, arg, "TID", o->tids, BT_OFFCPU_MAX_IDS, &o->ntids);
+	case 'u':
+		o->user_threads = true;
+		break;
+	case 'k':
+		o->kernel_threads = true;
+		break;
+	case 'U':
+		o->user_only = true;
+		break;
+	case 'K':
+		o->kernel_only = true;
+		break;
+	case 'd':
+		o->delimited = true;
+		break;
+	case 'f':
+		o->folded = true;
+		break;
+	case OPT_STORAGE:
+		return bt_argp_ulong(state, arg, "stack storage size", 1, 1 << 24, &o->storage);
+	case 'm':
+		return bt_argp_ulong(state, arg, "minimum block time", 1, ULONG_MAX, &o->min_us);
+	case 'M':
+		return bt_argp_ulong(state, arg, "maximum block time", 1, ULONG_MAX, &o->max_us);
+	case OPT_STATE:
+		return bt_argp_long(state, arg, "thread state", 0, 0xffff, &o->state);
+	case OPT_JSON:
+		o->json = true;
+		break;
+	case ARGP_KEY_END:
+		if ((o->ntgids > 0) + (o->ntids > 0) + o->user_threads + o->kernel_threads > 1)
+			return bt_argp_error(state, "-p, -t, -u and -k are mutually exclusive");
+		if (o->user_only && o->kernel_only)
+			return bt_argp_error(state, "-U and -K are mutually exclusive; both stacks "
+						    "is the default");
+		if (o->folded && o->json)
+			return bt_argp_error(state, "can only use -f or --json");
+		if (o->min_us >= o->max_us)
+			return bt_argp_error(state, "-m (%lu) must be less than -M (%lu)",
+					     o->min_us, o->max_us);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp bt_offcpu_argp = { .options = options, .parser = parse_opt };
+
+int bt_offcpu_apply(struct bpf_object *obj, const struct bt_offcpu_opts *o)
+{
+	bool by_state = o->state >= 0;
+	__u32 state = by_state ? o->state : 0;
+	__u64 min = o->min_us, max = o->max_us;
+	int err;
+
+	err = bt_rodata_set(obj, "bt_offcpu_ntgids", &o->ntgids, sizeof(__u32));
+	if (!err)
+		err = bt_rodata_set(obj, "bt_offcpu_tgids", o->tgids, sizeof(o->tgids));
+	if (!err)
+		err = bt_rodata_set(obj, "bt_offcpu_ntids", &o->ntids, sizeof(__u32));
+	if (!err)
+		err = bt_rodata_set(obj, "bt_offcpu_tids", o->tids, sizeof(o->tids));
+	if (!err)
+		err = bt_rodata_set(obj, "bt_offcpu_user_threads", &o->user_threads, sizeof(bool));
+	if (!err)
+		err = bt_rodata_set(obj, "bt_offcpu_kernel_threads", &o->kernel_threads,
+				    sizeof(bool));
+	if (!err)
+		err = bt_rodata_set(obj, "bt_offcpu_by_state", &by_state, sizeof(bool));
+	if (!err)
+		err = bt_rodata_set(obj, "bt_offcpu_state", &state, sizeof(state));
+	if (!err)
+		err = bt_rodata_set(obj, "bt_offcpu_min_us", &min, sizeof(min));
+	if (!err)
+		err = bt_rodata_set(obj, "bt_offcpu_max_us", &max, sizeof(max));
+	return err;
+}
+
+void bt_offcpu_threads(const struct bt_offcpu_opts *o, char *buf, size_t len)
+{
+	if (o->ntgids)
+		snprintf(buf, len, "PIDs %s", o->tgid_arg);
+	else if (o->ntids)
+		snprintf(buf, len, "TIDs %s", o->tid_arg);
+	else
+		snprintf(buf, len, "%s threads",
+			 o->user_threads     ? "user"
+			 : o->kernel_threads ? "kernel"
+					     : "all");
+}
+
+const char *bt_offcpu_stacks(const struct bt_offcpu_opts *o)
+{
+	return o->user_only ? "user" : o->kernel_only ? "kernel" : "user + kernel";
+}

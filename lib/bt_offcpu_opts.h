@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What offcputime and offwaketime share (probes/bt_offcpu.bpf.h is the kernel side): BCC's
+ * thread filters and block-time window, the stack choice and the output form, as one argp
+ * child, and writing the filters into the object's read-only data.
+ *
+ *	static struct bt_offcpu_opts oo = BT_OFFCPU_OPTS_INIT;
+ *	static const struct argp_child children[] = { { &bt_offcpu_argp, 0, NULL, 0 }, { NULL } };
+ *	...in the command's parser:  case ARGP_KEY_INIT: state->child_inputs[0] = &oo; break;
+ *	...before load:              bt_offcpu_apply(skel->obj, &oo);
+ */
+#ifndef BT_OFFCPU_OPTS_H
+#define BT_OFFCPU_OPTS_H
+
+#include <argp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <bpf/libbpf.h>
+
+#include "bt_offcpu.h"
+
+struct bt_offcpu_opts {
+	unsigned int tgids[BT_OFFCPU_MAX_IDS], ntgids; /* -p */
+	unsigned int tids[BT_OFFCPU_MAX_IDS], ntids;   /* -t */
+	const char *tgid_arg, *tid_arg;		       /* as given, for the banner */
+	bool user_threads, kernel_threads;	       /* -u, -k */
+	bool user_only, kernel_only;		       /* -U, -K */
+	bool delimited, folded, json;		       /* -d, -f, --json */
+	unsigned long storage;			       /* --stack-storage-size */
+	unsigned long min_us, max_us;		       /* -m, -M */
+	long state;				       /* --state; -1: any */
+};
+#define BT_OFFCPU_OPTS_INIT                                                \
+	{                                                                  \
+		.storage = 16384, .min_us = 1, .max_us = ~0UL, .state = -1 \
+	}
+
+extern const struct argp bt_offcpu_argp;
+
+/* Write the thread filters and the block-time window into obj's read-only data. */
+int bt_offcpu_apply(struct bpf_object *obj, const struct bt_offcpu_opts *o);
+
+/* "all threads", "user threads", "kernel threads", "PIDs 185,186" or "TIDs 188", as BCC. */
+void bt_offcpu_threads(const struct bt_offcpu_opts *o, char *buf, size_t len);
+/* "user + kernel", "user" or "kernel" */
+const char *bt_offcpu_stacks(const struct bt_offcpu_opts *o);
+
+#endif
