@@ -182,6 +182,25 @@ opened "$kid" bt_exec_kid 2
 [ "$(grep -vc "^$kid " "$OUT")" = 1 ] || fail "--exec: rows of other processes"
 ok "--exec: only the child, which ran to its end ($(($(date +%s) - start)) s)"
 
+# open(2) and openat2(2) as well as openat(2), where the kernel has them; -e's MODE of a
+# creating open.
+RC=0
+"$BPFTOOLS" opensnoop -e --exec "$WORK" -c bt_kinds 1 "open:$OK" "openat2:$MISS" "creat:$T/new" \
+	>"$OUT" 2>"$ERR" || RC=$?
+expect_rc 0 "opensnoop -e --exec (open, openat2, creat)"
+kid=$(awk '$2 == "bt_kinds" { print $1; exit }' "$OUT")
+[ -n "$kid" ] || fail "no row of the open/openat2/creat workload"
+pre=$(printf '%-6d %-16s' "$kid" bt_kinds)
+if [ -d $tfs/events/syscalls/sys_enter_open ]; then
+	grep -Eq "^$pre +[0-9]+   0 00000000 n/a  $OK\$" "$OUT" || fail "open(2): no row"
+fi
+if [ -d $tfs/events/syscalls/sys_enter_openat2 ]; then
+	grep -Fxq "$pre   -1   2 00000000 n/a  $MISS" "$OUT" || fail "openat2(2): no failing row"
+fi
+grep -Eq "^$pre +[0-9]+   0 00001101 0640 $T/new\$" "$OUT" ||
+	fail "-e: no row with FLAGS 00001101 (O_WRONLY|O_CREAT|O_TRUNC) and MODE 0640"
+ok "open(2), openat2(2), and -e's mode of a creating open"
+
 # --json: one object per line, the failure's errno by name.
 RC=0
 "$BPFTOOLS" opensnoop --json --exec "$WORK" -c bt_json_kid 1 "$OK" "$MISS" >"$OUT" 2>"$ERR" || RC=$?

@@ -7,8 +7,10 @@
  * takes the name COMM (prctl), the user id UID (setuid) and the working directory DIR when
  * given, waits for SIGUSR1 with -w (so the tracer can attach first; exit 3 without one within
  * 30 s), then COUNT times opens each PATH read-only with openat(AT_FDCWD, PATH) and closes what
- * opened. A PATH of the form @DIR:REL is opened as openat(fd of DIR, REL). Exits 0; a failed
- * open is expected (the tests want failures) and not an error.
+ * opened. A PATH of the form @DIR:REL is opened as openat(fd of DIR, REL); open:PATH with
+ * open(2), openat2:PATH with openat2(2) (both read-only), creat:PATH with
+ * openat(O_WRONLY | O_CREAT | O_TRUNC, 0640). Exits 0; a failed open is expected (the tests
+ * want failures) and not an error.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -17,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,7 +37,21 @@ static int open_one(const char *spec)
 			return -1;
 		spec = colon + 1;
 	}
-	fd = openat(dfd, spec, O_RDONLY);
+	if (!strncmp(spec, "open:", 5)) {
+#ifdef SYS_open
+		fd = (int)syscall(SYS_open, spec + 5, O_RDONLY);
+#else
+		fd = openat(AT_FDCWD, spec + 5, O_RDONLY); /* no open(2) here (arm64) */
+#endif
+	} else if (!strncmp(spec, "openat2:", 8)) {
+		struct open_how how = { .flags = O_RDONLY };
+
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, spec + 8, &how, sizeof(how));
+	} else if (!strncmp(spec, "creat:", 6)) {
+		fd = openat(dfd, spec + 6, O_WRONLY | O_CREAT | O_TRUNC, 0640);
+	} else {
+		fd = openat(dfd, spec, O_RDONLY);
+	}
 	if (fd >= 0)
 		close(fd);
 	if (dfd >= 0)
