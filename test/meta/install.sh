@@ -1,0 +1,51 @@
+#!/bin/sh
+# `cmake --install` into a temporary prefix gives, for every command in the registry: a link
+# in sbin/ that runs it, its bash and fish completion where those shells load it by name, zsh's
+# #compdef entry, and a man page that renders and documents every long option of its --help.
+. "$(dirname "$0")/lib.sh"
+BT_BUILD=${BT_BUILD:?BT_BUILD must point at the build directory}
+
+P=$T/prefix
+cmake --install "$BT_BUILD" --prefix "$P" >"$T/log" 2>&1 || { cat "$T/log" >&2; bad "cmake --install failed"; finish install; }
+
+[ -x "$P/sbin/bpftools" ] || bad "no sbin/bpftools"
+"$P/sbin/bpftools" --list >"$T/list" || bad "installed bpftools --list fails"
+bashc=$P/share/bash-completion/completions
+zshc=$P/share/zsh/site-functions/_bpftools
+fishc=$P/share/fish/vendor_completions.d
+for sh in bash zsh fish; do
+	"$BPFTOOLS" completion $sh >"$T/want.$sh"
+done
+cmp -s "$bashc/bpftools" "$T/want.bash" || bad "installed bash completion differs from 'bpftools completion bash'"
+cmp -s "$zshc" "$T/want.zsh" || bad "installed _bpftools differs from 'bpftools completion zsh'"
+cmp -s "$fishc/bpftools.fish" "$T/want.fish" || bad "installed fish completion differs from 'bpftools completion fish'"
+head -1 "$zshc" >"$T/compdef"
+
+n=0
+for c in $(commands); do
+	n=$((n + 1))
+	[ "$(readlink "$P/sbin/$c")" = bpftools ] || bad "sbin/$c is not a link to bpftools"
+	"$P/sbin/$c" --help 2>&1 | grep -q "^Usage: $c " || bad "sbin/$c --help does not run $c"
+	[ "$(readlink "$bashc/$c")" = bpftools ] || bad "bash: no completion link for $c"
+	[ "$(readlink "$fishc/$c.fish")" = bpftools.fish ] || bad "fish: no completion link for $c"
+	grep -qE "^#compdef .* $c( |\$)" "$T/compdef" || bad "zsh: #compdef does not name $c"
+
+	page=$P/share/man/man8/$c.8
+	[ -f "$page" ] || { bad "no man page share/man/man8/$c.8"; continue; }
+	groff -man -Tutf8 -ww -z "$page" 2>"$T/warn" || bad "$c.8: groff fails"
+	[ -s "$T/warn" ] && bad "$c.8: groff warns: $(head -3 "$T/warn")"
+	MANWIDTH=200 man -l "$page" 2>/dev/null | col -b >"$T/man" || bad "man -l $c.8 fails"
+	grep -q "^NAME" "$T/man" && grep -q "^SYNOPSIS" "$T/man" && grep -q "^DESCRIPTION" "$T/man" &&
+		grep -q "^OPTIONS" "$T/man" || bad "$c.8 lacks NAME, SYNOPSIS, DESCRIPTION or OPTIONS"
+	summary=$(awk -v c="$c" '$1 == c { sub(/^[^ ]+ +/, ""); print }' "$T/list")
+	grep -qF -- "$c - $summary" "$T/man" || bad "$c.8: NAME line is not '$c - $summary'"
+	grep -q "^ *$c \[OPTION" "$T/man" || bad "$c.8: SYNOPSIS lacks the usage line"
+	for o in $(long_options "$c"); do
+		grep -q -- "$o" "$T/man" || bad "$c.8 does not document $o"
+	done
+	# The description opens with the first paragraph of docs/NAME.md.
+	first=$(awk 'NR > 1 && NF { print; exit }' "$BT_SRC/docs/$c.md" | sed 's/`//g' | tr -s ' \t' ' ' | cut -c1-30)
+	tr -s ' \t\n' ' ' <"$T/man" | grep -qF -- "$first" || bad "$c.8: description does not start from docs/$c.md ('$first')"
+done
+[ "$n" -gt 0 ] || bad "no commands listed"
+finish "install: links, completions and man pages for $n commands"
