@@ -351,12 +351,27 @@ static void probe_uprobes(struct bt_feature *f)
 
 static void probe_uprobe_multi(struct bt_feature *f)
 {
-	/* libbpf 1.1 has no uprobe.multi API (1.3 does): report what the kernel has anyway. */
-	if (btf_struct_has("bpf_uprobe_multi_link", NULL))
-		set_no(f, EOPNOTSUPP, "the kernel has it; libbpf %s cannot use it",
-		       libbpf_version_string());
-	else
+	/* BPF_TRACE_UPROBE_MULTI, which libbpf 1.1's headers predate */
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = 48);
+	char why[96];
+	int fd;
+
+	/*
+	 * libbpf 1.1 has no uprobe.multi API (1.3 does): lib/bt_attach_user.c makes the links
+	 * with bpf(BPF_LINK_CREATE) itself. A program of that attach type must load.
+	 */
+	if (!btf_struct_has("bpf_uprobe_multi_link", NULL)) {
 		set_no(f, EOPNOTSUPP, "kernel older than 6.6");
+		return;
+	}
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", ret0, 2, &opts);
+	if (fd < 0) {
+		bt_errno_why(why, sizeof(why), errno);
+		set_no(f, errno, "refused: %s", why);
+		return;
+	}
+	close(fd);
+	f->ok = true;
 }
 
 static void probe_raw_tp(struct bt_feature *f)

@@ -87,13 +87,18 @@ for mode in $modes; do
 	: >"$OUT"
 	TMPDIR=$T "$WORK" $R $W $O $M &
 	wpid=$!
-	# its start-up (the loader's opens and reads) must be over before counting: wait for
-	# it to sleep in sigwait
-	i=0
-	until [ "$(sed 's/.*) \([A-Z]\).*/\1/' /proc/$wpid/stat 2>/dev/null)" = S ]; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || fail "vfs_work did not reach its sigwait"
-		sleep 0.05
+	# a second copy, released with the traced one: -p must leave its calls out
+	TMPDIR=$T "$WORK" $R $W $O $M &
+	other=$!
+	# their start-up (the loader's opens and reads) must be over before counting: wait for
+	# them to sleep in sigwait
+	for p in $wpid $other; do
+		i=0
+		until [ "$(sed 's/.*) \([A-Z]\).*/\1/' /proc/$p/stat 2>/dev/null)" = S ]; do
+			i=$((i + 1))
+			[ $i -lt 100 ] || fail "vfs_work did not reach its sigwait"
+			sleep 0.05
+		done
 	done
 	"$BPFTOOLS" vfsstat -p $wpid --attach=$mode 1 3 >"$OUT" 2>"$ERR" &
 	vpid=$!
@@ -101,13 +106,14 @@ for mode in $modes; do
 	until grep -q '^TIME' "$OUT" 2>/dev/null; do
 		i=$((i + 1))
 		if [ $i -gt 100 ] || ! kill -0 $vpid 2>/dev/null; then
-			kill -TERM $wpid $vpid 2>/dev/null
+			kill -TERM $wpid $other $vpid 2>/dev/null
 			fail "--attach=$mode: no header"
 		fi
 		sleep 0.1
 	done
-	kill -USR1 $wpid
+	kill -USR1 $wpid $other
 	wait $wpid || fail "workload exited $?"
+	wait $other || fail "the other workload exited $?"
 	RC=0
 	wait $vpid || RC=$?
 	expect_rc 0 "vfsstat -p PID --attach=$mode 1 3"

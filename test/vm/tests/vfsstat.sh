@@ -2,7 +2,8 @@
 # vm-timeout: 120
 # vfsstat in each attach mode the guest has (fentry, kprobe): a workload makes known numbers of
 # VFS calls and `vfsstat -p PID 1 2` must sum them, column by column, in BCC's layout; every
-# function is attached by the mode asked for; Ctrl-C prints a last row and exits 0.
+# function is attached by the mode asked for, a second copy running meanwhile is left out; Ctrl-C
+# prints a last row and exits 0.
 . "$BTVM_LIB"
 
 "$BPFTOOLS" --list | grep -q '^vfsstat ' || fail "no vfsstat command in this build"
@@ -48,11 +49,16 @@ for mode in $(attach_modes); do
   esac
   TMPDIR=$PWD "$WORK" $R $W $O $M &
   wpid=$!
-  i=0
-  until sleeping $wpid; do
-    i=$((i + 1))
-    [ $i -lt 200 ] || fail "vfs_work did not reach its sigwait"
-    sleep 0.05
+  # a second copy, released with the traced one: -p must leave its calls out
+  TMPDIR=$PWD "$WORK" $R $W $O $M &
+  other=$!
+  for p in $wpid $other; do
+    i=0
+    until sleeping $p; do
+      i=$((i + 1))
+      [ $i -lt 200 ] || fail "vfs_work did not reach its sigwait"
+      sleep 0.05
+    done
   done
   # as start_tool, with stderr apart: the layer's debug summary says how each was attached
   OUT=$PWD/vfsstat-$mode.out
@@ -60,8 +66,9 @@ for mode in $(attach_modes); do
   BPFTOOLS_DEBUG=1 "$BPFTOOLS" vfsstat -p $wpid --attach=$mode 1 2 >"$OUT" 2>debug-$mode.err &
   BG_PID=$!
   wait_for "$OUT" '^TIME ' 60
-  kill -USR1 $wpid
+  kill -USR1 $wpid $other
   wait $wpid || fail "vfs_work exited with $?"
+  wait $other || fail "the other vfs_work exited with $?"
   # it stops by itself after 2 rows; stop_tool only collects the status
   i=0
   while alive $BG_PID && [ $i -lt 100 ]; do
