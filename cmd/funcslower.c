@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
@@ -15,7 +14,9 @@
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_events.h"
+#include "bt_evloop.h"
 #include "bt_loop.h"
+#include "bt_perf.h"
 #include "bt_skel.h"
 #include "bt_stacks.h"
 #include "bt_trace.h"
@@ -26,13 +27,18 @@ enum {
 	OPT_ATTACH = 0x100,
 	OPT_STORAGE,
 	OPT_MAX_PROBES,
+	OPT_JSON,
 };
+
+#define DEFAULT_HZ 49
 
 static struct funcslower_opts {
 	long pid;
 	double min_ms, min_us; /* < 0: not given */
 	unsigned long nargs;
 	bool time, timestamp, verbose, folded, user_stack, kernel_stack;
+	bool blocked, sampled, json;
+	unsigned long hz; /* 0: not given */
 	unsigned long storage;
 	unsigned long max_probes;
 	enum bt_attach_mode mode;
@@ -56,6 +62,15 @@ static const struct argp_option options[] = {
 	  0 },
 	{ "user-stack", 'U', NULL, 0, "Output user stack trace", 0 },
 	{ "kernel-stack", 'K', NULL, 0, "Output kernel stack trace", 0 },
+	{ "blocked", 'B', NULL, 0,
+	  "For each slow call, where it blocked off-CPU: count, first block, span and total "
+	  "time per stack (needs -K and/or -U)",
+	  0 },
+	{ "sampled", 'S', NULL, 0,
+	  "For each slow call, where it ran on-CPU: timer samples per stack (needs -K and/or -U)",
+	  0 },
+	{ "frequency", 'F', "HZ", 0, "Sample frequency of -S (default 49)", 0 },
+	{ "json", OPT_JSON, NULL, 0, "One JSON object per slow call", 0 },
 	{ "attach", OPT_ATTACH, "MODE", 0,
 	  "How to attach kernel functions: auto, fentry or kprobe (default auto)", 0 },
 	{ "stack-storage-size", OPT_STORAGE, "N", 0,
@@ -113,6 +128,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'K':
 		o->kernel_stack = true;
 		break;
+	case 'B':
+		o->blocked = true;
+		break;
+	case 'S':
+		o->sampled = true;
+		break;
+	case 'F':
+		return bt_argp_ulong(state, arg, "sample frequency", 1, 10000, &o->hz);
+	case OPT_JSON:
+		o->json = true;
+		break;
 	case OPT_ATTACH:
 		return bt_argp_attach_mode(state, arg, &o->mode);
 	case OPT_STORAGE:
@@ -129,6 +155,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		/* BCC takes -m then and prints the value in microseconds */
 		if (o->min_ms >= 0 && o->min_us >= 0)
 			return bt_argp_error(state, "-m and -u are mutually exclusive");
+		if ((o->blocked || o->sampled) && !o->kernel_stack && !o->user_stack)
+			return bt_argp_error(state, "-%c needs -K and/or -U: the stacks to show",
+					     o->blocked ? 'B' : 'S');
+		if (o->hz && !o->sampled)
+			return bt_argp_error(state, "-F sets the sample frequency of -S");
+		if (o->json && o->folded)
+			return bt_argp_error(state, "--json and -f are mutually exclusive");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -152,7 +185,20 @@ static const struct argp argp = {
 	       "    funcslower -a 2 c:open      # show first two arguments to open\n"
 	       "    funcslower -UK -m 10 c:open # Show user and kernel stack frame of open calls "
 	       "slower than 10ms\n"
-	       "    funcslower -f -UK c:open    # Output in folded format for flame graphs",
+	       "    funcslower -f -UK c:open    # Output in folded format for flame graphs\n"
+	       "    funcslower -KB -m 10 syscall:fsync  # where slow fsyncs blocked\n"
+	       "    funcslower -US -F 99 ./app:work     # where slow work() calls ran",
+};
+
+/*
+ * A B or S line: the per-call slots of one stack, merged by what they print as (two slots can
+ * differ only in addresses within the same functions, or in the generation of their ids).
+ */
+struct line {
+	__u64 kernel_stack, user_stack;
+	__u64 count, first_ns, last_ns, total_ns;
+	bool other; /* the stacks past the per-call slots */
+	char *key;  /* the folded stacks, for merging */
 };
 
 struct state {
@@ -164,12 +210,18 @@ struct state {
 	bool have_base;
 	__u64 base_ns;
 	bool closed;
-	int entries_fd; /* calls in flight: their stacks stay stored */
+	bool profile;		       /* -B or -S: events carry a struct funcslower_profile */
+	int entries_fd;		       /* calls in flight: their stacks stay stored */
+	int profiles_fd;	       /* ... and the stacks where they blocked or ran */
+	unsigned long long no_profile; /* slow calls whose profile the LRU evicted */
+	struct funcslower_profile p;   /* the event being printed (aligned) */
+	struct line lines[FUNCSLOWER_MAX_STACKS + 1];
 };
+
+static const struct bt_stack_style style = { .indent = "    " };
 
 static void print_stacks(struct state *s, const struct funcslower_event *e)
 {
-	static const struct bt_stack_style style = { .indent = "    " };
 	int nu = 0;
 
 	if (opts.folded) {
@@ -193,39 +245,310 @@ static void print_stacks(struct state *s, const struct funcslower_event *e)
 		bt_stacks__print(s->stacks, stdout, &style, e->tgid, e->user_stack, e->user_caller);
 }
 
+/*
+ * The stack of a B or S line: multi-line below it (kernel, then user, as a call's stacks),
+ * or folded after it (user;-;kernel, root first, then BCC's prototype's " 1"). A line for the
+ * stacks beyond the per-call slots has none: "[other stacks]" stands in.
+ */
+static void print_line_stack(struct state *s, int tgid, __u64 kstack, __u64 ustack, bool other)
+{
+	int nu = 0;
+
+	if (opts.folded) {
+		putchar(' ');
+		if (other)
+			fputs(";[other stacks]", stdout);
+		if (!other && opts.user_stack)
+			nu = bt_stacks__fold(s->stacks, stdout, &style, tgid, ustack, 0, false);
+		if (!other && opts.kernel_stack) {
+			if (nu > 0 && kstack != BT_STACK_NONE)
+				fputs(";-", stdout);
+			bt_stacks__fold(s->stacks, stdout, &style, BT_PID_KERNEL, kstack, 0, false);
+		}
+		printf(" 1\n");
+		return;
+	}
+	putchar('\n');
+	if (other) {
+		printf("%s[other stacks]\n", style.indent);
+		return;
+	}
+	if (opts.kernel_stack)
+		bt_stacks__print(s->stacks, stdout, &style, BT_PID_KERNEL, kstack, 0);
+	if (opts.user_stack)
+		bt_stacks__print(s->stacks, stdout, &style, tgid, ustack, 0);
+}
+
+static int by_first_block(const void *a, const void *b)
+{
+	const struct line *x = a, *y = b;
+
+	if (x->other != y->other)
+		return x->other ? 1 : -1;
+	return x->first_ns < y->first_ns ? -1 : x->first_ns > y->first_ns;
+}
+
+static int by_samples(const void *a, const void *b)
+{
+	const struct line *x = a, *y = b;
+
+	if (x->other != y->other)
+		return x->other ? 1 : -1;
+	return x->count > y->count ? -1 : x->count < y->count;
+}
+
+/* What a stack pair prints as, folded: the key lines are merged by. */
+static char *fold_key(struct state *s, int tgid, __u64 kstack, __u64 ustack)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	if (opts.user_stack)
+		bt_stacks__fold(s->stacks, f, &style, tgid, ustack, 0, false);
+	fputs(";-", f);
+	if (opts.kernel_stack)
+		bt_stacks__fold(s->stacks, f, &style, BT_PID_KERNEL, kstack, 0, false);
+	fclose(f);
+	return buf;
+}
+
+/* Add a slot to s->lines[0..n): merged into the line that prints the same, or a new line. */
+static size_t add_line(struct state *s, size_t n, const struct line *l)
+{
+	struct line *m = NULL;
+	size_t i;
+
+	for (i = 0; i < n && l->key; i++)
+		if (s->lines[i].key && !strcmp(s->lines[i].key, l->key)) {
+			m = &s->lines[i];
+			break;
+		}
+	if (!m) {
+		s->lines[n] = *l;
+		return n + 1;
+	}
+	free(l->key);
+	m->count += l->count;
+	m->total_ns += l->total_ns;
+	if (l->first_ns < m->first_ns)
+		m->first_ns = l->first_ns;
+	if (l->last_ns > m->last_ns)
+		m->last_ns = l->last_ns;
+	return n;
+}
+
+static void free_lines(struct state *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(s->lines[i].key);
+}
+
+/* The B lines: one per distinct stack, in order of their first block; the overflow last. */
+static size_t block_lines(struct state *s)
+{
+	const struct funcslower_profile *p = &s->p;
+	size_t nb = p->nblocks < FUNCSLOWER_MAX_STACKS ? p->nblocks : FUNCSLOWER_MAX_STACKS;
+	size_t n = 0, i;
+
+	for (i = 0; i < nb; i++) {
+		const struct funcslower_block *b = &p->blocks[i];
+		struct line l = { b->kernel_stack, b->user_stack, b->count, b->first_ns,
+				  b->last_ns,	   b->total_ns,	  false,    NULL };
+
+		l.key = fold_key(s, p->ev.tgid, b->kernel_stack, b->user_stack);
+		n = add_line(s, n, &l);
+	}
+	if (p->other_blocks.count) {
+		const struct funcslower_block *b = &p->other_blocks;
+
+		s->lines[n++] = (struct line){ 0,	   0,		b->count, b->first_ns,
+					       b->last_ns, b->total_ns, true,	  NULL };
+	}
+	qsort(s->lines, n, sizeof(s->lines[0]), by_first_block);
+	return n;
+}
+
+/* The S lines: one per distinct stack, most samples first; the overflow last. */
+static size_t sample_lines(struct state *s)
+{
+	const struct funcslower_profile *p = &s->p;
+	size_t ns = p->nsamples < FUNCSLOWER_MAX_STACKS ? p->nsamples : FUNCSLOWER_MAX_STACKS;
+	size_t n = 0, i;
+
+	for (i = 0; i < ns; i++) {
+		const struct funcslower_sample *smp = &p->samples[i];
+		struct line l = {
+			smp->kernel_stack, smp->user_stack, smp->count, 0, 0, 0, false, NULL
+		};
+
+		l.key = fold_key(s, p->ev.tgid, smp->kernel_stack, smp->user_stack);
+		n = add_line(s, n, &l);
+	}
+	if (p->other_samples)
+		s->lines[n++] = (struct line){ 0, 0, p->other_samples, 0, 0, 0, true, NULL };
+	qsort(s->lines, n, sizeof(s->lines[0]), by_samples);
+	return n;
+}
+
+/* After the call's row: B lines, then S lines (BCC's prototype's "B %8d %7.2f %7.2f %7.2f"). */
+static void print_profile(struct state *s)
+{
+	const struct funcslower_profile *p = &s->p;
+	size_t n, i;
+
+	if (opts.blocked) {
+		n = block_lines(s);
+		for (i = 0; i < n; i++) {
+			const struct line *l = &s->lines[i];
+
+			printf("B %8llu %7.2f %7.2f %7.2f", (unsigned long long)l->count,
+			       (double)(l->first_ns - p->ev.start_ns) / s->divisor,
+			       (double)(l->last_ns - l->first_ns) / s->divisor,
+			       (double)l->total_ns / s->divisor);
+			print_line_stack(s, p->ev.tgid, l->kernel_stack, l->user_stack, l->other);
+		}
+		free_lines(s, n);
+	}
+	if (opts.sampled) {
+		n = sample_lines(s);
+		for (i = 0; i < n; i++) {
+			printf("S %8llu", (unsigned long long)s->lines[i].count);
+			print_line_stack(s, p->ev.tgid, s->lines[i].kernel_stack,
+					 s->lines[i].user_stack, s->lines[i].other);
+		}
+		free_lines(s, n);
+	}
+}
+
+/* A stack pair as two members, "kernel_stack" and "user_stack", as far as they were asked. */
+static void json_stacks(struct state *s, struct bt_json *j, int tgid, __u64 kstack, __u64 ustack,
+			__u64 caller)
+{
+	if (opts.kernel_stack)
+		bt_stacks__json(s->stacks, j, "kernel_stack", &style, BT_PID_KERNEL, kstack, 0);
+	if (opts.user_stack)
+		bt_stacks__json(s->stacks, j, "user_stack", &style, tgid, ustack, caller);
+}
+
+static void json_line(struct state *s, struct bt_json *j, const struct line *l, bool times)
+{
+	const struct funcslower_profile *p = &s->p;
+
+	bt_json_begin_object(j, NULL);
+	bt_json_uint(j, "count", l->count);
+	if (times) {
+		bt_json_uint(j, "first_ns", l->first_ns - p->ev.start_ns);
+		bt_json_uint(j, "span_ns", l->last_ns - l->first_ns);
+		bt_json_uint(j, "total_ns", l->total_ns);
+	}
+	if (l->other)
+		bt_json_bool(j, "other_stacks", true);
+	else
+		json_stacks(s, j, p->ev.tgid, l->kernel_stack, l->user_stack, 0);
+	bt_json_end_object(j);
+}
+
+/* One object per slow call; times in nanoseconds, whatever the LAT unit. */
+static void print_json(struct state *s, bool profile)
+{
+	const struct funcslower_profile *p = &s->p;
+	const struct funcslower_event *e = &p->ev;
+	char comm[FUNCSLOWER_COMM_LEN + 1];
+	struct bt_json j;
+	size_t n, i;
+
+	memcpy(comm, e->comm, FUNCSLOWER_COMM_LEN);
+	comm[FUNCSLOWER_COMM_LEN] = '\0';
+	bt_json_init(&j, stdout);
+	bt_json_begin_object(&j, NULL);
+	if (opts.timestamp)
+		bt_json_uint(&j, "timestamp_ns", e->start_ns - s->base_ns);
+	bt_json_string(&j, "comm", comm);
+	bt_json_uint(&j, "pid", e->tgid);
+	bt_json_uint(&j, "latency_ns", e->duration_ns);
+	bt_json_int(&j, "retval", (long long)e->retval);
+	bt_json_string(&j, "function", s->names[e->index]);
+	if (opts.nargs) {
+		bt_json_begin_array(&j, "args");
+		for (i = 0; i < opts.nargs; i++)
+			bt_json_uint(&j, NULL, e->args[i]);
+		bt_json_end_array(&j);
+	}
+	if (!s->profile)
+		json_stacks(s, &j, e->tgid, e->kernel_stack, e->user_stack, e->user_caller);
+	if (opts.blocked && profile) {
+		n = block_lines(s);
+		bt_json_begin_array(&j, "blocked");
+		for (i = 0; i < n; i++)
+			json_line(s, &j, &s->lines[i], true);
+		bt_json_end_array(&j);
+		free_lines(s, n);
+	}
+	if (opts.sampled && profile) {
+		n = sample_lines(s);
+		bt_json_begin_array(&j, "samples");
+		for (i = 0; i < n; i++)
+			json_line(s, &j, &s->lines[i], false);
+		bt_json_end_array(&j);
+		free_lines(s, n);
+	}
+	bt_json_end_object(&j);
+	bt_json_finish(&j);
+}
+
+static void print_row(struct state *s, const struct funcslower_event *e)
+{
+	unsigned long i;
+
+	if (opts.time) {
+		bt_print_time(stdout, "%H:%M:%S");
+		fputs("   ", stdout); /* "%-10s " of the 8-character time */
+	} else if (opts.timestamp) {
+		printf("%-10.6f ", ((double)e->start_ns - (double)s->base_ns) / 1e9);
+	}
+	printf("%-14.14s %-6u %7.2f %16llx %s ", e->comm, e->tgid,
+	       (double)e->duration_ns / s->divisor, (unsigned long long)e->retval,
+	       s->names[e->index]);
+	for (i = 0; i < opts.nargs; i++)
+		printf("%s0x%llx", i ? " " : "", (unsigned long long)e->args[i]);
+	putchar('\n');
+}
+
 static int on_event(void *ctx, const void *data, size_t size)
 {
 	struct state *s = ctx;
-	struct funcslower_event e;
-	unsigned long i;
+	struct funcslower_event *e = &s->p.ev;
+	bool profile = s->profile && size >= sizeof(s->p);
 
-	if (s->closed || size < sizeof(e))
+	if (s->closed || size < sizeof(*e))
 		return 0;
-	memcpy(&e, data, sizeof(e));
-	if (e.index >= s->targets->n / 2)
+	/* a perf buffer's records are only 4-byte aligned */
+	memcpy(&s->p, data, profile ? sizeof(s->p) : sizeof(*e));
+	if (e->index >= s->targets->n / 2)
 		return 0;
+	if (s->profile && !profile)
+		s->no_profile++;
 	if (s->stacks && opts.user_stack)
 		bt_stacks__poll(s->stacks); /* a process announced since the last poll */
-	if (!opts.folded) {
-		if (opts.time) {
-			bt_print_time(stdout, "%H:%M:%S");
-			fputs("   ", stdout); /* "%-10s " of the 8-character time */
-		} else if (opts.timestamp) {
-			if (!s->have_base) {
-				s->base_ns = e.start_ns;
-				s->have_base = true;
-			}
-			printf("%-10.6f ", ((double)e.start_ns - (double)s->base_ns) / 1e9);
-		}
-		printf("%-14.14s %-6u %7.2f %16llx %s ", e.comm, e.tgid,
-		       (double)e.duration_ns / s->divisor, (unsigned long long)e.retval,
-		       s->names[e.index]);
-		for (i = 0; i < opts.nargs; i++)
-			printf("%s0x%llx", i ? " " : "", (unsigned long long)e.args[i]);
-		putchar('\n');
+	if (!s->have_base) {
+		s->base_ns = e->start_ns;
+		s->have_base = true;
 	}
-	if (s->stacks)
-		print_stacks(s, &e);
+	if (opts.json) {
+		print_json(s, profile);
+	} else {
+		if (!opts.folded || s->profile)
+			print_row(s, e);
+		if (profile)
+			print_profile(s);
+		else if (s->stacks && !s->profile)
+			print_stacks(s, e);
+	}
 	if (bt_output_closed()) {
 		s->closed = true;
 		return -EPIPE;
@@ -233,7 +556,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
-/* Events and process announcements share one descriptor for the loop. */
+/* Announcements first: a process is snapshotted before its event is printed. */
 static int ready(void *ctx)
 {
 	struct state *s = ctx;
@@ -246,35 +569,82 @@ static int ready(void *ctx)
 	return s->closed ? -EPIPE : err;
 }
 
+/* A growing list of stack ids. */
+static int hold(uint64_t **held, size_t *n, size_t *cap, uint64_t id)
+{
+	if (!BT_STACK_STORED(id))
+		return 0;
+	if (*n == *cap) {
+		uint64_t *h = realloc(*held, (*cap = *cap ? *cap * 2 : 64) * sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		*held = h;
+	}
+	(*held)[(*n)++] = id;
+	return 0;
+}
+
+/* The stacks a call's profile refers to so far. */
+static int hold_profile(const struct funcslower_profile *p, uint64_t **held, size_t *n, size_t *cap)
+{
+	uint64_t ids[2 + 4 * FUNCSLOWER_MAX_STACKS];
+	size_t k = 0, i;
+	int err = 0;
+
+	ids[k++] = p->off_kernel_stack;
+	ids[k++] = p->off_user_stack;
+	for (i = 0; i < FUNCSLOWER_MAX_STACKS; i++) {
+		if (i < p->nblocks) {
+			ids[k++] = p->blocks[i].kernel_stack;
+			ids[k++] = p->blocks[i].user_stack;
+		}
+		if (i < p->nsamples) {
+			ids[k++] = p->samples[i].kernel_stack;
+			ids[k++] = p->samples[i].user_stack;
+		}
+	}
+	for (i = 0; i < k && !err; i++)
+		err = hold(held, n, cap, ids[i]);
+	return err;
+}
+
 /* Stacks are held by calls in flight; everything else of the closed generation is printed. */
 static int hold_in_flight(struct state *s, uint64_t **held, size_t *n)
 {
 	struct funcslower_inflight v;
 	__u64 key, next, *prev = NULL;
 	size_t cap = 0;
+	int err = 0;
 
 	*n = 0;
-	while (bpf_map_get_next_key(s->entries_fd, prev, &next) == 0) {
+	while (!err && bpf_map_get_next_key(s->entries_fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(s->entries_fd, &key, &v))
 			continue;
-		if (*n + 2 > cap) {
-			uint64_t *h = realloc(*held, (cap = cap ? cap * 2 : 64) * sizeof(*h));
-
-			if (!h)
-				return -ENOMEM;
-			*held = h;
-		}
-		(*held)[(*n)++] = v.kernel_stack;
-		(*held)[(*n)++] = v.user_stack;
+		err = hold(held, n, &cap, v.kernel_stack);
+		if (!err)
+			err = hold(held, n, &cap, v.user_stack);
 	}
-	return 0;
+	if (!s->profile)
+		return err;
+	prev = NULL;
+	while (!err && bpf_map_get_next_key(s->profiles_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (!bpf_map_lookup_elem(s->profiles_fd, &key, &s->p))
+			err = hold_profile(&s->p, held, n, &cap);
+	}
+	return err;
 }
 
 /*
- * Once a second: close the stack generation, print every event queued (all that can refer
- * to the closed generation), and free its stacks but those of calls still in flight.
+ * The loop's tick, once a second: close the stack generation, note the stacks of calls still
+ * in flight, print every event queued, and free the closed generation's stacks but those
+ * noted. Noting before printing matters: a call that returns after the note was in flight
+ * during it (its stacks are held), and one that returned before it sent its event first (the
+ * BPF side outputs, then deletes its entry), so that event is printed here.
  */
 static int recycle_stacks(void *ctx)
 {
@@ -283,13 +653,11 @@ static int recycle_stacks(void *ctx)
 	size_t n = 0;
 	int err;
 
-	if (!s->stacks)
-		return 0;
 	err = bt_stacks__flip(s->stacks);
 	if (err >= 0)
-		err = ready(s);
-	if (!err)
 		err = hold_in_flight(s, &held, &n);
+	if (!err)
+		err = ready(s);
 	if (!err)
 		err = bt_stacks__release(s->stacks, held, n);
 	free(held);
@@ -464,50 +832,27 @@ static void print_header(void)
 	       opts.nargs ? "FUNC ARGS" : "FUNC");
 }
 
-/* One descriptor for the loop: the event buffer and, with user stacks, announcements. */
-static int make_poll_fd(struct state *s)
-{
-	struct epoll_event ev = { .events = EPOLLIN };
-	int fds[2] = { bt_events__fd(s->events), s->stacks ? bt_stacks__fd(s->stacks) : -1 };
-	int efd, i;
-
-	efd = epoll_create1(EPOLL_CLOEXEC);
-	if (efd < 0)
-		return -errno;
-	for (i = 0; i < 2; i++) {
-		if (fds[i] < 0)
-			continue;
-		ev.data.fd = fds[i];
-		if (epoll_ctl(efd, EPOLL_CTL_ADD, fds[i], &ev)) {
-			int err = -errno;
-
-			close(efd);
-			return err;
-		}
-	}
-	return efd;
-}
-
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_interval iv = { .interval = 1 };
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_stacks_opts sopts = { 0 };
 	struct bt_targets targets = { 0 };
 	struct bt_attach *attach = NULL;
 	struct funcslower_bpf *skel = NULL;
 	struct state s = { 0 };
-	struct bt_poll poll;
+	struct bt_evloop *loop = NULL;
+	struct bpf_link *switch_link = NULL;
+	struct bt_perf *perf = NULL;
 	char **names = NULL;
 	bool stacks;
-	int err, efd = -1;
+	int err;
 	size_t i;
 
-	(void)cmd;
 	/* BCC prints nothing at all for -f alone; a flame graph of both stacks is what's meant */
 	if (opts.folded && !opts.user_stack && !opts.kernel_stack)
 		opts.user_stack = opts.kernel_stack = true;
 	stacks = opts.user_stack || opts.kernel_stack;
+	s.profile = opts.blocked || opts.sampled;
 	s.divisor = opts.min_us >= 0 ? 1e3 : 1e6;
 
 	err = resolve(&targets, &names);
@@ -529,7 +874,20 @@ static int run(const struct bt_cmd *cmd)
 	skel->rodata->want_args = opts.nargs > 0;
 	skel->rodata->want_kernel = opts.kernel_stack;
 	skel->rodata->want_user = opts.user_stack;
+	skel->rodata->want_block = opts.blocked;
+	skel->rodata->want_samples = opts.sampled;
 	filters.tgid = opts.pid;
+	/* Followed calls: as many threads with a call in flight at once (1 when unused). */
+	err = bpf_map__set_max_entries(skel->maps.profiles, s.profile ? 4096 : 1);
+	if (!err && opts.blocked) {
+		err = bt_skel_select(skel->obj, cmd->probes);
+	} else {
+		bpf_program__set_autoload(skel->progs.fs_switch, false);
+		bpf_program__set_autoload(skel->progs.fs_switch_raw, false);
+	}
+	bpf_program__set_autoload(skel->progs.fs_sample, opts.sampled);
+	if (err)
+		goto cleanup;
 
 	/* The stack maps exist either way; without -U/-K they stay minimal and unused. */
 	sopts.storage_size = stacks ? opts.storage : 1;
@@ -546,6 +904,31 @@ static int run(const struct bt_cmd *cmd)
 	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
 	if (err)
 		goto cleanup;
+	if (opts.blocked) {
+		struct bpf_program *prog = bpf_program__autoload(skel->progs.fs_switch)
+						   ? skel->progs.fs_switch
+						   : skel->progs.fs_switch_raw;
+
+		switch_link = bpf_program__attach(prog);
+		if (!switch_link) {
+			err = -errno;
+			bt_err("cannot attach to sched_switch (%s): %s",
+			       bpf_program__section_name(prog), strerror(-err));
+			goto cleanup;
+		}
+		if (opts.verbose)
+			fprintf(stderr, "%s: -B: %s\n", bt_progname(),
+				bpf_program__section_name(prog));
+	}
+	if (opts.sampled) {
+		err = bt_perf__attach_cpu_clock(skel->progs.fs_sample,
+						opts.hz ? opts.hz : DEFAULT_HZ, &perf);
+		if (err)
+			goto cleanup;
+		if (opts.verbose)
+			fprintf(stderr, "%s: -S: cpu-clock samples at %lu Hz on %d CPUs\n",
+				bt_progname(), opts.hz ? opts.hz : DEFAULT_HZ, bt_perf__cpus(perf));
+	}
 	if (opts.verbose)
 		describe(&targets, names, attach);
 	if (stacks) {
@@ -557,35 +940,44 @@ static int run(const struct bt_cmd *cmd)
 		if (opts.pid && opts.user_stack)
 			bt_stacks__note_pid(s.stacks, opts.pid);
 		s.entries_fd = bpf_map__fd(skel->maps.entries);
+		s.profiles_fd = bpf_map__fd(skel->maps.profiles);
 	}
 	err = bt_events__new(skel->obj, skel->maps.events, on_event, &s, &s.events);
 	if (err) {
 		bt_err("cannot open the event buffer: %s", strerror(-err));
 		goto cleanup;
 	}
-	efd = make_poll_fd(&s);
-	if (efd < 0) {
-		err = efd;
+	err = bt_evloop__new(&loop);
+	if (!err)
+		err = bt_evloop__add_fd(loop, bt_events__fd(s.events), ready, &s, BT_EVLOOP_DRAIN);
+	if (!err && s.stacks && bt_stacks__fd(s.stacks) >= 0)
+		err = bt_evloop__add_fd(loop, bt_stacks__fd(s.stacks), ready, &s, 0);
+	if (err) {
 		bt_err("cannot wait for events: %s", strerror(-err));
 		goto cleanup;
 	}
+	if (s.stacks)
+		bt_evloop__set_tick(loop, 1000, recycle_stacks, &s);
 
-	if (!opts.folded)
+	if (!opts.folded && !opts.json)
 		print_header();
 	if (bt_output_closed())
 		goto cleanup;
-	poll = (struct bt_poll){ efd, ready, &s };
-	err = bt_interval_loop_poll(&iv, recycle_stacks, &s, &poll);
-	if (err == -EPIPE && s.closed)
-		err = 0;
-	else if (err)
+	err = bt_evloop__run(loop);
+	if (err)
 		bt_err("cannot read events: %s", strerror(-err));
 	bt_events__report_lost(s.events);
 	if (s.stacks)
 		bt_stacks__report_lost(s.stacks);
+	if (s.no_profile)
+		bt_err("%llu slow calls shown without -B/-S lines: more threads had calls in "
+		       "flight "
+		       "than could be followed",
+		       s.no_profile);
 cleanup:
-	if (efd >= 0)
-		close(efd);
+	bt_evloop__free(loop);
+	bt_perf__destroy(perf);
+	bpf_link__destroy(switch_link);
 	bt_attach__destroy(attach);
 	bt_events__free(s.events);
 	funcslower_bpf__destroy(skel);
@@ -598,12 +990,20 @@ cleanup:
 	return err;
 }
 
+/* -B only: where calls in flight switch off and back on CPU. */
+static const struct bt_probe probes[] = {
+	{ "fs_switch", "fs_switch_raw", NULL, 0 },
+	{ NULL },
+};
+
 BT_COMMAND(funcslower) = {
 	.name = "funcslower",
 	.summary = "Show kernel or user function calls slower than a threshold",
 	.argp = &argp,
 	.opts = &opts,
+	.probes = probes,
 	.run = run,
 	.flags = BT_NEED_PRIV,
-	.uses = BT_USES_KFUNC | BT_USES_UPROBE | BT_USES_TRACEPOINT | BT_USES_STACKS,
+	.uses = BT_USES_KFUNC | BT_USES_UPROBE | BT_USES_TRACEPOINT | BT_USES_STACKS |
+		BT_USES_TP_BTF | BT_USES_PERF,
 };

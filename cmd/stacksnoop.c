@@ -13,6 +13,7 @@
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_events.h"
+#include "bt_evloop.h"
 #include "bt_loop.h"
 #include "bt_percpu.h"
 #include "bt_skel.h"
@@ -181,52 +182,38 @@ static int on_event(void *ctx, const void *data, size_t size)
 	printf("\n");
 	/* a probe that fires faster than we print would keep us here forever */
 	if (++s->events_seen % SIGNAL_CHECK_EVERY == 0 &&
-	    (bt_wait(-1, 0) == BT_WAKE_SIGNAL || bt_output_closed()))
+	    (bt_wait(-1, 0) == BT_WAKE_SIGNAL || bt_stop_requested() || bt_output_closed()))
 		return -EINTR;
 	return 0;
 }
 
 /* Announcements first: a process must be snapshotted before its event is printed. */
-static int drain(struct state *s)
+static int ready(void *ctx)
 {
+	struct state *s = ctx;
 	int err = bt_stacks__poll(s->stacks);
 
-	return err ? err : bt_events__poll(s->events);
+	if (!err)
+		err = bt_events__poll(s->events);
+	if (err == -EINTR) /* on_event saw a stop request or a closed stdout */
+		return bt_output_closed() ? -EPIPE : BT_EVLOOP_STOP;
+	return err;
 }
 
 /*
- * Every RECYCLE_EVERY_MS: close the stack generation, print every event already queued (all
- * that can hold the closed generation's stacks), then free those stacks.
+ * The loop's tick, every RECYCLE_EVERY_MS: close the stack generation, print every event
+ * already queued (all that can hold the closed generation's stacks), then free those stacks.
  */
-static int snoop_loop(struct state *s)
+static int recycle_stacks(void *ctx)
 {
-	int fd = bt_events__fd(s->events);
-	unsigned long long last = now_ns();
-	int wake, err;
+	struct state *s = ctx;
+	int err = bt_stacks__flip(s->stacks);
 
-	for (;;) {
-		wake = bt_wait(fd, RECYCLE_EVERY_MS);
-		if (wake < 0)
-			return wake;
-		err = drain(s);
-		if (err == -EINTR || bt_output_closed())
-			return 0;
-		if (err)
-			return err;
-		if (wake == BT_WAKE_SIGNAL)
-			return 0;
-		if (now_ns() - last >= RECYCLE_EVERY_MS * 1000000ULL) {
-			last = now_ns();
-			err = bt_stacks__flip(s->stacks);
-			if (err >= 0)
-				err = drain(s);
-			if (err == -EINTR || bt_output_closed())
-				return 0;
-			if (err < 0)
-				return err;
-			bt_stacks__release(s->stacks, NULL, 0);
-		}
-	}
+	if (err >= 0)
+		err = ready(s);
+	if (!err)
+		err = bt_stacks__release(s->stacks, NULL, 0);
+	return err;
 }
 
 static int run(const struct bt_cmd *cmd)
@@ -240,6 +227,7 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_attach *attach = NULL;
 	struct stacksnoop_bpf *skel = NULL;
 	struct state s = { .targets = &targets };
+	struct bt_evloop *loop = NULL;
 	int err, n;
 
 	s.style = (struct bt_stack_style){ .indent = "\t", .fmt = opts.offset ? BT_FMT_OFFSET : 0 };
@@ -300,10 +288,21 @@ static int run(const struct bt_cmd *cmd)
 		printf("%-18s %s\n", "TIME(s)", "FUNCTION");
 	if (bt_output_closed())
 		goto cleanup;
-	err = snoop_loop(&s);
+	err = bt_evloop__new(&loop);
+	if (!err)
+		err = bt_evloop__add_fd(loop, bt_events__fd(s.events), ready, &s, BT_EVLOOP_DRAIN);
+	if (!err && bt_stacks__fd(s.stacks) >= 0)
+		err = bt_evloop__add_fd(loop, bt_stacks__fd(s.stacks), ready, &s, 0);
+	if (!err) {
+		bt_evloop__set_tick(loop, RECYCLE_EVERY_MS, recycle_stacks, &s);
+		err = bt_evloop__run(loop);
+	}
+	if (err)
+		bt_err("cannot read events: %s", strerror(-err));
 	bt_events__report_lost(s.events);
 	bt_stacks__report_lost(s.stacks);
 cleanup:
+	bt_evloop__free(loop);
 	bt_attach__destroy(attach);
 	bt_events__free(s.events);
 	stacksnoop_bpf__destroy(skel);

@@ -6,6 +6,7 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 
 #include "bt_attach.bpf.h"
@@ -18,6 +19,9 @@ const volatile __u32 nr_entries = 0;
 const volatile bool want_args = false;
 const volatile bool want_kernel = false;
 const volatile bool want_user = false;
+/* -B: blocking stacks from sched_switch; -S: timer samples. The stacks above are theirs then. */
+const volatile bool want_block = false;
+const volatile bool want_samples = false;
 
 /* libbpf 1.1 has PT_REGS_PARM1..5 only. */
 #if defined(__TARGET_ARCH_x86)
@@ -40,7 +44,26 @@ struct {
 	__type(value, struct funcslower_inflight);
 } entries SEC(".maps");
 
-BT_EVENT_MAP(events, 256 * 1024);
+/*
+ * With -B or -S, per thread with a call in flight (and only then: a switch of any other
+ * thread costs one failed lookup). max_entries is set by user space (1 when unused).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct funcslower_profile);
+} profiles SEC(".maps");
+
+static const struct funcslower_profile zero_profile;
+
+BT_EVENT_MAP(events, 1024 * 1024);
+
+/* Two ids of one stack: equal, or the same stored stack taken in both generations. */
+static __always_inline bool same_stack(__u64 a, __u64 b)
+{
+	return a == b || (BT_STACK_STORED(a) && BT_STACK_STORED(b) && (a ^ b) == 1);
+}
 
 static __always_inline int on_entry(void *ctx, __u32 index, struct funcslower_inflight *e,
 				    __u64 user_caller)
@@ -50,17 +73,80 @@ static __always_inline int on_entry(void *ctx, __u32 index, struct funcslower_in
 	__u32 gen = bt_stack_generation();
 
 	e->index = index;
-	if (want_kernel)
+	/* with -B or -S the stacks shown are where the call blocked or ran, not its entry */
+	if (want_kernel && !want_block && !want_samples)
 		e->kernel_stack = bt_get_stack(ctx, 0, gen);
 	if (want_user) {
-		e->user_stack = bt_get_stack(ctx, BPF_F_USER_STACK, gen);
-		e->user_caller = BT_STACK_STORED(e->user_stack) ? user_caller : 0;
+		if (!want_block && !want_samples) {
+			e->user_stack = bt_get_stack(ctx, BPF_F_USER_STACK, gen);
+			e->user_caller = BT_STACK_STORED(e->user_stack) ? user_caller : 0;
+		}
 		bt_note_pid(ctx, id >> 32);
 	}
 	/* Last, so the stack walks are not part of the latency. */
 	e->start_ns = bpf_ktime_get_ns();
 	bpf_map_update_elem(&entries, &id, e, BPF_ANY);
+	/* after the start time: no switch is ever accounted before the call began */
+	if (want_block || want_samples)
+		bpf_map_update_elem(&profiles, &id, &zero_profile, BPF_ANY);
 	return 0;
+}
+
+/*
+ * -B: sched_switch runs on the CPU giving up prev (current), before the switch. A thread with
+ * a call in flight records where it stopped; when it is switched back in (next), the interval
+ * goes to that stack's line of its call.
+ */
+static __always_inline void block_add(struct funcslower_profile *p, __u64 now)
+{
+	__u64 k = p->off_kernel_stack, u = p->off_user_stack, start = p->off_ns;
+	struct funcslower_block *b = NULL;
+	__u32 i, n = p->nblocks;
+
+	for (i = 0; i < FUNCSLOWER_MAX_STACKS; i++) {
+		if (i >= n)
+			break;
+		if (same_stack(p->blocks[i].kernel_stack, k) &&
+		    same_stack(p->blocks[i].user_stack, u)) {
+			b = &p->blocks[i];
+			break;
+		}
+	}
+	if (!b && n < FUNCSLOWER_MAX_STACKS) {
+		b = &p->blocks[n & (FUNCSLOWER_MAX_STACKS - 1)];
+		b->kernel_stack = k;
+		b->user_stack = u;
+		b->first_ns = start;
+		p->nblocks = n + 1;
+	} else if (!b) {
+		b = &p->other_blocks;
+		if (!b->count)
+			b->first_ns = start;
+	}
+	b->count++;
+	b->total_ns += now - start;
+	b->last_ns = now;
+}
+
+/*
+ * This kernel (6.18) sometimes runs a thread again without a sched_switch naming it as next
+ * (as offcputime found). The thread's own accounting closes such a block: more arrivals on a
+ * CPU than at its switch-out mean it ran in between, for sum_exec_runtime's growth, and was
+ * off-CPU until then.
+ */
+static __always_inline void close_unseen(struct funcslower_profile *p, struct task_struct *t,
+					 __u64 now)
+{
+	__u64 runtime = BPF_CORE_READ(t, se.sum_exec_runtime);
+	__u64 arrivals = BPF_CORE_READ(t, sched_info.pcount);
+	__u64 ran;
+
+	if (arrivals > p->off_arrivals && runtime >= p->off_runtime) {
+		ran = runtime - p->off_runtime;
+		if (now > p->off_ns + ran)
+			block_add(p, now - ran);
+	}
+	p->off_ns = 0;
 }
 
 static __always_inline int on_return(void *ctx, __u32 index, __u64 ret)
@@ -76,6 +162,8 @@ static __always_inline int on_return(void *ctx, __u32 index, __u64 ret)
 	ev.duration_ns = now - e->start_ns;
 	if (ev.duration_ns < min_ns) {
 		bpf_map_delete_elem(&entries, &id);
+		if (want_block || want_samples)
+			bpf_map_delete_elem(&profiles, &id);
 		return 0;
 	}
 	ev.start_ns = e->start_ns;
@@ -86,10 +174,106 @@ static __always_inline int on_return(void *ctx, __u32 index, __u64 ret)
 	ev.user_caller = e->user_caller;
 	if (want_args)
 		__builtin_memcpy(ev.args, e->args, sizeof(ev.args));
-	bpf_map_delete_elem(&entries, &id);
 	ev.tgid = id >> 32;
 	bpf_get_current_comm(ev.comm, sizeof(ev.comm));
+	/* Output, then delete: user space holds the stacks of the calls it finds in flight and
+	 * prints every event already sent, so each stack is either held or printed. */
+	if (want_block || want_samples) {
+		struct funcslower_profile *p = bpf_map_lookup_elem(&profiles, &id);
+
+		if (p) {
+			/* a block whose switch-in no event showed ends before this return */
+			if (want_block && p->off_ns)
+				close_unseen(p, (struct task_struct *)bpf_get_current_task(), now);
+			__builtin_memcpy(&p->ev, &ev, sizeof(ev));
+			bt_event_output(ctx, &events, p, sizeof(*p));
+			bpf_map_delete_elem(&entries, &id);
+			bpf_map_delete_elem(&profiles, &id);
+			return 0;
+		}
+	}
 	bt_event_output(ctx, &events, &ev, sizeof(ev));
+	bpf_map_delete_elem(&entries, &id);
+	return 0;
+}
+
+static __always_inline int on_switch(void *ctx, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct funcslower_profile *p;
+
+	p = bpf_map_lookup_elem(&profiles, &id);
+	if (p) {
+		__u32 gen = bt_stack_generation();
+
+		if (p->off_ns)
+			close_unseen(p, prev, bpf_ktime_get_ns());
+		p->off_kernel_stack = want_kernel ? bt_get_stack(ctx, 0, gen) : BT_STACK_NONE;
+		p->off_user_stack =
+			want_user ? bt_get_stack(ctx, BPF_F_USER_STACK, gen) : BT_STACK_NONE;
+		p->off_runtime = BPF_CORE_READ(prev, se.sum_exec_runtime);
+		p->off_arrivals = BPF_CORE_READ(prev, sched_info.pcount);
+		p->off_ns = bpf_ktime_get_ns();
+	}
+	id = (__u64)BPF_CORE_READ(next, tgid) << 32 | (__u32)BPF_CORE_READ(next, pid);
+	p = bpf_map_lookup_elem(&profiles, &id);
+	if (p && p->off_ns) {
+		block_add(p, bpf_ktime_get_ns());
+		p->off_ns = 0;
+	}
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(fs_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return on_switch(ctx, prev, next);
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(fs_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return on_switch(ctx, prev, next);
+}
+
+/* -S: a cpu-clock sample on every CPU; only a thread with a call in flight is counted. */
+SEC("perf_event")
+int fs_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), k, u;
+	struct funcslower_profile *p;
+	struct funcslower_sample *smp = NULL;
+	__u32 gen, i, n;
+
+	p = bpf_map_lookup_elem(&profiles, &id);
+	if (!p)
+		return 0;
+	gen = bt_stack_generation();
+	p->sample_kernel_stack = want_kernel ? bt_get_stack(ctx, 0, gen) : BT_STACK_NONE;
+	p->sample_user_stack = want_user ? bt_get_stack(ctx, BPF_F_USER_STACK, gen) : BT_STACK_NONE;
+	k = p->sample_kernel_stack;
+	u = p->sample_user_stack;
+	n = p->nsamples;
+	for (i = 0; i < FUNCSLOWER_MAX_STACKS; i++) {
+		if (i >= n)
+			break;
+		if (same_stack(p->samples[i].kernel_stack, k) &&
+		    same_stack(p->samples[i].user_stack, u)) {
+			smp = &p->samples[i];
+			break;
+		}
+	}
+	if (!smp && n >= FUNCSLOWER_MAX_STACKS) {
+		__sync_fetch_and_add(&p->other_samples, 1);
+		return 0;
+	}
+	if (!smp) {
+		smp = &p->samples[n & (FUNCSLOWER_MAX_STACKS - 1)];
+		smp->kernel_stack = k;
+		smp->user_stack = u;
+		p->nsamples = n + 1;
+	}
+	__sync_fetch_and_add(&smp->count, 1);
 	return 0;
 }
 

@@ -2,7 +2,8 @@
 # funcslower on this kernel: a user function that sleeps 3 ms for odd arguments and returns
 # 2 * its argument (uprobes), exact rows, return values and arguments, -p, -T/-t, user stacks
 # and folded output, a syscall's kernel stack, both event buffers, the refusal of kernel
-# functions where the kernel cannot trace them, and bad input.
+# functions where the kernel cannot trace them, -B (where slow calls blocked) and -S (where
+# they ran) with --json, and bad input.
 . "$(dirname "$0")/lib.sh"
 require root btf tracepoints uprobes
 
@@ -14,6 +15,17 @@ N=7 # fs_work(1..7): 1, 3, 5 and 7 sleep
 COMM=funcslower_wor
 ALSO= # other workload processes that start with the traced one
 
+# started PATH: wait until $WPID runs PATH. A process the tool snapshots before its exec keeps
+# the shell's mappings (lib/bt_stacks, being fixed there): its frames would be [unknown].
+started() {
+	i=0 exe=$(readlink -f "$1")
+	until [ "$(readlink "/proc/$WPID/exe" 2>/dev/null)" = "$exe" ]; do
+		i=$((i + 1))
+		[ $i -lt 200 ] || fail "workload $1 did not start"
+		sleep 0.01
+	done
+}
+
 # trace N_CALLS N_FAIL ARGS...: start the workload, trace it with ARGS until it has finished,
 # then Ctrl-C. Sets OUT, ERR, RC and WPID. ARGS may use $WPID through the word @PID@.
 trace() {
@@ -21,6 +33,7 @@ trace() {
 	shift 2
 	"$W" $n 3 $nf &
 	WPID=$!
+	started "$W"
 	OUT=$T/out ERR=$T/err
 	: >"$OUT"
 	: >"$ERR"
@@ -144,13 +157,169 @@ expect_line '^    entry_SYSCALL_64'
 grep -q 'bpf_prog_\|bpf_trace_run\|__bpf_trace' "$OUT" && fail "tracing artefacts in kernel stacks"
 ok "syscall entry and exit, kernel stacks"
 
-# Kernel functions: traced where the kernel can (VM tier); refused with the reason here.
-run funcslower vfs_read
-if [ "$RC" = 1 ]; then
-	head -1 "$ERR" | grep -q "^funcslower: cannot trace 'vfs_read'" ||
+# Kernel functions: traced where the kernel can (then stopped by the timeout's Ctrl-C, exit 0
+# with the header); refused with the reason where it cannot (this machine: exit 1).
+BT_TIMEOUT=3 run funcslower vfs_read
+case $RC in
+0)
+	expect_line '^COMM +PID +LAT\(ms\) +RVAL FUNC$'
+	ok "kernel function traced"
+	;;
+1)
+	[ "$(wc -l <"$ERR")" = 1 ] || fail "kernel function refused: expected one line of error"
+	head -1 "$ERR" | grep -q "^funcslower: cannot trace 'vfs_read': " ||
 		fail "kernel function refused without saying why"
+	[ -s "$OUT" ] && fail "kernel function refused, yet something printed"
 	ok "kernel function refused: $(head -1 "$ERR")"
-fi
+	;;
+*) fail "funcslower vfs_read: exit $RC (expected 0 traced, or 1 refused)" ;;
+esac
+
+# -B and -S: one call of fs_sleepy() that sleeps N times, or of fs_spin() that spins; the
+# workload prints what it measured ("slept MS" or "spun MS") to $T/wl.
+P=$BT_WORKLOADS/fs_prof_work
+[ -x "$P" ] || fail "workload fs_prof_work not built"
+PCOMM=fs_prof_work
+
+# prof WORKLOAD_ARGS... -- FUNCSLOWER_ARGS...: as trace, with fs_prof_work; $ALSO are released
+# at the same time as the traced workload.
+prof() {
+	wl=
+	while [ "$1" != -- ]; do
+		wl="$wl $1"
+		shift
+	done
+	shift
+	# shellcheck disable=SC2086
+	"$P" $wl >"$T/wl" &
+	WPID=$!
+	started "$P"
+	OUT=$T/out ERR=$T/err
+	: >"$OUT"
+	: >"$ERR"
+	args=
+	for a in "$@"; do
+		[ "$a" = @PID@ ] && a=$WPID
+		args="$args $a"
+	done
+	# shellcheck disable=SC2086
+	"$BPFTOOLS" funcslower -v $args >"$OUT" 2>"$ERR" &
+	tpid=$!
+	i=0
+	until grep -q 'uprobe\|tracepoint' "$ERR"; do # loading the stack walks takes seconds
+		i=$((i + 1))
+		[ $i -lt 600 ] && kill -0 $tpid 2>/dev/null || {
+			kill -INT $tpid $WPID 2>/dev/null
+			wait $tpid
+			fail "funcslower$args did not start"
+		}
+		sleep 0.1
+	done
+	kill -USR1 $WPID $ALSO
+	wait $WPID || fail "workload exited with $?"
+	sleep 0.3
+	kill -INT $tpid
+	RC=0
+	wait $tpid || RC=$?
+	expect_rc 0 "funcslower$args"
+}
+
+measured() { awk '{ print $2 }' "$T/wl"; }
+
+# lines KIND: each KIND (B or S) line of multi-line output as "COUNT FIRST SPAN TOTAL ;frame;..."
+# (leaf first, kernel then user frames, as printed below it).
+lines() {
+	awk -v k="$1" '
+		function flush() { if (have) print line; have = 0 }
+		/^    / { if (have) line = line ";" substr($0, 5); next }
+		{ flush() }
+		$1 == k { have = 1; line = $2 " " $3 " " $4 " " $5 " " }
+		END { flush() }' "$OUT"
+}
+
+# within A B PCT: A is within PCT percent of B.
+within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * p / 100) }'; }
+
+# A user function that sleeps N times: one B line under the nanosleep path, kernel and user
+# frames, with COUNT N and TOTAL within 10% of the sleeps the workload measured.
+N=5
+prof sleep $N 20 -- -UKB -p @PID@ "$P:fs_sleepy"
+[ "$(grep -c "^$PCOMM " "$OUT")" = 1 ] || fail "-UKB: expected one slow fs_sleepy call"
+expect_line "^B +$N +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}\$"
+sl=$(lines B | grep ';do_nanosleep;' | grep ';fs_sleepy;main;')
+[ "$(echo "$sl" | grep -c .)" = 1 ] || fail "-UKB: not one B line under do_nanosleep..fs_sleepy;main"
+set -- $sl
+[ "$1" = $N ] || fail "-UKB: the nanosleep line counts $1 blocks, not $N"
+within "$4" "$(measured)" 10 || fail "-UKB: blocked $4 ms in all, the workload slept $(measured) ms"
+awk -v f="$2" -v s="$3" -v t="$4" 'BEGIN { exit !(f < 5 && s >= t) }' ||
+	fail "-UKB: FIRST $2 (expected < 5 ms) or SPAN $3 (expected >= TOTAL $4)"
+grep -q 'bpf_prog_\|bpf_trace_run\|__traceiter' "$OUT" && fail "-UKB: tracing artefacts in stacks"
+grep -q 'Missed' "$OUT" && fail "-UKB: a stack was lost"
+ok "-B on a user function: $N blocks, $4 ms of $(measured) ms slept, under the nanosleep path"
+
+# A system call: each slow clock_nanosleep blocked once, for about the whole call; folded.
+prof sleep 3 20 -- -f -KB -p @PID@ syscall:clock_nanosleep
+[ "$(grep -c "^$PCOMM  *$WPID  *[0-9.]*  *0 syscall:clock_nanosleep \$" "$OUT")" = 3 ] ||
+	fail "-f -KB: expected 3 rows of slow clock_nanosleep calls"
+grep -q 'Tracing\|COMM' "$OUT" && fail "-f -KB: banner or header in folded output"
+bl='^B [ 0-9]{8} [ 0-9.]{7} [ 0-9.]{7} [ 0-9.]{7} ;[^ ]*;hrtimer_nanosleep;do_nanosleep;schedule;__schedule 1$'
+[ "$(grep -Ec "$bl" "$OUT")" = 3 ] || fail "-f -KB: expected 3 folded B lines ending in the nanosleep path"
+awk -v c=$PCOMM '$1 == c { lat = $3 } $1 == "B" && ($2 != 1 || $5 < 19.5 || $5 < lat * 0.9) { exit 1 }' \
+	"$OUT" || fail "-f -KB: each call should block once, for its 20 ms sleep and most of its LAT"
+sum=$(awk '$1 == "B" { n += $5 } END { print n }' "$OUT")
+within "$sum" "$(measured)" 10 || fail "-f -KB: blocked $sum ms in all, the workload slept $(measured) ms"
+ok "-B on syscall:clock_nanosleep, folded"
+
+# -p: a second process sleeping the same way at the same time is not followed.
+"$P" sleep 2 20 >/dev/null &
+other=$!
+ALSO=$other
+prof sleep 2 20 -- -KB -p @PID@ syscall:clock_nanosleep
+ALSO=
+wait $other
+[ "$(grep -c "^$PCOMM " "$OUT")" = 2 ] || fail "-KB -p: expected the 2 calls of one process"
+[ "$(awk -v c=$PCOMM '$1 == c { print $2 }' "$OUT" | sort -u)" = "$WPID" ] ||
+	fail "-KB -p $WPID: rows of another process"
+[ "$(lines B | grep -c ';do_nanosleep;')" = 2 ] || fail "-KB -p: expected 2 B lines"
+ok "-B with -p: another process excluded"
+
+# -S: timer samples of a spinning call, under the spinning stack, about HZ per CPU second.
+prof spin 500 -- -US -F 99 -p @PID@ "$P:fs_spin"
+[ "$(grep -c "^$PCOMM " "$OUT")" = 1 ] || fail "-US: expected one slow fs_spin call"
+total=$(lines S | awk '{ n += $1 } END { print n + 0 }')
+spin=$(lines S | grep ';fs_spin_loop;fs_spin;main;' | awk '{ n += $1 } END { print n + 0 }')
+want=$(awk -v ms="$(measured)" 'BEGIN { printf "%d", ms * 99 / 1000 }')
+awk -v n="$spin" -v w="$want" 'BEGIN { exit !(n >= w * 0.6 && n <= w * 1.3) }' ||
+	fail "-US -F 99: $spin samples under fs_spin_loop for $(measured) ms of CPU (expected ~$want)"
+awk -v n="$spin" -v t="$total" 'BEGIN { exit !(n >= t * 0.8) }' ||
+	fail "-US: only $spin of $total samples under fs_spin_loop"
+[ "$(lines S | grep -Ec '^[0-9]+ +;fs_spin_loop;fs_spin;main;')" = 1 ] ||
+	fail "-US: the spinning stack is split over several S lines"
+ok "-S: $spin samples of ~$want expected under fs_spin_loop ($(measured) ms of CPU at 99 Hz)"
+
+# --json: one object per slow call, its B entries with frames as arrays.
+prof sleep 3 10 -- --json -UB -p @PID@ "$P:fs_sleepy"
+# (a preemption at the uprobe itself may add a line under fs_sleepy alone: not the sleeps)
+jq -e --arg pid "$WPID" '.pid == ($pid | tonumber) and .comm == "fs_prof_work" and
+	.latency_ns > 30000000 and
+	([.blocked[] | select(any(.user_stack[]; .name | test("nanosleep"))) |
+		select(any(.user_stack[]; .name == "fs_sleepy")) | [.count, .total_ns > 27000000]] ==
+		[[3, true]])' "$OUT" >/dev/null ||
+	fail "--json: not one object with 3 blocks of ~10 ms under nanosleep from fs_sleepy"
+[ "$(jq -s length "$OUT")" = 1 ] || fail "--json: expected exactly one object"
+ok "--json: the slow call with its blocked stacks"
+
+# Usage errors of -B, -S and -F: exit 2, one line.
+for bad in "-B $F" "-S $F" "-S -F 0 -K $F" "-S -F abc -K $F" "-S -F 99999 -K $F" "-F 49 -K $F" \
+	"--json -f $F"; do
+	# shellcheck disable=SC2086
+	run funcslower $bad
+	expect_rc 2 "funcslower $bad"
+	[ "$(grep -vc '^Usage\|^Try\|^ ' "$ERR")" = 1 ] || fail "funcslower $bad: not one line of error"
+	head -1 "$ERR" | grep -q '^funcslower: ' || fail "funcslower $bad: message does not name the tool"
+	[ -s "$OUT" ] && fail "funcslower $bad: printed to stdout"
+done
+ok "usage errors of -B, -S, -F, --json"
 
 # Bad input: one line naming it, exit 2 (usage) or 1 (runtime).
 for bad in "" "-m 1 -u 1 $F" "-m -1 $F" "-u abc $F" "-m nan $F" "-a 7 $F" "-p 0 $F" \

@@ -4,7 +4,7 @@
 # workload makes K nanosleep(5 ms) calls, so do_nanosleep (or hrtimer_nanosleep) is slower
 # than 2 ms exactly K times, returns 0, and its kernel stack is the syscall path;
 # hrtimer_nanosleep's first argument is the sleep in nanoseconds (bpf_get_func_arg under
-# fentry, pt_regs under kprobe).
+# fentry, pt_regs under kprobe); -KB shows each sleep blocked once in schedule below $fn.
 . "$BTVM_LIB"
 
 "$BPFTOOLS" --list | grep -q '^funcslower ' || skip "no funcslower command in this build"
@@ -44,6 +44,24 @@ for mode in $(attach_modes); do
     "funcslower --attach=$mode -K: tracing artefacts"
   assert_no_probes "after funcslower --attach=$mode exited"
   log "$mode: $c slow $fn calls for $K sleeps"
+
+  # -KB: where each slow call of the kernel function blocked. Each 5 ms sleep blocks once, at
+  # the nanosleep path below the function, for nearly the whole call (sched_switch through
+  # tp_btf or raw_tp; the call itself timed by fentry/fexit or kprobe/kretprobe).
+  slow -v -m 2 -KB $fn
+  assert_contains "$OUT" '^funcslower: -B: (tp_btf|raw_tp)/sched_switch$' "funcslower -KB: sched_switch attached"
+  c=$(count_matching "$OUT" '^B +1 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}$')
+  assert_ge "$c" $K "funcslower --attach=$mode -KB: B lines of one block each"
+  awk -v f=$fn '$1 == "funcslower_wor" { lat = $3; rows++ }
+    $1 == "B" && $2 == 1 && $5 >= 4.5 && $5 >= lat * 0.8 { good++ }
+    END { exit !(rows > 0 && good >= rows) }' "$OUT" ||
+    fail "funcslower --attach=$mode -KB: a slow call without a ~5 ms block"
+  assert_contains "$OUT" '^    schedule$' "funcslower --attach=$mode -KB: blocked in schedule"
+  assert_contains "$OUT" "^    $fn\$" "funcslower --attach=$mode -KB: below the traced function"
+  assert_contains "$OUT" '^    do_syscall_64$' "funcslower --attach=$mode -KB: syscall path"
+  assert_not_contains "$OUT" 'Missed' "funcslower --attach=$mode -KB: lost stacks"
+  assert_no_probes "after funcslower --attach=$mode -KB exited"
+  log "$mode: -KB: $c B lines"
 
   if kfunc_traceable hrtimer_nanosleep; then
     slow -m 2 -a 1 hrtimer_nanosleep
