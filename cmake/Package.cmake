@@ -1,0 +1,26 @@
+# `cmake --build build --target package` (or `cpack -G DEB` in build/) makes a .deb of what
+# cmake/Install.cmake installs, under /usr: the binary, the links, completion and man pages.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME bpftools)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "bpftools maintainers <bpftools@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "BCC's tracing tools on libbpf and CO-RE, in one binary")
+set(CPACK_PACKAGE_DESCRIPTION "bpftools rebuilds BCC's tracing tools (softirqs, opensnoop, funcslower,
+offcputime, stackcount ...) on libbpf and CO-RE: no compiler or kernel headers at run time.
+Each tool is a link to the one binary, with bash, zsh and fish completion and a man page.")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION admin)
+set(CPACK_STRIP_FILES ON)
+if(BPFTOOLS_STATIC)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "")
+else()
+  # The shared libraries the binary really needs, as dpkg-shlibdeps reads them from it.
+  find_program(BT_DPKG_SHLIBDEPS dpkg-shlibdeps)
+  if(BT_DPKG_SHLIBDEPS)
+    set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+  else()
+    set(CPACK_DEBIAN_PACKAGE_DEPENDS "libbpf1 (>= 1:1.1), libelf1, libdw1, zlib1g, liblzma5, libstdc++6, libc6")
+  endif()
+endif()
+include(CPack)
