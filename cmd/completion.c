@@ -11,7 +11,7 @@
 #include "bt_err.h"
 #include "completion.h"
 
-static const char *const top_words = "--list --version --help --install completion";
+static const char *const top_words = "--list --version --help --install completion flamegraph";
 
 static bool option_end(const struct argp_option *o)
 {
@@ -163,7 +163,8 @@ static void print_zsh(FILE *out)
 		put_zsh_item(out, c->name, c->summary);
 	fputs("'--list:list the commands' '--version:print the version' "
 	      "'--help:show help' '--install:create a link per command in a directory' "
-	      "'completion:print a shell completion script')\n"
+	      "'completion:print a shell completion script' "
+	      "'flamegraph:folded stacks to an SVG flame graph or a pprof profile')\n"
 	      "\t\t\t_describe 'command' items\n"
 	      "\t\t\treturn\n"
 	      "\t\tfi\n"
@@ -241,7 +242,9 @@ static void print_fish(FILE *out)
 	      "complete -c bpftools -n __fish_use_subcommand -a completion "
 	      "-d 'Print a shell completion script'\n"
 	      "complete -c bpftools -n '__fish_seen_subcommand_from completion' -a 'bash zsh "
-	      "fish'\n",
+	      "fish'\n"
+	      "complete -c bpftools -n __fish_use_subcommand -a flamegraph "
+	      "-d 'Folded stacks to an SVG flame graph or a pprof profile'\n",
 	      out);
 	bt_for_each_cmd(c, i) {
 		fprintf(out, "complete -c bpftools -n __fish_use_subcommand -a %s -d ", c->name);

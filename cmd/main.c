@@ -18,6 +18,7 @@
 #include "bt_kernel.h"
 #include "bt_loop.h"
 #include "completion.h"
+#include "flamegraph.h"
 
 #ifndef BT_VERSION
 #define BT_VERSION "0.0.0"
@@ -29,6 +30,7 @@ static void print_top_usage(FILE *out)
 		     "       bpftools --list | --version | --help\n"
 		     "       bpftools --install DIR\n"
 		     "       bpftools completion bash|zsh|fish\n"
+		     "       bpftools flamegraph [--pprof] [OPTION...] < FOLDED > OUT\n"
 		     "       COMMAND [ARGS...]    (through a link named COMMAND)\n");
 }
 
@@ -168,6 +170,8 @@ static int top_level(int argc, char **argv)
 			return BT_EXIT_USAGE;
 		}
 		return bt_exit_code(bt_completion_print(stdout, argv[2]));
+	} else if (!strcmp(arg, "flamegraph")) {
+		return bt_exit_code(run_command(&bt_flamegraph_cmd, argc - 1, argv + 1));
 	} else if (arg[0] == '-') {
 		fprintf(stderr, "bpftools: unknown option '%s'\n", arg);
 		print_top_usage(stderr);

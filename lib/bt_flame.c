@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The profile tree and the SVG flame graph. Frames are merged by path (parent, name, module,
+ * kind) through one hash table over all nodes, so a sample costs its depth in lookups however
+ * wide the graph. The SVG draws every frame, however narrow, so the widths add up to the
+ * values exactly; the embedded script does search, zoom and the details line.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt_err.h"
+#include "bt_flame_internal.h"
+
+#define FRAME_H 16
+#define FONT_SIZE 12
+#define XPAD 10
+#define TOP 56	  /* title, search and reset */
+#define BOTTOM 34 /* the details line */
+
+static const char *opt(const char *s, const char *def)
+{
+	return s && *s ? s : def;
+}
+
+struct bt_profile *bt_profile_new(const struct bt_profile_opts *opts)
+{
+	struct bt_profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	if (opts)
+		p->opts = *opts;
+	p->root.name = "all";
+	p->root.kind = BT_PROF_OTHER;
+	return p;
+}
+
+static void free_nodes(struct bt_prof_node *n)
+{
+	struct bt_prof_node *c, *next;
+
+	for (c = n->child; c; c = next) {
+		next = c->next;
+		free_nodes(c);
+		free(c->name);
+		free(c->module);
+		free(c);
+	}
+}
+
+void bt_profile_free(struct bt_profile *p)
+{
+	if (!p)
+		return;
+	free_nodes(&p->root);
+	free(p->slots);
+	free(p);
+}
+
+uint64_t bt_profile_total(const struct bt_profile *p)
+{
+	return p ? p->root.total : 0;
+}
+
+/* FNV-1a, continued from h */
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h * 0x100000001b3ULL;
+}
+
+static uint64_t node_hash(const struct bt_prof_node *parent, const char *name, const char *module,
+			  enum bt_prof_kind kind)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ ((uintptr_t)parent * 0x9e3779b97f4a7c15ULL);
+
+	h = hash_str(h, name);
+	h = hash_str(h, module);
+	return h ^ (uint64_t)kind;
+}
+
+static bool same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static int grow(struct bt_profile *p)
+{
+	size_t n = p->nslots ? p->nslots * 2 : 1024, i, j;
+	struct bt_prof_node **s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < p->nslots; i++) {
+		struct bt_prof_node *x = p->slots[i];
+
+		if (!x)
+			continue;
+		j = node_hash(x->parent, x->name, x->module, x->kind) & (n - 1);
+		while (s[j])
+			j = (j + 1) & (n - 1);
+		s[j] = x;
+	}
+	free(p->slots);
+	p->slots = s;
+	p->nslots = n;
+	return 0;
+}
+
+static struct bt_prof_node *child_of(struct bt_profile *p, struct bt_prof_node *parent,
+				     const struct bt_prof_frame *f)
+{
+	const char *name = f->name ? f->name : "[unknown]";
+	struct bt_prof_node *n;
+	size_t j;
+
+	if ((p->nnodes + 1) * 2 > p->nslots && grow(p))
+		return NULL;
+	j = node_hash(parent, name, f->module, f->kind) & (p->nslots - 1);
+	for (; (n = p->slots[j]); j = (j + 1) & (p->nslots - 1))
+		if (n->parent == parent && n->kind == f->kind && !strcmp(n->name, name) &&
+		    same(n->module, f->module))
+			return n;
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->name = strdup(name);
+	n->module = f->module ? strdup(f->module) : NULL;
+	if (!n->name || (f->module && !n->module)) {
+		free(n->name);
+		free(n);
+		return NULL;
+	}
+	n->kind = f->kind;
+	n->parent = parent;
+	n->next = parent->child;
+	parent->child = n;
+	parent->nchild++;
+	p->slots[j] = n;
+	p->nnodes++;
+	return n;
+}
+
+int bt_profile_add(struct bt_profile *p, const struct bt_prof_frame *frames, size_t n,
+		   uint64_t value)
+{
+	struct bt_prof_node *node = &p->root;
+	size_t i;
+
+	if (!value)
+		return 0;
+	/* Find (or make) the whole path first: a failure leaves the totals as they were. */
+	for (i = 0; i < n; i++) {
+		if ((unsigned int)frames[i].kind >= BT_PROF_NKINDS)
+			return -EINVAL;
+		node = child_of(p, node, &frames[i]);
+		if (!node)
+			return -ENOMEM;
+	}
+	node->self += value;
+	for (; node; node = node->parent)
+		node->total += value;
+	if (n > p->depth)
+		p->depth = n;
+	return 0;
+}
+
+/* The kind a folded frame name says, the annotation suffix removed (name is modified). */
+static enum bt_prof_kind folded_kind(char *name, size_t len, enum bt_prof_kind dflt)
+{
+	static const struct {
+		const char *suffix;
+		enum bt_prof_kind kind;
+	} marks[] = { { "_[k]", BT_PROF_KERNEL },
+		      { "_[j]", BT_PROF_JIT },
+		      { "_[i]", BT_PROF_INLINED } };
+	size_t i;
+
+	for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (len > 4 && !strcmp(name + len - 4, marks[i].suffix)) {
+			name[len - 4] = '\0';
+			return marks[i].kind;
+		}
+	if (!strcmp(name, "[unknown]") || !strncmp(name, "[Missed ", 8))
+		return BT_PROF_MISSED;
+	if (!strncmp(name, "bpf_prog_", 9))
+		return BT_PROF_JIT;
+	return dflt;
+}
+
+int bt_profile_add_folded(struct bt_profile *p, const char *line)
+{
+	enum bt_prof_kind side = p->opts.folded_kind;
+	struct bt_prof_frame *frames = NULL;
+	size_t len = strlen(line), n = 0, cap = 0;
+	char *buf, *s, *sp, *end, *tok;
+	unsigned long long value;
+	int err = 0;
+
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' '))
+		len--;
+	if (!len)
+		return 0;
+	buf = strndup(line, len);
+	if (!buf)
+		return -ENOMEM;
+	sp = strrchr(buf, ' ');
+	if (!sp || sp[1] < '0' || sp[1] > '9') {
+		err = -EINVAL;
+		goto cleanup;
+	}
+	errno = 0;
+	value = strtoull(sp + 1, &end, 10);
+	if (*end || errno) {
+		err = -EINVAL;
+		goto cleanup;
+	}
+	*sp = '\0';
+	for (s = buf; (tok = strsep(&s, ";"));) {
+		struct bt_prof_frame f = { .name = tok };
+
+		if (!*tok)
+			continue;
+		if (n == cap) {
+			struct bt_prof_frame *v =
+				realloc(frames, (cap = cap ? 2 * cap : 64) * sizeof(*v));
+
+			if (!v) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			frames = v;
+		}
+		if (!strcmp(tok, "-") || !strcmp(tok, "--")) {
+			f.kind = BT_PROF_OTHER;
+			if (tok[1] == '\0')
+				side = side == BT_PROF_KERNEL ? p->opts.folded_kind
+							      : BT_PROF_KERNEL;
+		} else if (n == 0 && p->opts.folded_comm) {
+			f.kind = BT_PROF_OTHER;
+		} else {
+			f.kind = folded_kind(tok, strlen(tok), side);
+		}
+		frames[n++] = f;
+	}
+	err = bt_profile_add(p, frames, n, value);
+cleanup:
+	free(frames);
+	free(buf);
+	return err;
+}
+
+int bt_profile_read_folded(struct bt_profile *p, FILE *in)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int err = 0, n = 0;
+	long lineno = 0;
+
+	while (getline(&line, &cap, in) > 0) {
+		lineno++;
+		err = bt_profile_add_folded(p, line);
+		if (err == -EINVAL)
+			bt_err("folded input line %ld is not 'frame;...;frame COUNT': %.*s", lineno,
+			       (int)strcspn(line, "\n"), line);
+		if (err)
+			break;
+		n++;
+	}
+	if (!err && ferror(in))
+		err = -EIO;
+	free(line);
+	return err ? err : n;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct bt_prof_node *x = *(const struct bt_prof_node *const *)a;
+	const struct bt_prof_node *y = *(const struct bt_prof_node *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	c = strcmp(x->module ? x->module : "", y->module ? y->module : "");
+	return c ? c : (int)x->kind - (int)y->kind;
+}
+
+struct bt_prof_node **bt_prof__children(const struct bt_prof_node *n, int *err)
+{
+	struct bt_prof_node **v, *c;
+	size_t i = 0;
+
+	*err = 0;
+	if (!n->nchild)
+		return NULL;
+	v = malloc(n->nchild * sizeof(*v));
+	if (!v) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (c = n->child; c; c = c->next)
+		v[i++] = c;
+	qsort(v, i, sizeof(*v), by_name);
+	return v;
+}
+
+/*
+ * Text for XML: escaped, control characters and bytes that are not UTF-8 as '?', at most max
+ * bytes of the name (cut on a character boundary, ".." appended when cut; max 0: all).
+ */
+static void xml_text(FILE *out, const char *s, size_t max)
+{
+	size_t len = strlen(s), i = 0, cut = len;
+	bool dots = false;
+
+	if (max && len > max) {
+		cut = max > 2 ? max - 2 : 0;
+		while (cut && ((unsigned char)s[cut] & 0xc0) == 0x80)
+			cut--;
+		dots = true;
+	}
+	while (i < cut) {
+		unsigned char c = s[i];
+		size_t k, n = c < 0x80	       ? 1
+			      : (c >> 5) == 6  ? 2
+			      : (c >> 4) == 14 ? 3
+			      : (c >> 3) == 30 ? 4
+					       : 0;
+
+		for (k = 1; k < n; k++)
+			if (i + k >= len || ((unsigned char)s[i + k] & 0xc0) != 0x80)
+				n = 0;
+		if (n == 0 || (n == 1 && c < 0x20 && c != '\t')) {
+			fputc('?', out);
+			i++;
+			continue;
+		}
+		if (i + n > cut) /* a character the cut point splits */
+			break;
+		switch (c) {
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			fwrite(s + i, 1, n, out);
+		}
+		i += n;
+	}
+	if (dots)
+		fputs("..", out);
+}
+
+/* Colours by kind, varied by the name so that neighbours differ but a name keeps its colour. */
+static void colour(const struct bt_prof_node *n, int rgb[3])
+{
+	uint64_t h = hash_str(0xcbf29ce484222325ULL, n->name);
+	double v1 = (h & 0xff) / 255.0, v2 = ((h >> 8) & 0xff) / 255.0,
+	       v3 = ((h >> 16) & 0xff) / 255.0;
+
+	switch (n->kind) {
+	case BT_PROF_USER: /* warm: red to yellow */
+		rgb[0] = 205 + 50 * v3, rgb[1] = 230 * v1, rgb[2] = 55 * v2;
+		break;
+	case BT_PROF_KERNEL: /* orange */
+		rgb[0] = 215 + 40 * v1, rgb[1] = 120 + 60 * v2, rgb[2] = 20 * v3;
+		break;
+	case BT_PROF_INLINED: /* aqua */
+		rgb[0] = 50 + 60 * v1, rgb[1] = 165 + 55 * v2, rgb[2] = 165 + 55 * v2;
+		break;
+	case BT_PROF_JIT: /* green */
+		rgb[0] = 50 + 60 * v1, rgb[1] = 190 + 60 * v2, rgb[2] = 50 + 60 * v3;
+		break;
+	case BT_PROF_MISSED: /* grey */
+		rgb[0] = rgb[1] = rgb[2] = 160 + 40 * v1;
+		break;
+	default: /* pale blue: names and delimiters, not code */
+		rgb[0] = 190 + 20 * v1, rgb[1] = 200 + 20 * v1, rgb[2] = 235;
+		break;
+	}
+}
+
+static const char *const kind_names[BT_PROF_NKINDS] = { "user", "kernel", "inlined",
+							"jit",	"missed", "other" };
+
+struct svg {
+	FILE *out;
+	const struct bt_profile *p;
+	double scale; /* pixels per unit of value */
+	int height;
+	int err;
+};
+
+static void svg_frame(struct svg *s, const struct bt_prof_node *n, double x, unsigned int depth)
+{
+	struct bt_prof_node **kids;
+	double w = n->total * s->scale, cx = x;
+	int rgb[3], y = s->height - BOTTOM - (int)(depth + 1) * FRAME_H, fit;
+	size_t i;
+
+	colour(n, rgb);
+	fprintf(s->out, "<g class=\"f %s\"><title>", kind_names[n->kind]);
+	xml_text(s->out, n->name, 0);
+	if (n->module) {
+		fputs(" [", s->out);
+		xml_text(s->out, n->module, 0);
+		fputc(']', s->out);
+	}
+	fprintf(s->out,
+		" (%llu %s, %.2f%%)</title><rect x=\"%.4f\" y=\"%d\" width=\"%.4f\" height=\"%d\" "
+		"fill=\"rgb(%d,%d,%d)\"/><text x=\"%.2f\" y=\"%d\">",
+		(unsigned long long)n->total, opt(s->p->opts.unit, "count"),
+		100.0 * n->total / s->p->root.total, x, y, w, FRAME_H - 1, rgb[0], rgb[1], rgb[2],
+		x + 3, y + FRAME_H - 4);
+	fit = (int)((w - 6) / (FONT_SIZE * 0.59));
+	if (fit >= 3)
+		xml_text(s->out, n->name, fit);
+	fputs("</text></g>\n", s->out);
+
+	kids = bt_prof__children(n, &s->err);
+	for (i = 0; i < n->nchild && kids; i++) {
+		svg_frame(s, kids[i], cx, depth + 1);
+		cx += kids[i]->total * s->scale;
+	}
+	free(kids);
+}
+
+/* The interactive part, in the SVG's own script: no external file, no library. */
+static const char svg_script[] =
+	"var "
+	"W=%u,XPAD=%d,CW=%.3f,frames=[],root=null,details,matchedText,searchText,reset,zoomed="
+	"false;\n"
+	"function label(f,w){var n=Math.floor((w-6)/CW);if(n<3)return \"\";"
+	"return f.name.length<=n?f.name:f.name.substring(0,n-2)+\"..\";}\n"
+	"function init(){details=document.getElementById(\"details\").firstChild;"
+	"matchedText=document.getElementById(\"matched\");searchText=document.getElementById("
+	"\"search\");"
+	"reset=document.getElementById(\"reset\");\n"
+	" var gs=document.getElementsByTagName(\"g\");\n"
+	" for(var i=0;i<gs.length;i++){var g=gs[i];if(!/(^| )f( "
+	"|$)/.test(g.getAttribute(\"class\")))continue;\n"
+	"  var r=g.getElementsByTagName(\"rect\")[0],t=g.getElementsByTagName(\"text\")[0],"
+	"ti=g.getElementsByTagName(\"title\")[0].textContent;\n"
+	"  var f={g:g,r:r,t:t,title:ti,name:ti.substring(0,ti.lastIndexOf(\" "
+	"(\")),x:+r.getAttribute(\"x\"),"
+	"w:+r.getAttribute(\"width\"),y:+r.getAttribute(\"y\"),fill:r.getAttribute(\"fill\")};\n"
+	"  if(f.name.lastIndexOf(\" [\")>0&&f.name.charAt(f.name.length-1)==\"]\")"
+	"f.name=f.name.substring(0,f.name.lastIndexOf(\" [\"));\n"
+	"  frames.push(f);if(!root||f.y>root.y)root=f;\n"
+	"  g.onclick=(function(f){return function(){zoom(f);};})(f);\n"
+	"  g.onmouseover=(function(f){return function(){details.nodeValue=f.title;};})(f);\n"
+	"  g.onmouseout=function(){details.nodeValue=\" \";};}\n"
+	" searchText.onclick=function(){search();};reset.onclick=function(){unzoom();};\n"
+	" window.addEventListener(\"keydown\",function(e){if((e.ctrlKey||e.metaKey)&&e.keyCode==70)"
+	"{"
+	"e.preventDefault();search();}else if(e.keyCode==27){clearSearch();unzoom();}});}\n"
+	"function place(f,x,w){f.r.setAttribute(\"x\",x);f.r.setAttribute(\"width\",w);"
+	"f.t.setAttribute(\"x\",x+3);f.t.textContent=label(f,w);f.g.style.display=\"\";}\n"
+	"function zoom(z){var e=1e-6,s=(W-2*XPAD)/z.w;\n"
+	" for(var i=0;i<frames.length;i++){var f=frames[i];\n"
+	"  "
+	"if(f.y>z.y&&f.x<=z.x+e&&f.x+f.w>=z.x+z.w-e){place(f,XPAD,W-2*XPAD);f.g.style.opacity=0.6;}"
+	"\n"
+	"  else if(f.y<=z.y&&f.x>=z.x-e&&f.x+f.w<=z.x+z.w+e){place(f,XPAD+(f.x-z.x)*s,f.w*s);"
+	"f.g.style.opacity=1;}\n"
+	"  else f.g.style.display=\"none\";}\n"
+	" zoomed=z!==root;reset.style.opacity=zoomed?1:0;}\n"
+	"function unzoom(){for(var i=0;i<frames.length;i++){var f=frames[i];place(f,f.x,f.w);"
+	"f.g.style.opacity=1;}zoomed=false;reset.style.opacity=0;}\n"
+	"function clearSearch(){for(var i=0;i<frames.length;i++)frames[i].r.setAttribute(\"fill\","
+	"frames[i].fill);matchedText.textContent=\"\";}\n"
+	"function search(){var term=prompt(\"Search for (regular "
+	"expression):\",\"\");clearSearch();"
+	"if(!term)return;var re;\n"
+	" try{re=new RegExp(term);}catch(x){matchedText.textContent=\"bad expression\";return;}\n"
+	" var spans=[];for(var i=0;i<frames.length;i++){var "
+	"f=frames[i];if(f!==root&&re.test(f.name)){"
+	"f.r.setAttribute(\"fill\",\"rgb(230,0,230)\");spans.push([f.x,f.x+f.w]);}}\n"
+	" spans.sort(function(a,b){return a[0]-b[0];});var sum=0,end=-1;\n"
+	" for(var j=0;j<spans.length;j++){var a=Math.max(spans[j][0],end);"
+	"if(spans[j][1]>a){sum+=spans[j][1]-a;end=spans[j][1];}}\n"
+	" matchedText.textContent=\"Matched: \"+(100*sum/root.w).toFixed(2)+\"%%\";}\n";
+
+int bt_flame_write(const struct bt_profile *p, FILE *out)
+{
+	unsigned int width = p->opts.width ? p->opts.width : 1200;
+	struct svg s = { .out = out, .p = p };
+
+	s.height = TOP + BOTTOM + (int)(p->depth + 1) * FRAME_H;
+	s.scale = p->root.total ? (width - 2.0 * XPAD) / p->root.total : 0;
+	fprintf(out,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%u\" height=\"%d\" viewBox=\"0 0 %u %d\" "
+		"onload=\"init()\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"<!-- Written by bpftools: a flame graph of %llu %s. Click a frame to zoom, Ctrl-F "
+		"to search, Esc to reset. -->\n"
+		"<style type=\"text/css\">\n"
+		"text { font-family: Verdana, sans-serif; font-size: %dpx; fill: rgb(0,0,0); }\n"
+		"g.f rect { rx: 2px; ry: 2px; stroke: rgb(255,255,255); stroke-width: 0.5; }\n"
+		"g.f:hover rect { stroke: rgb(0,0,0); stroke-width: 0.5; cursor: pointer; }\n"
+		"g.f text { pointer-events: none; }\n"
+		"#title { font-size: 17px; text-anchor: middle; }\n"
+		"#search, #reset { cursor: pointer; }\n"
+		"#search:hover, #reset:hover { fill: rgb(0,0,200); }\n"
+		"#matched { text-anchor: end; }\n"
+		"</style>\n<script type=\"text/ecmascript\"><![CDATA[\n",
+		width, s.height, width, s.height, (unsigned long long)p->root.total,
+		opt(p->opts.unit, "count"), FONT_SIZE);
+	fprintf(out, svg_script, width, XPAD, FONT_SIZE * 0.59);
+	fprintf(out,
+		"]]></script>\n"
+		"<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%d\" fill=\"rgb(248,248,240)\"/>\n"
+		"<text id=\"title\" x=\"%u\" y=\"24\">",
+		width, s.height, width / 2);
+	xml_text(out, opt(p->opts.title, "Flame Graph"), 0);
+	fprintf(out,
+		"</text>\n<text id=\"reset\" x=\"%d\" y=\"24\" style=\"opacity:0\">Reset "
+		"Zoom</text>\n"
+		"<text id=\"search\" x=\"%u\" y=\"24\">Search</text>\n"
+		"<text id=\"matched\" x=\"%u\" y=\"%d\"> </text>\n"
+		"<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n",
+		XPAD, width - XPAD - 60, width - XPAD, s.height - 12, XPAD, s.height - 12);
+	if (p->root.total) {
+		fputs("<g id=\"frames\">\n", out);
+		svg_frame(&s, &p->root, XPAD, 0);
+		fputs("</g>\n", out);
+	}
+	fputs("</svg>\n", out);
+	if (s.err)
+		return s.err;
+	return fflush(out) || ferror(out) ? -EIO : 0;
+}
+
+int bt_flame_from_folded(FILE *folded, FILE *svg, const struct bt_profile_opts *opts)
+{
+	struct bt_profile *p = bt_profile_new(opts);
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	err = bt_profile_read_folded(p, folded);
+	if (err >= 0)
+		err = bt_flame_write(p, svg);
+	bt_profile_free(p);
+	return err;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Stack profiles: samples (frames root first, each with a kind, and a value) merged into one
+ * tree, written as a self-contained interactive SVG flame graph (here) or as Google's
+ * profile.proto, gzipped (bt_pprof.h). No Perl, no protobuf library.
+ *
+ *	struct bt_profile *p = bt_profile_new(&(struct bt_profile_opts){ .unit = "microseconds" });
+ *	bt_profile_add(p, frames, n, value);	   // or bt_profile_add_folded(p, "a;b;c 123")
+ *	bt_flame_write(p, svg);
+ *	bt_pprof_write(p, pb_gz);
+ *	bt_profile_free(p);
+ *
+ * A tool that already prints folded rows can write them to a memory stream and hand that to
+ * bt_flame_from_folded() / bt_pprof_from_folded().
+ */
+#ifndef BT_FLAME_H
+#define BT_FLAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* What a frame is; the flame graph colours by it. */
+enum bt_prof_kind {
+	BT_PROF_USER,
+	BT_PROF_KERNEL,
+	BT_PROF_INLINED, /* an inlined call, inside the frame below it */
+	BT_PROF_JIT,	 /* JIT code: BPF programs, perf-map symbols */
+	BT_PROF_MISSED,	 /* a lost stack or an unknown address */
+	BT_PROF_OTHER,	 /* not code: a process name, a delimiter */
+	BT_PROF_NKINDS,
+};
+
+struct bt_prof_frame {
+	const char *name;
+	const char *module; /* file or kernel module; NULL: none (vmlinux, or unknown) */
+	enum bt_prof_kind kind;
+};
+
+struct bt_profile_opts {
+	const char *title; /* SVG heading; NULL: "Flame Graph" */
+	const char
+		*sample_type; /* pprof's sample type, e.g. "samples", "off_cpu"; NULL: "samples" */
+	const char *unit;     /* "count", "microseconds", "nanoseconds"...; NULL: "count" */
+	unsigned int width;   /* SVG width in pixels; 0: 1200 */
+	/*
+	 * Folded input: the first frame of each line is a process name (BT_PROF_OTHER), and the
+	 * kind of frames before any "-" delimiter (after it, they are kernel frames; see
+	 * bt_profile_add_folded).
+	 */
+	bool folded_comm;
+	enum bt_prof_kind folded_kind;
+};
+
+struct bt_profile;
+
+/* NULL opts: the defaults. Returns NULL when out of memory. */
+struct bt_profile *bt_profile_new(const struct bt_profile_opts *opts);
+void bt_profile_free(struct bt_profile *p);
+
+/* One sample: frames[0] is the outermost caller. value 0 is ignored. 0 or -errno. */
+int bt_profile_add(struct bt_profile *p, const struct bt_prof_frame *frames, size_t n,
+		   uint64_t value);
+
+/*
+ * One folded line, "root;...;leaf VALUE" (the value after the last space; a trailing newline
+ * allowed). Kinds: a suffix "_[k]", "_[j]", "_[i]" (the collapse scripts' annotations) says
+ * kernel, JIT or inlined and is removed; "[unknown]" and "[Missed ... Stack]" are missed;
+ * "bpf_prog_..." is JIT; a frame "-" (BCC's delimiter between user and kernel frames) is
+ * BT_PROF_OTHER and switches the kind of the frames after it between folded_kind and kernel
+ * ("--", offwaketime's delimiter before the waker's stack, is BT_PROF_OTHER and switches
+ * nothing). Blank lines are ignored. -EINVAL for a line without a value.
+ */
+int bt_profile_add_folded(struct bt_profile *p, const char *line);
+/* Every line of a stream; -EINVAL names the bad line on stderr. Returns lines added or -errno. */
+int bt_profile_read_folded(struct bt_profile *p, FILE *in);
+
+/* The sum of all values. */
+uint64_t bt_profile_total(const struct bt_profile *p);
+
+/* The SVG: search (also Ctrl-F), click to zoom, tooltips with values and percentages. */
+int bt_flame_write(const struct bt_profile *p, FILE *out);
+/* Folded lines in, SVG out. Returns 0 or -errno. */
+int bt_flame_from_folded(FILE *folded, FILE *svg, const struct bt_profile_opts *opts);
+
+#endif

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A profile (bt_flame.h) as Google's profile.proto, gzipped: what `go tool pprof`, Pyroscope,
+ * Parca and Grafana read. The protobuf encoding is written here by hand (varints, tags and
+ * lengths); zlib writes the gzip stream.
+ */
+#ifndef BT_PPROF_H
+#define BT_PPROF_H
+
+#include <stdio.h>
+
+#include "bt_flame.h"
+
+/*
+ * One Sample per distinct stack (locations leaf first, as profile.proto wants), one Location
+ * per distinct (frame, module, kind), one Function per (name, module), one Mapping per module
+ * (kernel frames without one: "[kernel.kallsyms]"). The value type is the options'
+ * sample_type and unit. Returns 0 or -errno.
+ */
+int bt_pprof_write(const struct bt_profile *p, FILE *out);
+/* Folded lines in, gzipped profile.proto out. */
+int bt_pprof_from_folded(FILE *folded, FILE *out, const struct bt_profile_opts *opts);
+
+#endif

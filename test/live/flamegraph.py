@@ -1,0 +1,206 @@
+"""Checks for bpftools flamegraph (test/live/flamegraph.sh): an SVG flame graph's frames, read
+back by their geometry, and a pprof profile, decoded here by hand, both against the folded
+input they were made from.
+
+    python3 flamegraph.py svg FOLDED SVG [NAME=KIND...]
+    python3 flamegraph.py pprof FOLDED PROFILE.pb.gz TYPE UNIT
+"""
+import gzip
+import sys
+import xml.etree.ElementTree as ET
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def fail(msg):
+    print("FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def folded(path):
+    """Full stacks (root first, annotations removed) -> summed value."""
+    stacks = {}
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line.strip():
+                continue
+            frames, _, value = line.rpartition(" ")
+            names = []
+            for n in frames.split(";"):
+                if not n:
+                    continue
+                for mark in ("_[k]", "_[j]", "_[i]"):
+                    if len(n) > 4 and n.endswith(mark):
+                        n = n[:-4]
+                names.append(n)
+            if int(value):
+                stacks[tuple(names)] = stacks.get(tuple(names), 0) + int(value)
+    return stacks
+
+
+def check_svg(folded_path, svg_path, kinds):
+    stacks = folded(folded_path)
+    total = sum(stacks.values())
+    want = {}
+    for path, v in stacks.items():
+        for i in range(1, len(path) + 1):
+            want[path[:i]] = want.get(path[:i], 0) + v
+    tree = ET.parse(svg_path)  # well-formed XML, or this raises
+    root_el = tree.getroot()
+    if root_el.tag != SVG + "svg":
+        fail("the root element is not <svg>")
+    if root_el.find(SVG + "script") is None or root_el.find(SVG + "style") is None:
+        fail("no embedded script or style")
+    if "href" in open(svg_path, encoding="utf-8").read():
+        fail("the SVG refers to something outside itself")
+    frames = []
+    for g in root_el.iter(SVG + "g"):
+        cls = (g.get("class") or "").split()
+        if not cls or cls[0] != "f":
+            continue
+        title = g.find(SVG + "title").text
+        r = g.find(SVG + "rect")
+        name = title[: title.rfind(" (")]
+        frames.append({"name": name, "kind": cls[1], "title": title, "x": float(r.get("x")),
+                       "w": float(r.get("width")), "y": int(r.get("y"))})
+    if not frames:
+        fail("no frames")
+    rootf = max(frames, key=lambda f: f["y"])
+    if rootf["name"] != "all":
+        fail("the bottom frame is %r, not 'all'" % rootf["name"])
+    width = float(root_el.get("width"))
+    if abs(rootf["w"] - (width - 20)) > 0.01:
+        fail("'all' is %.4f px wide, not the graph's %.4f" % (rootf["w"], width - 20))
+    scale = rootf["w"] / total
+    rootf["path"] = ()
+    by_depth = {}
+    for f in frames:
+        by_depth.setdefault((rootf["y"] - f["y"]) // 16, []).append(f)
+    got = {}
+    for d in sorted(by_depth)[1:]:
+        for f in by_depth[d]:
+            parents = [p for p in by_depth.get(d - 1, [])
+                       if p["x"] <= f["x"] + 1e-3 and p["x"] + p["w"] >= f["x"] + f["w"] - 1e-3]
+            if len(parents) != 1:
+                fail("frame %r at depth %d lies on %d frames below it" % (f["name"], d, len(parents)))
+            f["path"] = parents[0]["path"] + (f["name"],)
+            if f["path"] in got:
+                fail("path drawn twice: %r" % (f["path"],))
+            got[f["path"]] = f
+    if set(got) != set(want):
+        fail("drawn paths differ from the folded input: missing %r, extra %r"
+             % (sorted(set(want) - set(got))[:3], sorted(set(got) - set(want))[:3]))
+    for path, f in got.items():
+        value = f["w"] / scale
+        if abs(value - want[path]) > max(0.01, want[path] * 1e-6):
+            fail("%r is %.4f px wide = %.3f, folded says %d" % (path, f["w"], value, want[path]))
+        pct = "%.2f%%" % (100.0 * want[path] / total)
+        if not f["title"].endswith(" %s)" % pct) or " (%d " % want[path] not in f["title"]:
+            fail("tooltip %r lacks %d and %s" % (f["title"], want[path], pct))
+    for spec in kinds:
+        name, kind = spec.split("=")
+        seen = {f["kind"] for f in got.values() if f["name"] == name}
+        if seen != {kind}:
+            fail("frames named %r are %r, not %s" % (name, sorted(seen), kind))
+    print("svg: %d frames, widths match %d folded stacks (total %d)" % (len(got), len(stacks), total))
+
+
+def varint(b, i):
+    v = shift = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7F) << shift
+        if not c & 0x80:
+            return v, i
+        shift += 7
+
+
+def fields(b):
+    """(field number, wire type, value or bytes) of one protobuf message."""
+    i = 0
+    while i < len(b):
+        key, i = varint(b, i)
+        num, wire = key >> 3, key & 7
+        if wire == 0:
+            v, i = varint(b, i)
+        elif wire == 2:
+            n, i = varint(b, i)
+            v = b[i:i + n]
+            i += n
+        else:
+            fail("unexpected wire type %d" % wire)
+        yield num, wire, v
+
+
+def ints(wire, v):
+    if wire == 0:
+        return [v]
+    out, i = [], 0
+    while i < len(v):
+        x, i = varint(v, i)
+        out.append(x)
+    return out
+
+
+def check_pprof(folded_path, pb_path, want_type, want_unit):
+    stacks = folded(folded_path)
+    data = open(pb_path, "rb").read()
+    if data[:2] != b"\x1f\x8b":
+        fail("not gzip")
+    pb = gzip.decompress(data)
+    strings, samples, functions, locations, sample_types = [], [], {}, {}, []
+    for num, wire, v in fields(pb):
+        if num == 6:
+            strings.append(v.decode("utf-8", "surrogateescape"))
+        elif num == 1:
+            sample_types.append({n: x for n, _, x in fields(v)})
+        elif num == 2:
+            s = {"loc": [], "val": []}
+            for n, w, x in fields(v):
+                if n == 1:
+                    s["loc"] += ints(w, x)
+                elif n == 2:
+                    s["val"] += ints(w, x)
+            samples.append(s)
+        elif num == 5:
+            f = {n: x for n, _, x in fields(v)}
+            functions[f[1]] = f.get(2, 0)
+        elif num == 4:
+            loc = {"fn": []}
+            for n, _, x in fields(v):
+                if n == 1:
+                    loc["id"] = x
+                elif n == 4:
+                    loc["fn"] += [y for m, _, y in fields(x) if m == 1]
+            locations[loc["id"]] = loc["fn"]
+    if not strings or strings[0] != "":
+        fail("string_table[0] is not ''")
+    if len(sample_types) != 1:
+        fail("%d sample types" % len(sample_types))
+    st = sample_types[0]
+    if (strings[st.get(1, 0)], strings[st.get(2, 0)]) != (want_type, want_unit):
+        fail("sample type %s/%s" % (strings[st.get(1, 0)], strings[st.get(2, 0)]))
+    got = {}
+    for s in samples:
+        if len(s["val"]) != 1:
+            fail("a sample with %d values" % len(s["val"]))
+        names = []
+        for lid in s["loc"]:
+            for fid in locations[lid]:
+                names.append(strings[functions[fid]])
+        path = tuple(reversed(names))  # location_id[0] is the leaf
+        got[path] = got.get(path, 0) + s["val"][0]
+    if got != stacks:
+        diff = [(p, got.get(p), stacks.get(p)) for p in set(got) | set(stacks) if got.get(p) != stacks.get(p)]
+        fail("pprof stacks differ from the folded input: %r" % diff[:3])
+    print("pprof: %d samples, %d functions, %d locations match %d folded stacks"
+          % (len(samples), len(functions), len(locations), len(stacks)))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "svg":
+        check_svg(sys.argv[2], sys.argv[3], sys.argv[4:])
+    else:
+        check_pprof(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])

@@ -1,0 +1,67 @@
+#!/bin/sh
+# bpftools flamegraph: folded stacks to an SVG flame graph and to a gzipped pprof profile. The
+# SVG must be well-formed XML whose frames (read back by their geometry) have exactly the
+# folded counts as widths, with the right tooltips and kinds; the profile, decoded by hand in
+# flamegraph.py, must hold exactly the folded stacks and values. First on a crafted input
+# (names XML must escape, UTF-8, annotations, delimiters), then on offcputime's real output.
+. "$(dirname "$0")/lib.sh"
+CHECK="python3 $(dirname "$0")/flamegraph.py"
+command -v python3 >/dev/null || fail "python3 is needed to read the SVG and the profile back"
+
+fg() {
+	RC=0
+	"$BPFTOOLS" flamegraph "$@" >"$T/fg.out" 2>"$T/fg.err" || RC=$?
+}
+
+printf '%s\n' 'proc;main;a;b 10' 'proc;main;a 5' 'proc;main;c_[k] 7' \
+	'proc;x<y&z;"q" 3' 'proc;operator new(unsigned long) 2' 'proc;main;a;b 1' \
+	'other;-;do_sys;bpf_prog_12_x 4' 'proc;[Missed User Stack] 1' '' >"$T/in"
+printf 'proc;\303\251t\303\251 6\n' >>"$T/in"
+fg --comm --title 'A & B' "$T/in"
+[ "$RC" = 0 ] || fail "flamegraph exits $RC: $(cat "$T/fg.err")"
+[ -s "$T/fg.err" ] && fail "flamegraph writes to stderr: $(cat "$T/fg.err")"
+$CHECK svg "$T/in" "$T/fg.out" proc=other main=user c=kernel do_sys=kernel -=other \
+	bpf_prog_12_x=jit '[Missed User Stack]=missed' || fail "crafted input: SVG"
+grep -q '>A &amp; B</text>' "$T/fg.out" || fail "the title is not in the SVG, escaped"
+ok "SVG: widths, tooltips and kinds of a crafted input"
+
+"$BPFTOOLS" flamegraph --pprof --sample-type=events --unit=count <"$T/in" >"$T/in.pb.gz" ||
+	fail "flamegraph --pprof exits non-zero"
+$CHECK pprof "$T/in" "$T/in.pb.gz" events count || fail "crafted input: pprof"
+fg --pprof -o "$T/o.pb.gz" "$T/in"
+[ "$RC" = 0 ] && [ ! -s "$T/fg.out" ] || fail "--pprof -o: exit $RC, or output on stdout"
+cmp -s "$T/o.pb.gz" "$T/in.pb.gz" || zcat "$T/o.pb.gz" >/dev/null || fail "-o wrote no gzip"
+ok "pprof: the crafted input's stacks and values, decoded"
+
+# Bad input: a usage error naming the line, and no output file left behind.
+printf 'a;b 1\nnot folded\n' >"$T/bad"
+fg -o "$T/bad.svg" "$T/bad"
+[ "$RC" = 2 ] || fail "a bad line exits $RC, not 2"
+grep -q "^bpftools flamegraph: folded input line 2 is not" "$T/fg.err" || fail "bad line: $(cat "$T/fg.err")"
+[ -e "$T/bad.svg" ] && fail "a bad input left an output file"
+fg "$T/nonexistent"
+[ "$RC" = 1 ] && grep -q "cannot open" "$T/fg.err" || fail "a missing file: exit $RC, $(cat "$T/fg.err")"
+fg --width 5 "$T/in"
+[ "$RC" = 2 ] || fail "--width 5 exits $RC, not 2"
+ok "bad input: exit 2 naming the line, no output file"
+
+# Real folded output: offcputime -f -d (the "-" between user and kernel frames gives the kinds)
+# of a workload sleeping on four paths.
+require root btf
+W=$BT_WORKLOADS/stack_many
+[ -x "$W" ] || fail "workloads not built"
+BANNER_IN=err traced_workload "$W" sleep 2 20000 -- offcputime -f -d -p @PID
+expect_rc 0 "offcputime -f -d -p"
+cp "$OUT" "$T/off"
+grep -q 'leaf;-;.*do_nanosleep' "$T/off" || fail "offcputime -f printed no sleeping stack"
+fg --comm --unit=microseconds "$T/off"
+[ "$RC" = 0 ] || fail "flamegraph of offcputime -f exits $RC"
+$CHECK svg "$T/off" "$T/fg.out" stack_many=other sm_a=user do_nanosleep=kernel ||
+	fail "offcputime -f: SVG"
+fg --comm --pprof --sample-type=off_cpu --unit=microseconds -o "$T/off.pb.gz" "$T/off"
+$CHECK pprof "$T/off" "$T/off.pb.gz" off_cpu microseconds || fail "offcputime -f: pprof"
+if command -v go >/dev/null; then
+	go tool pprof -top "$T/off.pb.gz" >"$T/top" 2>&1 || fail "go tool pprof cannot read it: $(cat "$T/top")"
+	grep -q do_nanosleep "$T/top" || fail "go tool pprof -top shows no do_nanosleep"
+fi
+ok "offcputime -f: SVG and pprof match its folded stacks"

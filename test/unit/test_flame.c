@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The profile tree, folded input, the SVG writer and the pprof encoder (read back here). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "bt_flame.h"
+#include "bt_pprof.h"
+#include "harness.h"
+
+static char *svg_of(struct bt_profile *p, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	CHECK_INT(bt_flame_write(p, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static size_t count(const char *s, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (s = strstr(s, needle)); s += strlen(needle))
+		n++;
+	return n;
+}
+
+static void test_tree(void)
+{
+	struct bt_prof_frame a[] = { { "main", "/bin/x", BT_PROF_USER },
+				     { "work", "/bin/x", BT_PROF_USER },
+				     { "do_sys", NULL, BT_PROF_KERNEL } };
+	struct bt_prof_frame b[] = { { "main", "/bin/x", BT_PROF_USER },
+				     { "work", "/bin/x", BT_PROF_INLINED } };
+	struct bt_profile *p = bt_profile_new(NULL);
+	size_t len;
+	char *svg;
+
+	CHECK(p != NULL);
+	CHECK_INT(bt_profile_add(p, a, 3, 10), 0);
+	CHECK_INT(bt_profile_add(p, a, 3, 5), 0);
+	CHECK_INT(bt_profile_add(p, a, 2, 7), 0);
+	CHECK_INT(bt_profile_add(p, b, 2, 1), 0); /* same name, another kind: another frame */
+	CHECK_INT(bt_profile_add(p, a, 3, 0), 0); /* nothing */
+	CHECK_INT(bt_profile_total(p), 23);
+	b[1].kind = (enum bt_prof_kind)99;
+	CHECK_INT(bt_profile_add(p, b, 2, 1), -EINVAL);
+	CHECK_INT(bt_profile_total(p), 23);
+
+	svg = svg_of(p, &len);
+	/* all, main, work (user), work (inlined), do_sys */
+	CHECK_INT(count(svg, "<g class=\"f "), 5);
+	CHECK(strstr(svg, "<title>all (23 count, 100.00%)</title>") != NULL);
+	CHECK(strstr(svg, "<title>main [/bin/x] (23 count, 100.00%)</title>") != NULL);
+	CHECK(strstr(svg, "<g class=\"f user\"><title>work [/bin/x] (22 count, 95.65%)") != NULL);
+	CHECK(strstr(svg, "<g class=\"f inlined\"><title>work [/bin/x] (1 count, 4.35%)") != NULL);
+	CHECK(strstr(svg, "<g class=\"f kernel\"><title>do_sys (15 count, 65.22%)") != NULL);
+	CHECK(len > 10 && !strcmp(svg + len - 7, "</svg>\n"));
+	free(svg);
+	bt_profile_free(p);
+	bt_profile_free(NULL);
+}
+
+static void test_folded(void)
+{
+	struct bt_profile *p = bt_profile_new(&(struct bt_profile_opts){ .folded_comm = true });
+	size_t len;
+	char *svg;
+
+	CHECK_INT(bt_profile_add_folded(p, "proc;main;f_[i];-;sys_read;vfs_read_[k] 3\n"), 0);
+	CHECK_INT(bt_profile_add_folded(p, "proc;[Missed User Stack];-;bpf_prog_1234_x 2"), 0);
+	CHECK_INT(bt_profile_add_folded(p, "proc;main;jitted_[j] 1"), 0);
+	CHECK_INT(bt_profile_add_folded(p, "proc;operator new(unsigned long) 4"), 0);
+	CHECK_INT(bt_profile_add_folded(p, "\n"), 0);
+	CHECK_INT(bt_profile_add_folded(p, "proc;main 0"), 0);
+	CHECK_INT(bt_profile_add_folded(p, "proc;main"), -EINVAL);
+	CHECK_INT(bt_profile_add_folded(p, "proc;main x1"), -EINVAL);
+	CHECK_INT(bt_profile_add_folded(p, "proc;main 12x"), -EINVAL);
+	CHECK_INT(bt_profile_add_folded(p, "proc;main 99999999999999999999999"), -EINVAL);
+	CHECK_INT(bt_profile_total(p), 10);
+
+	svg = svg_of(p, &len);
+	CHECK(strstr(svg, "<g class=\"f other\"><title>proc (10 ") != NULL);
+	CHECK(strstr(svg, "<g class=\"f inlined\"><title>f (3 ") != NULL);
+	CHECK(strstr(svg, "<g class=\"f other\"><title>- (3 ") != NULL);
+	CHECK(strstr(svg, "<g class=\"f other\"><title>- (2 ") != NULL);
+	CHECK(strstr(svg, "<g class=\"f kernel\"><title>sys_read (3 ") != NULL);
+	CHECK(strstr(svg, "<g class=\"f kernel\"><title>vfs_read (3 ") != NULL);
+	CHECK(strstr(svg, "<g class=\"f missed\"><title>[Missed User Stack] (2 ") != NULL);
+	CHECK(strstr(svg, "<g class=\"f jit\"><title>bpf_prog_1234_x (2 ") != NULL);
+	CHECK(strstr(svg, "<g class=\"f jit\"><title>jitted (1 ") != NULL);
+	CHECK(strstr(svg, "<g class=\"f user\"><title>operator new(unsigned long) (4 ") != NULL);
+	free(svg);
+	bt_profile_free(p);
+
+	/* Kernel-only tools: unmarked frames are kernel; offwaketime's "--" switches nothing. */
+	p = bt_profile_new(&(struct bt_profile_opts){ .folded_kind = BT_PROF_KERNEL });
+	CHECK_INT(bt_profile_add_folded(p, "schedule;--;try_to_wake_up 1"), 0);
+	svg = svg_of(p, &len);
+	CHECK(strstr(svg, "<g class=\"f kernel\"><title>schedule (1 ") != NULL);
+	CHECK(strstr(svg, "<g class=\"f other\"><title>-- (1 ") != NULL);
+	CHECK(strstr(svg, "<g class=\"f kernel\"><title>try_to_wake_up (1 ") != NULL);
+	free(svg);
+	bt_profile_free(p);
+}
+
+/* Names are XML-escaped, and what is not UTF-8 (or a control character) becomes '?'. */
+static void test_escaping(void)
+{
+	struct bt_profile *p = bt_profile_new(&(struct bt_profile_opts){ .title = "a & b" });
+	struct bt_prof_frame f[] = { { "std::vector<int>::at&\"x\"", NULL, BT_PROF_USER },
+				     { "bad\xff\x01utf8 \xc3\xa9t\xc3", NULL, BT_PROF_USER } };
+	size_t len;
+	char *svg;
+
+	CHECK_INT(bt_profile_add(p, f, 2, 1), 0);
+	svg = svg_of(p, &len);
+	CHECK(strstr(svg, ">a &amp; b</text>") != NULL);
+	CHECK(strstr(svg, "<title>std::vector&lt;int&gt;::at&amp;&quot;x&quot; (1 ") != NULL);
+	CHECK(strstr(svg, "<title>bad??utf8 \xc3\xa9t? (1 ") != NULL);
+	CHECK(strchr(svg, '\x01') == NULL && strchr(svg, '\xff') == NULL);
+	free(svg);
+	bt_profile_free(p);
+}
+
+/* Labels are cut to fit, never in the middle of a UTF-8 character. */
+static void test_labels(void)
+{
+	struct bt_profile *p = bt_profile_new(&(struct bt_profile_opts){ .width = 120 });
+	struct bt_prof_frame f[] = { { "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+				       "\xc3\xa9\xc3\xa9\xc3\xa9",
+				       NULL, BT_PROF_USER } };
+	size_t len;
+	char *svg, *t;
+
+	CHECK_INT(bt_profile_add(p, f, 1, 1), 0);
+	svg = svg_of(p, &len);
+	/* 100 px wide: 13 characters' room, 11 bytes and "..", cut back to 10 (5 characters) */
+	t = strstr(svg, "<text x=\"13.00\" y=\"");
+	t = t ? strstr(t, "\">\xc3\xa9") : NULL;
+	CHECK(t != NULL);
+	if (t)
+		CHECK(!strncmp(t + 2, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9..</text>", 19));
+	free(svg);
+	bt_profile_free(p);
+}
+
+/* Many distinct paths: the node table grows and keeps every path apart. */
+static void test_many(void)
+{
+	struct bt_profile *p = bt_profile_new(NULL);
+	char a[16], b[16];
+	size_t len;
+	char *svg;
+	int i;
+
+	for (i = 0; i < 5000; i++) {
+		struct bt_prof_frame f[] = { { "root", NULL, BT_PROF_USER },
+					     { a, NULL, BT_PROF_USER },
+					     { b, NULL, BT_PROF_KERNEL } };
+
+		snprintf(a, sizeof(a), "a%d", i % 50);
+		snprintf(b, sizeof(b), "b%d", i);
+		CHECK_INT(bt_profile_add(p, f, 3, i + 1), 0);
+	}
+	CHECK_INT(bt_profile_total(p), 5000ULL * 5001 / 2);
+	svg = svg_of(p, &len);
+	CHECK_INT(count(svg, "<g class=\"f "), 1 + 1 + 50 + 5000);
+	free(svg);
+	bt_profile_free(p);
+}
+
+/* A minimal protobuf reader for the test: the fields of one message. */
+struct field {
+	unsigned int num, wire;
+	uint64_t v;
+	const uint8_t *data;
+	size_t len;
+};
+
+static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	int shift = 0;
+
+	*v = 0;
+	while (*p < end && shift < 64) {
+		uint8_t b = *(*p)++;
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return 0;
+		shift += 7;
+	}
+	return -1;
+}
+
+static int next_field(const uint8_t **p, const uint8_t *end, struct field *f)
+{
+	uint64_t key;
+
+	if (*p >= end || varint(p, end, &key))
+		return -1;
+	f->num = key >> 3;
+	f->wire = key & 7;
+	if (f->wire == 0)
+		return varint(p, end, &f->v);
+	if (f->wire != 2 || varint(p, end, &f->v) || f->v > (uint64_t)(end - *p))
+		return -1;
+	f->data = *p;
+	f->len = f->v;
+	*p += f->len;
+	return 0;
+}
+
+static uint8_t *gunzip(const char *in, size_t n, size_t *out_len)
+{
+	size_t cap = 1 << 16;
+	uint8_t *out = malloc(cap);
+	z_stream zs = { 0 };
+	int r;
+
+	CHECK_INT(inflateInit2(&zs, 15 + 16), Z_OK);
+	zs.next_in = (uint8_t *)in;
+	zs.avail_in = n;
+	do {
+		if (zs.total_out == cap)
+			out = realloc(out, cap *= 2);
+		zs.next_out = out + zs.total_out;
+		zs.avail_out = cap - zs.total_out;
+		r = inflate(&zs, Z_NO_FLUSH);
+	} while (r == Z_OK);
+	CHECK_INT(r, Z_STREAM_END);
+	*out_len = zs.total_out;
+	inflateEnd(&zs);
+	return out;
+}
+
+static void test_pprof(void)
+{
+	struct bt_profile *p = bt_profile_new(
+		&(struct bt_profile_opts){ .sample_type = "off_cpu", .unit = "microseconds" });
+	struct bt_prof_frame a[] = { { "main", "/bin/x", BT_PROF_USER },
+				     { "work", "/bin/x", BT_PROF_USER },
+				     { "schedule", NULL, BT_PROF_KERNEL } };
+	const char *strs[64];
+	uint64_t total = 0, sample_ids[2][8], nids[2] = { 0 }, values[2];
+	size_t glen, len, nstr = 0, nsamples = 0, nfunc = 0, nloc = 0, nmap = 0, i;
+	const uint8_t *q, *end;
+	struct field f, g, h;
+	uint8_t *pb;
+	char *gz = NULL;
+	FILE *out;
+
+	CHECK_INT(bt_profile_add(p, a, 3, 1000), 0);
+	CHECK_INT(bt_profile_add(p, a, 2, 250), 0);
+	out = open_memstream(&gz, &glen);
+	CHECK_INT(bt_pprof_write(p, out), 0);
+	fclose(out);
+	CHECK(glen > 18 && (uint8_t)gz[0] == 0x1f && (uint8_t)gz[1] == 0x8b);
+	pb = gunzip(gz, glen, &len);
+
+	for (q = pb, end = pb + len; q < end;) {
+		CHECK_INT(next_field(&q, end, &f), 0);
+		if (f.num == 6 && nstr < 64)
+			strs[nstr++] = strndup((const char *)f.data, f.len);
+		if (f.num == 5)
+			nfunc++;
+		if (f.num == 4)
+			nloc++;
+		if (f.num == 3)
+			nmap++;
+		if (f.num != 2)
+			continue;
+		for (q = f.data, end = f.data + f.len; q < end;) {
+			CHECK_INT(next_field(&q, end, &g), 0);
+			if (g.num == 1 && nsamples < 2)
+				for (const uint8_t *r = g.data; r < g.data + g.len;)
+					varint(&r, g.data + g.len,
+					       &sample_ids[nsamples][nids[nsamples]++]);
+			if (g.num == 2 && nsamples < 2) {
+				const uint8_t *r = g.data;
+
+				varint(&r, g.data + g.len, &h.v);
+				values[nsamples] = h.v;
+				total += h.v;
+			}
+		}
+		nsamples++;
+		q = f.data + f.len;
+		end = pb + len;
+	}
+	CHECK_INT(nsamples, 2);
+	CHECK_INT(total, 1250);
+	CHECK_INT(nfunc, 3);
+	CHECK_INT(nloc, 3);
+	CHECK_INT(nmap, 2); /* /bin/x and [kernel.kallsyms] */
+	CHECK(nstr > 6 && strs[0][0] == '\0');
+	for (i = 0; i < 2; i++) {
+		/* leaf first: the 1000 sample is schedule <- work <- main */
+		if (values[i] == 1000)
+			CHECK_INT(nids[i], 3);
+		else
+			CHECK_INT(nids[i], 2);
+	}
+	{
+		const char *want[] = { "off_cpu", "microseconds",     "main", "work", "schedule",
+				       "/bin/x",  "[kernel.kallsyms]" };
+		size_t j, k;
+
+		for (j = 0; j < sizeof(want) / sizeof(want[0]); j++) {
+			for (k = 0; k < nstr && strcmp(strs[k], want[j]); k++)
+				;
+			CHECK(k < nstr);
+		}
+	}
+	for (i = 0; i < nstr; i++)
+		free((void *)strs[i]);
+	free(pb);
+	free(gz);
+	bt_profile_free(p);
+}
+
+/* An empty profile still writes a valid (empty) graph and profile. */
+static void test_empty(void)
+{
+	struct bt_profile *p = bt_profile_new(NULL);
+	char *buf = NULL;
+	size_t len, n;
+	uint8_t *pb;
+	FILE *f;
+
+	buf = svg_of(p, &len);
+	CHECK(strstr(buf, "</svg>") != NULL);
+	CHECK_INT(count(buf, "<g class=\"f "), 0);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	CHECK_INT(bt_pprof_write(p, f), 0);
+	fclose(f);
+	pb = gunzip(buf, len, &n);
+	CHECK(n > 0);
+	free(pb);
+	free(buf);
+	bt_profile_free(p);
+}
+
+static void test_from_folded(void)
+{
+	const char in[] = "a;b 2\na;c 3\n\nbroken\n";
+	char *out = NULL;
+	size_t len;
+	FILE *i = fmemopen((void *)in, 11, "r"), *o = open_memstream(&out, &len);
+
+	CHECK_INT(bt_flame_from_folded(i, o, NULL), 0);
+	fclose(o);
+	fclose(i);
+	CHECK(strstr(out, "<title>all (5 count, 100.00%)</title>") != NULL);
+	free(out);
+
+	out = NULL;
+	i = fmemopen((void *)in, sizeof(in) - 1, "r");
+	o = open_memstream(&out, &len);
+	CHECK_INT(bt_pprof_from_folded(i, o, NULL), -EINVAL);
+	fclose(o);
+	fclose(i);
+	free(out);
+}
+
+int main(void)
+{
+	BT_RUN(test_tree);
+	BT_RUN(test_folded);
+	BT_RUN(test_escaping);
+	BT_RUN(test_labels);
+	BT_RUN(test_many);
+	BT_RUN(test_pprof);
+	BT_RUN(test_empty);
+	BT_RUN(test_from_folded);
+	return bt_test_done();
+}
