@@ -24,6 +24,12 @@ $CHECK svg "$T/in" "$T/fg.out" proc=other main=user c=kernel do_sys=kernel -=oth
 	bpf_prog_12_x=jit '[Missed User Stack]=missed' || fail "crafted input: SVG"
 grep -q '>A &amp; B</text>' "$T/fg.out" || fail "the title is not in the SVG, escaped"
 ok "SVG: widths, tooltips and kinds of a crafted input"
+# Its script, run by node against a small DOM made from the SVG: zoom, reset, search, details.
+if command -v node >/dev/null; then
+	node "$(dirname "$0")/flamegraph-dom.js" "$T/fg.out" || fail "the SVG's script"
+else
+	echo "note: no node here (scripts/deps --test installs it): the SVG's script was not run"
+fi
 
 "$BPFTOOLS" flamegraph --pprof --sample-type=events --unit=count <"$T/in" >"$T/in.pb.gz" ||
 	fail "flamegraph --pprof exits non-zero"
