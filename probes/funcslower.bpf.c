@@ -197,7 +197,8 @@ static __always_inline int on_return(void *ctx, __u32 index, __u64 ret)
 	return 0;
 }
 
-static __always_inline int on_switch(void *ctx, struct task_struct *prev, struct task_struct *next)
+/* next_id: the thread switched in, as bpf_get_current_pid_tgid() gives it (tgid << 32 | pid) */
+static __always_inline int on_switch(void *ctx, struct task_struct *prev, __u64 next_id)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct funcslower_profile *p;
@@ -215,8 +216,7 @@ static __always_inline int on_switch(void *ctx, struct task_struct *prev, struct
 		p->off_arrivals = BPF_CORE_READ(prev, sched_info.pcount);
 		p->off_ns = bpf_ktime_get_ns();
 	}
-	id = (__u64)BPF_CORE_READ(next, tgid) << 32 | (__u32)BPF_CORE_READ(next, pid);
-	p = bpf_map_lookup_elem(&profiles, &id);
+	p = bpf_map_lookup_elem(&profiles, &next_id);
 	if (p && p->off_ns) {
 		block_add(p, bpf_ktime_get_ns());
 		p->off_ns = 0;
@@ -224,16 +224,18 @@ static __always_inline int on_switch(void *ctx, struct task_struct *prev, struct
 	return 0;
 }
 
+/* tp_btf: next read directly (BTF pointers), no helper call per switch */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(fs_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return on_switch(ctx, prev, next);
+	return on_switch(ctx, prev, (__u64)next->tgid << 32 | (__u32)next->pid);
 }
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(fs_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return on_switch(ctx, prev, next);
+	return on_switch(ctx, prev,
+			 (__u64)BPF_CORE_READ(next, tgid) << 32 | (__u32)BPF_CORE_READ(next, pid));
 }
 
 /* -S: a cpu-clock sample on every CPU; only a thread with a call in flight is counted. */
