@@ -16,6 +16,19 @@ foreach(c IN LISTS BT_COMMANDS)
     VERBATIM)
   list(APPEND _gen_outputs ${_man_dir}/${c}.8)
 endforeach()
+# The index page (bpftools --help) and the subcommand outside the registry.
+add_custom_command(OUTPUT ${_man_dir}/bpftools.8
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${_man_dir}
+  COMMAND sh ${PROJECT_SOURCE_DIR}/scripts/gen-man $<TARGET_FILE:bpftools> bpftools - ${PROJECT_VERSION}
+          > ${_man_dir}/bpftools.8
+  DEPENDS bpftools ${PROJECT_SOURCE_DIR}/scripts/gen-man VERBATIM)
+add_custom_command(OUTPUT ${_man_dir}/bpftools-flamegraph.8
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${_man_dir}
+  COMMAND sh ${PROJECT_SOURCE_DIR}/scripts/gen-man $<TARGET_FILE:bpftools> "bpftools flamegraph"
+          ${PROJECT_SOURCE_DIR}/docs/flamegraph.md ${PROJECT_VERSION} > ${_man_dir}/bpftools-flamegraph.8
+  DEPENDS bpftools ${PROJECT_SOURCE_DIR}/scripts/gen-man ${PROJECT_SOURCE_DIR}/docs/flamegraph.md
+  VERBATIM)
+list(APPEND _gen_outputs ${_man_dir}/bpftools.8 ${_man_dir}/bpftools-flamegraph.8)
 foreach(sh bash zsh fish)
   add_custom_command(OUTPUT ${_comp_dir}/bpftools.${sh}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${_comp_dir}
@@ -34,7 +47,7 @@ install(TARGETS bpftools RUNTIME DESTINATION ${CMAKE_INSTALL_SBINDIR})
 install(FILES ${_comp_dir}/bpftools.bash DESTINATION ${_bash_dir} RENAME bpftools)
 install(FILES ${_comp_dir}/bpftools.zsh DESTINATION ${_zsh_dir} RENAME _bpftools)
 install(FILES ${_comp_dir}/bpftools.fish DESTINATION ${_fish_dir})
-foreach(c IN LISTS BT_COMMANDS)
+foreach(c IN LISTS BT_COMMANDS ITEMS bpftools bpftools-flamegraph)
   install(FILES ${_man_dir}/${c}.8 DESTINATION ${_man8_dir})
 endforeach()
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # `cmake --install` into a temporary prefix gives, for every command in the registry: a link
 # in sbin/ that runs it, its bash and fish completion where those shells load it by name, zsh's
-# #compdef entry, and a man page that renders and documents every long option of its --help.
+# #compdef entry, and a man page that renders and documents every long option of its --help;
+# and the index page bpftools.8 and bpftools-flamegraph.8.
 . "$(dirname "$0")/lib.sh"
 BT_BUILD=${BT_BUILD:?BT_BUILD must point at the build directory}
 
@@ -48,4 +49,20 @@ for c in $(commands); do
 	tr -s ' \t\n' ' ' <"$T/man" | grep -qF -- "$first" || bad "$c.8: description does not start from docs/$c.md ('$first')"
 done
 [ "$n" -gt 0 ] || bad "no commands listed"
+
+# The index page names every command's page; the flamegraph subcommand has its own.
+for page in bpftools bpftools-flamegraph; do
+	[ -f "$P/share/man/man8/$page.8" ] || { bad "no man page $page.8"; continue; }
+	groff -man -Tutf8 -ww -z "$P/share/man/man8/$page.8" 2>"$T/warn" || bad "$page.8: groff fails"
+	[ -s "$T/warn" ] && bad "$page.8: groff warns: $(head -3 "$T/warn")"
+done
+MANWIDTH=200 man -l "$P/share/man/man8/bpftools.8" 2>/dev/null | col -b >"$T/index"
+for c in $(commands); do
+	grep -q "^ *$c(8)\$" "$T/index" || bad "bpftools.8 does not list $c(8)"
+done
+MANWIDTH=200 man -l "$P/share/man/man8/bpftools-flamegraph.8" 2>/dev/null | col -b >"$T/fg"
+grep -q "^ *bpftools flamegraph \[OPTION" "$T/fg" || bad "bpftools-flamegraph.8: no synopsis"
+for o in $("$BPFTOOLS" flamegraph --help | grep -oE -- '--[a-z][a-z0-9_-]*' | sort -u | grep -vxE -- '--(help|usage)'); do
+	grep -q -- "$o" "$T/fg" || bad "bpftools-flamegraph.8 does not document $o"
+done
 finish "install: links, completions and man pages for $n commands"

@@ -21,6 +21,7 @@ has '^-rwxr-xr-x ./usr/sbin/bpftools$' "/usr/sbin/bpftools"
 has ' ./usr/share/bash-completion/completions/bpftools$' "the bash completion"
 has ' ./usr/share/zsh/site-functions/_bpftools$' "the zsh completion"
 has ' ./usr/share/fish/vendor_completions.d/bpftools.fish$' "the fish completion"
+has ' ./usr/share/man/man8/bpftools.8$' "the index man page bpftools.8"
 n=0
 for c in $(commands); do
 	n=$((n + 1))
