@@ -248,8 +248,12 @@ static uint64_t location_id(struct enc *e, const struct bt_prof_node *n)
 		return 0;
 	}
 	if (fresh) {
-		if (module)
-			mid = mapping_id(e, module);
+		/*
+		 * pprof takes the first Mapping for the profiled binary: the kernel, named only
+		 * for its functions' file, gets none.
+		 */
+		if (n->module)
+			mid = mapping_id(e, n->module);
 		/* Location: 1 id, 2 mapping_id, 4 line { 1 function_id } */
 		pb_uint(&e->sub, 1, lid);
 		pb_uint(&e->sub, 2, mid);

@@ -13,8 +13,9 @@
 
 /*
  * One Sample per distinct stack (locations leaf first, as profile.proto wants), one Location
- * per distinct (frame, module, kind), one Function per (name, module), one Mapping per module
- * (kernel frames without one: "[kernel.kallsyms]"). The value type is the options'
+ * per distinct (frame, module, kind), one Function per (name, module; the file of kernel
+ * frames without one is "[kernel.kallsyms]"), one Mapping per module given. The value type is
+ * the options'
  * sample_type and unit. Returns 0 or -errno.
  */
 int bt_pprof_write(const struct bt_profile *p, FILE *out);
