@@ -50,6 +50,29 @@ for c in $(commands); do
 done
 [ "$n" -gt 0 ] || bad "no commands listed"
 
+# The shells find them where they are installed: fish autoloads a link's file by its name,
+# zsh's compinit reads the #compdef line from site-functions.
+if command -v fish >/dev/null; then
+	for c in $(commands); do
+		o=$(long_options "$c" | head -1)
+		[ -n "$o" ] || continue
+		echo "complete -C '$c $(echo "$o" | cut -c1-4)'"
+	done >"$T/fish-in"
+	PATH=$P/sbin:$PATH XDG_DATA_DIRS=$P/share HOME=$T fish "$T/fish-in" >"$T/fish-out" 2>&1
+	for c in $(commands); do
+		o=$(long_options "$c" | head -1)
+		[ -n "$o" ] || continue
+		grep -q -- "^$o" "$T/fish-out" || bad "fish, installed: '$c $(echo "$o" | cut -c1-4)<TAB>' does not offer $o"
+	done
+fi
+if command -v zsh >/dev/null; then
+	HOME=$T zsh -fc "fpath=($P/share/zsh/site-functions \$fpath); autoload -Uz compinit; compinit -u -D
+		for c in bpftools $(commands | tr '\n' ' '); do print -r -- \$c \${_comps[\$c]}; done" >"$T/zsh-out" 2>&1
+	for c in bpftools $(commands); do
+		grep -qx "$c _bpftools" "$T/zsh-out" || bad "zsh, installed: compinit does not complete $c with _bpftools"
+	done
+fi
+
 # The index page names every command's page; the flamegraph subcommand has its own.
 for page in bpftools bpftools-flamegraph; do
 	[ -f "$P/share/man/man8/$page.8" ] || { bad "no man page $page.8"; continue; }
