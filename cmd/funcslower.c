@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
@@ -466,8 +467,16 @@ static void print_json(struct state *s, bool profile)
 	comm[FUNCSLOWER_COMM_LEN] = '\0';
 	bt_json_init(&j, stdout);
 	bt_json_begin_object(&j, NULL);
-	if (opts.timestamp)
+	if (opts.time) {
+		char now[16];
+		time_t t = time(NULL);
+		struct tm tm;
+
+		strftime(now, sizeof(now), "%H:%M:%S", localtime_r(&t, &tm));
+		bt_json_string(&j, "time", now);
+	} else if (opts.timestamp) {
 		bt_json_uint(&j, "timestamp_ns", e->start_ns - s->base_ns);
+	}
 	bt_json_string(&j, "comm", comm);
 	bt_json_uint(&j, "pid", e->tgid);
 	bt_json_uint(&j, "latency_ns", e->duration_ns);
