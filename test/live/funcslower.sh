@@ -257,6 +257,13 @@ grep -q 'bpf_prog_\|bpf_trace_run\|__traceiter' "$OUT" && fail "-UKB: tracing ar
 grep -q 'Missed' "$OUT" && fail "-UKB: a stack was lost"
 ok "-B on a user function: $N blocks, $4 ms of $(measured) ms slept, under the nanosleep path"
 
+# The fallbacks older kernels take: raw_tp for sched_switch, a perf buffer for the records.
+BPFTOOLS_NO_RINGBUF=1 BPFTOOLS_NO_TP_BTF=1 prof sleep 3 10 -- -KB -p @PID@ "$P:fs_sleepy"
+grep -q '^funcslower: -B: raw_tp/sched_switch$' "$ERR" || fail "BPFTOOLS_NO_TP_BTF: -B not on raw_tp"
+[ "$(lines B | grep ';do_nanosleep;' | awk '{ print $1 }')" = 3 ] ||
+	fail "raw_tp, perf buffer: not one B line of 3 blocks under do_nanosleep"
+ok "-B through raw_tp and a perf buffer"
+
 # A system call: each slow clock_nanosleep blocked once, for about the whole call; folded.
 prof sleep 3 20 -- -f -KB -p @PID@ syscall:clock_nanosleep
 [ "$(grep -c "^$PCOMM  *$WPID  *[0-9.]*  *0 syscall:clock_nanosleep \$" "$OUT")" = 3 ] ||
