@@ -452,12 +452,13 @@ int bt_stacks__json(struct bt_stacks *st, struct bt_json *j, const char *key,
 		const struct bt_frame *f = &st->frames[i];
 
 		bt_json_begin_object(j, NULL);
-		bt_frame__format(f, 0, name, sizeof(name));
-		bt_json_string(j, "name", f->name ? name : NULL);
+		bt_json_string(j, "name", f->name);
 		bt_json_int(j, "offset", (long long)f->offset);
 		bt_json_string(j, "module", f->module);
 		bt_json_bool(j, "inlined", f->inlined);
-		bt_json_int(j, "address", (long long)f->addr);
+		/* a string: 64-bit addresses do not survive JSON readers that use doubles */
+		snprintf(name, sizeof(name), "%#llx", (unsigned long long)f->addr);
+		bt_json_string(j, "address", name);
 		if (style && (style->fmt & BT_FMT_SOURCE) && f->file) {
 			bt_json_string(j, "file", f->file);
 			bt_json_int(j, "line", f->line);

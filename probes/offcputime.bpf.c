@@ -103,6 +103,8 @@ static __always_inline void switch_out(void *ctx, __u32 tgid, __u32 tid, __u32 f
 
 	if (!bt_offcpu_wanted(tgid, tid, flags, state))
 		return;
+	/* first: the thread stops running its own code here, stack walks included */
+	s.ts = bpf_ktime_get_ns();
 	s.gen = bt_stack_generation();
 	if (want_kernel)
 		s.kernel_stack = bt_get_stack(ctx, 0, s.gen);
@@ -115,7 +117,6 @@ static __always_inline void switch_out(void *ctx, __u32 tgid, __u32 tid, __u32 f
 	bpf_get_current_comm(s.comm, sizeof(s.comm));
 	s.runtime = c->runtime;
 	s.arrivals = c->arrivals;
-	s.ts = bpf_ktime_get_ns();
 	close_unseen(tid, c, s.ts);
 	bpf_map_update_elem(&starts, &tid, &s, BPF_ANY);
 }

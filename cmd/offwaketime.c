@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/* offwaketime: summarize blocked time by the sleeper's and the waker's stacks, as BCC's. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "bt_args.h"
+#include "bt_cmd.h"
+#include "bt_err.h"
+#include "bt_json.h"
+#include "bt_loop.h"
+#include "bt_offcpu_opts.h"
+#include "bt_skel.h"
+#include "bt_stack_table.h"
+#include "bt_stacks.h"
+#include "offwaketime.h"
+#include "offwaketime.skel.h"
+
+enum {
+	OPT_DEBUG = 0x100,
+};
+
+static struct offwaketime_opts {
+	struct bt_offcpu_opts o;
+	bool offset;
+	unsigned long duration;
+} opts = { .o = BT_OFFCPU_OPTS_INIT };
+
+static const struct argp_option options[] = {
+	{ "offset", 's', NULL, 0, "Show address offsets", 0 },
+	{ "debug", OPT_DEBUG, NULL, 0, "Print libbpf's log and the attach decisions", 0 },
+	{ NULL },
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct offwaketime_opts *o = state->input;
+
+	switch (key) {
+	case 's':
+		o->offset = true;
+		break;
+	case OPT_DEBUG:
+		bt_set_debug(true);
+		break;
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->o;
+		break;
+	case ARGP_KEY_ARG:
+		if (o->duration)
+			return bt_argp_error(state, "unexpected argument '%s'", arg);
+		return bt_argp_ulong(state, arg, "duration", 1, BT_FOREVER, &o->duration);
+	case ARGP_KEY_END:
+		if (o->o.folded && o->offset)
+			return bt_argp_error(state, "can only use -f or -s");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child children[] = {
+	{ &bt_offcpu_argp, 0, NULL, 0 },
+	{ NULL },
+};
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_opt,
+	.children = children,
+	.args_doc = "[duration]",
+	.doc = "Summarize blocked time by kernel stack trace + waker stack.\v"
+	       "examples:\n"
+	       "    offwaketime             # trace off-CPU + waker stack time until Ctrl-C\n"
+	       "    offwaketime 5           # trace for 5 seconds only\n"
+	       "    offwaketime -f 5        # 5 seconds, and output in folded format\n"
+	       "    offwaketime -m 1000     # trace only events that last more than 1000 usec\n"
+	       "    offwaketime -M 9000     # trace only events that last less than 9000 usec\n"
+	       "    offwaketime -p 185      # only trace threads for PID 185\n"
+	       "    offwaketime -t 188      # only trace thread 188\n"
+	       "    offwaketime -u          # only trace user threads (no kernel)\n"
+	       "    offwaketime -k          # only trace kernel threads (no user)\n"
+	       "    offwaketime -U          # only show user space stacks (no kernel)\n"
+	       "    offwaketime -K          # only show kernel space stacks (no user)",
+};
+
+struct state {
+	struct bt_stacks *stacks;
+	struct bt_stack_style leaf_first, root_first;
+	struct bt_stack_table table;
+	int counts_fd;
+};
+
+static bool want_kernel(void)
+{
+	return !opts.o.user_only;
+}
+
+static bool want_user(void)
+{
+	return !opts.o.kernel_only;
+}
+
+static bool delimit(void)
+{
+	return opts.o.delimited && want_kernel() && want_user();
+}
+
+static void put_json_task(struct state *s, struct bt_json *j, const char *key, const char *comm,
+			  __u32 tgid, __u32 tid, __u64 kstack, __u64 ustack)
+{
+	bt_json_begin_object(j, key);
+	bt_json_string(j, "comm", comm);
+	bt_json_uint(j, "pid", tgid);
+	bt_json_uint(j, "tid", tid);
+	if (want_kernel())
+		bt_stacks__json(s->stacks, j, "kernel_stack", &s->leaf_first, BT_PID_KERNEL, kstack,
+				0);
+	if (want_user())
+		bt_stacks__json(s->stacks, j, "user_stack", &s->leaf_first, tgid, ustack, 0);
+	bt_json_end_object(j);
+}
+
+static void put_json(struct state *s, FILE *f, const struct offwaketime_key *k, __u64 us)
+{
+	struct bt_json j;
+
+	bt_json_init(&j, f);
+	bt_json_begin_object(&j, NULL);
+	put_json_task(s, &j, "target", k->target, k->target_tgid, k->target_tid,
+		      k->target_kernel_stack, k->target_user_stack);
+	put_json_task(s, &j, "waker", k->waker, k->waker_tgid, k->waker_tid, k->waker_kernel_stack,
+		      k->waker_user_stack);
+	bt_json_uint(&j, "blocked_us", us);
+	bt_json_end_object(&j);
+	bt_json_finish(&j);
+}
+
+/* target;its user stack;-;its kernel stack;--;waker's kernel stack;-;waker's user stack;waker */
+static void put_folded(struct state *s, FILE *f, const struct offwaketime_key *k)
+{
+	fprintf(f, "%.*s", BT_OFFCPU_COMM_LEN, k->target);
+	if (want_user())
+		bt_stacks__fold(s->stacks, f, &s->leaf_first, k->target_tgid, k->target_user_stack,
+				0, false);
+	if (delimit())
+		fputs(";-", f);
+	if (want_kernel())
+		bt_stacks__fold(s->stacks, f, &s->leaf_first, BT_PID_KERNEL, k->target_kernel_stack,
+				0, false);
+	fputs(";--", f);
+	if (want_kernel())
+		bt_stacks__fold(s->stacks, f, &s->leaf_first, BT_PID_KERNEL, k->waker_kernel_stack,
+				0, true);
+	if (delimit())
+		fputs(";-", f);
+	if (want_user())
+		bt_stacks__fold(s->stacks, f, &s->leaf_first, k->waker_tgid, k->waker_user_stack, 0,
+				true);
+	fprintf(f, ";%.*s", BT_OFFCPU_COMM_LEN, k->waker[0] ? k->waker : "[unknown]");
+}
+
+/* BCC's block: the waker's stacks outermost first, "--", the sleeper's innermost first. */
+static void put_block(struct state *s, FILE *f, const struct offwaketime_key *k)
+{
+	fprintf(f, "    %-16s %.*s %u\n", "waker:", BT_OFFCPU_COMM_LEN,
+		k->waker[0] ? k->waker : "[unknown]", k->waker_tid);
+	if (want_user())
+		bt_stacks__print(s->stacks, f, &s->root_first, k->waker_tgid, k->waker_user_stack,
+				 0);
+	if (delimit())
+		fputs("    -\n", f);
+	if (want_kernel())
+		bt_stacks__print(s->stacks, f, &s->root_first, BT_PID_KERNEL, k->waker_kernel_stack,
+				 0);
+	fprintf(f, "    %-16s %s\n", "--", "--");
+	if (want_kernel())
+		bt_stacks__print(s->stacks, f, &s->leaf_first, BT_PID_KERNEL,
+				 k->target_kernel_stack, 0);
+	if (delimit())
+		fputs("    -\n", f);
+	if (want_user())
+		bt_stacks__print(s->stacks, f, &s->leaf_first, k->target_tgid, k->target_user_stack,
+				 0);
+	fprintf(f, "    %-16s %.*s %u\n", "target:", BT_OFFCPU_COMM_LEN, k->target, k->target_tid);
+}
+
+static int add_row(void *ctx, const void *key, const void *value)
+{
+	const struct offwaketime_key *k = key;
+	__u64 us = *(const __u64 *)value;
+	struct state *s = ctx;
+	FILE *f = bt_stack_table__begin(&s->table);
+
+	if (!f)
+		return -ENOMEM;
+	if (opts.o.json)
+		put_json(s, f, k, us);
+	else if (opts.o.folded)
+		put_folded(s, f, k);
+	else
+		put_block(s, f, k);
+	return bt_stack_table__end(&s->table, k->target_tgid, us);
+}
+
+static int print_summary(void *ctx)
+{
+	struct state *s = ctx;
+	int gen, err = 0;
+	size_t i;
+
+	/* both generations: everything counted until now, whichever was current */
+	for (gen = 0; gen < 2 && !err; gen++) {
+		err = bt_stacks__flip(s->stacks);
+		if (err >= 0)
+			err = bt_stacks__drain(s->stacks, s->counts_fd,
+					       sizeof(struct offwaketime_key), sizeof(__u64),
+					       offsetof(struct offwaketime_key, gen), add_row, s);
+	}
+	if (err < 0) {
+		bt_err("cannot read the blocked-time counts: %s", strerror(-err));
+		return err;
+	}
+	if (!opts.o.folded && !opts.o.json)
+		printf("\n");
+	bt_stack_table__sort(&s->table);
+	for (i = 0; i < s->table.n; i++) {
+		const struct bt_stack_row *r = &s->table.rows[i];
+
+		if (opts.o.json)
+			fputs(r->text, stdout);
+		else if (opts.o.folded)
+			printf("%s %llu\n", r->text, r->value);
+		else
+			printf("%s        %llu\n\n", r->text, r->value);
+	}
+	bt_stack_table__clear(&s->table);
+	return 0;
+}
+
+static void print_banner(void)
+{
+	FILE *out = opts.o.folded || opts.o.json ? stderr : stdout;
+
+	fprintf(out, "Tracing blocked time (us) by %s off-CPU and waker stack",
+		bt_offcpu_stacks(&opts.o));
+	if (opts.duration)
+		fprintf(out, " for %lu secs.\n", opts.duration);
+	else
+		fprintf(out, "... Hit Ctrl-C to end.\n");
+}
+
+static int run(const struct bt_cmd *cmd)
+{
+	struct bt_stacks_opts sopts = {
+		.storage_size = opts.o.storage,
+		.user = want_user(),
+		.note_running = want_user(),
+	};
+	struct bt_interval iv = {
+		.interval = opts.duration ? opts.duration : BT_FOREVER,
+		.duration = opts.duration,
+		.count = 1,
+	};
+	struct offwaketime_bpf *skel;
+	struct state s = { 0 };
+	struct bt_poll poll;
+	int err;
+
+	s.leaf_first =
+		(struct bt_stack_style){ .indent = "    ", .fmt = opts.offset ? BT_FMT_OFFSET : 0 };
+	s.root_first = s.leaf_first;
+	s.root_first.root_first = true;
+	skel = offwaketime_bpf__open();
+	if (!skel) {
+		err = -errno;
+		bt_err("cannot open the BPF object: %s", strerror(errno));
+		return err;
+	}
+	skel->rodata->want_kernel = want_kernel();
+	skel->rodata->want_user = want_user();
+	err = bt_offcpu_apply(skel->obj, &opts.o);
+	if (!err)
+		err = bt_stacks__configure(skel->obj, &sopts);
+	if (err) {
+		bt_err("cannot set up the BPF maps: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = bt_skel_select(skel->obj, cmd->probes);
+	if (err)
+		goto cleanup;
+	err = offwaketime_bpf__load(skel);
+	if (err) {
+		bt_err("cannot load the BPF programs: %s", strerror(-err));
+		goto cleanup;
+	}
+	/* wakers can be any process: every running one is snapshotted now */
+	err = bt_stacks__new(skel->obj, &sopts, &s.stacks);
+	if (err) {
+		bt_err("cannot set up stack symbolization: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = offwaketime_bpf__attach(skel);
+	if (err) {
+		bt_err("cannot attach to sched:sched_switch and sched:sched_waking: %s",
+		       strerror(-err));
+		goto cleanup;
+	}
+	s.counts_fd = bpf_map__fd(skel->maps.counts);
+
+	print_banner();
+	if (bt_output_closed())
+		goto cleanup;
+	poll = (struct bt_poll){ bt_stacks__fd(s.stacks), bt_stacks__poll, s.stacks };
+	err = bt_interval_loop_poll(&iv, print_summary, &s, &poll);
+	bt_stacks__report_lost(s.stacks);
+cleanup:
+	offwaketime_bpf__destroy(skel);
+	bt_stacks__free(s.stacks);
+	bt_stack_table__free(&s.table);
+	return err;
+}
+
+static const struct bt_probe probes[] = {
+	/* sched_switch with its switch-out state (5.18+), else the state read from the task */
+	{ "owt_switch_btf_state", "owt_switch_raw_state",
+	  "?, struct task_struct *, struct task_struct *, unsigned int" },
+	{ "owt_switch_btf", "owt_switch_raw", "?, struct task_struct *, struct task_struct *",
+	  BT_PROBE_ALT },
+	{ "owt_waking_btf", "owt_waking_raw" },
+	{ NULL },
+};
+
+BT_COMMAND(offwaketime) = {
+	.name = "offwaketime",
+	.summary = "Summarize blocked time by off-CPU stack and waker stack",
+	.argp = &argp,
+	.opts = &opts,
+	.probes = probes,
+	.run = run,
+	.flags = BT_NEED_PRIV,
+	.uses = BT_USES_TP_BTF | BT_USES_STACKS,
+};

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Map layout shared by probes/offwaketime.bpf.c and cmd/offwaketime.c. */
+#ifndef BT_OFFWAKETIME_H
+#define BT_OFFWAKETIME_H
+
+#include "bt_offcpu.h"
+
+/* Blocked time in microseconds is summed under this key: who slept where, who woke it how. */
+struct offwaketime_key {
+	__u64 target_kernel_stack; /* stack ids (probes/bt_stack.h) */
+	__u64 target_user_stack;
+	__u64 waker_kernel_stack;
+	__u64 waker_user_stack;
+	__u32 target_tid, target_tgid;
+	__u32 waker_tid, waker_tgid;
+	__u32 gen; /* the stack generation the entry was written in */
+	char target[BT_OFFCPU_COMM_LEN];
+	char waker[BT_OFFCPU_COMM_LEN];
+};
+
+#endif
