@@ -359,14 +359,19 @@ int bt_stacks__get(struct bt_stacks *st, uint64_t id, uint64_t entry_caller, uin
 	}
 	n = st->buf.nr < BT_MAX_STACK_DEPTH ? (int)st->buf.nr : BT_MAX_STACK_DEPTH;
 	memcpy(ips, st->buf.ips, n * sizeof(*ips));
-	if (entry_caller && n > 0 && (n < 2 || ips[1] != entry_caller)) {
-		if (n == BT_MAX_STACK_DEPTH)
-			n--;
-		memmove(&ips[2], &ips[1], (n - 1) * sizeof(*ips));
-		ips[1] = entry_caller;
-		n++;
-	}
-	return n;
+	return bt_stack_splice_caller(ips, n, entry_caller);
+}
+
+int bt_stack_splice_caller(uint64_t *ips, int n, uint64_t caller)
+{
+	/* the walk saw the caller after all (a probe past the prologue): nothing to add */
+	if (!caller || n <= 0 || (n >= 2 && ips[1] == caller))
+		return n;
+	if (n == BT_MAX_STACK_DEPTH)
+		n--; /* the outermost frame makes room */
+	memmove(&ips[2], &ips[1], (n - 1) * sizeof(*ips));
+	ips[1] = caller;
+	return n + 1;
 }
 
 int bt_stacks__resolve(struct bt_stacks *st, int pid, const uint64_t *ips, int n,

@@ -83,6 +83,14 @@ int bt_stacks__release(struct bt_stacks *st, const uint64_t *held, size_t nheld)
 int bt_stacks__get(struct bt_stacks *st, uint64_t id, uint64_t entry_caller, uint64_t *ips);
 
 /*
+ * Put caller, the return address read at a function's first instruction, second in ips[0..n)
+ * (leaf first, room for BT_MAX_STACK_DEPTH): the frame-pointer walk cannot see it yet there.
+ * Nothing changes when caller is 0 or already second; a full stack loses its outermost frame.
+ * Returns the new count.
+ */
+int bt_stack_splice_caller(uint64_t *ips, int n, uint64_t caller);
+
+/*
  * Resolve a stack (from bt_stacks__get) into frames, leaf first; pid BT_PID_KERNEL for kernel
  * stacks (tracing artefacts at the top trimmed). frames must hold
  * BT_MAX_STACK_DEPTH * (1 + BT_SYM_MAX_INLINE). Returns the number of frames.
