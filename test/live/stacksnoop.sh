@@ -172,6 +172,35 @@ if ! [ -e /sys/bus/event_source/devices/kprobe/type ]; then
 	ok "kernel functions refused: $(cat "$ERR")"
 fi
 
+# -K -U on a process started after the tool that lives a few milliseconds: its user frames are
+# named (its announcement is read before its events, and snapshots it while it lives).
+SM=$BT_WORKLOADS/stack_many
+BANNER='^TIME(s)' start_tool stacksnoop -v -K -U t:syscalls:sys_enter_clock_nanosleep
+"$SM" sleep 1 1000 &
+smpid=$!
+# release it once it waits for the signal (SIGUSR1, bit 10 of SigBlk, blocked)
+i=0
+blocked() { # SIGUSR1 (0x200) in the 16 hex digits of SigBlk: the third digit from the end
+	case $(awk '/^SigBlk:/ { print substr($2, 14, 1) }' /proc/$smpid/status 2>/dev/null) in
+	[2367abef]) return 0 ;;
+	esac
+	return 1
+}
+until blocked || [ $i -gt 200 ]; do
+	i=$((i + 1))
+	sleep 0.005
+done
+kill -USR1 $smpid
+wait $smpid
+sleep 0.5
+finish_tool INT
+expect_rc 0 "stacksnoop -v -K -U (short-lived process)"
+# the blocks of the workload's three calls: from its row to the blank line after its stack
+awk -v pid="$smpid" '$3 == pid { inb = 1; n++; next } /^$/ { inb = 0 } inb && /^\tleaf$/ { named++ }
+	END { exit !(n == 3 && named == 3) }' "$OUT" ||
+	fail "-K -U: the short-lived process's 3 calls are not all shown with their user frames named"
+ok "-K -U names the user frames of a process that lives a few milliseconds"
+
 # Bad input: one line on stderr naming the tool, nothing on stdout, exit 2 (usage) or 1.
 check_bad() {
 	want=$1
