@@ -20,47 +20,19 @@
 #include "offcputime.h"
 #include "offcputime.skel.h"
 
-enum {
-	OPT_DEBUG = 0x100,
-};
-
 static struct offcputime_opts {
 	struct bt_offcpu_opts o;
-	bool offset;
-	unsigned long duration;
 } opts = { .o = BT_OFFCPU_OPTS_INIT };
 
-static const struct argp_option options[] = {
-	{ "offset", 's', NULL, 0, "Show address offsets", 0 },
-	{ "debug", OPT_DEBUG, NULL, 0, "Print libbpf's log and the attach decisions", 0 },
-	{ NULL },
-};
-
+/* Every option is in the shared off-CPU block (lib/bt_offcpu_opts.h). */
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct offcputime_opts *o = state->input;
 
-	switch (key) {
-	case 's':
-		o->offset = true;
-		break;
-	case OPT_DEBUG:
-		bt_set_debug(true);
-		break;
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &o->o;
-		break;
-	case ARGP_KEY_ARG:
-		if (o->duration)
-			return bt_argp_error(state, "unexpected argument '%s'", arg);
-		return bt_argp_ulong(state, arg, "duration", 1, BT_FOREVER, &o->duration);
-	case ARGP_KEY_END:
-		if (o->o.folded && o->offset)
-			return bt_argp_error(state, "can only use -f or -s");
-		break;
-	default:
+	(void)arg;
+	if (key != ARGP_KEY_INIT)
 		return ARGP_ERR_UNKNOWN;
-	}
+	state->child_inputs[0] = &o->o;
 	return 0;
 }
 
@@ -70,7 +42,6 @@ static const struct argp_child children[] = {
 };
 
 static const struct argp argp = {
-	.options = options,
 	.parser = parse_opt,
 	.children = children,
 	.args_doc = "[duration]",
@@ -208,8 +179,8 @@ static void print_banner(void)
 
 	bt_offcpu_threads(&opts.o, who, sizeof(who));
 	fprintf(out, "Tracing off-CPU time (us) of %s by %s stack", who, bt_offcpu_stacks(&opts.o));
-	if (opts.duration)
-		fprintf(out, " for %lu secs.\n", opts.duration);
+	if (opts.o.duration)
+		fprintf(out, " for %lu secs.\n", opts.o.duration);
 	else
 		fprintf(out, "... Hit Ctrl-C to end.\n");
 }
@@ -222,8 +193,8 @@ static int run(const struct bt_cmd *cmd)
 		.note_running = want_user() && !opts.o.ntgids && !opts.o.ntids,
 	};
 	struct bt_interval iv = {
-		.interval = opts.duration ? opts.duration : BT_FOREVER,
-		.duration = opts.duration,
+		.interval = opts.o.duration ? opts.o.duration : BT_FOREVER,
+		.duration = opts.o.duration,
 		.count = 1,
 	};
 	struct offcputime_bpf *skel;
@@ -232,8 +203,8 @@ static int run(const struct bt_cmd *cmd)
 	unsigned int i;
 	int err;
 
-	s.style =
-		(struct bt_stack_style){ .indent = "    ", .fmt = opts.offset ? BT_FMT_OFFSET : 0 };
+	s.style = (struct bt_stack_style){ .indent = "    ",
+					   .fmt = opts.o.offset ? BT_FMT_OFFSET : 0 };
 	bt_json_init(&s.json, stdout);
 	skel = offcputime_bpf__open();
 	if (!skel) {

@@ -18,47 +18,19 @@
 #include "offwaketime.h"
 #include "offwaketime.skel.h"
 
-enum {
-	OPT_DEBUG = 0x100,
-};
-
 static struct offwaketime_opts {
 	struct bt_offcpu_opts o;
-	bool offset;
-	unsigned long duration;
 } opts = { .o = BT_OFFCPU_OPTS_INIT };
 
-static const struct argp_option options[] = {
-	{ "offset", 's', NULL, 0, "Show address offsets", 0 },
-	{ "debug", OPT_DEBUG, NULL, 0, "Print libbpf's log and the attach decisions", 0 },
-	{ NULL },
-};
-
+/* Every option is in the shared off-CPU block (lib/bt_offcpu_opts.h). */
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct offwaketime_opts *o = state->input;
 
-	switch (key) {
-	case 's':
-		o->offset = true;
-		break;
-	case OPT_DEBUG:
-		bt_set_debug(true);
-		break;
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &o->o;
-		break;
-	case ARGP_KEY_ARG:
-		if (o->duration)
-			return bt_argp_error(state, "unexpected argument '%s'", arg);
-		return bt_argp_ulong(state, arg, "duration", 1, BT_FOREVER, &o->duration);
-	case ARGP_KEY_END:
-		if (o->o.folded && o->offset)
-			return bt_argp_error(state, "can only use -f or -s");
-		break;
-	default:
+	(void)arg;
+	if (key != ARGP_KEY_INIT)
 		return ARGP_ERR_UNKNOWN;
-	}
+	state->child_inputs[0] = &o->o;
 	return 0;
 }
 
@@ -68,7 +40,6 @@ static const struct argp_child children[] = {
 };
 
 static const struct argp argp = {
-	.options = options,
 	.parser = parse_opt,
 	.children = children,
 	.args_doc = "[duration]",
@@ -247,8 +218,8 @@ static void print_banner(void)
 
 	fprintf(out, "Tracing blocked time (us) by %s off-CPU and waker stack",
 		bt_offcpu_stacks(&opts.o));
-	if (opts.duration)
-		fprintf(out, " for %lu secs.\n", opts.duration);
+	if (opts.o.duration)
+		fprintf(out, " for %lu secs.\n", opts.o.duration);
 	else
 		fprintf(out, "... Hit Ctrl-C to end.\n");
 }
@@ -261,8 +232,8 @@ static int run(const struct bt_cmd *cmd)
 		.note_running = want_user(),
 	};
 	struct bt_interval iv = {
-		.interval = opts.duration ? opts.duration : BT_FOREVER,
-		.duration = opts.duration,
+		.interval = opts.o.duration ? opts.o.duration : BT_FOREVER,
+		.duration = opts.o.duration,
 		.count = 1,
 	};
 	struct offwaketime_bpf *skel;
@@ -270,8 +241,8 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_poll poll;
 	int err;
 
-	s.leaf_first =
-		(struct bt_stack_style){ .indent = "    ", .fmt = opts.offset ? BT_FMT_OFFSET : 0 };
+	s.leaf_first = (struct bt_stack_style){ .indent = "    ",
+						.fmt = opts.o.offset ? BT_FMT_OFFSET : 0 };
 	s.root_first = s.leaf_first;
 	s.root_first.root_first = true;
 	skel = offwaketime_bpf__open();

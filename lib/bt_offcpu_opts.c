@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bt_args.h"
+#include "bt_err.h"
 #include "bt_offcpu_opts.h"
 #include "bt_skel.h"
 
@@ -12,6 +13,7 @@ enum {
 	OPT_STORAGE = 0x1200,
 	OPT_STATE,
 	OPT_JSON,
+	OPT_DEBUG,
 };
 
 static const struct argp_option options[] = {
@@ -35,7 +37,9 @@ static const struct argp_option options[] = {
 	  "Filter on this thread state bitmask (eg, 2 == TASK_UNINTERRUPTIBLE); 0 means "
 	  "exactly TASK_RUNNING (preempted). See include/linux/sched.h",
 	  0 },
+	{ "offset", 's', NULL, 0, "Show address offsets", 0 },
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per stack (JSON Lines)", 0 },
+	{ "debug", OPT_DEBUG, NULL, 0, "Print libbpf's log and the attach decisions", 0 },
 	{ NULL },
 };
 
@@ -76,10 +80,22 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return bt_argp_ulong(state, arg, "maximum block time", 1, ULONG_MAX, &o->max_us);
 	case OPT_STATE:
 		return bt_argp_long(state, arg, "thread state", 0, 0xffff, &o->state);
+	case 's':
+		o->offset = true;
+		break;
 	case OPT_JSON:
 		o->json = true;
 		break;
+	case OPT_DEBUG:
+		bt_set_debug(true);
+		break;
+	case ARGP_KEY_ARG:
+		if (o->duration)
+			return bt_argp_error(state, "unexpected argument '%s'", arg);
+		return bt_argp_ulong(state, arg, "duration", 1, BT_FOREVER, &o->duration);
 	case ARGP_KEY_END:
+		if (o->folded && o->offset)
+			return bt_argp_error(state, "can only use -f or -s");
 		if ((o->ntgids > 0) + (o->ntids > 0) + o->user_threads + o->kernel_threads > 1)
 			return bt_argp_error(state, "-p, -t, -u and -k are mutually exclusive");
 		if (o->user_only && o->kernel_only)

@@ -26,6 +26,8 @@ struct bt_offcpu_opts {
 	bool user_threads, kernel_threads;	       /* -u, -k */
 	bool user_only, kernel_only;		       /* -U, -K */
 	bool delimited, folded, json;		       /* -d, -f, --json */
+	bool offset;				       /* -s */
+	unsigned long duration;			       /* the positional [duration]; 0: none */
 	unsigned long storage;			       /* --stack-storage-size */
 	unsigned long min_us, max_us;		       /* -m, -M */
 	long state;				       /* --state; -1: any */
