@@ -9,6 +9,7 @@
 
 #include "bt_args.h"
 #include "bt_block.h"
+#include "bt_block_probes.h"
 #include "bt_cmd.h"
 #include "bt_disk.h"
 #include "bt_err.h"
@@ -270,52 +271,6 @@ static int print_interval(void *ctx)
 	return 0;
 }
 
-static const struct bt_probe probes[] = {
-	/* creation, for -Q and -c: see biosnoop */
-	{ "start_btf", "start_raw", "struct request *", BT_PROBE_OPTIONAL },
-	{ "start_kp", NULL, "struct request *", BT_PROBE_ALT },
-	{ "start_kp_old", NULL, "struct request *, ...", BT_PROBE_ALT },
-	/* -c without those: the submitter of the bio that made the request */
-	{ "getrq_btf", "getrq_raw", "struct bio *", BT_PROBE_OPTIONAL },
-	/* (rq) since 5.11, (q, rq) before */
-	{ "insert_btf", "insert_raw", "struct request *" },
-	{ "insert_btf_q", "insert_raw_q", "struct request_queue *, struct request *",
-	  BT_PROBE_ALT },
-	{ "issue_btf", "issue_raw", "struct request *" },
-	{ "issue_btf_q", "issue_raw_q", "struct request_queue *, struct request *", BT_PROBE_ALT },
-	{ "complete_btf", "complete_raw", "struct request *, ..." },
-	{ "merge_btf", "merge_raw", "struct request *", BT_PROBE_OPTIONAL },
-	{ "merge_btf_q", "merge_raw_q", "struct request_queue *, struct request *, ...",
-	  BT_PROBE_ALT },
-	{ NULL },
-};
-
-static int resolve_disk(const char *name, __u32 *kdev)
-{
-	struct bt_disk d;
-	int err = bt_disk_by_name(name, &d);
-
-	if (err == -ENOENT || err == -EINVAL)
-		return bt_usage_err("no such disk '%s'", name);
-	if (err) {
-		bt_err("cannot look up disk '%s': %s", name, strerror(-err));
-		return err;
-	}
-	if (d.partition)
-		return bt_usage_err("'%s' is a partition: -d takes a whole disk ('%s')", name,
-				    d.disk);
-	*kdev = bt_kdev(d.major, d.minor);
-	return 0;
-}
-
-static void no_autoload(struct bpf_program *const *progs, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		bpf_program__set_autoload(progs[i], false);
-}
-
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_summary_opts sopts = {
@@ -328,11 +283,12 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct biolatency_bpf *skel;
 	struct state s = { .label = opts.milliseconds ? "msecs" : "usecs" };
+	enum bt_block_submitter how;
 	__u32 kdev = 0;
 	int err;
 
 	if (opts.disk) {
-		err = resolve_disk(opts.disk, &kdev);
+		err = bt_block_disk_arg(opts.disk, &kdev);
 		if (err)
 			return err;
 	}
@@ -357,40 +313,10 @@ static int run(const struct bt_cmd *cmd)
 		err = bt_skel_select(skel->obj, cmd->probes);
 	if (err)
 		goto cleanup;
-	/* Creation matters for -Q (the queue start) and -c (the submitter); insertion for -Q. */
-	if (!opts.queued) {
-		struct bpf_program *const insert[] = {
-			skel->progs.insert_btf,
-			skel->progs.insert_raw,
-			skel->progs.insert_btf_q,
-			skel->progs.insert_raw_q,
-		};
-
-		no_autoload(insert, 4);
-	}
-	if (!opts.queued && !opts.cgroup) {
-		struct bpf_program *const start[] = {
-			skel->progs.start_btf,
-			skel->progs.start_raw,
-			skel->progs.start_kp,
-			skel->progs.start_kp_old,
-		};
-
-		no_autoload(start, 4);
-	}
-	if (!opts.cgroup || bpf_program__autoload(skel->progs.start_btf) ||
-	    bpf_program__autoload(skel->progs.start_raw) ||
-	    bpf_program__autoload(skel->progs.start_kp) ||
-	    bpf_program__autoload(skel->progs.start_kp_old)) {
-		bpf_program__set_autoload(skel->progs.getrq_btf, false);
-		bpf_program__set_autoload(skel->progs.getrq_raw, false);
-		bpf_map__set_max_entries(skel->maps.bt_bio_tasks, 1); /* unused */
-	} else {
-		skel->rodata->task_from_bio = bpf_program__autoload(skel->progs.getrq_btf) ||
-					      bpf_program__autoload(skel->progs.getrq_raw);
-		bt_debug("no block I/O creation probe: the issuing task is %s",
-			 skel->rodata->task_from_bio ? "noted per bio" : "taken at insert/issue");
-	}
+	err = bt_block_choose(skel->obj, opts.queued, opts.cgroup != NULL, &how);
+	if (err)
+		goto cleanup;
+	skel->rodata->task_from_bio = how == BT_BLOCK_BY_BIO;
 	err = biolatency_bpf__load(skel);
 	if (err) {
 		bt_err("cannot load the BPF programs: %s", strerror(-err));
@@ -424,7 +350,7 @@ BT_COMMAND(biolatency) = {
 	.summary = "Summarize block device I/O latency as a histogram",
 	.argp = &argp,
 	.opts = &opts,
-	.probes = probes,
+	.probes = bt_block_probes,
 	.run = run,
 	.flags = BT_NEED_PRIV,
 	.uses = BT_USES_TP_BTF,

@@ -11,6 +11,7 @@
 
 #include "bt_args.h"
 #include "bt_block.h"
+#include "bt_block_probes.h"
 #include "bt_cmd.h"
 #include "bt_disk.h"
 #include "bt_err.h"
@@ -215,51 +216,6 @@ static int on_event(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
-static const struct bt_probe probes[] = {
-	/* Who submitted the request: where it is created (6.5+), else the accounting
-	 * function that preceded the tracepoint; none of them: taken at insert/issue. */
-	{ "start_btf", "start_raw", "struct request *", BT_PROBE_OPTIONAL },
-	{ "start_kp", NULL, "struct request *", BT_PROBE_ALT },
-	{ "start_kp_old", NULL, "struct request *, ...", BT_PROBE_ALT },
-	/* else the submitter of the bio that made the request (5.11+) */
-	{ "getrq_btf", "getrq_raw", "struct bio *", BT_PROBE_OPTIONAL },
-	/* (rq) since 5.11, (q, rq) before */
-	{ "insert_btf", "insert_raw", "struct request *" },
-	{ "insert_btf_q", "insert_raw_q", "struct request_queue *, struct request *",
-	  BT_PROBE_ALT },
-	{ "issue_btf", "issue_raw", "struct request *" },
-	{ "issue_btf_q", "issue_raw_q", "struct request_queue *, struct request *", BT_PROBE_ALT },
-	{ "complete_btf", "complete_raw", "struct request *, ..." },
-	{ "merge_btf", "merge_raw", "struct request *", BT_PROBE_OPTIONAL },
-	{ "merge_btf_q", "merge_raw_q", "struct request_queue *, struct request *, ...",
-	  BT_PROBE_ALT },
-	{ NULL },
-};
-
-/* The disk of -d, as the kernel numbers it; -BT_EUSAGE after one line saying why not. */
-static int resolve_disk(const char *name, __u32 *kdev)
-{
-	struct bt_disk d;
-	int err = bt_disk_by_name(name, &d);
-
-	if (err == -ENOENT || err == -EINVAL)
-		return bt_usage_err("no such disk '%s'", name);
-	if (err) {
-		bt_err("cannot look up disk '%s': %s", name, strerror(-err));
-		return err;
-	}
-	if (d.partition)
-		return bt_usage_err("'%s' is a partition: -d takes a whole disk ('%s')", name,
-				    d.disk);
-	*kdev = bt_kdev(d.major, d.minor);
-	return 0;
-}
-
-static bool loads(struct bpf_program *prog)
-{
-	return bpf_program__autoload(prog);
-}
-
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
@@ -267,11 +223,12 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_events *events = NULL;
 	struct biosnoop_bpf *skel;
 	struct state s = { 0 };
+	enum bt_block_submitter how;
 	__u32 kdev = 0;
 	int err;
 
 	if (opts.disk) {
-		err = resolve_disk(opts.disk, &kdev);
+		err = bt_block_disk_arg(opts.disk, &kdev);
 		if (err)
 			return err;
 	}
@@ -299,26 +256,11 @@ static int run(const struct bt_cmd *cmd)
 		err = bt_events__configure(skel->obj, skel->maps.events);
 	if (err)
 		goto cleanup;
-	/* The queue start is the creation when seen; insertion only matters for -Q. */
-	if (!opts.queue) {
-		bpf_program__set_autoload(skel->progs.insert_btf, false);
-		bpf_program__set_autoload(skel->progs.insert_raw, false);
-		bpf_program__set_autoload(skel->progs.insert_btf_q, false);
-		bpf_program__set_autoload(skel->progs.insert_raw_q, false);
-	}
-	if (loads(skel->progs.start_btf) || loads(skel->progs.start_raw) ||
-	    loads(skel->progs.start_kp) || loads(skel->progs.start_kp_old)) {
-		bpf_program__set_autoload(skel->progs.getrq_btf, false);
-		bpf_program__set_autoload(skel->progs.getrq_raw, false);
-		bpf_map__set_max_entries(skel->maps.bt_bio_tasks, 1); /* unused */
-	} else if (loads(skel->progs.getrq_btf) || loads(skel->progs.getrq_raw)) {
-		skel->rodata->task_from_bio = true;
-		bt_debug("no block I/O creation probe: the issuing task is noted per bio");
-	} else {
-		bpf_map__set_max_entries(skel->maps.bt_bio_tasks, 1); /* unused */
-		skel->rodata->task_late = true;
-		bt_debug("no block I/O creation probe: the issuing task is taken at insert/issue");
-	}
+	err = bt_block_choose(skel->obj, opts.queue, true, &how);
+	if (err)
+		goto cleanup;
+	skel->rodata->task_from_bio = how == BT_BLOCK_BY_BIO;
+	skel->rodata->task_late = how == BT_BLOCK_AT_ISSUE;
 
 	err = biosnoop_bpf__load(skel);
 	if (err) {
@@ -362,7 +304,7 @@ BT_COMMAND(biosnoop) = {
 	.summary = "Trace block device I/O with the issuing process and latency",
 	.argp = &argp,
 	.opts = &opts,
-	.probes = probes,
+	.probes = bt_block_probes,
 	.run = run,
 	.flags = BT_NEED_PRIV,
 	.uses = BT_USES_TP_BTF,

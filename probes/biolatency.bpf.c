@@ -24,6 +24,9 @@ struct start {
 	__u64 ts;    /* 0: not started yet (created, without -Q) */
 	bool queued; /* ts is the creation or insertion, kept when the request is issued */
 	bool passed; /* the creating task passed the process filter (-c) */
+	bool issued; /* the fields below are read */
+	__u32 dev;   /* read at issue, as the completion's key: the request does not move */
+	__u32 op_flags;
 };
 
 struct {
@@ -47,7 +50,7 @@ static const struct biolat_val zero_val; /* too big for the stack */
  * creation, so the process filter is decided there; without creation probes, at insertion
  * or issue. With -Q the first of them starts the clock.
  */
-static __always_inline int on_merge(__u64 key)
+static __always_inline int bt_block_merged(void *ctx, __u64 key)
 {
 	bpf_map_delete_elem(&starts, &key);
 	return 0;
@@ -83,7 +86,17 @@ static __always_inline int on_queue(__u64 key, __u64 bio, bool created)
 	return 0;
 }
 
-static __always_inline int on_issue(__u64 key, struct bt_rq *rq)
+static __always_inline int bt_block_created(void *ctx, __u64 key)
+{
+	return on_queue(key, 0, true);
+}
+
+static __always_inline int bt_block_inserted(void *ctx, __u64 key, __u64 bio)
+{
+	return on_queue(key, bio, false);
+}
+
+static __always_inline int bt_block_issued(void *ctx, __u64 key, struct bt_rq *rq)
 {
 	struct start *s = bpf_map_lookup_elem(&starts, &key);
 	struct start st = {};
@@ -93,18 +106,22 @@ static __always_inline int on_issue(__u64 key, struct bt_rq *rq)
 			bpf_map_delete_elem(&starts, &key);
 		return 0;
 	}
-	if (s) {
-		if (!s->queued) /* -Q: the time runs from the queue start */
-			s->ts = bpf_ktime_get_ns();
-		return 0;
+	if (!s) {
+		st.passed = require_task && submitter_passes(rq->bio);
+		bpf_map_update_elem(&starts, &key, &st, BPF_ANY);
+		s = bpf_map_lookup_elem(&starts, &key);
+		if (!s)
+			return 0;
 	}
-	st.passed = require_task && submitter_passes(rq->bio);
-	st.ts = bpf_ktime_get_ns();
-	bpf_map_update_elem(&starts, &key, &st, BPF_ANY);
+	if (!s->queued) /* -Q: the time runs from the queue start */
+		s->ts = bpf_ktime_get_ns();
+	s->dev = rq->dev;
+	s->op_flags = rq->op | rq->flags << 8;
+	s->issued = true;
 	return 0;
 }
 
-static __always_inline int on_complete(__u64 key, struct bt_rq *rq)
+static __always_inline int bt_block_completed(void *ctx, __u64 key)
 {
 	struct start *s = bpf_map_lookup_elem(&starts, &key);
 	struct biolat_key k = {};
@@ -114,18 +131,16 @@ static __always_inline int on_complete(__u64 key, struct bt_rq *rq)
 
 	if (!s)
 		return 0; /* issued before tracing began, or filtered out */
-	if (!s->ts || (require_task && !s->passed)) {
+	if (!s->ts || !s->issued || (require_task && !s->passed)) {
 		bpf_map_delete_elem(&starts, &key);
 		return 0;
 	}
 	delta = bpf_ktime_get_ns() - s->ts;
-	bpf_map_delete_elem(&starts, &key);
-	if (filter_dev && rq->dev != filter_dev)
-		return 0;
 	if (per_disk)
-		k.dev = rq->dev;
+		k.dev = s->dev;
 	if (per_flags)
-		k.flags = rq->op | rq->flags << 8;
+		k.flags = s->op_flags;
+	bpf_map_delete_elem(&starts, &key);
 	v = bpf_map_lookup_elem(&dist, &k);
 	if (!v) {
 		bpf_map_update_elem(&dist, &k, &zero_val, BPF_NOEXIST);
@@ -144,147 +159,6 @@ static __always_inline int on_complete(__u64 key, struct bt_rq *rq)
 	return 0;
 }
 
-SEC("tp_btf/block_io_start")
-int BPF_PROG(start_btf, struct request *rq)
-{
-	return on_queue((__u64)rq, 0, true);
-}
-
-SEC("raw_tp/block_io_start")
-int BPF_PROG(start_raw, struct request *rq)
-{
-	return on_queue((__u64)rq, 0, true);
-}
-
-SEC("?kprobe/__blk_account_io_start")
-int BPF_KPROBE(start_kp, struct request *rq)
-{
-	return on_queue((__u64)rq, 0, true);
-}
-
-SEC("?kprobe/blk_account_io_start")
-int BPF_KPROBE(start_kp_old, struct request *rq)
-{
-	return on_queue((__u64)rq, 0, true);
-}
-
-SEC("tp_btf/block_rq_insert")
-int BPF_PROG(insert_btf, struct request *rq)
-{
-	return on_queue((__u64)rq, (__u64)rq->bio, false);
-}
-
-SEC("raw_tp/block_rq_insert")
-int BPF_PROG(insert_raw, struct request *rq)
-{
-	return on_queue((__u64)rq, (__u64)BPF_CORE_READ(rq, bio), false);
-}
-
-SEC("tp_btf/block_rq_insert")
-int BPF_PROG(insert_btf_q, void *q, struct request *rq)
-{
-	return on_queue((__u64)rq, (__u64)rq->bio, false);
-}
-
-SEC("raw_tp/block_rq_insert")
-int BPF_PROG(insert_raw_q, void *q, struct request *rq)
-{
-	return on_queue((__u64)rq, (__u64)BPF_CORE_READ(rq, bio), false);
-}
-
-/* -c on kernels without a creation probe: the submitter of each bio that needs a request. */
-SEC("tp_btf/block_getrq")
-int BPF_PROG(getrq_btf, struct bio *bio)
-{
-	bt_bio_note((__u64)bio);
-	return 0;
-}
-
-SEC("raw_tp/block_getrq")
-int BPF_PROG(getrq_raw, struct bio *bio)
-{
-	bt_bio_note((__u64)bio);
-	return 0;
-}
-
-SEC("tp_btf/block_rq_issue")
-int BPF_PROG(issue_btf, struct request *rq)
-{
-	struct bt_rq r;
-
-	bt_rq_read_btf(rq, &r);
-	return on_issue((__u64)rq, &r);
-}
-
-SEC("raw_tp/block_rq_issue")
-int BPF_PROG(issue_raw, struct request *rq)
-{
-	struct bt_rq r;
-
-	bt_rq_read_raw(rq, &r);
-	return on_issue((__u64)rq, &r);
-}
-
-SEC("tp_btf/block_rq_issue")
-int BPF_PROG(issue_btf_q, void *q, struct request *rq)
-{
-	struct bt_rq r;
-
-	bt_rq_read_btf(rq, &r);
-	return on_issue((__u64)rq, &r);
-}
-
-SEC("raw_tp/block_rq_issue")
-int BPF_PROG(issue_raw_q, void *q, struct request *rq)
-{
-	struct bt_rq r;
-
-	bt_rq_read_raw(rq, &r);
-	return on_issue((__u64)rq, &r);
-}
-
-SEC("tp_btf/block_rq_complete")
-int BPF_PROG(complete_btf, struct request *rq)
-{
-	struct bt_rq r;
-
-	bt_rq_read_btf(rq, &r);
-	return on_complete((__u64)rq, &r);
-}
-
-SEC("raw_tp/block_rq_complete")
-int BPF_PROG(complete_raw, struct request *rq)
-{
-	struct bt_rq r;
-
-	bt_rq_read_raw(rq, &r);
-	return on_complete((__u64)rq, &r);
-}
-
-/* A request merged into another is freed without completing: forget it (its address will be
- * reused by a new request, which must not inherit its times or its task). */
-SEC("tp_btf/block_rq_merge")
-int BPF_PROG(merge_btf, struct request *rq)
-{
-	return on_merge((__u64)rq);
-}
-
-SEC("raw_tp/block_rq_merge")
-int BPF_PROG(merge_raw, struct request *rq)
-{
-	return on_merge((__u64)rq);
-}
-
-SEC("tp_btf/block_rq_merge")
-int BPF_PROG(merge_btf_q, void *q, struct request *rq)
-{
-	return on_merge((__u64)rq);
-}
-
-SEC("raw_tp/block_rq_merge")
-int BPF_PROG(merge_raw_q, void *q, struct request *rq)
-{
-	return on_merge((__u64)rq);
-}
+#include "bt_block_progs.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -73,14 +73,14 @@ static __always_inline void take_task(struct io_req *r)
 	r->has_task = true;
 }
 
-static __always_inline int on_merge(__u64 key)
+static __always_inline int bt_block_merged(void *ctx, __u64 key)
 {
 	bpf_map_delete_elem(&reqs, &key);
 	return 0;
 }
 
 /* Creation: the submitter is running. */
-static __always_inline int on_start(__u64 key)
+static __always_inline int bt_block_created(void *ctx, __u64 key)
 {
 	struct io_req *r;
 
@@ -115,7 +115,7 @@ static __always_inline void task_later(struct io_req *r, __u64 bio)
 		take_task(r);
 }
 
-static __always_inline int on_insert(__u64 key, __u64 bio)
+static __always_inline int bt_block_inserted(void *ctx, __u64 key, __u64 bio)
 {
 	struct io_req *r = req_get(key);
 
@@ -127,7 +127,7 @@ static __always_inline int on_insert(__u64 key, __u64 bio)
 	return 0;
 }
 
-static __always_inline int on_issue(__u64 key, struct bt_rq *rq)
+static __always_inline int bt_block_issued(void *ctx, __u64 key, struct bt_rq *rq)
 {
 	struct io_req *r;
 
@@ -144,7 +144,7 @@ static __always_inline int on_issue(__u64 key, struct bt_rq *rq)
 	return 0;
 }
 
-static __always_inline int on_complete(void *ctx, __u64 key)
+static __always_inline int bt_block_completed(void *ctx, __u64 key)
 {
 	struct biosnoop_event ev = {};
 	struct io_req *r = bpf_map_lookup_elem(&reqs, &key);
@@ -188,143 +188,6 @@ done:
 	return 0;
 }
 
-/* Creation: block_io_start (6.5+), else the accounting function it replaced. */
-SEC("tp_btf/block_io_start")
-int BPF_PROG(start_btf, struct request *rq)
-{
-	return on_start((__u64)rq);
-}
-
-SEC("raw_tp/block_io_start")
-int BPF_PROG(start_raw, struct request *rq)
-{
-	return on_start((__u64)rq);
-}
-
-SEC("?kprobe/__blk_account_io_start")
-int BPF_KPROBE(start_kp, struct request *rq)
-{
-	return on_start((__u64)rq);
-}
-
-SEC("?kprobe/blk_account_io_start")
-int BPF_KPROBE(start_kp_old, struct request *rq)
-{
-	return on_start((__u64)rq);
-}
-
-/* Insert and issue: (rq) since 5.11, (q, rq) before. */
-SEC("tp_btf/block_rq_insert")
-int BPF_PROG(insert_btf, struct request *rq)
-{
-	return on_insert((__u64)rq, (__u64)rq->bio);
-}
-
-SEC("raw_tp/block_rq_insert")
-int BPF_PROG(insert_raw, struct request *rq)
-{
-	return on_insert((__u64)rq, (__u64)BPF_CORE_READ(rq, bio));
-}
-
-SEC("tp_btf/block_rq_insert")
-int BPF_PROG(insert_btf_q, void *q, struct request *rq)
-{
-	return on_insert((__u64)rq, (__u64)rq->bio);
-}
-
-SEC("raw_tp/block_rq_insert")
-int BPF_PROG(insert_raw_q, void *q, struct request *rq)
-{
-	return on_insert((__u64)rq, (__u64)BPF_CORE_READ(rq, bio));
-}
-
-/* Kernels without a creation probe: the submitter of each bio that needs a new request. */
-SEC("tp_btf/block_getrq")
-int BPF_PROG(getrq_btf, struct bio *bio)
-{
-	bt_bio_note((__u64)bio);
-	return 0;
-}
-
-SEC("raw_tp/block_getrq")
-int BPF_PROG(getrq_raw, struct bio *bio)
-{
-	bt_bio_note((__u64)bio);
-	return 0;
-}
-
-SEC("tp_btf/block_rq_issue")
-int BPF_PROG(issue_btf, struct request *rq)
-{
-	struct bt_rq r;
-
-	bt_rq_read_btf(rq, &r);
-	return on_issue((__u64)rq, &r);
-}
-
-SEC("raw_tp/block_rq_issue")
-int BPF_PROG(issue_raw, struct request *rq)
-{
-	struct bt_rq r;
-
-	bt_rq_read_raw(rq, &r);
-	return on_issue((__u64)rq, &r);
-}
-
-SEC("tp_btf/block_rq_issue")
-int BPF_PROG(issue_btf_q, void *q, struct request *rq)
-{
-	struct bt_rq r;
-
-	bt_rq_read_btf(rq, &r);
-	return on_issue((__u64)rq, &r);
-}
-
-SEC("raw_tp/block_rq_issue")
-int BPF_PROG(issue_raw_q, void *q, struct request *rq)
-{
-	struct bt_rq r;
-
-	bt_rq_read_raw(rq, &r);
-	return on_issue((__u64)rq, &r);
-}
-
-SEC("tp_btf/block_rq_complete")
-int BPF_PROG(complete_btf, struct request *rq)
-{
-	return on_complete(ctx, (__u64)rq);
-}
-
-SEC("raw_tp/block_rq_complete")
-int BPF_PROG(complete_raw, struct request *rq)
-{
-	return on_complete(ctx, (__u64)rq);
-}
-
-/* A request merged into another is freed without completing: forget it (its address will be
- * reused by a new request, which must not inherit its times or its task). */
-SEC("tp_btf/block_rq_merge")
-int BPF_PROG(merge_btf, struct request *rq)
-{
-	return on_merge((__u64)rq);
-}
-
-SEC("raw_tp/block_rq_merge")
-int BPF_PROG(merge_raw, struct request *rq)
-{
-	return on_merge((__u64)rq);
-}
-
-SEC("tp_btf/block_rq_merge")
-int BPF_PROG(merge_btf_q, void *q, struct request *rq)
-{
-	return on_merge((__u64)rq);
-}
-
-SEC("raw_tp/block_rq_merge")
-int BPF_PROG(merge_raw_q, void *q, struct request *rq)
-{
-	return on_merge((__u64)rq);
-}
+#include "bt_block_progs.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -12,18 +12,18 @@
 #define BT_UNWIND_H
 
 enum bt_cfa_rule {
-	BT_CFA_NONE = 0,        /* no unwind information here (a gap between FDEs) */
-	BT_CFA_RSP = 1,         /* CFA = rsp + cfa_offset */
-	BT_CFA_RBP = 2,         /* CFA = rbp + cfa_offset */
-	BT_CFA_PLT = 3,         /* a PLT entry: CFA = rsp + 8, and 8 more once (pc & 15) >= 11 */
-	BT_CFA_END = 4,         /* the outermost frame (return address undefined): the walk ends */
-	BT_CFA_SIGNAL = 5,      /* a signal trampoline (__restore_rt): the walk ends cleanly */
+	BT_CFA_NONE = 0,	/* no unwind information here (a gap between FDEs) */
+	BT_CFA_RSP = 1,		/* CFA = rsp + cfa_offset */
+	BT_CFA_RBP = 2,		/* CFA = rbp + cfa_offset */
+	BT_CFA_PLT = 3,		/* a PLT entry: CFA = rsp + 8, and 8 more once (pc & 15) >= 11 */
+	BT_CFA_END = 4,		/* the outermost frame (return address undefined): the walk ends */
+	BT_CFA_SIGNAL = 5,	/* a signal trampoline (__restore_rt): the walk ends cleanly */
 	BT_CFA_UNSUPPORTED = 6, /* an expression or register we do not follow */
 };
 
 enum bt_rbp_rule {
 	BT_RBP_SAME = 0,      /* the caller's rbp is still in rbp */
-	BT_RBP_CFA = 1,       /* saved at CFA + rbp_offset */
+	BT_RBP_CFA = 1,	      /* saved at CFA + rbp_offset */
 	BT_RBP_UNDEFINED = 2, /* lost (an expression, or saved in another register) */
 };
 

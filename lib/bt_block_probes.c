@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "bt_block_probes.h"
+#include "bt_disk.h"
+#include "bt_err.h"
+
+const struct bt_probe bt_block_probes[] = {
+	/* creation: block_io_start (6.5+), else the accounting function it replaced */
+	{ "start_btf", "start_raw", "struct request *", BT_PROBE_OPTIONAL },
+	{ "start_kp", NULL, "struct request *", BT_PROBE_ALT },
+	{ "start_kp_old", NULL, "struct request *, ...", BT_PROBE_ALT },
+	/* else the submitter of the bio that made the request (5.11+) */
+	{ "getrq_btf", "getrq_raw", "struct bio *", BT_PROBE_OPTIONAL },
+	/* (rq) since 5.11, (q, rq) before */
+	{ "insert_btf", "insert_raw", "struct request *" },
+	{ "insert_btf_q", "insert_raw_q", "struct request_queue *, struct request *",
+	  BT_PROBE_ALT },
+	{ "issue_btf", "issue_raw", "struct request *" },
+	{ "issue_btf_q", "issue_raw_q", "struct request_queue *, struct request *", BT_PROBE_ALT },
+	{ "complete_btf", "complete_raw", "struct request *, ..." },
+	{ "merge_btf", "merge_raw", "struct request *", BT_PROBE_OPTIONAL },
+	{ "merge_btf_q", "merge_raw_q", "struct request_queue *, struct request *, ...",
+	  BT_PROBE_ALT },
+	{ NULL },
+};
+
+static const char *const insert_progs[] = { "insert_btf", "insert_raw", "insert_btf_q",
+					    "insert_raw_q", NULL };
+static const char *const start_progs[] = { "start_btf", "start_raw", "start_kp", "start_kp_old",
+					   NULL };
+static const char *const getrq_progs[] = { "getrq_btf", "getrq_raw", NULL };
+
+/* Whether any of the programs still loads; with off, switch them all off first. */
+static bool any_loads(struct bpf_object *obj, const char *const *names, bool off)
+{
+	struct bpf_program *p;
+	bool loads = false;
+
+	for (; *names; names++) {
+		p = bpf_object__find_program_by_name(obj, *names);
+		if (!p)
+			continue;
+		if (off)
+			bpf_program__set_autoload(p, false);
+		loads |= bpf_program__autoload(p);
+	}
+	return loads;
+}
+
+int bt_block_choose(struct bpf_object *obj, bool queue_start, bool submitter,
+		    enum bt_block_submitter *how)
+{
+	struct bpf_map *notes = bpf_object__find_map_by_name(obj, "bt_bio_tasks");
+	bool created;
+
+	any_loads(obj, insert_progs, !queue_start);
+	created = any_loads(obj, start_progs, !queue_start && !submitter);
+	if (!submitter || created) {
+		any_loads(obj, getrq_progs, true);
+		*how = submitter ? BT_BLOCK_AT_CREATION : BT_BLOCK_SUBMITTER_UNWANTED;
+	} else if (any_loads(obj, getrq_progs, false)) {
+		*how = BT_BLOCK_BY_BIO;
+		bt_debug("no block I/O creation probe: the issuing task is noted per bio");
+	} else {
+		*how = BT_BLOCK_AT_ISSUE;
+		bt_debug("no block I/O creation probe: the issuing task is taken at insert/issue");
+	}
+	if (*how != BT_BLOCK_BY_BIO && notes)
+		return bpf_map__set_max_entries(notes, 1); /* unused */
+	return 0;
+}
+
+int bt_block_disk_arg(const char *name, __u32 *kdev)
+{
+	struct bt_disk d;
+	int err = bt_disk_by_name(name, &d);
+
+	if (err == -ENOENT || err == -EINVAL)
+		return bt_usage_err("no such disk '%s'", name);
+	if (err) {
+		bt_err("cannot look up disk '%s': %s", name, strerror(-err));
+		return err;
+	}
+	if (d.partition)
+		return bt_usage_err("'%s' is a partition: -d takes a whole disk ('%s')", name,
+				    d.disk);
+	*kdev = bt_kdev(d.major, d.minor);
+	return 0;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The block tools' shared probe set (probes/bt_block_progs.bpf.h): which forms of it this
+ * kernel takes, which of them a run needs, and how the submitter of a request is found.
+ */
+#ifndef BT_BLOCK_PROBES_H
+#define BT_BLOCK_PROBES_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "bt_cmd.h"
+
+struct bpf_object;
+
+/* For struct bt_cmd.probes of a command built on probes/bt_block_progs.bpf.h. */
+extern const struct bt_probe bt_block_probes[];
+
+/* How the process that submitted a request is known. */
+enum bt_block_submitter {
+	BT_BLOCK_SUBMITTER_UNWANTED,
+	BT_BLOCK_AT_CREATION, /* block_io_start or the accounting function: the submitter runs */
+	BT_BLOCK_BY_BIO,      /* noted per bio at block_getrq, taken by the request's first bio */
+	BT_BLOCK_AT_ISSUE,    /* the task running at insert/issue: a kworker for requests
+				 dispatched later */
+};
+
+/*
+ * After bt_skel_select(): switch off the programs a run does not need (insertion is wanted
+ * for the queue start of -Q; creation for that and for the submitter) and say how the
+ * submitter will be found on this kernel.
+ */
+int bt_block_choose(struct bpf_object *obj, bool queue_start, bool submitter,
+		    enum bt_block_submitter *how);
+
+/* -d DISK as the kernel numbers the disk; -BT_EUSAGE after one line saying why not. */
+int bt_block_disk_arg(const char *name, __u32 *kdev);
+
+#endif
