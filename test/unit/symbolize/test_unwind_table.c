@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unwind tables (bt_unwind_table.h) against libdw: every row of libc, the stack workloads, a
+ * C++ binary and a .debug_frame-only file must give the rule libdw computes at the same pc,
+ * and so must every row libdw has inside our rows (libdw splits where other registers
+ * change; we merge). Then broken sections through bt_unwind_table_from_memory.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bt_unwind_table.h"
+#include "harness.h"
+
+#define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
+#define LIBSTDCXX "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"
+
+static int verbose;
+
+/* What libdw says at one pc, reduced to our row's vocabulary. */
+static int libdw_row(Dwarf_CFI *cfi, uint64_t pc, struct bt_unwind_row *out, uint64_t *end)
+{
+	Dwarf_Op ops_mem[3], *ops;
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Addr start, fend;
+	size_t nops;
+	bool signal;
+	int reg;
+
+	memset(out, 0, sizeof(*out));
+	if (dwarf_cfi_addrframe(cfi, pc, &fr))
+		return -1; /* no FDE */
+	dwarf_frame_info(fr, &start, &fend, &signal);
+	*end = fend;
+	if (signal) {
+		out->cfa_rule = BT_CFA_SIGNAL;
+		goto done;
+	}
+	if (dwarf_frame_register(fr, 16, ops_mem, &ops, &nops) < 0) {
+		out->cfa_rule = BT_CFA_UNSUPPORTED;
+		goto done;
+	}
+	if (nops == 0 && ops == ops_mem) {
+		out->cfa_rule = BT_CFA_END; /* rip undefined */
+		goto done;
+	}
+	/* saved at CFA - 8: DW_OP_call_frame_cfa, DW_OP_plus_uconst/consts -8 */
+	if (!(nops == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+	      (ops[1].atom == DW_OP_plus_uconst || ops[1].atom == DW_OP_consts) &&
+	      (int64_t)ops[1].number == -8)) {
+		out->cfa_rule = BT_CFA_UNSUPPORTED;
+		goto done;
+	}
+	if (dwarf_frame_cfa(fr, &ops, &nops) || !nops) {
+		out->cfa_rule = BT_CFA_UNSUPPORTED;
+		goto done;
+	}
+	if (nops == 1 && (ops[0].atom == DW_OP_bregx ||
+			  (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31))) {
+		int64_t off;
+
+		if (ops[0].atom == DW_OP_bregx) {
+			reg = ops[0].number;
+			off = (int64_t)ops[0].number2;
+		} else {
+			reg = ops[0].atom - DW_OP_breg0;
+			off = (int64_t)ops[0].number;
+		}
+		if (reg != 6 && reg != 7) {
+			out->cfa_rule = BT_CFA_UNSUPPORTED;
+			goto done;
+		}
+		out->cfa_rule = reg == 7 ? BT_CFA_RSP : BT_CFA_RBP;
+		out->cfa_offset = off;
+	} else if (nops == 9 && ops[0].atom == DW_OP_breg7 && ops[0].number == 8 &&
+		   ops[1].atom == DW_OP_breg16 && ops[1].number == 0 &&
+		   ops[2].atom == DW_OP_lit15 && ops[3].atom == DW_OP_and &&
+		   ops[4].atom == DW_OP_lit11 && ops[5].atom == DW_OP_ge &&
+		   ops[6].atom == DW_OP_lit3 && ops[7].atom == DW_OP_shl &&
+		   ops[8].atom == DW_OP_plus) {
+		out->cfa_rule = BT_CFA_PLT;
+		out->cfa_offset = 8;
+	} else {
+		out->cfa_rule = BT_CFA_UNSUPPORTED;
+		goto done;
+	}
+	if (dwarf_frame_register(fr, 6, ops_mem, &ops, &nops) < 0) {
+		out->rbp_rule = BT_RBP_UNDEFINED;
+	} else if (nops == 0 && ops == NULL) {
+		out->rbp_rule = BT_RBP_SAME;
+	} else if (nops == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+		   (ops[1].atom == DW_OP_plus_uconst || ops[1].atom == DW_OP_consts) &&
+		   (int64_t)ops[1].number >= INT16_MIN && (int64_t)ops[1].number <= INT16_MAX) {
+		out->rbp_rule = BT_RBP_CFA;
+		out->rbp_offset = (int64_t)ops[1].number;
+	} else if (nops == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+		out->rbp_rule = BT_RBP_CFA; /* at the CFA itself */
+	} else {
+		out->rbp_rule = BT_RBP_UNDEFINED;
+	}
+done:
+	free(fr);
+	return 0;
+}
+
+static int rule_eq(const struct bt_unwind_row *a, const struct bt_unwind_row *b)
+{
+	return a->cfa_rule == b->cfa_rule && a->cfa_offset == b->cfa_offset &&
+	       a->rbp_rule == b->rbp_rule && a->rbp_offset == b->rbp_offset;
+}
+
+struct cmp_stats {
+	size_t checked, mismatch, gaps;
+};
+
+static void report(const char *what, uint64_t pc, const struct bt_unwind_row *ours,
+		   const struct bt_unwind_row *dw)
+{
+	fprintf(stderr, "  %s at 0x%llx: ours cfa %u%+d rbp %u%+d, libdw cfa %u%+d rbp %u%+d\n",
+		what, (unsigned long long)pc, ours->cfa_rule, ours->cfa_offset, ours->rbp_rule,
+		ours->rbp_offset, dw->cfa_rule, dw->cfa_offset, dw->rbp_rule, dw->rbp_offset);
+}
+
+static void check_pc(Dwarf_CFI **cfi, const struct bt_unwind_table *t, uint64_t pc,
+		     struct cmp_stats *s, uint64_t *dw_end)
+{
+	const struct bt_unwind_row *r = bt_unwind_table_find(t, pc);
+	struct bt_unwind_row dw, none = { 0 };
+
+	*dw_end = 0;
+	s->checked++;
+	/* .eh_frame first, then .debug_frame, as the builder prefers them */
+	if (libdw_row(cfi[0], pc, &dw, dw_end) && (!cfi[1] || libdw_row(cfi[1], pc, &dw, dw_end))) {
+		if (r) {
+			if (s->mismatch++ < 10)
+				report("no libdw FDE", pc, r, &none);
+		}
+		return;
+	}
+	if (!r) {
+		/* FDEs we drop on purpose (overlaps, discarded code) may still be in libdw */
+		s->gaps++;
+		return;
+	}
+	if (!rule_eq(r, &dw) && s->mismatch++ < 10)
+		report("mismatch", pc, r, &dw);
+}
+
+/*
+ * Every row of ours at its first byte, one byte in, and its last byte; every libdw row start
+ * inside it. Where libdw's row runs past ours, the next row of ours takes over.
+ */
+static void compare(Dwarf_CFI **cfi, const struct bt_unwind_table *t, const char *name)
+{
+	struct cmp_stats s = { 0 };
+	uint64_t dw_end, pc, end;
+	size_t i;
+
+	for (i = 0; i + 1 < t->nr; i++) {
+		pc = t->rows[i].pc;
+		end = t->rows[i + 1].pc;
+		if (t->rows[i].cfa_rule == BT_CFA_NONE) {
+			check_pc(cfi, t, pc, &s, &dw_end);
+			continue;
+		}
+		while (pc < end) {
+			check_pc(cfi, t, pc, &s, &dw_end);
+			if (pc + 1 < end)
+				check_pc(cfi, t, pc + 1, &s, &dw_end);
+			pc = dw_end > pc ? dw_end : end;
+		}
+		check_pc(cfi, t, end - 1, &s, &dw_end);
+	}
+	if (verbose || s.mismatch)
+		fprintf(stderr,
+			"# %s: %zu rows, %zu pcs checked, %zu mismatches, %zu only in libdw\n",
+			name, t->nr, s.checked, s.mismatch, s.gaps);
+	CHECK(s.checked > t->nr);
+	CHECK_INT(s.mismatch, 0);
+	/* a dropped FDE is rare: overlapping or discarded code */
+	CHECK(s.gaps <= t->nr_overlap + t->nr_outside);
+}
+
+static void check_table_shape(const struct bt_unwind_table *t)
+{
+	size_t i, bad = 0;
+
+	CHECK(t->nr > 1);
+	CHECK_INT(t->rows[t->nr - 1].cfa_rule, BT_CFA_NONE);
+	for (i = 1; i < t->nr; i++) {
+		if (t->rows[i].pc <= t->rows[i - 1].pc || rule_eq(&t->rows[i], &t->rows[i - 1]))
+			bad++;
+	}
+	CHECK_INT(bad, 0);
+	CHECK_INT(sizeof(struct bt_unwind_row), 12);
+}
+
+/* Build a file's table and compare it with libdw's reading of the same file. */
+static void compare_file(const char *path, int debug_frame, struct bt_unwind_table **keep)
+{
+	struct bt_unwind_table *t = NULL;
+	Dwarf_CFI *cfi[2] = { NULL, NULL };
+	Dwarf *dw = NULL;
+	Elf *e = NULL;
+	int fd, err;
+
+	err = bt_unwind_table_build(path, &t);
+	CHECK_INT(err, 0);
+	if (err) {
+		fprintf(stderr, "# %s: %s\n", path, strerror(-err));
+		return;
+	}
+	check_table_shape(t);
+	CHECK_INT(t->nr_bad, 0);
+	if (verbose)
+		fprintf(stderr,
+			"# %s: %zu FDEs, %zu rows, %zu unsupported, %zu plt, plt_nofde %d\n", path,
+			t->nr_fdes, t->nr, t->nr_unsupported, t->nr_plt, t->plt_without_fde);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	CHECK(fd >= 0);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	cfi[0] = dwarf_getcfi_elf(e);
+	CHECK(cfi[0] != NULL);
+	if (debug_frame) {
+		dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+		cfi[1] = dw ? dwarf_getcfi(dw) : NULL;
+		CHECK(cfi[1] != NULL);
+	}
+	if (cfi[0])
+		compare(cfi, t, path);
+	if (cfi[0])
+		dwarf_cfi_end(cfi[0]);
+	if (dw)
+		dwarf_end(dw);
+	elf_end(e);
+	close(fd);
+	if (keep)
+		*keep = t;
+	else
+		bt_unwind_table_free(t);
+}
+
+static void test_libc(void)
+{
+	struct bt_unwind_table *t = NULL;
+	const struct bt_unwind_row *r;
+	size_t i, end = 0, signal = 0;
+
+	compare_file(LIBC, 0, &t);
+	if (!t)
+		return;
+	CHECK(t->nr > 10000);
+	CHECK(t->build_id_len == 20);
+	CHECK(t->sources == BT_UNWIND_SRC_EH_FRAME);
+	for (i = 0; i < t->nr; i++) {
+		end += t->rows[i].cfa_rule == BT_CFA_END;
+		signal += t->rows[i].cfa_rule == BT_CFA_SIGNAL;
+	}
+	CHECK(end >= 1);    /* clone's child and __clone3 end the walk with .cfi_undefined rip */
+	CHECK(signal >= 1); /* __restore_rt */
+	CHECK(bt_unwind_table_find(t, 0) == NULL);
+	CHECK(bt_unwind_table_find(t, 1ull << 40) == NULL);
+	r = bt_unwind_table_find(t, t->rows[0].pc);
+	CHECK(r == &t->rows[0]);
+	bt_unwind_table_free(t);
+}
+
+static void test_workloads(void)
+{
+	compare_file(BT_TEST_BINDIR "/test/workloads/stack_paths", 0, NULL);
+	compare_file(BT_TEST_BINDIR "/test/workloads/libbtstack.so", 0, NULL);
+	compare_file(BT_TEST_BINDIR "/test/workloads/stack_paths_cxx", 0, NULL);
+	compare_file(FX_DIR "/fx_cxx", 0, NULL);
+	compare_file(FX_DIR "/fx_nopie", 0, NULL);
+}
+
+static void test_libstdcxx(void)
+{
+	compare_file(LIBSTDCXX, 0, NULL);
+}
+
+/* The lazy PLT of a non-PIE binary gets the PLT rule, from its first to its last byte. */
+static void test_plt(void)
+{
+	struct bt_unwind_table *t = NULL;
+	const struct bt_unwind_row *r;
+	GElf_Shdr sh;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	uint64_t plt = 0, plt_size = 0;
+	Elf *e;
+	int fd;
+
+	CHECK_INT(bt_unwind_table_build(FX_DIR "/fx_nopie", &t), 0);
+	fd = open(FX_DIR "/fx_nopie", O_RDONLY);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	elf_getshdrstrndx(e, &shstrndx);
+	while ((scn = elf_nextscn(e, scn))) {
+		gelf_getshdr(scn, &sh);
+		if (!strcmp(elf_strptr(e, shstrndx, sh.sh_name), ".plt")) {
+			plt = sh.sh_addr;
+			plt_size = sh.sh_size;
+		}
+	}
+	elf_end(e);
+	close(fd);
+	CHECK(plt != 0 && plt_size >= 32);
+	if (t && plt_size >= 32) {
+		CHECK_INT(t->plt_without_fde, 0);
+		r = bt_unwind_table_find(t, plt); /* PLT0: push, then jmp */
+		CHECK(r && r->cfa_rule == BT_CFA_RSP && r->cfa_offset == 16);
+		r = bt_unwind_table_find(t, plt + 16);
+		CHECK(r && r->cfa_rule == BT_CFA_PLT);
+		r = bt_unwind_table_find(t, plt + plt_size - 1);
+		CHECK(r && r->cfa_rule == BT_CFA_PLT);
+		CHECK(t->nr_plt >= 1);
+	}
+	bt_unwind_table_free(t);
+}
+
+static void test_errors(void)
+{
+	struct bt_unwind_table *t = (void *)1;
+
+	CHECK_INT(bt_unwind_table_build("/nonexistent/file", &t), -ENOENT);
+	CHECK(t == NULL);
+	CHECK_INT(bt_unwind_table_build(BT_TEST_SRCDIR "/README.md", &t), -ENOEXEC);
+	CHECK_INT(bt_unwind_table_from_memory("x", 1, &t), -ENOEXEC);
+	CHECK(bt_unwind_table_find(NULL, 0) == NULL);
+	bt_unwind_table_free(NULL);
+}
+
+static void *read_all(const char *path, size_t *size)
+{
+	struct stat st;
+	void *buf;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	buf = malloc(st.st_size);
+	if (buf && read(fd, buf, st.st_size) != st.st_size) {
+		free(buf);
+		buf = NULL;
+	}
+	close(fd);
+	*size = st.st_size;
+	return buf;
+}
+
+/* File offset and size of a section in an image. */
+static int find_section(void *img, size_t size, const char *name, size_t *off, size_t *len)
+{
+	Elf *e = elf_memory(img, size);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+	int found = -1;
+
+	if (!e || elf_getshdrstrndx(e, &shstrndx))
+		goto out;
+	while ((scn = elf_nextscn(e, scn))) {
+		if (gelf_getshdr(scn, &sh) && !strcmp(elf_strptr(e, shstrndx, sh.sh_name), name)) {
+			*off = sh.sh_offset;
+			*len = sh.sh_size;
+			found = 0;
+			break;
+		}
+	}
+out:
+	if (e)
+		elf_end(e);
+	return found;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The offset of the n-th FDE (not CIE) of at least min_len bytes in an .eh_frame. */
+static size_t nth_fde(const unsigned char *sec, size_t len, int n, uint32_t min_len)
+{
+	size_t off = 0;
+
+	while (off + 8 <= len && le32(sec + off)) {
+		if (le32(sec + off + 4) && le32(sec + off) >= min_len && n-- == 0)
+			return off;
+		off += 4 + le32(sec + off);
+	}
+	return 0;
+}
+
+static void test_corrupt(void)
+{
+	struct bt_unwind_table *good = NULL, *t = NULL;
+	size_t size, off, len, fde, i, prog;
+	unsigned char *img, *sec;
+	unsigned int seed = 1;
+	int err;
+
+	img = read_all(LIBC, &size);
+	CHECK(img != NULL);
+	if (!img)
+		return;
+	CHECK_INT(find_section(img, size, ".eh_frame", &off, &len), 0);
+	CHECK_INT(bt_unwind_table_from_memory(img, size, &good), 0);
+	CHECK(good && good->nr > 10000 && good->nr_bad == 0);
+	sec = img + off;
+
+	/* the 100th FDE's length runs past the section: the FDEs before it are kept */
+	fde = nth_fde(sec, len, 100, 0);
+	CHECK(fde > 0);
+	memcpy(sec + fde, "\xf0\xff\xff\x7f", 4);
+	err = bt_unwind_table_from_memory(img, size, &t);
+	CHECK_INT(err, 0);
+	CHECK(t && t->nr_bad == 1 && t->nr_fdes >= 99 && t->nr_fdes < good->nr_fdes);
+	bt_unwind_table_free(t);
+	t = NULL;
+	free(img);
+
+	/* the 10th FDE's program: remember_state far past the stack bound; the rest of it is
+	 * marked unsupported, everything else is as before */
+	img = read_all(LIBC, &size);
+	sec = img + off;
+	fde = nth_fde(sec, len, 10, 64);
+	/* length, CIE pointer, pc_begin (sdata4), pc_range (4), augmentation length 0 */
+	prog = fde + 4 + 4 + 4 + 4 + 1;
+	for (i = prog; i < fde + 4 + le32(sec + fde); i++)
+		sec[i] = DW_CFA_remember_state;
+	err = bt_unwind_table_from_memory(img, size, &t);
+	CHECK_INT(err, 0);
+	CHECK(t && t->nr_bad == 1 && t->nr_fdes == good->nr_fdes);
+	bt_unwind_table_free(t);
+	t = NULL;
+
+	/* cut inside .eh_frame: an error or a partial table, never a crash */
+	err = bt_unwind_table_from_memory(img, off + len / 2, &t);
+	CHECK(err != 0 || (t && t->nr_fdes < good->nr_fdes));
+	bt_unwind_table_free(t);
+	t = NULL;
+
+	/* random bytes in random places of .eh_frame, many times: ASan/UBSan judge */
+	for (i = 0; i < 200; i++) {
+		size_t j, k;
+
+		for (j = 0; j < 8; j++) {
+			k = rand_r(&seed) % len;
+			sec[k] = rand_r(&seed);
+		}
+		err = bt_unwind_table_from_memory(img, size, &t);
+		CHECK(err == 0 || err == -ENODATA || err == -E2BIG);
+		if (t)
+			check_table_shape(t);
+		bt_unwind_table_free(t);
+		t = NULL;
+	}
+	bt_unwind_table_free(good);
+	free(img);
+}
+
+/* -fno-asynchronous-unwind-tables -g: the code's rules are only in .debug_frame. */
+static void test_debug_frame(void)
+{
+	struct bt_unwind_table *t = NULL, *s = NULL;
+	size_t i;
+
+	compare_file(FX_DIR "/fx_debugframe", 1, &t);
+	if (!t)
+		return;
+	CHECK(t->sources & BT_UNWIND_SRC_DEBUG_FRAME);
+	/* stripped, with a .gnu_debuglink: the debug file's .debug_frame gives the same rows */
+	CHECK_INT(bt_unwind_table_build(FX_DIR "/fx_debugframe_stripped", &s), 0);
+	if (s) {
+		CHECK(s->sources & BT_UNWIND_SRC_DEBUG_FILE);
+		CHECK_INT(s->nr, t->nr);
+		for (i = 0; i < s->nr && i < t->nr; i++)
+			CHECK(!memcmp(&s->rows[i], &t->rows[i], sizeof(s->rows[i])));
+	}
+	bt_unwind_table_free(s);
+	/* without the debug file there is only the C runtime's .eh_frame */
+	s = NULL;
+	CHECK_INT(bt_unwind_table_build(FX_DIR "/fx_debugframe_nolink", &s), 0);
+	if (s) {
+		CHECK_INT(s->sources, BT_UNWIND_SRC_EH_FRAME);
+		CHECK(s->nr < t->nr);
+	}
+	bt_unwind_table_free(s);
+	bt_unwind_table_free(t);
+}
+
+int main(void)
+{
+	verbose = !!getenv("BT_TEST_VERBOSE");
+	BT_RUN(test_errors);
+	BT_RUN(test_libc);
+	BT_RUN(test_workloads);
+	BT_RUN(test_libstdcxx);
+	BT_RUN(test_plt);
+	BT_RUN(test_corrupt);
+	BT_RUN(test_debug_frame);
+	return bt_test_done();
+}
