@@ -10,6 +10,7 @@
 #include "bt_args.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
+#include "bt_irq_opts.h"
 #include "bt_json.h"
 #include "bt_loop.h"
 #include "bt_skel.h"
@@ -17,72 +18,39 @@
 #include "hardirqs.h"
 #include "hardirqs.skel.h"
 
-enum {
-	OPT_JSON = 0x100,
-};
-
 static struct hardirqs_opts {
-	bool timestamp;
-	bool nanoseconds;
-	bool count;
-	bool dist;
-	bool json;
-	long cpu;
-	struct bt_interval iv;
-} opts = { .cpu = -1, .iv = { .interval = BT_FOREVER, .count = BT_FOREVER } };
-
-static const struct argp_option options[] = {
-	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
-	{ "nanoseconds", 'N', NULL, 0, "Output in nanoseconds", 0 },
-	{ "count", 'C', NULL, 0, "Show event counts instead of timing", 0 },
-	{ "dist", 'd', NULL, 0, "Show distributions as histograms", 0 },
-	{ "cpu", 'c', "CPU", 0, "Trace this CPU only", 0 },
-	{ "json", OPT_JSON, NULL, 0, "One line of JSON per output", 0 },
-	{ NULL },
-};
+	struct bt_irq_opts irq;
+} opts = { .irq = BT_IRQ_OPTS_INIT("--count") };
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct hardirqs_opts *o = state->input;
 
 	switch (key) {
-	case 'T':
-		o->timestamp = true;
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->irq;
 		break;
-	case 'N':
-		o->nanoseconds = true;
-		break;
-	case 'C':
-		o->count = true;
-		break;
-	case 'd':
-		o->dist = true;
-		break;
-	case OPT_JSON:
-		o->json = true;
-		break;
-	case 'c':
-		return bt_argp_long(state, arg, "CPU", 0, libbpf_num_possible_cpus() - 1, &o->cpu);
 	case ARGP_KEY_ARG:
-		if (o->iv.nargs == 1) { /* BCC calls the second one "outputs" */
-			o->iv.nargs++;
+		if (o->irq.iv.nargs == 1) { /* BCC calls the second one "outputs" */
+			o->irq.iv.nargs++;
 			return bt_argp_ulong(state, arg, "number of outputs", 1, ULONG_MAX,
-					     &o->iv.count);
+					     &o->irq.iv.count);
 		}
-		return bt_argp_interval_arg(state, arg, &o->iv);
-	case ARGP_KEY_END:
-		if (o->count && (o->dist || o->nanoseconds))
-			return bt_argp_error(state, "-C/--count cannot be used with -d or -N");
-		break;
+		return ARGP_ERR_UNKNOWN; /* the interval: the shared block's */
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &bt_irq_argp, 0, NULL, 0 },
+	{ NULL },
+};
+
 static const struct argp argp = {
-	.options = options,
 	.parser = parse_opt,
+	.children = children,
 	.args_doc = "[interval [outputs]]",
 	.doc = "Summarize hard irq event time as histograms.\v"
 	       "examples:\n"
@@ -96,8 +64,6 @@ static const struct argp argp = {
 
 struct state {
 	struct bt_summary *totals, *dists;
-	const char *label;
-	unsigned long long factor;
 };
 
 /* Handler names come from the kernel: print them as they are, at most the key's 32 bytes. */
@@ -128,12 +94,12 @@ static void json_name(struct bt_json *j, const struct hardirq_key *k)
 static void json_total(struct bt_json *j, const void *key, const uint64_t *val, void *ctx)
 {
 	const struct hardirq_total *t = (const void *)val;
-	const struct state *s = ctx;
+	(void)ctx;
 
 	json_name(j, key);
 	bt_json_uint(j, "count", t->count);
-	if (!opts.count)
-		bt_json_uint(j, "total", t->time_ns / s->factor);
+	if (!opts.irq.count)
+		bt_json_uint(j, "total", t->time_ns / opts.irq.unit_ns);
 }
 
 static void json_dist(struct bt_json *j, const void *key, const uint64_t *val, void *ctx)
@@ -147,8 +113,8 @@ static int print_json(struct state *s)
 {
 	struct bt_json j;
 
-	bt_summary_json_begin(&j, stdout, s->label);
-	if (opts.dist)
+	bt_summary_json_begin(&j, stdout, opts.irq.unit);
+	if (opts.irq.dist)
 		bt_summary__json(s->dists, &j, "irqs", json_dist, s);
 	else
 		bt_summary__json(s->totals, &j, "irqs", json_total, s);
@@ -161,10 +127,10 @@ static void print_row(FILE *out, const void *key, const uint64_t *val, void *ctx
 {
 	const struct hardirq_total *t = (const void *)val;
 	const struct hardirq_key *k = key;
-	const struct state *s = ctx;
+	(void)ctx;
 
 	fprintf(out, "%-26.*s %11llu\n", HARDIRQ_NAME_LEN, k->name,
-		(unsigned long long)(opts.count ? t->count : t->time_ns / s->factor));
+		(unsigned long long)(opts.irq.count ? t->count : t->time_ns / opts.irq.unit_ns));
 }
 
 static int print_stats(void *ctx)
@@ -173,30 +139,27 @@ static int print_stats(void *ctx)
 	char head[32];
 	int err;
 
-	err = bt_summary__collect(opts.dist ? s->dists : s->totals);
+	err = bt_summary__collect(opts.irq.dist ? s->dists : s->totals);
 	if (err) {
 		bt_err("cannot read the irq counters: %s", strerror(-err));
 		return err;
 	}
-	if (opts.dist)
+	if (opts.irq.dist)
 		bt_summary__sort_by_key(s->dists, cmp_name, NULL, false);
 	else
 		bt_summary__sort_by_value(s->totals,
-					  opts.count ? offsetof(struct hardirq_total, count) / 8
-						     : offsetof(struct hardirq_total, time_ns) / 8,
+					  opts.irq.count
+						  ? offsetof(struct hardirq_total, count) / 8
+						  : offsetof(struct hardirq_total, time_ns) / 8,
 					  true);
-	if (opts.json)
+	if (opts.irq.json)
 		return print_json(s);
 
-	printf("\n");
-	if (opts.timestamp) {
-		bt_print_time(stdout, "%H:%M:%S");
-		printf("\n");
-	}
-	if (opts.dist)
+	bt_irq_summary_head(&opts.irq);
+	if (opts.irq.dist)
 		return bt_summary__print_hists(s->dists, stdout, "hardirq", print_name, NULL,
-					       s->label);
-	snprintf(head, sizeof(head), "TOTAL_%s", s->label);
+					       opts.irq.unit);
+	snprintf(head, sizeof(head), "TOTAL_%s", opts.irq.unit);
 	printf("%-26s %11s\n", "HARDIRQ", head);
 	return bt_summary__print_rows(s->totals, stdout, print_row, s);
 }
@@ -205,7 +168,7 @@ static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct hardirqs_bpf *skel;
-	struct state s = { .factor = 1000, .label = "usecs" };
+	struct state s = { 0 };
 	const struct bt_summary_opts totals_opts = {
 		.key_size = sizeof(struct hardirq_key),
 		.value_size = sizeof(struct hardirq_total),
@@ -218,29 +181,21 @@ static int run(const struct bt_cmd *cmd)
 	};
 	int err;
 
-	if (opts.count) {
-		s.factor = 1;
-		s.label = "count";
-	} else if (opts.nanoseconds) {
-		s.factor = 1;
-		s.label = "nsecs";
-	}
-
 	skel = hardirqs_bpf__open();
 	if (!skel) {
 		err = -errno;
 		bt_err("cannot open the BPF object: %s", strerror(errno));
 		return err;
 	}
-	skel->rodata->count_only = opts.count;
-	skel->rodata->want_dist = opts.dist;
-	skel->rodata->hist_unit_ns = s.factor;
-	err = bpf_map__set_max_entries(skel->maps.dists, opts.dist ? HARDIRQ_MAX_NAMES : 1);
+	skel->rodata->count_only = opts.irq.count;
+	skel->rodata->want_dist = opts.irq.dist;
+	skel->rodata->hist_unit_ns = opts.irq.unit_ns;
+	err = bpf_map__set_max_entries(skel->maps.dists, opts.irq.dist ? HARDIRQ_MAX_NAMES : 1);
 	if (err) {
 		bt_err("cannot size the maps: %s", strerror(-err));
 		goto cleanup;
 	}
-	filters.cpu = opts.cpu;
+	filters.cpu = opts.irq.cpu;
 	err = bt_filters_apply(skel->obj, &filters);
 	if (!err)
 		err = bt_skel_select(skel->obj, cmd->probes);
@@ -264,13 +219,10 @@ static int run(const struct bt_cmd *cmd)
 		goto cleanup;
 	}
 
-	/* JSON readers get JSON only on stdout */
-	fprintf(opts.json ? stderr : stdout, "%s\n",
-		opts.count ? "Tracing hard irq events... Hit Ctrl-C to end."
-			   : "Tracing hard irq event time... Hit Ctrl-C to end.");
+	bt_irq_banner(&opts.irq, "hard irq");
 	if (bt_output_closed())
 		goto cleanup;
-	err = bt_interval_loop(&opts.iv, print_stats, &s);
+	err = bt_interval_loop(&opts.irq.iv, print_stats, &s);
 	if (!err && skel->bss->lost)
 		bt_warn("%llu interrupts not counted: more than %d handler names",
 			(unsigned long long)skel->bss->lost, HARDIRQ_MAX_NAMES);

@@ -10,6 +10,7 @@
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_hist.h"
+#include "bt_irq_opts.h"
 #include "bt_json.h"
 #include "bt_loop.h"
 #include "bt_summary.h"
@@ -18,14 +19,8 @@
 #include "softirqs.skel.h"
 
 static struct softirqs_opts {
-	bool timestamp;
-	bool nanoseconds;
-	bool count;
-	bool dist;
-	bool json;
-	long cpu;
-	struct bt_interval iv;
-} opts = { .cpu = -1, .iv = { .interval = BT_FOREVER, .count = BT_FOREVER } };
+	struct bt_irq_opts irq;
+} opts = { .irq = BT_IRQ_OPTS_INIT("--events") };
 
 /* kernel/softirq.c softirq_to_name[] */
 static const char *const vec_names[SOFTIRQ_VECS] = {
@@ -34,17 +29,12 @@ static const char *const vec_names[SOFTIRQ_VECS] = {
 };
 
 enum {
-	OPT_JSON = 0x100,
+	OPT_EVENTS = 0x100,
 };
 
+/* BCC's softirqs calls -C --events; the shared block names it --count, as hardirqs does */
 static const struct argp_option options[] = {
-	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
-	{ "nanoseconds", 'N', NULL, 0, "Output in nanoseconds", 0 },
-	{ "events", 'C', NULL, 0, "Show the number of soft irq events", 0 },
-	{ "count", 0, NULL, OPTION_ALIAS, NULL, 0 },
-	{ "dist", 'd', NULL, 0, "Show distributions as histograms", 0 },
-	{ "cpu", 'c', "CPU", 0, "Trace this CPU only", 0 },
-	{ "json", OPT_JSON, NULL, 0, "One line of JSON per output", 0 },
+	{ "events", OPT_EVENTS, NULL, 0, "Show the number of soft irq events (-C)", 0 },
 	{ NULL },
 };
 
@@ -52,29 +42,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct softirqs_opts *o = state->input;
 
+	(void)arg;
 	switch (key) {
-	case 'T':
-		o->timestamp = true;
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->irq;
 		break;
-	case 'N':
-		o->nanoseconds = true;
-		break;
-	case 'C':
-		o->count = true;
-		break;
-	case 'd':
-		o->dist = true;
-		break;
-	case OPT_JSON:
-		o->json = true;
-		break;
-	case 'c':
-		return bt_argp_long(state, arg, "CPU", 0, libbpf_num_possible_cpus() - 1, &o->cpu);
-	case ARGP_KEY_ARG:
-		return bt_argp_interval_arg(state, arg, &o->iv);
-	case ARGP_KEY_END:
-		if (o->count && (o->dist || o->nanoseconds))
-			return bt_argp_error(state, "-C/--events cannot be used with -d or -N");
+	case OPT_EVENTS:
+		o->irq.count = true;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -82,9 +56,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &bt_irq_argp, 0, NULL, 0 },
+	{ NULL },
+};
+
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
+	.children = children,
 	.args_doc = "[interval [count]]",
 	.doc = "Summarize soft irq event time as histograms.\v"
 	       "examples:\n"
@@ -99,8 +79,6 @@ static const struct argp argp = {
 
 struct state {
 	struct bt_summary *sum;
-	const char *label;
-	unsigned long long factor;
 };
 
 static void print_vec(FILE *out, const void *key, void *ctx)
@@ -112,24 +90,24 @@ static void print_vec(FILE *out, const void *key, void *ctx)
 static void json_row(struct bt_json *j, const void *key, const uint64_t *val, void *ctx)
 {
 	const struct softirq_stat *st = (const void *)val;
-	const struct state *s = ctx;
+	(void)ctx;
 
 	bt_json_string(j, "name", vec_names[*(const __u32 *)key]);
-	if (opts.dist)
+	if (opts.irq.dist)
 		return; /* the histogram follows */
 	bt_json_uint(j, "count", st->count);
-	if (!opts.count)
-		bt_json_uint(j, "total", st->total_ns / s->factor);
+	if (!opts.irq.count)
+		bt_json_uint(j, "total", st->total_ns / opts.irq.unit_ns);
 }
 
 /* BCC's "%-16s %11d" row */
 static void print_row(FILE *out, const void *key, const uint64_t *val, void *ctx)
 {
 	const struct softirq_stat *st = (const void *)val;
-	const struct state *s = ctx;
+	(void)ctx;
 
 	fprintf(out, "%-16s %11llu\n", vec_names[*(const __u32 *)key],
-		(unsigned long long)(st->total_ns / s->factor));
+		(unsigned long long)(st->total_ns / opts.irq.unit_ns));
 }
 
 static int print_stats(void *ctx)
@@ -142,28 +120,24 @@ static int print_stats(void *ctx)
 		bt_err("cannot read the softirq counters: %s", strerror(-err));
 		return err;
 	}
-	if (opts.dist) /* vector order */
+	if (opts.irq.dist) /* vector order */
 		bt_summary__sort_by_key(s->sum, NULL, NULL, false);
 	else /* ties keep vector order */
 		bt_summary__sort_by_value(s->sum, offsetof(struct softirq_stat, total_ns) / 8,
 					  true);
-	if (opts.json) {
+	if (opts.irq.json) {
 		struct bt_json j;
 
-		bt_summary_json_begin(&j, stdout, s->label);
+		bt_summary_json_begin(&j, stdout, opts.irq.unit);
 		bt_summary__json(s->sum, &j, "softirqs", json_row, s);
 		bt_summary_json_end(&j);
 		return 0;
 	}
-	printf("\n");
-	if (opts.timestamp) {
-		bt_print_time(stdout, "%H:%M:%S");
-		printf("\n");
-	}
-	if (opts.dist)
+	bt_irq_summary_head(&opts.irq);
+	if (opts.irq.dist)
 		return bt_summary__print_hists(s->sum, stdout, "softirq", print_vec, NULL,
-					       s->label);
-	printf("%-16s TOTAL_%5s\n", "SOFTIRQ", s->label);
+					       opts.irq.unit);
+	printf("%-16s TOTAL_%5s\n", "SOFTIRQ", opts.irq.unit);
 	return bt_summary__print_rows(s->sum, stdout, print_row, s);
 }
 
@@ -171,24 +145,16 @@ static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct softirqs_bpf *skel;
-	struct state s = { .factor = 1000, .label = "usecs" };
+	struct state s = { 0 };
 	/* the map holds running totals; bt_summary reports each interval's growth */
 	const struct bt_summary_opts sum_opts = {
 		.key_size = sizeof(__u32),
 		.value_size = sizeof(struct softirq_stat),
-		.hist = opts.dist ? BT_SUMMARY_LOG2 : BT_SUMMARY_NONE,
+		.hist = opts.irq.dist ? BT_SUMMARY_LOG2 : BT_SUMMARY_NONE,
 		.hist_off = offsetof(struct softirq_stat, slots) / 8,
 		.nslots = SOFTIRQ_SLOTS,
 	};
 	int err;
-
-	if (opts.count) {
-		s.factor = 1;
-		s.label = "count";
-	} else if (opts.nanoseconds) {
-		s.factor = 1;
-		s.label = "nsecs";
-	}
 
 	skel = softirqs_bpf__open();
 	if (!skel) {
@@ -196,10 +162,10 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot open the BPF object: %s", strerror(errno));
 		return err;
 	}
-	skel->rodata->count_only = opts.count;
-	skel->rodata->want_hist = opts.dist;
-	skel->rodata->hist_unit_ns = s.factor;
-	filters.cpu = opts.cpu;
+	skel->rodata->count_only = opts.irq.count;
+	skel->rodata->want_hist = opts.irq.dist;
+	skel->rodata->hist_unit_ns = opts.irq.unit_ns;
+	filters.cpu = opts.irq.cpu;
 	err = bt_filters_apply(skel->obj, &filters);
 	if (!err)
 		err = bt_skel_select(skel->obj, cmd->probes);
@@ -222,13 +188,10 @@ static int run(const struct bt_cmd *cmd)
 		goto cleanup;
 	}
 
-	/* JSON readers get JSON only on stdout */
-	fprintf(opts.json ? stderr : stdout, "%s\n",
-		opts.count ? "Tracing soft irq events... Hit Ctrl-C to end."
-			   : "Tracing soft irq event time... Hit Ctrl-C to end.");
+	bt_irq_banner(&opts.irq, "soft irq");
 	if (bt_output_closed())
 		goto cleanup;
-	err = bt_interval_loop(&opts.iv, print_stats, &s);
+	err = bt_interval_loop(&opts.irq.iv, print_stats, &s);
 cleanup:
 	bt_summary__free(s.sum);
 	softirqs_bpf__destroy(skel);

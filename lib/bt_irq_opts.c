@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+
+#include <bpf/libbpf.h>
+
+#include "bt_irq_opts.h"
+#include "bt_loop.h"
+
+enum {
+	OPT_JSON = 0x1300,
+};
+
+static const struct argp_option options[] = {
+	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
+	{ "nanoseconds", 'N', NULL, 0, "Output in nanoseconds", 0 },
+	{ "count", 'C', NULL, 0, "Show event counts instead of timing", 0 },
+	{ "dist", 'd', NULL, 0, "Show distributions as histograms", 0 },
+	{ "cpu", 'c', "CPU", 0, "Trace this CPU only", 0 },
+	{ "json", OPT_JSON, NULL, 0, "One line of JSON per output", 0 },
+	{ NULL },
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct bt_irq_opts *o = state->input;
+
+	switch (key) {
+	case 'T':
+		o->timestamp = true;
+		break;
+	case 'N':
+		o->nanoseconds = true;
+		break;
+	case 'C':
+		o->count = true;
+		break;
+	case 'd':
+		o->dist = true;
+		break;
+	case OPT_JSON:
+		o->json = true;
+		break;
+	case 'c':
+		return bt_argp_long(state, arg, "CPU", 0, libbpf_num_possible_cpus() - 1, &o->cpu);
+	case ARGP_KEY_ARG:
+		return bt_argp_interval_arg(state, arg, &o->iv);
+	case ARGP_KEY_END:
+		if (o->count && (o->dist || o->nanoseconds))
+			return bt_argp_error(state, "-C/%s cannot be used with -d or -N",
+					     o->count_name);
+		if (o->count) {
+			o->unit = "count";
+			o->unit_ns = 1;
+		} else if (o->nanoseconds) {
+			o->unit = "nsecs";
+			o->unit_ns = 1;
+		}
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp bt_irq_argp = {
+	.options = options,
+	.parser = parse_opt,
+};
+
+void bt_irq_summary_head(const struct bt_irq_opts *o)
+{
+	printf("\n");
+	if (o->timestamp) {
+		bt_print_time(stdout, "%H:%M:%S");
+		printf("\n");
+	}
+}
+
+void bt_irq_banner(const struct bt_irq_opts *o, const char *what)
+{
+	/* JSON readers get JSON only on stdout */
+	fprintf(o->json ? stderr : stdout, "Tracing %s %s... Hit Ctrl-C to end.\n", what,
+		o->count ? "events" : "event time");
+}

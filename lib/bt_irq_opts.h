@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What hardirqs and softirqs share: BCC's -T -N -C -d -c and --json as one argp child, the
+ * unit they imply, and the lines that open each printed summary.
+ *
+ *	static struct { struct bt_irq_opts irq; } opts = { .irq = BT_IRQ_OPTS_INIT("--count") };
+ *	static const struct argp_child children[] = { { &bt_irq_argp, 0, NULL, 0 }, { NULL } };
+ *	...in the command's parser:  case ARGP_KEY_INIT: state->child_inputs[0] = &opts.irq;
+ */
+#ifndef BT_IRQ_OPTS_H
+#define BT_IRQ_OPTS_H
+
+#include <argp.h>
+#include <stdbool.h>
+
+#include "bt_args.h"
+
+struct bt_irq_opts {
+	bool timestamp, nanoseconds, count, dist, json;
+	long cpu;		/* -c; -1: every CPU */
+	struct bt_interval iv;	/* the positional [interval [count]] */
+	const char *count_name; /* -C's long name in the command's words, for messages */
+	/* set once parsing is done: */
+	const char *unit;	    /* "usecs", "nsecs" or "count" */
+	unsigned long long unit_ns; /* nanoseconds a printed unit holds (1 for counts) */
+};
+#define BT_IRQ_OPTS_INIT(count_long_name)                                         \
+	{                                                                         \
+		.cpu = -1, .iv = { .interval = BT_FOREVER, .count = BT_FOREVER }, \
+		.count_name = count_long_name, .unit = "usecs", .unit_ns = 1000   \
+	}
+
+/* -T -N -C/--count -d -c CPU --json, and the positionals [interval [count]]. */
+extern const struct argp bt_irq_argp;
+
+/* Before a summary's rows: a blank line, and the time with -T (BCC's layout). */
+void bt_irq_summary_head(const struct bt_irq_opts *o);
+
+/* "Tracing soft irq event time... Hit Ctrl-C to end." (what: "soft irq"), on stderr in JSON mode. */
+void bt_irq_banner(const struct bt_irq_opts *o, const char *what);
+
+#endif
