@@ -194,6 +194,9 @@ int main(int argc, char **argv)
 	if (name[0] == '-') /* login-shell style "-name" */
 		name++;
 	bt_set_progname("bpftools");
+	/* Asked by a completion script through whichever name the user typed (a link too). */
+	if (argc > 1 && !strcmp(argv[1], "__complete"))
+		return bt_exit_code(bt_completion_complete(stdout, argc - 2, argv + 2));
 	if (!strcmp(name, "bpftools"))
 		return top_level(argc, argv);
 	cmd = bt_cmd_find(name);

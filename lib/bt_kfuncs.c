@@ -963,3 +963,75 @@ const char *bt_kfuncs_why_not(const char *name)
 		return "function is not traceable (inlined, notrace, or blacklisted)";
 	return "no such function";
 }
+
+/* available_filter_functions of a tracefs already mounted (completion mounts nothing), or "". */
+static const char *mounted_filter_path(void)
+{
+	static const char *const dflt[] = {
+		"/sys/kernel/tracing/available_filter_functions",
+		"/sys/kernel/debug/tracing/available_filter_functions",
+	};
+	size_t i;
+	int fd;
+
+	if (S.src.filter_functions)
+		return S.src.filter_functions;
+	for (i = 0; i < sizeof(dflt) / sizeof(dflt[0]); i++) {
+		fd = open(dflt[i], O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			close(fd);
+			return dflt[i];
+		}
+	}
+	return "";
+}
+
+int bt_kfuncs_foreach_prefix(const char *prefix, int (*cb)(const char *name, void *ctx), void *ctx)
+{
+	size_t i, plen = strlen(prefix);
+	const struct btf *btf;
+	const char *name;
+	__u32 id, cnt;
+	int fd, err;
+
+	/*
+	 * The exact list when ftrace's is readable. Otherwise not the kallsyms path of load():
+	 * the kernel spends 60-120 ms formatting /proc/kallsyms, too long for every TAB; the BTF
+	 * functions of vmlinux are read in a few ms and are the functions that path keeps, give
+	 * or take the blacklisted and init ones, which the command then names in its error.
+	 */
+	name = mounted_filter_path();
+	fd = *name ? open(name, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0) {
+		close(fd);
+		err = load();
+		if (err)
+			return err;
+		for (i = 0; i < S.funcs.n; i++) {
+			const struct kf *f = &S.funcs.v[i];
+
+			if (f->flags & (KF_UNTRACEABLE | KF_DUP) || strncmp(f->base, prefix, plen))
+				continue;
+			err = cb(f->base, ctx);
+			if (err)
+				return err;
+		}
+		return 0;
+	}
+	btf = S.src.btf ? S.src.btf : bt_vmlinux_btf();
+	if (!btf)
+		return -ENOENT;
+	for (id = 1, cnt = btf__type_cnt(btf); id < cnt; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (!btf_is_func(t))
+			continue;
+		name = btf__name_by_offset(btf, t->name_off);
+		if (!name || strncmp(name, prefix, plen))
+			continue;
+		err = cb(name, ctx);
+		if (err)
+			return err;
+	}
+	return 0;
+}

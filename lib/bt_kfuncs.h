@@ -55,6 +55,15 @@ int bt_kfuncs_info(struct bt_kfuncs_info *info);
  */
 size_t bt_kfunc_base(const char *name, char *buf, size_t size, bool *cold);
 
+/*
+ * For shell completion, fast: call cb with every kernel function name that starts with prefix.
+ * From available_filter_functions when it is readable (a compiler copy gives its base name,
+ * so a name may come more than once), else the FUNC names of the vmlinux BTF: reading
+ * kallsyms costs the kernel 60-120 ms. Never mounts tracefs. cb returns 0 to go on, non-zero
+ * to stop (returned). Returns 0 or -errno.
+ */
+int bt_kfuncs_foreach_prefix(const char *prefix, int (*cb)(const char *name, void *ctx), void *ctx);
+
 /* Whether a wildcard leaves this function out (it would recurse or deadlock when probed). */
 bool bt_kfunc_wildcard_denied(const char *name);
 

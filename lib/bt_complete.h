@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What shell completion offers for probe arguments and PIDs, read from the running system at
+ * the moment the user presses TAB (`bpftools __complete`, cmd/completion.c). cmd/ never reads
+ * tracefs, kallsyms, ELF files or /proc itself: it asks here.
+ *
+ * Every function calls cb(word, desc, ctx) once per candidate that starts with prefix, in no
+ * particular order and possibly more than once (the caller sorts and removes repeats); desc is
+ * a short description or NULL. cb returns 0 to go on, non-zero to stop (that value is then
+ * returned). They return 0 or -errno; nothing is printed.
+ */
+#ifndef BT_COMPLETE_H
+#define BT_COMPLETE_H
+
+#include <sys/types.h>
+
+typedef int (*bt_complete_cb)(const char *word, const char *desc, void *ctx);
+
+/* Traceable kernel functions (the list the attach layer uses, docs/attach.md). */
+int bt_complete_kfuncs(const char *prefix, bt_complete_cb cb, void *ctx);
+
+/*
+ * Tracepoints as "category:event", from <tracefs>/available_events ('events' overrides the
+ * file, for tests; NULL: the mounted tracefs, which is never mounted just for this).
+ */
+int bt_complete_tracepoints(const char *events, const char *prefix, bt_complete_cb cb, void *ctx);
+
+/* System call names NAME, of the syscalls:sys_enter_NAME tracepoints (the syscall: spec). */
+int bt_complete_syscalls(const char *events, const char *prefix, bt_complete_cb cb, void *ctx);
+
+/*
+ * Functions of a library or program, found as the attach layer finds the module of a
+ * "lib:func" spec (a path, or a name through the maps of pid when pid > 0, ld.so.cache, $PATH),
+ * read through the symbolizer's ELF reader.
+ */
+int bt_complete_ufuncs(const char *module, pid_t pid, const char *prefix, bt_complete_cb cb,
+		       void *ctx);
+
+/* Process ids, with the process's comm as description ('proc' overrides /proc, for tests). */
+int bt_complete_pids(const char *proc, const char *prefix, bt_complete_cb cb, void *ctx);
+
+#endif

@@ -1,0 +1,118 @@
+#!/bin/sh
+# Completion of probe arguments, read from this kernel and this machine when TAB is pressed:
+# the generated bash function (run non-interactively, as readline would call it) completes a
+# tracepoint, a kernel function, a workload's own function and the PID of a process started
+# here; zsh and fish through the same binary; each answer within 200 ms.
+. "$(dirname "$0")/lib.sh"
+require root btf tracepoints
+
+W=$BT_WORKLOADS/funclatency_work
+[ -x "$W" ] || fail "no workload $W"
+"$BPFTOOLS" completion bash >"$T/bash" || fail "completion bash"
+
+# bcomp WORD...: COMPREPLY of the bash function for the command line WORD... (the last word is
+# the one being completed), one a line. Without COMP_LINE, COMP_WORDS is taken as typed.
+bcomp() {
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _bpftools
+		printf "%s\n" "${COMPREPLY[@]}"' bcomp "$T/bash" "$@"
+}
+# bcomp_rl LINE: the same as readline calls it: COMP_LINE, and COMP_WORDS split at ':' and
+# '=' too (COMP_WORDBREAKS), so the replies hold only what follows the last break.
+bcomp_rl() {
+	bash -c '. "$1"; COMP_LINE=$2; COMP_POINT=${#2}
+		read -ra COMP_WORDS <<<"$(printf "%s" "$2" | sed "s/\([:=]\)/ \1 /g")"
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _bpftools; printf "%s\n" "${COMPREPLY[@]}"' \
+		bcomp_rl "$T/bash" "$1"
+}
+
+# A tracepoint, under both spellings, through bpftools and through a link.
+bcomp "$BPFTOOLS" funccount t:sched:sched_sw >"$T/r"
+grep -qx 't:sched:sched_switch' "$T/r" || fail "t:sched:sched_sw does not complete to t:sched:sched_switch: $(cat "$T/r")"
+grep -qv '^t:sched:sched_sw' "$T/r" && fail "t:sched:sched_sw offers a name not starting with it: $(cat "$T/r")"
+bcomp "$BPFTOOLS" stackcount tracepoint:sched:sched_sw | grep -qx 'tracepoint:sched:sched_switch' ||
+	fail "tracepoint:sched:sched_sw does not complete"
+bcomp_rl "$BPFTOOLS funccount t:sched:sched_sw" | grep -qx 'sched_switch' ||
+	fail "readline-split t:sched:sched_sw does not complete to sched_switch: $(bcomp_rl "$BPFTOOLS funccount t:sched:sched_sw")"
+bcomp "$BPFTOOLS" funccount syscall:getpp | grep -qx 'syscall:getppid' || fail "syscall:getpp does not complete"
+# funclatency takes no tracepoints: none offered
+[ -z "$(bcomp "$BPFTOOLS" funclatency t:sched:sched_sw)" ] || fail "funclatency offers tracepoints"
+
+# A kernel function (from available_filter_functions, or kallsyms + BTF here).
+bcomp "$BPFTOOLS" funccount vfs_rea >"$T/r"
+grep -qx vfs_read "$T/r" || fail "vfs_rea does not complete to vfs_read: $(cat "$T/r")"
+grep -qv '^vfs_rea' "$T/r" && fail "vfs_rea offers a name not starting with it"
+bcomp "$BPFTOOLS" funcslower p::vfs_rea | grep -qx 'p::vfs_read' || fail "p::vfs_rea does not complete"
+n=$(bcomp "$BPFTOOLS" funccount '' | wc -l)
+[ "$n" -lt 20 ] || fail "an empty word lists $n words, not the spec types"
+
+# A workload's own function, by path, and the PID of a process started here.
+"$W" 0 0 0 0 &
+wpid=$!
+"$W" 0 0 0 0 &
+other=$!
+trap 'kill $wpid $other 2>/dev/null; rm -rf "$T"' EXIT
+bcomp "$BPFTOOLS" funclatency "$W:fl_sleep_l" >"$T/r"
+grep -qx "$W:fl_sleep_long" "$T/r" || fail "$W:fl_sleep_l does not complete: $(cat "$T/r")"
+bcomp "$BPFTOOLS" stacksnoop "$W:" | grep -qx "$W:fl_nest" || fail "$W: does not list fl_nest"
+bcomp "$BPFTOOLS" funccount c:mallo | grep -qx 'c:malloc' || fail "c:mallo does not complete to c:malloc"
+bcomp "$BPFTOOLS" funccount -p "$wpid" >"$T/r"
+grep -qx "$wpid" "$T/r" || fail "-p $wpid: not offered: $(cat "$T/r")"
+grep -qv "^$wpid" "$T/r" && fail "-p $wpid offers a PID not starting with it (the other: $other)"
+bcomp "$BPFTOOLS" funccount -p '' | grep -qx "$other" || fail "-p '': the second workload $other is not offered"
+bcomp "$BPFTOOLS" offcputime "--pid=$wpid" | grep -qx -- "--pid=$wpid" || fail "--pid=$wpid not offered"
+bcomp "$BPFTOOLS" offcputime -p "$other,$wpid" | grep -qx "$other,$wpid" || fail "-p A,B: B not offered"
+# with -p, a library is the one that process maps
+bcomp "$BPFTOOLS" funccount -p "$wpid" c:mallo | grep -qx 'c:malloc' || fail "-p PID c:mallo does not complete"
+
+# The same through zsh's function (its completion builtins stubbed to print what they get).
+if command -v zsh >/dev/null; then
+	"$BPFTOOLS" completion zsh >"$T/zsh"
+	zsh -f -c '
+		compdef() { :; }; _describe() { print -rl -- "${(@P)4}"; }; _files() { print FILES; }
+		source "$1"
+		words=("$2" funccount t:sched:sched_sw); CURRENT=3; PREFIX=t:sched:sched_sw; _bpftools
+		words=("$2" funccount -p ""); CURRENT=4; PREFIX=$3; _bpftools' \
+		zcomp "$T/zsh" "$BPFTOOLS" "$wpid" >"$T/r" 2>&1
+	grep -qx 't\\:sched\\:sched_switch' "$T/r" || fail "zsh: no t:sched:sched_switch: $(cat "$T/r")"
+	grep -qx "$wpid:funclatency_wor" "$T/r" || fail "zsh: -p $wpid not offered with its comm: $(cat "$T/r")"
+	zsh_ok=", zsh"
+else
+	echo "note: zsh is not installed; its completion is not driven"
+fi
+# fish completes a command line by itself (complete -C), descriptions after a tab.
+if command -v fish >/dev/null; then
+	"$BPFTOOLS" completion fish >"$T/fish"
+	fish -c 'source $argv[1]; complete -C"$argv[2] funccount t:sched:sched_sw"
+		complete -C"$argv[2] funccount -p $argv[3]"' "$T/fish" "$BPFTOOLS" "$wpid" >"$T/r" 2>&1
+	grep -q '^t:sched:sched_switch' "$T/r" || fail "fish: no t:sched:sched_switch: $(cat "$T/r")"
+	printf '%s\tfunclatency_wor\n' "$wpid" >"$T/want"
+	grep -qxF -f "$T/want" "$T/r" || fail "fish: -p $wpid not offered with its comm: $(cat "$T/r")"
+	fish_ok=", fish"
+else
+	echo "note: fish is not installed; its completion is not driven"
+fi
+
+# Time per TAB: the binary reads the whole list each time (kernel functions: ~64k names from
+# kallsyms, or available_filter_functions). The best of 5 runs, so that a busy machine's
+# scheduling does not count; 200 ms is the budget.
+best() {
+	b=999999
+	for i in 1 2 3 4 5; do
+		s=$(date +%s%N)
+		"$BPFTOOLS" __complete "$@" >/dev/null
+		e=$(date +%s%N)
+		d=$(((e - s) / 1000000))
+		[ $d -lt $b ] && b=$d
+	done
+	echo $b
+}
+times=""
+for w in vfs_rea s t:sched:sched_sw syscall: c:mallo "$W:fl_"; do
+	ms=$(best funccount "$w")
+	times="$times $w=${ms}ms"
+	[ "$ms" -lt 200 ] || fail "completing '$w' takes $ms ms (budget 200 ms)"
+done
+ms=$(best funccount -p '')
+[ "$ms" -lt 200 ] || fail "completing -p takes $ms ms"
+kill $wpid $other 2>/dev/null
+ok "bash$zsh_ok$fish_ok complete tracepoints, kernel and user functions, PIDs;$times -p=${ms}ms"
