@@ -19,6 +19,7 @@
 #include "bt_loop.h"
 #include "bt_perf.h"
 #include "bt_skel.h"
+#include "bt_stack_out.h"
 #include "bt_stacks.h"
 #include "bt_trace.h"
 #include "funcslower.h"
@@ -45,6 +46,7 @@ static struct funcslower_opts {
 	enum bt_attach_mode mode;
 	char **funcs;
 	int nfuncs;
+	struct bt_stack_out_opts out; /* --flamegraph, --pprof */
 } opts = { .min_ms = -1, .min_us = -1, .storage = 2048, .max_probes = 1000 };
 
 static const struct argp_option options[] = {
@@ -102,6 +104,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct funcslower_opts *o = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->out;
+		break;
 	case 'p':
 		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
 	case 'm':
@@ -163,6 +168,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return bt_argp_error(state, "-F sets the sample frequency of -S");
 		if (o->json && o->folded)
 			return bt_argp_error(state, "--json and -f are mutually exclusive");
+		if (bt_stack_out_wanted(&o->out) && !o->kernel_stack && !o->user_stack &&
+		    !o->folded)
+			return bt_argp_error(state, "--flamegraph and --pprof need the stacks: -K, "
+						    "-U or -f");
+		if (bt_stack_out_wanted(&o->out) && o->blocked && o->sampled)
+			return bt_argp_error(state,
+					     "--flamegraph and --pprof take the stacks of -B "
+					     "or of -S, not both");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -170,9 +183,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &bt_stack_out_argp, 0, NULL, 0 },
+	{ NULL },
+};
+
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
+	.children = children,
 	.args_doc = "FUNCTION...",
 	.doc = "Trace slow kernel or user function calls.\v"
 	       "FUNCTION: func (kernel), lib:func, c:func, /path:func, prog:func (user), "
@@ -216,6 +235,7 @@ struct state {
 	int profiles_fd;	       /* ... and the stacks where they blocked or ran */
 	unsigned long long no_profile; /* slow calls whose profile the LRU evicted */
 	struct funcslower_profile p;   /* the event being printed (aligned) */
+	struct bt_stack_out *out;      /* --flamegraph, --pprof */
 	struct line lines[FUNCSLOWER_MAX_STACKS + 1];
 };
 
@@ -510,6 +530,51 @@ static void print_json(struct state *s, bool profile)
 	bt_json_finish(&j);
 }
 
+/*
+ * --flamegraph/--pprof, whatever was printed: a call's stacks as its folded line (value 1), or
+ * its B or S lines' stacks (blocked nanoseconds, or samples).
+ */
+static int put_profile(struct state *s, bool profile)
+{
+	const struct funcslower_event *e = &s->p.ev;
+	size_t n, i;
+	int nu = 0, err = 0;
+
+	if (!s->profile) {
+		bt_stack_out__name(s->out, e->comm, FUNCSLOWER_COMM_LEN, BT_PROF_OTHER);
+		if (opts.user_stack)
+			nu = bt_stack_out__stack(s->out, s->stacks, &style, e->tgid, e->user_stack,
+						 e->user_caller, false);
+		if (opts.kernel_stack && nu > 0 && e->kernel_stack != BT_STACK_NONE)
+			bt_stack_out__name(s->out, "-", 1, BT_PROF_OTHER);
+		if (opts.kernel_stack)
+			bt_stack_out__stack(s->out, s->stacks, &style, BT_PID_KERNEL,
+					    e->kernel_stack, 0, false);
+		return bt_stack_out__add(s->out, 1);
+	}
+	if (!profile)
+		return 0;
+	n = opts.blocked ? block_lines(s) : sample_lines(s);
+	for (i = 0; i < n && !err; i++) {
+		const struct line *l = &s->lines[i];
+
+		nu = 0;
+		if (l->other)
+			bt_stack_out__name(s->out, "[other stacks]", 14, BT_PROF_MISSED);
+		if (!l->other && opts.user_stack)
+			nu = bt_stack_out__stack(s->out, s->stacks, &style, e->tgid, l->user_stack,
+						 0, false);
+		if (!l->other && opts.kernel_stack && nu > 0 && l->kernel_stack != BT_STACK_NONE)
+			bt_stack_out__name(s->out, "-", 1, BT_PROF_OTHER);
+		if (!l->other && opts.kernel_stack)
+			bt_stack_out__stack(s->out, s->stacks, &style, BT_PID_KERNEL,
+					    l->kernel_stack, 0, false);
+		err = bt_stack_out__add(s->out, opts.blocked ? l->total_ns : l->count);
+	}
+	free_lines(s, n);
+	return err;
+}
+
 static void print_row(struct state *s, const struct funcslower_event *e)
 {
 	unsigned long i;
@@ -557,6 +622,14 @@ static int on_event(void *ctx, const void *data, size_t size)
 			print_profile(s);
 		else if (s->stacks && !s->profile)
 			print_stacks(s, e);
+	}
+	if (s->out && s->stacks) {
+		int err = put_profile(s, profile);
+
+		if (err) {
+			bt_err("cannot add to the profile: %s", strerror(-err));
+			return err;
+		}
 	}
 	if (bt_output_closed()) {
 		s->closed = true;
@@ -863,6 +936,18 @@ static int run(const struct bt_cmd *cmd)
 	stacks = opts.user_stack || opts.kernel_stack;
 	s.profile = opts.blocked || opts.sampled;
 	s.divisor = opts.min_us >= 0 ? 1e3 : 1e6;
+	err = bt_stack_out__new(
+		&opts.out,
+		&(struct bt_profile_opts){ .title = opts.blocked   ? "Slow Calls: Off-CPU Stacks"
+						    : opts.sampled ? "Slow Calls: On-CPU Samples"
+								   : "Slow Calls",
+					   .sample_type = opts.blocked	 ? "off_cpu"
+							  : opts.sampled ? "samples"
+									 : "slow_calls",
+					   .unit = opts.blocked ? "nanoseconds" : "count" },
+		&s.out);
+	if (err)
+		goto cleanup;
 
 	err = resolve(&targets, &names);
 	if (err)
@@ -978,6 +1063,8 @@ static int run(const struct bt_cmd *cmd)
 	bt_events__report_lost(s.events);
 	if (s.stacks)
 		bt_stacks__report_lost(s.stacks);
+	if (!err)
+		err = bt_stack_out__write(s.out);
 	if (s.no_profile)
 		bt_err("%llu slow calls shown without -B/-S lines: more threads had calls in "
 		       "flight "
@@ -991,6 +1078,7 @@ cleanup:
 	bt_events__free(s.events);
 	funcslower_bpf__destroy(skel);
 	bt_stacks__free(s.stacks);
+	bt_stack_out__free(s.out);
 	if (names)
 		for (i = 0; i < targets.n; i++)
 			free(names[i]);

@@ -15,6 +15,7 @@
 #include "bt_loop.h"
 #include "bt_offcpu_opts.h"
 #include "bt_skel.h"
+#include "bt_stack_out.h"
 #include "bt_stack_table.h"
 #include "bt_stacks.h"
 #include "offcputime.h"
@@ -67,6 +68,7 @@ struct state {
 	struct bt_stack_style style;
 	struct bt_stack_table table;
 	struct bt_json json;
+	struct bt_stack_out *out; /* --flamegraph, --pprof */
 	int counts_fd;
 };
 
@@ -134,7 +136,16 @@ static int add_row(void *ctx, const void *key, const void *value)
 			bt_stacks__print(s->stacks, f, &s->style, k->tgid, k->user_stack, 0);
 		fprintf(f, "    %-16s %.*s (%u)\n", "-", BT_OFFCPU_COMM_LEN, k->comm, k->tid);
 	}
-	return bt_stack_table__end(&s->table, k->tgid, us);
+	/* --flamegraph/--pprof: the folded line's frames, whatever was printed */
+	bt_stack_out__name(s->out, k->comm, BT_OFFCPU_COMM_LEN, BT_PROF_OTHER);
+	if (want_user())
+		bt_stack_out__stack(s->out, s->stacks, &s->style, k->tgid, k->user_stack, 0, false);
+	if (delimit)
+		bt_stack_out__name(s->out, "-", 1, BT_PROF_OTHER);
+	if (want_kernel())
+		bt_stack_out__stack(s->out, s->stacks, &s->style, BT_PID_KERNEL, k->kernel_stack, 0,
+				    false);
+	return bt_stack_out__add(s->out, us) ?: bt_stack_table__end(&s->table, k->tgid, us);
 }
 
 static int print_summary(void *ctx)
@@ -169,7 +180,7 @@ static int print_summary(void *ctx)
 			printf("%s        %llu\n\n", r->text, r->value);
 	}
 	bt_stack_table__clear(&s->table);
-	return 0;
+	return bt_stack_out__write(s->out);
 }
 
 static void print_banner(void)
@@ -206,11 +217,18 @@ static int run(const struct bt_cmd *cmd)
 	s.style = (struct bt_stack_style){ .indent = "    ",
 					   .fmt = opts.o.offset ? BT_FMT_OFFSET : 0 };
 	bt_json_init(&s.json, stdout);
+	err = bt_stack_out__new(&opts.o.out,
+				&(struct bt_profile_opts){ .title = "Off-CPU Time Flame Graph",
+							   .sample_type = "off_cpu",
+							   .unit = "microseconds" },
+				&s.out);
+	if (err)
+		return err;
 	skel = offcputime_bpf__open();
 	if (!skel) {
 		err = -errno;
 		bt_err("cannot open the BPF object: %s", strerror(errno));
-		return err;
+		goto cleanup;
 	}
 	skel->rodata->want_kernel = want_kernel();
 	skel->rodata->want_user = want_user();
@@ -253,6 +271,7 @@ static int run(const struct bt_cmd *cmd)
 cleanup:
 	offcputime_bpf__destroy(skel);
 	bt_stacks__free(s.stacks);
+	bt_stack_out__free(s.out);
 	bt_stack_table__free(&s.table);
 	return err;
 }

@@ -13,6 +13,7 @@
 #include "bt_loop.h"
 #include "bt_offcpu_opts.h"
 #include "bt_skel.h"
+#include "bt_stack_out.h"
 #include "bt_stack_table.h"
 #include "bt_stacks.h"
 #include "offwaketime.h"
@@ -62,6 +63,7 @@ struct state {
 	struct bt_stacks *stacks;
 	struct bt_stack_style leaf_first, root_first;
 	struct bt_stack_table table;
+	struct bt_stack_out *out; /* --flamegraph, --pprof */
 	int counts_fd;
 };
 
@@ -159,6 +161,33 @@ static void put_block(struct state *s, FILE *f, const struct offwaketime_key *k)
 	fprintf(f, "    %-16s %.*s %u\n", "target:", BT_OFFCPU_COMM_LEN, k->target, k->target_tid);
 }
 
+/* --flamegraph/--pprof: the folded line's frames (put_folded), whatever was printed */
+static int put_profile(struct state *s, const struct offwaketime_key *k, __u64 us)
+{
+	const char *waker = k->waker[0] ? k->waker : "[unknown]";
+
+	bt_stack_out__name(s->out, k->target, BT_OFFCPU_COMM_LEN, BT_PROF_OTHER);
+	if (want_user())
+		bt_stack_out__stack(s->out, s->stacks, &s->leaf_first, k->target_tgid,
+				    k->target_user_stack, 0, false);
+	if (delimit())
+		bt_stack_out__name(s->out, "-", 1, BT_PROF_OTHER);
+	if (want_kernel())
+		bt_stack_out__stack(s->out, s->stacks, &s->leaf_first, BT_PID_KERNEL,
+				    k->target_kernel_stack, 0, false);
+	bt_stack_out__name(s->out, "--", 2, BT_PROF_OTHER);
+	if (want_kernel())
+		bt_stack_out__stack(s->out, s->stacks, &s->leaf_first, BT_PID_KERNEL,
+				    k->waker_kernel_stack, 0, true);
+	if (delimit())
+		bt_stack_out__name(s->out, "-", 1, BT_PROF_OTHER);
+	if (want_user())
+		bt_stack_out__stack(s->out, s->stacks, &s->leaf_first, k->waker_tgid,
+				    k->waker_user_stack, 0, true);
+	bt_stack_out__name(s->out, waker, BT_OFFCPU_COMM_LEN, BT_PROF_OTHER);
+	return bt_stack_out__add(s->out, us);
+}
+
 static int add_row(void *ctx, const void *key, const void *value)
 {
 	const struct offwaketime_key *k = key;
@@ -174,7 +203,7 @@ static int add_row(void *ctx, const void *key, const void *value)
 		put_folded(s, f, k);
 	else
 		put_block(s, f, k);
-	return bt_stack_table__end(&s->table, k->target_tgid, us);
+	return put_profile(s, k, us) ?: bt_stack_table__end(&s->table, k->target_tgid, us);
 }
 
 static int print_summary(void *ctx)
@@ -209,7 +238,7 @@ static int print_summary(void *ctx)
 			printf("%s        %llu\n\n", r->text, r->value);
 	}
 	bt_stack_table__clear(&s->table);
-	return 0;
+	return bt_stack_out__write(s->out);
 }
 
 static void print_banner(void)
@@ -245,11 +274,18 @@ static int run(const struct bt_cmd *cmd)
 						.fmt = opts.o.offset ? BT_FMT_OFFSET : 0 };
 	s.root_first = s.leaf_first;
 	s.root_first.root_first = true;
+	err = bt_stack_out__new(&opts.o.out,
+				&(struct bt_profile_opts){ .title = "Off-Wake Time Flame Graph",
+							   .sample_type = "off_cpu",
+							   .unit = "microseconds" },
+				&s.out);
+	if (err)
+		return err;
 	skel = offwaketime_bpf__open();
 	if (!skel) {
 		err = -errno;
 		bt_err("cannot open the BPF object: %s", strerror(errno));
-		return err;
+		goto cleanup;
 	}
 	skel->rodata->want_kernel = want_kernel();
 	skel->rodata->want_user = want_user();
@@ -291,6 +327,7 @@ static int run(const struct bt_cmd *cmd)
 cleanup:
 	offwaketime_bpf__destroy(skel);
 	bt_stacks__free(s.stacks);
+	bt_stack_out__free(s.out);
 	bt_stack_table__free(&s.table);
 	return err;
 }

@@ -14,6 +14,7 @@
 #include "bt_err.h"
 #include "bt_loop.h"
 #include "bt_skel.h"
+#include "bt_stack_out.h"
 #include "bt_stack_table.h"
 #include "bt_stacks.h"
 #include "bt_trace.h"
@@ -40,6 +41,7 @@ static struct stackcount_opts {
 	unsigned long max_probes;
 	enum bt_attach_mode mode;
 	const char *pattern;
+	struct bt_stack_out_opts out; /* --flamegraph, --pprof */
 } opts = { .cpu = -1, .storage = 16384, .max_probes = 1000 };
 
 static const struct argp_option options[] = {
@@ -74,6 +76,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct stackcount_opts *o = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->out;
+		break;
 	case 'p':
 		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
 	case 'c':
@@ -142,9 +147,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &bt_stack_out_argp, 0, NULL, 0 },
+	{ NULL },
+};
+
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
+	.children = children,
 	.args_doc = "PATTERN",
 	.doc = "Count events and their stack traces.\v"
 	       "PATTERN: func, p:lib:func, lib:func, /path:func, t:cat:event, u:lib:probe, "
@@ -174,6 +185,7 @@ struct state {
 	struct bt_stack_style style;
 	bool delimiter;
 	struct bt_stack_table table;
+	struct bt_stack_out *out; /* --flamegraph, --pprof */
 };
 
 static int add_row(void *ctx, const void *key, const void *value)
@@ -208,7 +220,19 @@ static int add_row(void *ctx, const void *key, const void *value)
 		if (opts.perpid && !opts.pid)
 			fprintf(f, "    %s [%u]\n", k->comm, k->tgid);
 	}
-	return bt_stack_table__end(&s->table, k->tgid, *(const __u64 *)value);
+	/* --flamegraph/--pprof: the folded line's frames, whatever was printed */
+	if (opts.perpid)
+		bt_stack_out__name(s->out, k->comm, sizeof(k->comm), BT_PROF_OTHER);
+	if (!opts.kernel_only)
+		bt_stack_out__stack(s->out, s->stacks, &s->style, k->tgid, k->user_stack,
+				    k->user_caller, false);
+	if (s->delimiter)
+		bt_stack_out__name(s->out, "-", 1, BT_PROF_OTHER);
+	if (!opts.user_only)
+		bt_stack_out__stack(s->out, s->stacks, &s->style, BT_PID_KERNEL, k->kernel_stack, 0,
+				    false);
+	return bt_stack_out__add(s->out, *(const __u64 *)value)
+		       ?: bt_stack_table__end(&s->table, k->tgid, *(const __u64 *)value);
 }
 
 static int print_counts(void *ctx)
@@ -244,7 +268,7 @@ static int print_counts(void *ctx)
 			printf("%s    %llu\n\n", text, s->table.rows[i].value);
 	}
 	bt_stack_table__clear(&s->table);
-	return 0;
+	return bt_stack_out__write(s->out);
 }
 
 static int run(const struct bt_cmd *cmd)
@@ -269,6 +293,7 @@ static int run(const struct bt_cmd *cmd)
 	struct stackcount_bpf *skel = NULL;
 	struct state s = { 0 };
 	struct bt_poll poll;
+	char title[256];
 	int err, n;
 
 	if (opts.pid)
@@ -281,6 +306,13 @@ static int run(const struct bt_cmd *cmd)
 		.addresses = opts.verbose,
 	};
 
+	snprintf(title, sizeof(title), "stackcount %s", opts.pattern);
+	err = bt_stack_out__new(&opts.out,
+				&(struct bt_profile_opts){
+					.title = title, .sample_type = "events", .unit = "count" },
+				&s.out);
+	if (err)
+		goto cleanup;
 	n = bt_targets__from_pattern(opts.pattern, &ropts, &targets);
 	if (n < 0) {
 		err = n;
@@ -329,6 +361,7 @@ cleanup:
 	bt_attach__destroy(attach);
 	stackcount_bpf__destroy(skel);
 	bt_stacks__free(s.stacks);
+	bt_stack_out__free(s.out);
 	bt_stack_table__free(&s.table);
 	bt_targets__free(&targets);
 	return err;

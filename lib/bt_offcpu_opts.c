@@ -89,6 +89,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_DEBUG:
 		bt_set_debug(true);
 		break;
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->out;
+		break;
 	case ARGP_KEY_ARG:
 		if (o->duration)
 			return bt_argp_error(state, "unexpected argument '%s'", arg);
@@ -113,7 +116,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-const struct argp bt_offcpu_argp = { .options = options, .parser = parse_opt };
+static const struct argp_child children[] = {
+	{ &bt_stack_out_argp, 0, NULL, 0 },
+	{ NULL },
+};
+
+const struct argp bt_offcpu_argp = { .options = options,
+				     .parser = parse_opt,
+				     .children = children };
 
 int bt_offcpu_apply(struct bpf_object *obj, const struct bt_offcpu_opts *o)
 {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What offcputime and offwaketime share (probes/bt_offcpu.bpf.h is the kernel side): BCC's
- * thread filters and block-time window, the stack choice and the output form, as one argp
+ * thread filters and block-time window, the stack choice and the output forms (with
+ * --flamegraph and --pprof, lib/bt_stack_out.h, as its own child), as one argp
  * child, and writing the filters into the object's read-only data.
  *
  *	static struct bt_offcpu_opts oo = BT_OFFCPU_OPTS_INIT;
@@ -18,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "bt_offcpu.h"
+#include "bt_stack_out.h"
 
 struct bt_offcpu_opts {
 	unsigned int tgids[BT_OFFCPU_MAX_IDS], ntgids; /* -p */
@@ -31,6 +33,7 @@ struct bt_offcpu_opts {
 	unsigned long storage;			       /* --stack-storage-size */
 	unsigned long min_us, max_us;		       /* -m, -M */
 	long state;				       /* --state; -1: any */
+	struct bt_stack_out_opts out;		       /* --flamegraph, --pprof */
 };
 #define BT_OFFCPU_OPTS_INIT                                                \
 	{                                                                  \

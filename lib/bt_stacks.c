@@ -395,6 +395,13 @@ static int frames_of(struct bt_stacks *st, int pid, uint64_t id, uint64_t caller
 	return bt_stacks__resolve(st, pid, st->ips, n, st->frames);
 }
 
+int bt_stacks__frames(struct bt_stacks *st, int pid, uint64_t id, uint64_t caller,
+		      const struct bt_frame **frames)
+{
+	*frames = st->frames;
+	return frames_of(st, pid, id, caller);
+}
+
 static const char *missed(int pid)
 {
 	return pid == BT_PID_KERNEL ? "[Missed Kernel Stack]" : "[Missed User Stack]";

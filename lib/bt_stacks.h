@@ -99,6 +99,13 @@ int bt_stacks__resolve(struct bt_stacks *st, int pid, const uint64_t *ips, int n
 		       struct bt_frame *frames);
 
 /*
+ * The resolved frames of a stack id, leaf first, in *frames until the next call on st.
+ * Returns their number, 0 for BT_STACK_NONE, -ENOENT for a lost or freed stack.
+ */
+int bt_stacks__frames(struct bt_stacks *st, int pid, uint64_t id, uint64_t caller,
+		      const struct bt_frame **frames);
+
+/*
  * Printing one stack, kernel (pid BT_PID_KERNEL) or user. A lost stack prints as BCC prints
  * it, "[Missed Kernel Stack]" / "[Missed User Stack]"; BT_STACK_NONE prints nothing. Each
  * returns the number of frames printed (the placeholder counts as one).

@@ -3,7 +3,11 @@ back by their geometry, and a pprof profile, decoded here by hand, both against 
 input they were made from.
 
     python3 flamegraph.py svg FOLDED SVG [NAME=KIND...]
-    python3 flamegraph.py pprof FOLDED PROFILE.pb.gz TYPE UNIT
+    python3 flamegraph.py pprof FOLDED PROFILE.pb.gz TYPE UNIT [FUNCTION[@FILE]...]
+
+A tool's own --flamegraph/--pprof names each frame's module too: the SVG's tooltips say
+"name [module] (...)", and one folded path may be several frames (the same name from two
+files); their widths add up.
 """
 import gzip
 import sys
@@ -62,6 +66,8 @@ def check_svg(folded_path, svg_path, kinds):
         title = g.find(SVG + "title").text
         r = g.find(SVG + "rect")
         name = title[: title.rfind(" (")]
+        if name.rfind(" [") > 0 and name.endswith("]"):
+            name = name[: name.rfind(" [")]  # the module, as the SVG's script strips it
         frames.append({"name": name, "kind": cls[1], "title": title, "x": float(r.get("x")),
                        "w": float(r.get("width")), "y": int(r.get("y"))})
     if not frames:
@@ -85,22 +91,25 @@ def check_svg(folded_path, svg_path, kinds):
             if len(parents) != 1:
                 fail("frame %r at depth %d lies on %d frames below it" % (f["name"], d, len(parents)))
             f["path"] = parents[0]["path"] + (f["name"],)
-            if f["path"] in got:
+            if f["path"] in got and f["title"] == got[f["path"]][0]["title"]:
                 fail("path drawn twice: %r" % (f["path"],))
-            got[f["path"]] = f
+            got.setdefault(f["path"], []).append(f)
     if set(got) != set(want):
         fail("drawn paths differ from the folded input: missing %r, extra %r"
              % (sorted(set(want) - set(got))[:3], sorted(set(got) - set(want))[:3]))
-    for path, f in got.items():
-        value = f["w"] / scale
+    for path, fs in got.items():
+        value = sum(f["w"] for f in fs) / scale
         if abs(value - want[path]) > max(0.01, want[path] * 1e-6):
-            fail("%r is %.4f px wide = %.3f, folded says %d" % (path, f["w"], value, want[path]))
+            fail("%r is %.4f px wide = %.3f, folded says %d"
+                 % (path, sum(f["w"] for f in fs), value, want[path]))
+        if len(fs) > 1:
+            continue  # each part's tooltip has its own share
         pct = "%.2f%%" % (100.0 * want[path] / total)
-        if not f["title"].endswith(" %s)" % pct) or " (%d " % want[path] not in f["title"]:
-            fail("tooltip %r lacks %d and %s" % (f["title"], want[path], pct))
+        if not fs[0]["title"].endswith(" %s)" % pct) or " (%d " % want[path] not in fs[0]["title"]:
+            fail("tooltip %r lacks %d and %s" % (fs[0]["title"], want[path], pct))
     for spec in kinds:
         name, kind = spec.split("=")
-        seen = {f["kind"] for f in got.values() if f["name"] == name}
+        seen = {f["kind"] for fs in got.values() for f in fs if f["name"] == name}
         if seen != {kind}:
             fail("frames named %r are %r, not %s" % (name, sorted(seen), kind))
     print("svg: %d frames, widths match %d folded stacks (total %d)" % (len(got), len(stacks), total))
@@ -144,13 +153,13 @@ def ints(wire, v):
     return out
 
 
-def check_pprof(folded_path, pb_path, want_type, want_unit):
+def check_pprof(folded_path, pb_path, want_type, want_unit, want_funcs):
     stacks = folded(folded_path)
     data = open(pb_path, "rb").read()
     if data[:2] != b"\x1f\x8b":
         fail("not gzip")
     pb = gzip.decompress(data)
-    strings, samples, functions, locations, sample_types = [], [], {}, {}, []
+    strings, samples, functions, locations, sample_types, files = [], [], {}, {}, [], {}
     for num, wire, v in fields(pb):
         if num == 6:
             strings.append(v.decode("utf-8", "surrogateescape"))
@@ -167,6 +176,7 @@ def check_pprof(folded_path, pb_path, want_type, want_unit):
         elif num == 5:
             f = {n: x for n, _, x in fields(v)}
             functions[f[1]] = f.get(2, 0)
+            files[f[1]] = f.get(4, 0)
         elif num == 4:
             loc = {"fn": []}
             for n, _, x in fields(v):
@@ -195,6 +205,13 @@ def check_pprof(folded_path, pb_path, want_type, want_unit):
     if got != stacks:
         diff = [(p, got.get(p), stacks.get(p)) for p in set(got) | set(stacks) if got.get(p) != stacks.get(p)]
         fail("pprof stacks differ from the folded input: %r" % diff[:3])
+    for spec in want_funcs:
+        name, _, module = spec.partition("@")
+        found = [strings[files[i]] for i, n in functions.items() if strings[n] == name]
+        if not found:
+            fail("no function %r in the profile" % name)
+        if module and not any(module in f for f in found):
+            fail("function %r is in %r, not in a file named like %r" % (name, found, module))
     print("pprof: %d samples, %d functions, %d locations match %d folded stacks"
           % (len(samples), len(functions), len(locations), len(stacks)))
 
@@ -203,4 +220,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "svg":
         check_svg(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:
-        check_pprof(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
+        check_pprof(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])

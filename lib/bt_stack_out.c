@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bt_args.h"
+#include "bt_err.h"
+#include "bt_pprof.h"
+#include "bt_stack_out.h"
+
+enum {
+	OPT_FLAMEGRAPH = 0x1300,
+	OPT_PPROF,
+};
+
+static const struct argp_option options[] = {
+	{ "flamegraph", OPT_FLAMEGRAPH, "FILE", 0,
+	  "Also write the stacks as an interactive SVG flame graph to FILE", 0 },
+	{ "pprof", OPT_PPROF, "FILE", 0,
+	  "Also write the stacks as a gzipped pprof profile (profile.proto) to FILE", 0 },
+	{ NULL },
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct bt_stack_out_opts *o = state->input;
+
+	switch (key) {
+	case OPT_FLAMEGRAPH:
+	case OPT_PPROF:
+		if (!*arg)
+			return bt_argp_error(state, "--%s needs a file name",
+					     key == OPT_PPROF ? "pprof" : "flamegraph");
+		*(key == OPT_PPROF ? &o->pprof : &o->flamegraph) = arg;
+		break;
+	case ARGP_KEY_END:
+		if (o->flamegraph && o->pprof && !strcmp(o->flamegraph, o->pprof))
+			return bt_argp_error(state,
+					     "--flamegraph and --pprof name the same file "
+					     "'%s'",
+					     o->pprof);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp bt_stack_out_argp = { .options = options, .parser = parse_opt };
+
+struct bt_stack_out {
+	struct bt_profile *prof;
+	const char *paths[2]; /* SVG, pprof */
+	FILE *files[2];
+	struct bt_prof_frame *frames; /* the row being built, root first; names owned */
+	size_t n, cap;
+	int err; /* of the row being built */
+};
+
+static void drop_row(struct bt_stack_out *so)
+{
+	size_t i;
+
+	for (i = 0; i < so->n; i++) {
+		free((char *)so->frames[i].name);
+		free((char *)so->frames[i].module);
+	}
+	so->n = 0;
+	so->err = 0;
+}
+
+void bt_stack_out__free(struct bt_stack_out *so)
+{
+	int i;
+
+	if (!so)
+		return;
+	drop_row(so);
+	for (i = 0; i < 2; i++)
+		if (so->files[i])
+			fclose(so->files[i]);
+	free(so->frames);
+	bt_profile_free(so->prof);
+	free(so);
+}
+
+int bt_stack_out__new(const struct bt_stack_out_opts *o, const struct bt_profile_opts *popts,
+		      struct bt_stack_out **out)
+{
+	struct bt_stack_out *so;
+	int i, err = 0;
+
+	*out = NULL;
+	if (!bt_stack_out_wanted(o))
+		return 0;
+	so = calloc(1, sizeof(*so));
+	if (!so)
+		return -ENOMEM;
+	so->prof = bt_profile_new(popts);
+	if (!so->prof) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	so->paths[0] = o->flamegraph;
+	so->paths[1] = o->pprof;
+	for (i = 0; i < 2; i++) {
+		if (!so->paths[i])
+			continue;
+		so->files[i] = fopen(so->paths[i], "w");
+		if (!so->files[i]) {
+			err = -errno;
+			bt_err("cannot write '%s': %s", so->paths[i], strerror(errno));
+			goto cleanup;
+		}
+	}
+	*out = so;
+	return 0;
+cleanup:
+	bt_stack_out__free(so);
+	return err;
+}
+
+/* name and module are the row's own (NULL name: out of memory) */
+static void push(struct bt_stack_out *so, char *name, char *module, enum bt_prof_kind kind)
+{
+	if (so->n == so->cap && !so->err) {
+		size_t cap = so->cap ? 2 * so->cap : 64;
+		struct bt_prof_frame *v = realloc(so->frames, cap * sizeof(*v));
+
+		if (v) {
+			so->frames = v;
+			so->cap = cap;
+		} else {
+			so->err = -ENOMEM;
+		}
+	}
+	if (!name || so->err) {
+		so->err = -ENOMEM;
+		free(name);
+		free(module);
+		return;
+	}
+	so->frames[so->n++] = (struct bt_prof_frame){ name, module, kind };
+}
+
+void bt_stack_out__name(struct bt_stack_out *so, const char *name, size_t len,
+			enum bt_prof_kind kind)
+{
+	if (so)
+		push(so, strndup(name, len), NULL, kind);
+}
+
+enum bt_prof_kind bt_stack_out_kind(const struct bt_frame *f, int pid)
+{
+	if (!f->name)
+		return BT_PROF_MISSED;
+	if (f->inlined)
+		return BT_PROF_INLINED;
+	if (pid == BT_PID_KERNEL)
+		/* BPF programs and trampolines: the modules kallsyms gives JIT code */
+		return bt_ksym__is_trace_artefact(NULL, f->module) ? BT_PROF_JIT : BT_PROF_KERNEL;
+	return f->module && !strcmp(f->module, "[perf-map]") ? BT_PROF_JIT : BT_PROF_USER;
+}
+
+int bt_stack_out__stack(struct bt_stack_out *so, struct bt_stacks *st,
+			const struct bt_stack_style *style, int pid, uint64_t id, uint64_t caller,
+			bool leaf_first)
+{
+	const struct bt_frame *frames;
+	char name[1024];
+	int n, i;
+
+	if (!so)
+		return 0;
+	n = bt_stacks__frames(st, pid, id, caller, &frames);
+	if (n < 0) {
+		push(so,
+		     strdup(pid == BT_PID_KERNEL ? "[Missed Kernel Stack]" : "[Missed User Stack]"),
+		     NULL, BT_PROF_MISSED);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		const struct bt_frame *f = &frames[leaf_first ? i : n - 1 - i];
+		enum bt_prof_kind kind = bt_stack_out_kind(f, pid);
+
+		/* the name the folded line has, so that both describe the same stacks */
+		bt_frame__format(f, style->fmt & ~(BT_FMT_REASON | BT_FMT_ADDR), name,
+				 sizeof(name));
+		/*
+		 * Copies: frames are only valid until the next resolve, and a row has several
+		 * stacks. An unknown frame's file says nothing a flame graph can merge by.
+		 */
+		push(so, strdup(name),
+		     kind != BT_PROF_MISSED && f->module ? strdup(f->module) : NULL, kind);
+	}
+	return n;
+}
+
+int bt_stack_out__add(struct bt_stack_out *so, uint64_t value)
+{
+	int err;
+
+	if (!so)
+		return 0;
+	err = so->err ? so->err : bt_profile_add(so->prof, so->frames, so->n, value);
+	drop_row(so);
+	return err;
+}
+
+int bt_stack_out__write(struct bt_stack_out *so)
+{
+	int i, err = 0;
+
+	if (!so)
+		return 0;
+	for (i = 0; i < 2 && !err; i++) {
+		FILE *f = so->files[i];
+
+		if (!f)
+			continue;
+		/* the whole profile again, over what the last write left */
+		rewind(f);
+		if (ftruncate(fileno(f), 0)) {
+			err = -errno;
+		} else {
+			err = i ? bt_pprof_write(so->prof, f) : bt_flame_write(so->prof, f);
+		}
+		if (err)
+			bt_err("cannot write '%s': %s", so->paths[i], strerror(-err));
+	}
+	return err;
+}

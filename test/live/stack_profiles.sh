@@ -1,0 +1,153 @@
+#!/bin/sh
+# --flamegraph=FILE and --pprof=FILE on the tools that aggregate stacks (stackcount,
+# offcputime, offwaketime, funcslower): in one run with folded output, the SVG must be
+# well-formed XML whose frames (read back by their geometry) have exactly the folded counts as
+# widths, with the frame kinds the symbolizer gave; the profile, decoded by hand in
+# flamegraph.py (gzip, then protobuf), must hold exactly the folded stacks and values, the
+# tool's sample type, and the workload's functions in their files. Without -f, the tool prints
+# what it always prints and the files hold the same totals.
+. "$(dirname "$0")/lib.sh"
+require root btf tracepoints uprobes
+CHECK="python3 $(dirname "$0")/flamegraph.py"
+command -v python3 >/dev/null || fail "python3 is needed to read the SVG and the profile back"
+command -v go >/dev/null || echo "note: no Go here: 'go tool pprof -top' does not read the profiles"
+
+SVG=$T/p.svg PB=$T/p.pb.gz
+
+# files_ok TOOL: both files written, non-empty; go tool pprof reads the profile where Go is.
+files_ok() {
+	[ -s "$SVG" ] && [ -s "$PB" ] || fail "$1: --flamegraph/--pprof wrote no file"
+	if command -v go >/dev/null; then
+		go tool pprof -top "$PB" >"$T/top" 2>&1 || fail "$1: go tool pprof: $(cat "$T/top")"
+	fi
+}
+
+# svg_total: the value of the SVG's root frame ("all (N unit, 100.00%)").
+svg_total() {
+	sed -n 's/.*<title>all (\([0-9]*\) .*/\1/p' "$SVG"
+}
+
+# stackcount: a uprobe on a PIE executable's leaf, reached 3 times through bt_path_a and 5
+# through bt_path_b; -P -d: the comm and the delimiter are frames too. Every second (-i 1)
+# prints that second's stacks; the files hold the whole run.
+W=$BT_WORKLOADS/stack_paths
+[ -x "$W" ] || fail "workloads not built"
+rm -f "$SVG" "$PB"
+BANNER_IN=err traced_workload "$W" 3 5 -1 -- stackcount -f -P -d -i 1 -p @PID \
+	--flamegraph="$SVG" --pprof="$PB" "$W:bt_leaf"
+expect_rc 0 "stackcount -f --flamegraph --pprof"
+files_ok stackcount
+[ "$(awk '{ t += $NF } END { print t }' "$OUT")" = 8 ] || fail "stackcount -f: not 8 calls"
+$CHECK svg "$OUT" "$SVG" stack_paths=other bt_leaf=user bt_path_a=user main=user -=other ||
+	fail "stackcount: SVG"
+$CHECK pprof "$OUT" "$PB" events count bt_leaf@stack_paths bt_path_b@stack_paths \
+	__libc_start_call_main@libc || fail "stackcount: pprof"
+grep -q '<title>stackcount ' "$SVG" || grep -q '>stackcount .*bt_leaf</text>' "$SVG" ||
+	fail "stackcount: the SVG's title does not name the tool and pattern"
+ok "stackcount -f: SVG and pprof hold exactly the folded stacks (kinds, functions, files)"
+
+# Without -f the printed blocks are BCC's, and the files the same 8 calls.
+rm -f "$SVG" "$PB"
+traced_workload "$W" 3 5 -1 -- stackcount -U -p @PID -D 4 --flamegraph="$SVG" --pprof="$PB" \
+	"$W:bt_leaf"
+expect_rc 0 "stackcount --flamegraph --pprof"
+expect_line '^  bt_leaf$'
+expect_line '^    5$'
+expect_line '^Detaching\.\.\.$'
+grep -q 'svg\|pprof' "$OUT" && fail "stackcount: the file options changed what is printed"
+files_ok stackcount
+[ "$(svg_total)" = 8 ] || fail "stackcount: the SVG's total is $(svg_total), not 8"
+ok "stackcount: multi-line output as always, files beside it"
+
+# offcputime: four paths of user frames sleeping in clock_nanosleep; -d: user frames, "-",
+# then kernel frames, each of its own kind in the SVG.
+W=$BT_WORKLOADS/stack_many
+rm -f "$SVG" "$PB"
+BANNER_IN=err traced_workload "$W" sleep 2 20000 -- offcputime -f -d -p @PID \
+	--flamegraph="$SVG" --pprof="$PB"
+expect_rc 0 "offcputime -f --flamegraph --pprof"
+files_ok offcputime
+grep -q 'leaf;-;.*do_nanosleep' "$OUT" || fail "offcputime -f printed no sleeping stack"
+$CHECK svg "$OUT" "$SVG" stack_many=other sm_a=user leaf=user -=other do_nanosleep=kernel \
+	schedule=kernel || fail "offcputime: SVG"
+$CHECK pprof "$OUT" "$PB" off_cpu microseconds sm_a@stack_many sm_b@stack_many \
+	'do_nanosleep@[kernel.kallsyms]' || fail "offcputime: pprof"
+ok "offcputime -f -d: SVG and pprof hold exactly the folded stacks, user and kernel kinds"
+
+# multi-line: the printed totals add up to the SVG's
+rm -f "$SVG" "$PB"
+traced_workload "$W" sleep 2 20000 -- offcputime -p @PID --flamegraph="$SVG" --pprof="$PB"
+expect_rc 0 "offcputime --flamegraph --pprof"
+expect_line '^    do_nanosleep$'
+expect_line '^    -                stack_many \([0-9]+\)$'
+files_ok offcputime
+sum=$(awk '/^    -  +stack_many / { getline; t += $1 } END { print t + 0 }' "$OUT")
+[ "$sum" -gt 0 ] && [ "$(svg_total)" = "$sum" ] ||
+	fail "offcputime: printed blocks add up to $sum us, the SVG to $(svg_total)"
+ok "offcputime: multi-line blocks as always, their $sum us in the SVG"
+
+# offwaketime: bt_pong blocked in pipe_read, woken by bt_ping's pipe_write.
+PP=$BT_WORKLOADS/pingpong
+rm -f "$SVG" "$PB" "$T/pong"
+"$PP" 500 >"$T/pong" &
+ping=$!
+i=0
+until [ -s "$T/pong" ] || [ $i -gt 100 ]; do
+	i=$((i + 1))
+	sleep 0.05
+done
+BANNER_IN=err start_tool offwaketime -f -d -p "$(cat "$T/pong")" --flamegraph="$SVG" \
+	--pprof="$PB"
+kill -USR1 $ping
+wait $ping || fail "pingpong exited $?"
+finish_tool INT
+expect_rc 0 "offwaketime -f --flamegraph --pprof"
+files_ok offwaketime
+expect_line '^bt_pong;.*pipe_read;.*;--;.*pipe_write;.*;bt_ping [0-9]+$'
+$CHECK svg "$OUT" "$SVG" bt_pong=other vfs_read=kernel vfs_write=kernel try_to_wake_up=kernel --=other -=other \
+	bt_ping=other || fail "offwaketime: SVG"
+$CHECK pprof "$OUT" "$PB" off_cpu microseconds 'vfs_read@[kernel.kallsyms]' \
+	'vfs_write@[kernel.kallsyms]' main@pingpong || fail "offwaketime: pprof"
+ok "offwaketime -f -d: SVG and pprof hold exactly the folded sleeper + waker stacks"
+
+# funcslower: a user function's slow calls, one folded line each ("... 1").
+F=$BT_WORKLOADS/funcslower_work
+P=$BT_WORKLOADS/fs_prof_work
+[ -x "$F" ] && [ -x "$P" ] || fail "workloads not built"
+rm -f "$SVG" "$PB"
+# funcslower_work waits for SIGUSR1 itself: 7 calls, the odd ones sleep 3 ms
+READY_MAPS=funcslower_work BANNER='uprobe' BANNER_IN=err traced_workload "$F" 7 3 -- funcslower -v -f -u 1000 \
+	--flamegraph="$SVG" --pprof="$PB" "$F:fs_work"
+expect_rc 0 "funcslower -f --flamegraph --pprof"
+files_ok funcslower
+[ "$(grep -c ';fs_caller;fs_work' "$OUT")" = 4 ] || fail "funcslower -f: not 4 slow calls"
+$CHECK svg "$OUT" "$SVG" funcslower_work=other fs_work=user fs_caller=user main=user ||
+	fail "funcslower: SVG"
+$CHECK pprof "$OUT" "$PB" slow_calls count fs_work@funcslower_work fs_caller@funcslower_work ||
+	fail "funcslower: pprof"
+ok "funcslower -f: SVG and pprof hold exactly its slow calls' folded stacks"
+
+# -S: the samples of one slow call that spins, per stack; the folded S lines' counts
+# ("S COUNT ;stack 1") are the profile's values.
+rm -f "$SVG" "$PB"
+READY_MAPS=fs_prof_work BANNER='uprobe' BANNER_IN=err traced_workload "$P" spin 300 -- funcslower -v -f -US -F 99 \
+	--flamegraph="$SVG" --pprof="$PB" "$P:fs_spin"
+expect_rc 0 "funcslower -f -US --flamegraph --pprof"
+files_ok funcslower
+awk '$1 == "S" { print $3 " " $2 }' "$OUT" >"$T/s.folded"
+grep -q 'fs_spin_loop' "$T/s.folded" || fail "funcslower -S: no samples under fs_spin_loop"
+$CHECK svg "$T/s.folded" "$SVG" fs_spin_loop=user fs_spin=user || fail "funcslower -S: SVG"
+$CHECK pprof "$T/s.folded" "$PB" samples count fs_spin_loop@fs_prof_work ||
+	fail "funcslower -S: pprof"
+ok "funcslower -f -S: SVG and pprof hold the samples of its S lines"
+
+# Bad input: an unwritable file fails before tracing (exit 1, naming it); the same file twice
+# and funcslower without stacks are usage errors.
+run offcputime --flamegraph="$T/no/such/dir.svg" 1
+[ "$RC" = 1 ] && grep -q "cannot write '$T/no/such/dir.svg'" "$ERR" ||
+	fail "an unwritable --flamegraph: exit $RC, $(cat "$ERR")"
+run stackcount --flamegraph=x --pprof=x t:sched:sched_switch
+[ "$RC" = 2 ] && grep -q "name the same file" "$ERR" || fail "the same file twice: exit $RC"
+run funcslower --pprof="$PB" "$F:fs_work"
+[ "$RC" = 2 ] && grep -q "need the stacks" "$ERR" || fail "funcslower --pprof alone: exit $RC"
+ok "bad input: unwritable file (exit 1), same file twice, funcslower without stacks (exit 2)"
