@@ -141,6 +141,21 @@ $CHECK pprof "$T/s.folded" "$PB" samples count fs_spin_loop@fs_prof_work ||
 	fail "funcslower -S: pprof"
 ok "funcslower -f -S: SVG and pprof hold the samples of its S lines"
 
+# -B: where one slow call blocked, valued in nanoseconds; the B lines print TOTAL in ms with
+# two decimals, so each stack's value in the files is within 5000 ns of the line's.
+rm -f "$SVG" "$PB"
+READY_MAPS=fs_prof_work BANNER='uprobe' BANNER_IN=err traced_workload "$P" sleep 4 10 -- \
+	funcslower -v -f -UKB --flamegraph="$SVG" --pprof="$PB" "$P:fs_sleepy"
+expect_rc 0 "funcslower -f -UKB --flamegraph --pprof"
+files_ok funcslower
+awk '$1 == "B" { print $6 " " int($5 * 1000000 + 0.5) }' "$OUT" >"$T/b.folded"
+grep -q 'fs_sleepy;.*do_nanosleep' "$T/b.folded" || fail "funcslower -B: no block under do_nanosleep"
+TOLERANCE=5000 $CHECK svg "$T/b.folded" "$SVG" fs_sleepy=user do_nanosleep=kernel ||
+	fail "funcslower -B: SVG"
+TOLERANCE=5000 $CHECK pprof "$T/b.folded" "$PB" off_cpu nanoseconds fs_sleepy@fs_prof_work \
+	'do_nanosleep@[kernel.kallsyms]' || fail "funcslower -B: pprof"
+ok "funcslower -f -B: SVG and pprof hold the B lines' stacks, in nanoseconds"
+
 # Bad input: an unwritable file fails before tracing (exit 1, naming it); the same file twice
 # and funcslower without stacks are usage errors.
 run offcputime --flamegraph="$T/no/such/dir.svg" 1
