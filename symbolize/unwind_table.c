@@ -410,6 +410,26 @@ static int rd_block(struct cursor *c, const unsigned char **blk, uint64_t *len)
 }
 
 /*
+ * A CFA expression: the PLT's, or a lone DW_OP_bregN (a register plus an offset written as an
+ * expression, which is the plain rule), or one we do not evaluate.
+ */
+static void cfa_expression(struct cfa_state *st, const unsigned char *blk, uint64_t len)
+{
+	struct cursor c = { blk + 1, blk + len };
+	int64_t off;
+
+	st->cfa_kind = CFA_EXPR;
+	if (len == sizeof(plt_expr) && !memcmp(blk, plt_expr, len)) {
+		st->cfa_kind = CFA_PLT;
+	} else if (len >= 2 && blk[0] >= DW_OP_breg0 && blk[0] <= DW_OP_breg31 &&
+		   !rd_sleb(&c, &off) && c.p == c.end) {
+		st->cfa_kind = CFA_REG;
+		st->cfa_reg = blk[0] - DW_OP_breg0;
+		st->cfa_off = off;
+	}
+}
+
+/*
  * Run a CFA program. For a CIE (r == NULL) only state changes; for an FDE, each advance
  * past the current location first emits the row in force there. Returns 0, 1 when the
  * program stopped at or beyond the FDE's end, -EINVAL on a malformed or unknown
@@ -539,9 +559,7 @@ static int run_program(struct builder *b, const struct cie *cie, struct cfa_stat
 		case DW_CFA_def_cfa_expression:
 			if (rd_block(c, &blk, &u))
 				return -EINVAL;
-			st->cfa_kind = u == sizeof(plt_expr) && !memcmp(blk, plt_expr, u)
-					       ? CFA_PLT
-					       : CFA_EXPR;
+			cfa_expression(st, blk, u);
 			continue;
 		case DW_CFA_expression:
 		case DW_CFA_val_expression:
@@ -807,6 +825,35 @@ bad:
 	return 0;
 }
 
+/*
+ * Room for the rows a section of this size usually gives (about one per 5 bytes, one FDE per
+ * 50), so that a large file is not copied by repeated reallocs; pages never written cost
+ * nothing.
+ */
+static int reserve(struct builder *b)
+{
+	size_t rows = b->nrows + b->size / 4 + 64, fdes = b->nfdes + b->size / 32 + 16;
+	void *n;
+
+	if (rows > BT_UW_MAX_ROWS)
+		rows = BT_UW_MAX_ROWS;
+	if (rows > b->rows_cap) {
+		n = realloc(b->rows, rows * sizeof(*b->rows));
+		if (!n)
+			return -ENOMEM;
+		b->rows = n;
+		b->rows_cap = rows;
+	}
+	if (fdes > b->fdes_cap) {
+		n = realloc(b->fdes, fdes * sizeof(*b->fdes));
+		if (!n)
+			return -ENOMEM;
+		b->fdes = n;
+		b->fdes_cap = fdes;
+	}
+	return 0;
+}
+
 static int parse_section(struct builder *b)
 {
 	size_t off = 0, next, id_pos;
@@ -814,6 +861,9 @@ static int parse_section(struct builder *b)
 	uint64_t id;
 	int is64, err;
 
+	err = reserve(b);
+	if (err)
+		return err;
 	memset(b->cies, 0, sizeof(b->cies));
 	while (off < b->size) {
 		if (b->eh && b->size - off >= 4 && !memcmp(b->buf + off, "\0\0\0\0", 4))
@@ -885,7 +935,11 @@ static int finish(struct builder *b)
 
 	if (!b->nfdes)
 		return -ENODATA;
-	qsort(b->fdes, b->nfdes, sizeof(*b->fdes), cmp_fde);
+	/* linkers write .eh_frame in address order: sort only when it is not */
+	for (i = 1; i < b->nfdes && cmp_fde(&b->fdes[i - 1], &b->fdes[i]) < 0; i++)
+		;
+	if (i < b->nfdes)
+		qsort(b->fdes, b->nfdes, sizeof(*b->fdes), cmp_fde);
 	t->rows = malloc((b->nrows + b->nfdes + 1) * sizeof(*t->rows));
 	if (!t->rows)
 		return -ENOMEM;

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bt_elf.h"
 #include "bt_unwind_table.h"
 #include "harness.h"
 
@@ -499,6 +500,109 @@ static void test_debug_frame(void)
 	bt_unwind_table_free(t);
 }
 
+struct want {
+	const char *func;
+	unsigned int off;
+	int cfa_rule, cfa_offset, rbp_rule, rbp_offset;
+};
+
+/* fixtures/fx_cfi.S: hand-written CFI, with the rows its comments promise */
+static void test_cfi_rules(void)
+{
+	static const struct want w[] = {
+		{ "cfi_frame", 0, BT_CFA_RSP, 8, BT_RBP_SAME, 0 },
+		{ "cfi_frame", 1, BT_CFA_RSP, 16, BT_RBP_CFA, -16 },
+		{ "cfi_frame", 3, BT_CFA_RSP, 16, BT_RBP_CFA, -16 },
+		{ "cfi_frame", 4, BT_CFA_RBP, 16, BT_RBP_CFA, -16 },
+		{ "cfi_frame", 5, BT_CFA_RBP, 16, BT_RBP_CFA, -16 },
+		{ "cfi_frame", 6, BT_CFA_RSP, 8, BT_RBP_SAME, 0 },
+		{ "cfi_frame", 7, BT_CFA_RBP, 16, BT_RBP_CFA, -16 },
+		{ "cfi_frame", 8, BT_CFA_RBP, 16, BT_RBP_CFA, -16 },
+		{ "cfi_frame", 9, -1, 0, 0, 0 }, /* alignment padding: no FDE */
+		{ "cfi_start", 0, BT_CFA_END, 0, 0, 0 },
+		{ "cfi_start", 2, BT_CFA_END, 0, 0, 0 },
+		{ "cfi_signal", 0, BT_CFA_SIGNAL, 0, 0, 0 },
+		{ "cfi_signal", 6, BT_CFA_SIGNAL, 0, 0, 0 },
+		{ "cfi_plt", 0, BT_CFA_PLT, 8, BT_RBP_SAME, 0 },
+		{ "cfi_plt", 1, BT_CFA_PLT, 8, BT_RBP_SAME, 0 },
+		{ "cfi_plt", 2, BT_CFA_UNSUPPORTED, 0, 0, 0 },
+		{ "cfi_odd", 0, BT_CFA_RSP, 8, BT_RBP_SAME, 0 },
+		{ "cfi_odd", 1, BT_CFA_UNSUPPORTED, 0, 0, 0 },
+		{ "cfi_odd", 2, BT_CFA_UNSUPPORTED, 0, 0, 0 },
+		{ "cfi_odd", 3, BT_CFA_UNSUPPORTED, 0, 0, 0 },
+		{ "cfi_odd", 4, BT_CFA_RSP, 8, BT_RBP_UNDEFINED, 0 },
+		{ "cfi_odd", 5, BT_CFA_RSP, 8, BT_RBP_SAME, 0 },
+		{ "cfi_odd", 6, BT_CFA_RSP, 8, BT_RBP_UNDEFINED, 0 },
+		{ "cfi_odd", 7, BT_CFA_RSP, 8, BT_RBP_UNDEFINED, 0 },
+		{ "cfi_odd", 8, BT_CFA_RSP, 8, BT_RBP_CFA, -24 },
+		{ "cfi_odd", 307, BT_CFA_RSP, 8, BT_RBP_CFA, -24 },
+		{ "cfi_odd", 308, BT_CFA_RSP, 16, BT_RBP_CFA, -24 },
+		{ "cfi_odd", 70307, BT_CFA_RSP, 16, BT_RBP_CFA, -24 },
+		{ "cfi_odd", 70308, BT_CFA_RSP, 8, BT_RBP_CFA, -24 },
+		{ "cfi_odd", 70309, BT_CFA_UNSUPPORTED, 0, 0, 0 },
+		{ "cfi_odd", 70310, -1, 0, 0, 0 }, /* past the last FDE */
+	};
+	struct bt_unwind_table *t = NULL;
+	const struct bt_unwind_row *r, *prev = NULL;
+	const struct bt_elf_sym *sym;
+	struct bt_elf *elf = NULL;
+	size_t i;
+
+	CHECK_INT(bt_unwind_table_build(FX_DIR "/fx_cfi.so", &t), 0);
+	CHECK_INT(bt_elf__open(FX_DIR "/fx_cfi.so", NULL, &elf), 0);
+	if (!t || !elf)
+		goto out;
+	check_table_shape(t);
+	CHECK_INT(t->nr_bad, 0);
+	CHECK_INT(t->nr_fdes, 5);
+	CHECK_INT(t->nr_cies, 3);
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		sym = bt_elf__find_func(elf, w[i].func);
+		CHECK(sym != NULL);
+		if (!sym)
+			continue;
+		r = bt_unwind_table_find(t, sym->vaddr + w[i].off);
+		if (w[i].cfa_rule < 0) {
+			if (r)
+				fprintf(stderr, "  %s+%u: a row, expected none\n", w[i].func,
+					w[i].off);
+			CHECK(r == NULL);
+			continue;
+		}
+		CHECK(r != NULL);
+		if (!r)
+			continue;
+		if (r->cfa_rule != w[i].cfa_rule || r->cfa_offset != w[i].cfa_offset ||
+		    r->rbp_rule != w[i].rbp_rule || r->rbp_offset != w[i].rbp_offset) {
+			fprintf(stderr,
+				"  %s+%u: cfa %u%+d rbp %u%+d, expected cfa %d%+d rbp %d%+d\n",
+				w[i].func, w[i].off, r->cfa_rule, r->cfa_offset, r->rbp_rule,
+				r->rbp_offset, w[i].cfa_rule, w[i].cfa_offset, w[i].rbp_rule,
+				w[i].rbp_offset);
+			CHECK(0);
+		}
+		/* neighbours with the same rule are one row */
+		if (prev && i && !strcmp(w[i - 1].func, w[i].func) &&
+		    w[i - 1].cfa_rule == w[i].cfa_rule && w[i - 1].cfa_offset == w[i].cfa_offset &&
+		    w[i - 1].rbp_rule == w[i].rbp_rule && w[i - 1].rbp_offset == w[i].rbp_offset)
+			CHECK(r == prev);
+		prev = r;
+	}
+out:
+	bt_elf__close(elf);
+	bt_unwind_table_free(t);
+	compare_file(FX_DIR "/fx_cfi.so", 0, NULL);
+}
+
+/* Row pcs are 32 bits: a file linked above 4 GiB gets no table. */
+static void test_high(void)
+{
+	struct bt_unwind_table *t = NULL;
+
+	CHECK_INT(bt_unwind_table_build(FX_DIR "/fx_cfi_high.so", &t), -E2BIG);
+	CHECK(t == NULL);
+}
+
 int main(void)
 {
 	verbose = !!getenv("BT_TEST_VERBOSE");
@@ -507,6 +611,8 @@ int main(void)
 	BT_RUN(test_workloads);
 	BT_RUN(test_libstdcxx);
 	BT_RUN(test_plt);
+	BT_RUN(test_cfi_rules);
+	BT_RUN(test_high);
 	BT_RUN(test_corrupt);
 	BT_RUN(test_debug_frame);
 	return bt_test_done();
