@@ -6,9 +6,11 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "bt_attach_internal.h"
 #include "bt_err.h"
+#include "bt_progress.h"
 
 struct bt_attach {
 	struct bt_kattach *k;
@@ -49,12 +51,17 @@ int bt_attach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pro
 
 int bt_attach__commit(struct bt_attach *a)
 {
+	struct bt_progress p;
 	int err = 0;
 
+	/* one line for both halves: "attaching 120/370 probes..." on a terminal */
+	bt_progress_begin(&p, stderr, isatty(STDERR_FILENO),
+			  bt_kattach__count(a->k) + bt_uattach__count(a->u));
 	if (a->k)
-		err = bt_kattach__commit(a->k);
+		err = bt_kattach__commit(a->k, &p);
 	if (!err && a->u)
-		err = bt_uattach__commit(a->u);
+		err = bt_uattach__commit(a->u, &p);
+	bt_progress_clear(&p);
 	return err;
 }
 

@@ -47,10 +47,13 @@ enum bt_kfunc_how bt_kfunc_choose(enum bt_attach_mode mode, const struct bt_kfun
 
 /* The kernel-function targets of a target list (others are skipped; indexes are global). */
 struct bt_kattach;
+struct bt_progress;
 int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *progs,
 			const struct bt_targets *targets, enum bt_attach_mode mode,
 			struct bt_kattach **out);
-int bt_kattach__commit(struct bt_kattach *k);
+/* Attach, counting each target tried into p (the progress line; NULL: none). */
+int bt_kattach__commit(struct bt_kattach *k, struct bt_progress *p);
+size_t bt_kattach__count(const struct bt_kattach *k);		   /* the targets it will attach */
 const char *bt_kattach__how(const struct bt_kattach *k, size_t i); /* NULL: not a kernel target */
 void bt_kattach__destroy(struct bt_kattach *k);
 
@@ -58,7 +61,8 @@ void bt_kattach__destroy(struct bt_kattach *k);
 struct bt_uattach;
 int bt_uattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *progs,
 			const struct bt_targets *targets, struct bt_uattach **out);
-int bt_uattach__commit(struct bt_uattach *u);
+int bt_uattach__commit(struct bt_uattach *u, struct bt_progress *p);
+size_t bt_uattach__count(const struct bt_uattach *u);
 const char *bt_uattach__how(const struct bt_uattach *u, size_t i);
 void bt_uattach__destroy(struct bt_uattach *u);
 

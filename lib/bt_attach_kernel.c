@@ -25,8 +25,7 @@
 #include "bt_kernel.h"
 #include "bt_kfuncs.h"
 #include "bt_loop.h"
-
-#define PROGRESS_MIN 100 /* links before a progress line is worth printing */
+#include "bt_progress.h"
 
 enum kmech {
 	KM_NONE,
@@ -60,7 +59,7 @@ struct bt_kattach {
 	struct bpf_link *multi[2]; /* kprobe.multi for entries [0] and returns [1] */
 	bool use_multi[2];
 	const char *tmpl_func[2]; /* the function each fentry/fexit template was loaded for */
-	size_t attached, total, failed;
+	size_t attached, failed;
 };
 
 int bt_attach_mode_parse(const char *s, enum bt_attach_mode *mode)
@@ -237,7 +236,6 @@ int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 	struct btf *btf = NULL;
 	struct bt_kattach *k;
 	size_t i, nkp[2] = {}, nbad = 0, nbad_entry = 0, nentry = 0, first_bad = 0;
-	char buf[256];
 	int err = 0;
 
 	*out = NULL;
@@ -360,18 +358,6 @@ cleanup:
 	return err;
 }
 
-static void progress(struct bt_kattach *k)
-{
-	if (k->total <= PROGRESS_MIN || !isatty(STDERR_FILENO))
-		return;
-	if (k->attached % 25 && k->attached != k->total)
-		return;
-	fprintf(stderr, "\r%s: attaching %zu/%zu kernel functions", bt_progname(), k->attached,
-		k->total);
-	if (k->attached == k->total)
-		fprintf(stderr, "\r\033[K");
-}
-
 static int attach_fentry(struct bt_kattach *k, struct ktarget *kt)
 {
 	struct bpf_program *prog = entry_prog(k->progs, kt->t->retprobe, KM_FENTRY);
@@ -410,7 +396,7 @@ static int attach_kprobe(struct bt_kattach *k, struct ktarget *kt)
 }
 
 /* All kprobe targets of one direction in one link; on failure they go one by one. */
-static int attach_multi(struct bt_kattach *k, bool ret)
+static int attach_multi(struct bt_kattach *k, bool ret, struct bt_progress *p)
 {
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .retprobe = ret);
 	const char **syms = NULL;
@@ -442,10 +428,10 @@ static int attach_multi(struct bt_kattach *k, bool ret)
 		for (i = 0; i < k->n; i++)
 			if (k->v[i].how == KM_KPROBE_MULTI && k->v[i].t->retprobe == ret)
 				k->v[i].how = KM_KPROBE;
-		k->total += n;
 		err = 0;
 	} else {
 		k->attached += n;
+		bt_progress_add(p, n);
 	}
 cleanup:
 	free(syms);
@@ -453,7 +439,7 @@ cleanup:
 	return err;
 }
 
-int bt_kattach__commit(struct bt_kattach *k)
+int bt_kattach__commit(struct bt_kattach *k, struct bt_progress *p)
 {
 	const struct ktarget *first_fail = NULL;
 	int first_err = 0, err;
@@ -462,15 +448,12 @@ int bt_kattach__commit(struct bt_kattach *k)
 
 	if (!k || !k->n)
 		return 0;
-	for (i = 0; i < k->n; i++)
-		if (k->v[i].how == KM_FENTRY || k->v[i].how == KM_KPROBE)
-			k->total++;
 	for (i = 0; i < 2; i++) {
 		if (!k->use_multi[i])
 			continue;
 		if (bt_stop_requested())
 			return -EINTR;
-		err = attach_multi(k, i);
+		err = attach_multi(k, i, p);
 		if (err)
 			return err;
 	}
@@ -479,12 +462,10 @@ int bt_kattach__commit(struct bt_kattach *k)
 
 		if (kt->how != KM_FENTRY && kt->how != KM_KPROBE)
 			continue;
-		if (bt_stop_requested()) {
-			if (k->total > PROGRESS_MIN && isatty(STDERR_FILENO))
-				fprintf(stderr, "\r\033[K");
+		if (bt_stop_requested())
 			return -EINTR;
-		}
 		err = kt->how == KM_FENTRY ? attach_fentry(k, kt) : attach_kprobe(k, kt);
+		bt_progress_add(p, 1);
 		if (err) {
 			bt_debug("cannot attach %s to '%s': %s", mech_names[kt->how], kt->t->func,
 				 strerror(-err));
@@ -497,7 +478,6 @@ int bt_kattach__commit(struct bt_kattach *k)
 			continue;
 		}
 		k->attached++;
-		progress(k);
 	}
 	if (bt_debug_enabled()) {
 		size_t cnt[4] = {};
@@ -510,6 +490,7 @@ int bt_kattach__commit(struct bt_kattach *k)
 	if (k->failed) {
 		const char *reason = bt_kfuncs_why_not(first_fail->t->func);
 
+		bt_progress_clear(p);
 		bt_errno_why(why, sizeof(why), -first_err);
 		if (!reason)
 			reason = why;
@@ -525,6 +506,11 @@ int bt_kattach__commit(struct bt_kattach *k)
 			k->n, first_fail->t->func, reason);
 	}
 	return 0;
+}
+
+size_t bt_kattach__count(const struct bt_kattach *k)
+{
+	return k ? k->n : 0;
 }
 
 const char *bt_kattach__how(const struct bt_kattach *k, size_t i)

@@ -16,6 +16,7 @@
 #include "bt_err.h"
 #include "bt_features.h"
 #include "bt_loop.h"
+#include "bt_progress.h"
 
 /*
  * uprobe.multi (6.6): all the functions of one file in one link, made and removed in one
@@ -198,7 +199,7 @@ static bool same_group(const struct bt_target *a, const struct bt_target *b)
 }
 
 /* One uprobe.multi link for targets first.. that share its file, direction and pid. */
-static int attach_group(struct bt_uattach *u, size_t first, bool *done)
+static int attach_group(struct bt_uattach *u, size_t first, bool *done, struct bt_progress *p)
 {
 	const struct bt_target *t = &u->targets->v[first];
 	struct bpf_program *prog = t->retprobe ? u->progs.uretprobe : u->progs.uprobe;
@@ -239,6 +240,7 @@ static int attach_group(struct bt_uattach *u, size_t first, bool *done)
 		goto cleanup;
 	}
 	u->mfd[u->nmfd++] = fd;
+	bt_progress_add(p, n);
 	bt_debug("%zu user function%s in '%s': one uprobe.multi link%s", n, n == 1 ? "" : "s",
 		 t->path, t->retprobe ? " (returns)" : "");
 cleanup:
@@ -247,7 +249,7 @@ cleanup:
 	return err;
 }
 
-static int attach_multi(struct bt_uattach *u)
+static int attach_multi(struct bt_uattach *u, struct bt_progress *p)
 {
 	bool *done = calloc(u->targets->n ? u->targets->n : 1, sizeof(*done));
 	size_t i;
@@ -258,23 +260,22 @@ static int attach_multi(struct bt_uattach *u)
 	for (i = 0; i < u->targets->n && !err; i++) {
 		if (done[i] || !u->how[i] || u->targets->v[i].kind != BT_SPEC_UFUNC)
 			continue;
-		err = bt_stop_requested() ? -EINTR : attach_group(u, i, done);
+		err = bt_stop_requested() ? -EINTR : attach_group(u, i, done, p);
 	}
 	free(done);
 	return err;
 }
 
-int bt_uattach__commit(struct bt_uattach *u)
+int bt_uattach__commit(struct bt_uattach *u, struct bt_progress *p)
 {
-	bool progress = u->nuser > 100 && isatty(STDERR_FILENO);
-	size_t i, done = 0, ok = 0, nufunc = 0, skipped = 0;
+	size_t i, ok = 0, nufunc = 0, skipped = 0;
 	char what[512];
 	int err = 0;
 
 	for (i = 0; i < u->targets->n; i++)
 		nufunc += u->targets->v[i].kind == BT_SPEC_UFUNC;
 	if (u->multi) {
-		err = attach_multi(u);
+		err = attach_multi(u, p);
 		if (err)
 			return err;
 	}
@@ -284,15 +285,10 @@ int bt_uattach__commit(struct bt_uattach *u)
 		if (!u->how[i] || (u->multi && t->kind == BT_SPEC_UFUNC))
 			continue;
 		/* each uprobe costs the kernel a few ms: a Ctrl-C must not wait for hundreds */
-		if (bt_stop_requested()) {
-			if (progress)
-				fputs("\r\033[K", stderr);
+		if (bt_stop_requested())
 			return -EINTR;
-		}
 		u->links[i] = attach_one(u, i);
-		done++;
-		if (progress && (done % 50 == 0 || done == u->nuser))
-			fprintf(stderr, "\rattaching %zu/%zu", done, u->nuser);
+		bt_progress_add(p, 1);
 		describe(t, what, sizeof(what));
 		if (!u->links[i]) {
 			err = -errno;
@@ -302,6 +298,7 @@ int bt_uattach__commit(struct bt_uattach *u)
 			 */
 			if (t->kind == BT_SPEC_UFUNC && nufunc > 1 &&
 			    (err == -EINVAL || err == -EOPNOTSUPP || err == -524 /* ENOTSUPP */)) {
+				bt_progress_clear(p);
 				bt_warn("cannot attach to '%s' (%s): %s; skipped", t->name, what,
 					strerror(-err));
 				u->how[i] = NULL;
@@ -309,8 +306,7 @@ int bt_uattach__commit(struct bt_uattach *u)
 				err = 0;
 				continue;
 			}
-			if (progress)
-				fputc('\n', stderr);
+			bt_progress_clear(p);
 			bt_err("cannot attach to '%s' (%s %s): %s", t->name, u->how[i], what,
 			       strerror(-err));
 			return err;
@@ -318,13 +314,16 @@ int bt_uattach__commit(struct bt_uattach *u)
 		ok++;
 		bt_debug("target %zu '%s': %s %s", i, t->name, u->how[i], what);
 	}
-	if (progress)
-		fputs("\r\033[K", stderr);
 	if (skipped && !ok) {
 		bt_err("none of the %zu user functions could be attached", skipped);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+size_t bt_uattach__count(const struct bt_uattach *u)
+{
+	return u ? u->nuser : 0;
 }
 
 const char *bt_uattach__how(const struct bt_uattach *u, size_t i)
