@@ -115,7 +115,7 @@ struct builder {
 	struct fde_ent *fdes;
 	size_t nfdes, fdes_cap;
 	uint64_t covered;
-	int too_high;
+	size_t cie_work; /* bytes of CIEs parsed in this section, re-parses included */
 	struct bt_unwind_table *t;
 };
 
@@ -657,6 +657,14 @@ static int parse_cie(struct builder *b, size_t off, struct cie *cie)
 	cie->state = -1;
 	if (entry_header(b, off, &c, &next, &id, &id_pos, &is64) || !is_cie_id(b, id, is64))
 		return -1;
+	/*
+	 * Large CIEs that keep evicting each other from the cache would make the parse quadratic;
+	 * real CIEs are a few dozen bytes and few, so a budget of the section's size twice over
+	 * only ever stops a crafted file.
+	 */
+	b->cie_work += next - off;
+	if (b->cie_work > 2 * b->size + 65536)
+		return -1;
 	if (rd_u8(&c, &ver) || !(ver == 1 || ver == 3 || (!b->eh && ver == 4)))
 		return -1;
 	aug = c.p;
@@ -797,10 +805,8 @@ static int parse_fde(struct builder *b, struct cursor *c, size_t cie_off)
 		b->t->nr_outside++;
 		return 0;
 	}
-	if (start + range > 0xffffffffull) {
-		b->too_high = 1;
+	if (start + range > 0xffffffffull)
 		return -E2BIG;
-	}
 	r.cie = cie;
 	r.loc = start;
 	r.end = start + range;
@@ -865,6 +871,7 @@ static int parse_section(struct builder *b)
 	if (err)
 		return err;
 	memset(b->cies, 0, sizeof(b->cies));
+	b->cie_work = 0;
 	while (off < b->size) {
 		if (b->eh && b->size - off >= 4 && !memcmp(b->buf + off, "\0\0\0\0", 4))
 			break; /* the .eh_frame terminator */

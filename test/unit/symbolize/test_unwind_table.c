@@ -6,6 +6,7 @@
  * change; we merge). Then broken sections through bt_unwind_table_from_memory.
  */
 #include <dwarf.h>
+#include <elf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -619,6 +620,391 @@ static void test_high(void)
 	CHECK(t == NULL);
 }
 
+/*
+ * Hand-made sections in a minimal ELF image (no program headers, so every FDE counts): the
+ * encodings and entry formats compilers rarely produce, and broken entries.
+ */
+struct buf {
+	unsigned char *d;
+	size_t n, cap;
+};
+
+static void put(struct buf *b, const void *p, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2;
+		b->d = realloc(b->d, b->cap);
+	}
+	memcpy(b->d + b->n, p, n);
+	b->n += n;
+}
+
+static void put_int(struct buf *b, uint64_t v, int bytes)
+{
+	unsigned char x[8];
+	int i;
+
+	for (i = 0; i < bytes; i++)
+		x[i] = v >> (8 * i);
+	put(b, x, bytes);
+}
+
+static void put_uleb(struct buf *b, uint64_t v)
+{
+	do {
+		unsigned char c = v & 0x7f;
+
+		v >>= 7;
+		if (v)
+			c |= 0x80;
+		put(b, &c, 1);
+	} while (v);
+}
+
+static void put_sleb(struct buf *b, int64_t v)
+{
+	int more = 1;
+
+	while (more) {
+		unsigned char c = v & 0x7f;
+
+		v >>= 7;
+		more = !((v == 0 && !(c & 0x40)) || (v == -1 && (c & 0x40)));
+		if (more)
+			c |= 0x80;
+		put(b, &c, 1);
+	}
+}
+
+/* An entry's length field (32 or 64-bit); returns where its contents start. */
+static size_t entry_begin(struct buf *b, int is64)
+{
+	if (is64) {
+		put_int(b, 0xffffffff, 4);
+		put_int(b, 0, 8);
+	} else {
+		put_int(b, 0, 4);
+	}
+	return b->n;
+}
+
+static void entry_end(struct buf *b, size_t start, int is64)
+{
+	uint64_t len = b->n - start;
+	int i;
+
+	for (i = 0; i < (is64 ? 8 : 4); i++)
+		b->d[start - (is64 ? 8 : 4) + i] = len >> (8 * i);
+}
+
+#define EH_ADDR 0x2000
+
+/* ELF64 x86-64 with .eh_frame at EH_ADDR and a .debug_frame, each possibly empty. */
+static void *make_elf(const struct buf *eh, const struct buf *dbg, size_t *size)
+{
+	static const char shstr[] = "\0.eh_frame\0.debug_frame\0.shstrtab";
+	size_t eh_off = sizeof(Elf64_Ehdr), dbg_off = eh_off + eh->n, str_off = dbg_off + dbg->n;
+	size_t sh_off = (str_off + sizeof(shstr) + 7) & ~7ul;
+	Elf64_Shdr sh[4] = { { 0 } };
+	Elf64_Ehdr eh_hdr = { 0 };
+	unsigned char *img;
+
+	*size = sh_off + sizeof(sh);
+	img = calloc(1, *size);
+	memcpy(eh_hdr.e_ident, ELFMAG, SELFMAG);
+	eh_hdr.e_ident[EI_CLASS] = ELFCLASS64;
+	eh_hdr.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh_hdr.e_ident[EI_VERSION] = EV_CURRENT;
+	eh_hdr.e_type = ET_DYN;
+	eh_hdr.e_machine = EM_X86_64;
+	eh_hdr.e_version = EV_CURRENT;
+	eh_hdr.e_ehsize = sizeof(Elf64_Ehdr);
+	eh_hdr.e_shentsize = sizeof(Elf64_Shdr);
+	eh_hdr.e_shnum = 4;
+	eh_hdr.e_shstrndx = 3;
+	eh_hdr.e_shoff = sh_off;
+	sh[1] = (Elf64_Shdr){ .sh_name = 1,
+			      .sh_type = SHT_PROGBITS,
+			      .sh_flags = SHF_ALLOC,
+			      .sh_addr = EH_ADDR,
+			      .sh_offset = eh_off,
+			      .sh_size = eh->n,
+			      .sh_addralign = 1 };
+	sh[2] = (Elf64_Shdr){ .sh_name = 11,
+			      .sh_type = SHT_PROGBITS,
+			      .sh_offset = dbg_off,
+			      .sh_size = dbg->n,
+			      .sh_addralign = 1 };
+	sh[3] = (Elf64_Shdr){ .sh_name = 24,
+			      .sh_type = SHT_STRTAB,
+			      .sh_offset = str_off,
+			      .sh_size = sizeof(shstr),
+			      .sh_addralign = 1 };
+	memcpy(img, &eh_hdr, sizeof(eh_hdr));
+	if (eh->n)
+		memcpy(img + eh_off, eh->d, eh->n);
+	if (dbg->n)
+		memcpy(img + dbg_off, dbg->d, dbg->n);
+	memcpy(img + str_off, shstr, sizeof(shstr));
+	memcpy(img + sh_off, sh, sizeof(sh));
+	return img;
+}
+
+/* A CIE: version 1, augmentation "zR" with the given FDE pointer encoding (or aug as is). */
+static size_t eh_cie(struct buf *b, const char *aug, int enc, uint64_t caf, int is64)
+{
+	size_t at = b->n, start = entry_begin(b, is64), auglen;
+
+	put_int(b, 0, 4); /* CIE id */
+	put_int(b, 1, 1);
+	put(b, aug, strlen(aug) + 1);
+	put_uleb(b, caf);
+	put_sleb(b, -8);
+	put_int(b, 16, 1);
+	if (aug[0] == 'z') {
+		auglen = enc >= 0 ? 1 : 0;
+		put_uleb(b, auglen);
+		if (enc >= 0)
+			put_int(b, enc, 1);
+	}
+	put(b, "\x0c\x07\x08\x90\x01", 5); /* def_cfa rsp 8; offset rip cfa-8 */
+	entry_end(b, start, is64);
+	return at;
+}
+
+/* An FDE's header up to its program; the caller writes pc and range in the CIE's encoding. */
+static size_t eh_fde_begin(struct buf *b, size_t cie, int is64)
+{
+	size_t start = entry_begin(b, is64);
+
+	put_int(b, b->n - cie, 4); /* CIE pointer: back from this field */
+	return start;
+}
+
+static const struct bt_unwind_row *row_at(const struct bt_unwind_table *t, uint64_t pc)
+{
+	return t ? bt_unwind_table_find(t, pc) : NULL;
+}
+
+#define CHECK_ROW(t, pc, rule, off)                             \
+	do {                                                    \
+		const struct bt_unwind_row *_r = row_at(t, pc); \
+		CHECK(_r != NULL);                              \
+		if (_r) {                                       \
+			CHECK_INT(_r->cfa_rule, rule);          \
+			CHECK_INT(_r->cfa_offset, off);         \
+		}                                               \
+	} while (0)
+
+static void test_handmade_eh(void)
+{
+	struct buf eh = { 0 }, dbg = { 0 };
+	struct bt_unwind_table *t = NULL;
+	size_t c, f, size, field;
+	void *img;
+
+	/* udata4 absolute */
+	c = eh_cie(&eh, "zR", DW_EH_PE_udata4, 1, 0);
+	f = eh_fde_begin(&eh, c, 0);
+	put_int(&eh, 0x1000, 4);
+	put_int(&eh, 0x10, 4);
+	put_uleb(&eh, 0);
+	put(&eh, "\x02\x04\x0e\x10", 4); /* advance_loc1 4; def_cfa_offset 16 */
+	entry_end(&eh, f, 0);
+	/* the 64-bit entry format, udata8 */
+	c = eh_cie(&eh, "zR", DW_EH_PE_udata8, 1, 1);
+	f = eh_fde_begin(&eh, c, 1);
+	put_int(&eh, 0x1010, 8);
+	put_int(&eh, 0x10, 8);
+	put_uleb(&eh, 0);
+	put(&eh, "\x0c\x06\x10", 3); /* def_cfa rbp 16 */
+	entry_end(&eh, f, 1);
+	/* uleb128, code alignment 4 */
+	c = eh_cie(&eh, "zR", DW_EH_PE_uleb128, 4, 0);
+	f = eh_fde_begin(&eh, c, 0);
+	put_uleb(&eh, 0x1020);
+	put_uleb(&eh, 0x20);
+	put_uleb(&eh, 0);
+	put(&eh, "\x42\x0e\x20", 3); /* advance_loc 2 (8 bytes); def_cfa_offset 32 */
+	entry_end(&eh, f, 0);
+	/* pcrel sdata2, and set_loc in the same encoding */
+	c = eh_cie(&eh, "zR", DW_EH_PE_pcrel | DW_EH_PE_sdata2, 1, 0);
+	f = eh_fde_begin(&eh, c, 0);
+	field = EH_ADDR + eh.n;
+	put_int(&eh, (uint16_t)(0x1040 - field), 2);
+	put_int(&eh, 0x10, 2);
+	put_uleb(&eh, 0);
+	put_int(&eh, DW_CFA_set_loc, 1);
+	field = EH_ADDR + eh.n;
+	put_int(&eh, (uint16_t)(0x1048 - field), 2);
+	put(&eh, "\x0e\x18", 2); /* def_cfa_offset 24 */
+	entry_end(&eh, f, 0);
+	/* bad: an augmentation without 'z' we cannot step over */
+	c = eh_cie(&eh, "eh", -1, 1, 0);
+	f = eh_fde_begin(&eh, c, 0);
+	put_int(&eh, 0x1100, 8);
+	put_int(&eh, 0x10, 8);
+	entry_end(&eh, f, 0);
+	/* bad: a CIE pointer to an FDE */
+	c = f - 4;
+	f = eh_fde_begin(&eh, c, 0);
+	put_int(&eh, 0x1200, 8);
+	put_int(&eh, 0x10, 8);
+	entry_end(&eh, f, 0);
+	/* bad: an indirect FDE address */
+	c = eh_cie(&eh, "zR", DW_EH_PE_indirect | DW_EH_PE_udata4, 1, 0);
+	f = eh_fde_begin(&eh, c, 0);
+	put_int(&eh, 0x1300, 4);
+	put_int(&eh, 0x10, 4);
+	put_uleb(&eh, 0);
+	entry_end(&eh, f, 0);
+	put_int(&eh, 0, 4); /* terminator */
+
+	img = make_elf(&eh, &dbg, &size);
+	CHECK_INT(bt_unwind_table_from_memory(img, size, &t), 0);
+	free(img);
+	if (t) {
+		check_table_shape(t);
+		CHECK_INT(t->nr_fdes, 4);
+		CHECK_INT(t->nr_bad, 3);
+		CHECK_INT(t->sources, BT_UNWIND_SRC_EH_FRAME);
+	}
+	CHECK(row_at(t, 0xfff) == NULL);
+	CHECK_ROW(t, 0x1000, BT_CFA_RSP, 8);
+	CHECK_ROW(t, 0x1004, BT_CFA_RSP, 16);
+	CHECK_ROW(t, 0x100f, BT_CFA_RSP, 16);
+	CHECK_ROW(t, 0x1010, BT_CFA_RBP, 16);
+	CHECK_ROW(t, 0x1020, BT_CFA_RSP, 8);
+	CHECK_ROW(t, 0x1027, BT_CFA_RSP, 8);
+	CHECK_ROW(t, 0x1028, BT_CFA_RSP, 32);
+	CHECK_ROW(t, 0x1040, BT_CFA_RSP, 8);
+	CHECK_ROW(t, 0x1048, BT_CFA_RSP, 24);
+	CHECK(row_at(t, 0x1050) == NULL);
+	CHECK(row_at(t, 0x1100) == NULL);
+	CHECK(row_at(t, 0x1300) == NULL);
+	bt_unwind_table_free(t);
+	free(eh.d);
+}
+
+/* .debug_frame: a version 4 CIE in 64-bit DWARF, and a version 3 one in 32-bit. */
+static void test_handmade_debug_frame(void)
+{
+	struct buf eh = { 0 }, dbg = { 0 };
+	struct bt_unwind_table *t = NULL;
+	size_t c, f, size;
+	void *img;
+
+	c = dbg.n;
+	f = entry_begin(&dbg, 1);
+	put_int(&dbg, ~0ull, 8);
+	put_int(&dbg, 4, 1);
+	put(&dbg, "", 1);
+	put_int(&dbg, 8, 1); /* address size */
+	put_int(&dbg, 0, 1); /* segment selector size */
+	put_uleb(&dbg, 1);
+	put_sleb(&dbg, -8);
+	put_uleb(&dbg, 16);
+	put(&dbg, "\x0c\x07\x08\x90\x01", 5);
+	entry_end(&dbg, f, 1);
+	f = entry_begin(&dbg, 1);
+	put_int(&dbg, c, 8); /* CIE pointer: a section offset */
+	put_int(&dbg, 0x3000, 8);
+	put_int(&dbg, 0x20, 8);
+	put(&dbg, "\x41\x0e\x10\x41\x07\x10", 6); /* +1: rsp+16; +2: rip undefined */
+	entry_end(&dbg, f, 1);
+
+	c = dbg.n;
+	f = entry_begin(&dbg, 0);
+	put_int(&dbg, 0xffffffff, 4);
+	put_int(&dbg, 3, 1);
+	put(&dbg, "", 1);
+	put_uleb(&dbg, 1);
+	put_sleb(&dbg, -8);
+	put_uleb(&dbg, 16);
+	put(&dbg, "\x0c\x07\x08\x90\x01", 5);
+	entry_end(&dbg, f, 0);
+	f = entry_begin(&dbg, 0);
+	put_int(&dbg, c, 4);
+	put_int(&dbg, 0x3100, 8);
+	put_int(&dbg, 0x10, 8);
+	put(&dbg, "\x41\x0c\x06\x10", 4); /* +1: rbp+16 */
+	entry_end(&dbg, f, 0);
+	/* an FDE of discarded code (address 0) is left out, not an error */
+	f = entry_begin(&dbg, 0);
+	put_int(&dbg, c, 4);
+	put_int(&dbg, 0, 8);
+	put_int(&dbg, 0x10, 8);
+	entry_end(&dbg, f, 0);
+
+	img = make_elf(&eh, &dbg, &size);
+	CHECK_INT(bt_unwind_table_from_memory(img, size, &t), 0);
+	free(img);
+	if (t) {
+		check_table_shape(t);
+		CHECK_INT(t->nr_fdes, 2);
+		CHECK_INT(t->nr_bad, 0);
+		CHECK_INT(t->nr_outside, 1);
+		CHECK_INT(t->sources, BT_UNWIND_SRC_DEBUG_FRAME);
+	}
+	CHECK_ROW(t, 0x3000, BT_CFA_RSP, 8);
+	CHECK_ROW(t, 0x3001, BT_CFA_RSP, 16);
+	CHECK_ROW(t, 0x3002, BT_CFA_END, 0);
+	CHECK_ROW(t, 0x301f, BT_CFA_END, 0);
+	CHECK(row_at(t, 0x3020) == NULL);
+	CHECK_ROW(t, 0x3100, BT_CFA_RSP, 8);
+	CHECK_ROW(t, 0x3101, BT_CFA_RBP, 16);
+	CHECK(row_at(t, 0x3110) == NULL);
+	CHECK(row_at(t, 0) == NULL);
+	bt_unwind_table_free(t);
+	free(dbg.d);
+}
+
+/*
+ * 300 large CIEs and FDEs cycling through them: more CIEs than cache slots, so without a
+ * bound every FDE would parse its CIE again. The bound stops that (the FDEs past it are
+ * counted bad) instead of going quadratic.
+ */
+static void test_cie_thrash(void)
+{
+	struct buf eh = { 0 }, dbg = { 0 };
+	struct bt_unwind_table *t = NULL;
+	size_t cies[300], f, size, i;
+	void *img;
+
+	for (i = 0; i < 300; i++) {
+		size_t start = entry_begin(&eh, 0), j;
+
+		cies[i] = start - 4;
+		put_int(&eh, 0, 4);
+		put_int(&eh, 1, 1);
+		put(&eh, "zR", 3);
+		put_uleb(&eh, 1);
+		put_sleb(&eh, -8);
+		put_int(&eh, 16, 1);
+		put_uleb(&eh, 1);
+		put_int(&eh, DW_EH_PE_udata4, 1);
+		put(&eh, "\x0c\x07\x08\x90\x01", 5);
+		for (j = 0; j < 4096; j++)
+			put_int(&eh, DW_CFA_nop, 1);
+		entry_end(&eh, start, 0);
+	}
+	for (i = 0; i < 6000; i++) {
+		f = eh_fde_begin(&eh, cies[i % 300], 0);
+		put_int(&eh, 0x10000 + 16 * i, 4);
+		put_int(&eh, 16, 4);
+		put_uleb(&eh, 0);
+		entry_end(&eh, f, 0);
+	}
+	img = make_elf(&eh, &dbg, &size);
+	CHECK_INT(bt_unwind_table_from_memory(img, size, &t), 0);
+	free(img);
+	CHECK(t && t->nr_fdes >= 300 && t->nr_bad > 0);
+	if (t)
+		check_table_shape(t);
+	bt_unwind_table_free(t);
+	free(eh.d);
+}
+
 int main(void)
 {
 	verbose = !!getenv("BT_TEST_VERBOSE");
@@ -631,6 +1017,9 @@ int main(void)
 	BT_RUN(test_cfi_rules);
 	BT_RUN(test_high);
 	BT_RUN(test_corrupt);
+	BT_RUN(test_handmade_eh);
+	BT_RUN(test_handmade_debug_frame);
+	BT_RUN(test_cie_thrash);
 	BT_RUN(test_debug_frame);
 	return bt_test_done();
 }
