@@ -1014,6 +1014,59 @@ static int parse_scn(struct builder *b, Elf *e, const char *name, int eh, unsign
 	return parse_section(b);
 }
 
+/*
+ * A file without section headers (sstrip, or a damaged header table): .eh_frame through
+ * PT_GNU_EH_FRAME, whose .eh_frame_hdr points at it. Its size is unknown, so the parse runs
+ * to the terminator or to the end of the segment holding it, whichever comes first.
+ */
+static int parse_eh_frame_by_phdr(struct builder *b, Elf *e)
+{
+	size_t nph, i;
+	GElf_Phdr ph, hdr = { 0 };
+	const unsigned char *h;
+	uint64_t eh_addr;
+	struct cursor c;
+	Elf_Data *d;
+
+	if (elf_getphdrnum(e, &nph))
+		return -ENOENT;
+	for (i = 0; i < nph && i < 4096; i++) {
+		if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_GNU_EH_FRAME)
+			hdr = ph;
+	}
+	if (hdr.p_filesz < 8)
+		return -ENOENT;
+	d = elf_getdata_rawchunk(e, hdr.p_offset, hdr.p_filesz, ELF_T_BYTE);
+	if (!d || !d->d_buf || d->d_size < 8)
+		return -ENOENT;
+	h = d->d_buf;
+	if (h[0] != 1)
+		return -ENOENT;
+	/* eh_frame_ptr, encoded relative to .eh_frame_hdr itself */
+	b->buf = h;
+	b->size = d->d_size;
+	b->sec_addr = hdr.p_vaddr;
+	c = (struct cursor){ h + 4, h + d->d_size };
+	if (rd_encoded(b, &c, h[1], &eh_addr, NULL))
+		return -ENOENT;
+	for (i = 0; i < nph && i < 4096; i++) {
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD || eh_addr < ph.p_vaddr ||
+		    eh_addr - ph.p_vaddr >= ph.p_filesz)
+			continue;
+		d = elf_getdata_rawchunk(e, ph.p_offset + (eh_addr - ph.p_vaddr),
+					 ph.p_filesz - (eh_addr - ph.p_vaddr), ELF_T_BYTE);
+		if (!d || !d->d_buf || !d->d_size)
+			return -ENOENT;
+		b->buf = d->d_buf;
+		b->size = d->d_size;
+		b->sec_addr = eh_addr;
+		b->eh = 1;
+		b->prio = 0;
+		return parse_section(b);
+	}
+	return -ENOENT;
+}
+
 /* Executable PT_LOAD ranges and section bases of the file the addresses belong to. */
 static int read_layout(struct builder *b, Elf *e, uint64_t *code_size, int *has_plt)
 {
@@ -1127,6 +1180,8 @@ static int build(Elf *e, struct bt_elf *belf, struct bt_unwind_table **out)
 		bt_elf__read_build_id(e, t->build_id, sizeof(t->build_id), &t->build_id_len);
 	}
 	err = parse_scn(b, e, ".eh_frame", 1, 0);
+	if (err == -ENOENT)
+		err = parse_eh_frame_by_phdr(b, e);
 	if (err && err != -ENOENT)
 		goto cleanup;
 	err = parse_scn(b, e, ".debug_frame", 0, 1);

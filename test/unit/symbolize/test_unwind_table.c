@@ -611,6 +611,36 @@ out:
 	compare_file(FX_DIR "/fx_cfi.so", 0, NULL);
 }
 
+/* Without section headers, .eh_frame is found through PT_GNU_EH_FRAME: the same rows. */
+static void test_no_section_headers(void)
+{
+	struct bt_unwind_table *t = NULL, *s = NULL;
+	Elf64_Ehdr *eh;
+	size_t size, i;
+	void *img;
+
+	img = read_all(FX_DIR "/fx_cfi.so", &size);
+	CHECK(img != NULL);
+	if (!img)
+		return;
+	CHECK_INT(bt_unwind_table_from_memory(img, size, &t), 0);
+	eh = img;
+	eh->e_shoff = 0;
+	eh->e_shnum = 0;
+	eh->e_shstrndx = 0;
+	CHECK_INT(bt_unwind_table_from_memory(img, size, &s), 0);
+	if (s && t) {
+		CHECK_INT(s->nr, t->nr);
+		CHECK_INT(s->nr_fdes, t->nr_fdes);
+		CHECK_INT(s->nr_bad, 0);
+		for (i = 0; i < s->nr && i < t->nr; i++)
+			CHECK(!memcmp(&s->rows[i], &t->rows[i], sizeof(s->rows[i])));
+	}
+	bt_unwind_table_free(s);
+	bt_unwind_table_free(t);
+	free(img);
+}
+
 /* Row pcs are 32 bits: a file linked above 4 GiB gets no table. */
 static void test_high(void)
 {
@@ -1016,6 +1046,7 @@ int main(void)
 	BT_RUN(test_plt);
 	BT_RUN(test_cfi_rules);
 	BT_RUN(test_high);
+	BT_RUN(test_no_section_headers);
 	BT_RUN(test_corrupt);
 	BT_RUN(test_handmade_eh);
 	BT_RUN(test_handmade_debug_frame);
