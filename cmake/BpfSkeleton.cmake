@@ -34,8 +34,12 @@ foreach(d IN LISTS _dirs)
   list(APPEND BT_CLANG_SYS_INCLUDES -idirafter ${d})
 endforeach()
 
+# bt_bpf_skeleton(NAME [SOURCE]): SOURCE defaults to probes/NAME.bpf.c.
 function(bt_bpf_skeleton name)
   set(src ${PROJECT_SOURCE_DIR}/probes/${name}.bpf.c)
+  if(ARGC GREATER 1)
+    set(src ${ARGV1})
+  endif()
   set(obj ${BT_GEN_DIR}/${name}.bpf.o)
   set(skel ${BT_GEN_DIR}/${name}.skel.h)
   add_custom_command(OUTPUT ${obj}
