@@ -19,6 +19,10 @@ else()
   find_program(BT_DPKG_SHLIBDEPS dpkg-shlibdeps)
   if(BT_DPKG_SHLIBDEPS)
     set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+    # The symbols alone ask for libbpf 1.0; the attach layer relies on 1.1's behaviour (an
+    # fentry program's target set before load, docs/attach.md), which Debian 12 ships.
+    # CPack appends what dpkg-shlibdeps finds to this.
+    set(CPACK_DEBIAN_PACKAGE_DEPENDS "libbpf1 (>= 1:1.1)")
   else()
     set(CPACK_DEBIAN_PACKAGE_DEPENDS "libbpf1 (>= 1:1.1), libelf1, libdw1, zlib1g, liblzma5, libstdc++6, libc6")
   endif()

@@ -13,6 +13,26 @@ dpkg-deb -f "$deb" Package Version Depends >"$T/control"
 grep -q '^Package: bpftools$' "$T/control" || bad "package is not named bpftools"
 grep -q '^Depends: .*libbpf' "$T/control" || file -L "$BPFTOOLS" | grep -q 'statically linked' ||
 	bad "Depends does not name libbpf: $(grep Depends "$T/control")"
+# Every shared library the binary needs belongs to a package that Depends names (what a
+# clean install relies on; scripts/test-deb installs it on a fresh Debian 12 with apt).
+owner() {
+	for f in "$1" "$(readlink -f "$1")"; do
+		for g in "$f" "/usr$f" "${f#/usr}"; do
+			o=$(dpkg -S "$g" 2>/dev/null | head -1 | cut -d: -f1)
+			[ -n "$o" ] && { echo "$o"; return; }
+		done
+	done
+}
+if command -v dpkg >/dev/null && ! file -L "$BPFTOOLS" | grep -q 'statically linked'; then
+	for lib in $(objdump -p "$BPFTOOLS" | awk '$1 == "NEEDED" { print $2 }'); do
+		path=$(ldd "$BPFTOOLS" | awk -v l="$lib" '$1 == l { print $3 }')
+		pkg=$(owner "$path")
+		[ -n "$pkg" ] || { bad "no package owns $lib ($path)"; continue; }
+		sed -n 's/^Depends: //p' "$T/control" | tr ',' '\n' | awk '{ print $1 }' | grep -qxF "$pkg" ||
+			bad "Depends lacks $pkg (for $lib): $(grep Depends "$T/control")"
+		ndeps=$((${ndeps:-0} + 1))
+	done
+fi
 
 has() {
 	grep -q -- "$1" "$T/contents" || bad "the .deb lacks $2"
@@ -39,4 +59,4 @@ if [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ]; then
 	grep -q '^SOFTIRQ  *TOTAL_usecs$' "$T/out" || bad "unpacked softirqs 1 1 printed no table: $(cat "$T/out")"
 	ran=", softirqs 1 1 ran from it"
 fi
-finish "package: $(basename "$deb") holds the binary, $n links and man pages, completions${ran:-}"
+finish "package: $(basename "$deb") holds the binary, $n links and man pages, completions; Depends covers its ${ndeps:-0} libraries${ran:-}"
