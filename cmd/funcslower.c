@@ -1023,8 +1023,6 @@ static int run(const struct bt_cmd *cmd)
 			fprintf(stderr, "%s: -S: cpu-clock samples at %lu Hz on %d CPUs\n",
 				bt_progname(), opts.hz ? opts.hz : DEFAULT_HZ, bt_perf__cpus(perf));
 	}
-	if (opts.verbose)
-		describe(&targets, names, attach);
 	if (stacks) {
 		err = bt_stacks__new(skel->obj, &sopts, &s.stacks);
 		if (err) {
@@ -1052,6 +1050,9 @@ static int run(const struct bt_cmd *cmd)
 	}
 	if (s.stacks)
 		bt_evloop__set_tick(loop, 1000, recycle_stacks, &s);
+	/* last, so that a script can take these lines to mean that tracing has started */
+	if (opts.verbose)
+		describe(&targets, names, attach);
 
 	if (!opts.folded && !opts.json)
 		print_header();
