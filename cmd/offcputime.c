@@ -151,49 +151,19 @@ static int add_row(void *ctx, const void *key, const void *value)
 static int print_summary(void *ctx)
 {
 	struct state *s = ctx;
-	int gen, err = 0;
-	size_t i;
 
-	/* both generations: everything counted until now, whichever was current */
-	for (gen = 0; gen < 2 && !err; gen++) {
-		err = bt_stacks__flip(s->stacks);
-		if (err >= 0)
-			err = bt_stacks__drain(s->stacks, s->counts_fd,
-					       sizeof(struct offcputime_key), sizeof(__u64),
-					       offsetof(struct offcputime_key, gen), add_row, s);
-	}
-	if (err < 0) {
-		bt_err("cannot read the off-CPU counts: %s", strerror(-err));
-		return err;
-	}
-	if (!opts.o.folded && !opts.o.json)
-		printf("\n");
-	bt_stack_table__sort(&s->table);
-	for (i = 0; i < s->table.n; i++) {
-		const struct bt_stack_row *r = &s->table.rows[i];
-
-		if (opts.o.json)
-			fputs(r->text, stdout);
-		else if (opts.o.folded)
-			printf("%s %llu\n", r->text, r->value);
-		else
-			printf("%s        %llu\n\n", r->text, r->value);
-	}
-	bt_stack_table__clear(&s->table);
-	return bt_stack_out__write(s->out);
+	return bt_offcpu_summary(&opts.o, s->stacks, s->counts_fd, sizeof(struct offcputime_key),
+				 offsetof(struct offcputime_key, gen), add_row, s, &s->table)
+		       ?: bt_stack_out__write(s->out);
 }
 
 static void print_banner(void)
 {
 	char who[64 + 12 * BT_OFFCPU_MAX_IDS];
-	FILE *out = opts.o.folded || opts.o.json ? stderr : stdout;
 
 	bt_offcpu_threads(&opts.o, who, sizeof(who));
-	fprintf(out, "Tracing off-CPU time (us) of %s by %s stack", who, bt_offcpu_stacks(&opts.o));
-	if (opts.o.duration)
-		fprintf(out, " for %lu secs.\n", opts.o.duration);
-	else
-		fprintf(out, "... Hit Ctrl-C to end.\n");
+	bt_offcpu_banner(&opts.o, "Tracing off-CPU time (us) of %s by %s stack", who,
+			 bt_offcpu_stacks(&opts.o));
 }
 
 static int run(const struct bt_cmd *cmd)
@@ -230,8 +200,6 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot open the BPF object: %s", strerror(errno));
 		goto cleanup;
 	}
-	skel->rodata->want_kernel = want_kernel();
-	skel->rodata->want_user = want_user();
 	err = bt_offcpu_apply(skel->obj, &opts.o);
 	if (!err)
 		err = bt_stacks__configure(skel->obj, &sopts);

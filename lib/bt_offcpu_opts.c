@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -127,7 +128,7 @@ const struct argp bt_offcpu_argp = { .options = options,
 
 int bt_offcpu_apply(struct bpf_object *obj, const struct bt_offcpu_opts *o)
 {
-	bool by_state = o->state >= 0;
+	bool by_state = o->state >= 0, want_kernel = !o->user_only, want_user = !o->kernel_only;
 	__u32 state = by_state ? o->state : 0;
 	__u64 min = o->min_us, max = o->max_us;
 	int err;
@@ -152,6 +153,10 @@ int bt_offcpu_apply(struct bpf_object *obj, const struct bt_offcpu_opts *o)
 		err = bt_rodata_set(obj, "bt_offcpu_min_us", &min, sizeof(min));
 	if (!err)
 		err = bt_rodata_set(obj, "bt_offcpu_max_us", &max, sizeof(max));
+	if (!err)
+		err = bt_rodata_set(obj, "bt_offcpu_want_kernel", &want_kernel, sizeof(bool));
+	if (!err)
+		err = bt_rodata_set(obj, "bt_offcpu_want_user", &want_user, sizeof(bool));
 	return err;
 }
 
@@ -171,4 +176,52 @@ void bt_offcpu_threads(const struct bt_offcpu_opts *o, char *buf, size_t len)
 const char *bt_offcpu_stacks(const struct bt_offcpu_opts *o)
 {
 	return o->user_only ? "user" : o->kernel_only ? "kernel" : "user + kernel";
+}
+
+void bt_offcpu_banner(const struct bt_offcpu_opts *o, const char *fmt, ...)
+{
+	FILE *out = o->folded || o->json ? stderr : stdout;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+	if (o->duration)
+		fprintf(out, " for %lu secs.\n", o->duration);
+	else
+		fprintf(out, "... Hit Ctrl-C to end.\n");
+}
+
+int bt_offcpu_summary(const struct bt_offcpu_opts *o, struct bt_stacks *st, int counts_fd,
+		      size_t key_size, size_t gen_offset, bt_stacks_entry_fn add_row, void *ctx,
+		      struct bt_stack_table *t)
+{
+	int gen, err = 0;
+	size_t i;
+
+	for (gen = 0; gen < 2 && !err; gen++) {
+		err = bt_stacks__flip(st);
+		if (err >= 0)
+			err = bt_stacks__drain(st, counts_fd, key_size, sizeof(__u64), gen_offset,
+					       add_row, ctx);
+	}
+	if (err < 0) {
+		bt_err("cannot read the off-CPU counts: %s", strerror(-err));
+		return err;
+	}
+	if (!o->folded && !o->json)
+		printf("\n");
+	bt_stack_table__sort(t);
+	for (i = 0; i < t->n; i++) {
+		const struct bt_stack_row *r = &t->rows[i];
+
+		if (o->json)
+			fputs(r->text, stdout);
+		else if (o->folded)
+			printf("%s %llu\n", r->text, r->value);
+		else
+			printf("%s        %llu\n\n", r->text, r->value);
+	}
+	bt_stack_table__clear(t);
+	return 0;
 }

@@ -20,6 +20,8 @@
 
 #include "bt_offcpu.h"
 #include "bt_stack_out.h"
+#include "bt_stack_table.h"
+#include "bt_stacks.h"
 
 struct bt_offcpu_opts {
 	unsigned int tgids[BT_OFFCPU_MAX_IDS], ntgids; /* -p */
@@ -42,12 +44,30 @@ struct bt_offcpu_opts {
 
 extern const struct argp bt_offcpu_argp;
 
-/* Write the thread filters and the block-time window into obj's read-only data. */
+/* Write the thread filters, the block-time window and the stacks wanted into obj's read-only
+ * data. */
 int bt_offcpu_apply(struct bpf_object *obj, const struct bt_offcpu_opts *o);
 
 /* "all threads", "user threads", "kernel threads", "PIDs 185,186" or "TIDs 188", as BCC. */
 void bt_offcpu_threads(const struct bt_offcpu_opts *o, char *buf, size_t len);
 /* "user + kernel", "user" or "kernel" */
 const char *bt_offcpu_stacks(const struct bt_offcpu_opts *o);
+
+/*
+ * "Tracing ..." (fmt) and " for N secs." or "... Hit Ctrl-C to end.", on stdout, or on stderr
+ * when stdout holds data only (-f, --json).
+ */
+void bt_offcpu_banner(const struct bt_offcpu_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * The summary: every count so far (both stack generations, whichever is current) read and
+ * deleted from counts_fd (keys of key_size with the generation at gen_offset, __u64 values),
+ * each made a row of t by add_row(ctx, key, value), then the rows merged, sorted and printed
+ * in o's form (BCC's blocks, -f or --json), and t emptied. 0 or -errno (said on stderr).
+ */
+int bt_offcpu_summary(const struct bt_offcpu_opts *o, struct bt_stacks *st, int counts_fd,
+		      size_t key_size, size_t gen_offset, bt_stacks_entry_fn add_row, void *ctx,
+		      struct bt_stack_table *t);
 
 #endif

@@ -1,13 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What offcputime and offwaketime share: which threads count (BCC's -p/-t lists, -u, -k,
- * --state) and the block-time window (-m/-M). All read-only data, set before load, so the
- * verifier drops the filters that are not in use.
+ * --state), the block-time window (-m/-M) and the stacks wanted (-U/-K), all read-only data
+ * set before load (lib/bt_offcpu_opts.c) so that the verifier drops what is not in use; and
+ * the sched_switch bookkeeping: at switch-out a thread leaves its time, clocks and stacks (only
+ * it can take its own user stack) in bt_offcpu_starts; when it is switched in again, the tool's
+ * bt_offcpu_add_block() sums the time it was off-CPU under the tool's own key.
+ *
+ * This kernel (6.18) sometimes runs a thread again without a sched_switch event naming it as
+ * next (seen: 0.1-0.5% of a sleeping thread's wake-ups). The thread's own accounting tells: at
+ * its next switch-out, a start still pending with fewer arrivals on a CPU (sched_info.pcount)
+ * than now means it ran in between, for sum_exec_runtime's growth, and was off-CPU the rest.
+ *
+ * A tool defines bt_offcpu_add_block() and bt_offcpu_block_over() (declared below) and its
+ * four sched_switch programs with BT_OFFCPU_SWITCH_PROGS: tp_btf (BTF pointers read directly,
+ * which lockdown allows) or raw_tp (reads through CO-RE), each with the switch-out state as an
+ * argument (5.18+) or read from the task.
  */
 #ifndef BT_OFFCPU_BPF_H
 #define BT_OFFCPU_BPF_H
 
 #include "bt_offcpu.h"
+#include "bt_stack.bpf.h"
 
 #define BT_PF_KTHREAD 0x00200000 /* include/linux/sched.h */
 
@@ -21,6 +35,8 @@ const volatile bool bt_offcpu_by_state = false;
 const volatile __u32 bt_offcpu_state = 0;
 const volatile __u64 bt_offcpu_min_us = 1;
 const volatile __u64 bt_offcpu_max_us = ~0ULL;
+const volatile bool bt_offcpu_want_kernel = true; /* not -U */
+const volatile bool bt_offcpu_want_user = true;	  /* not -K */
 
 static __always_inline bool bt_offcpu_listed(const volatile __u32 *ids, __u32 n, __u32 id)
 {
@@ -76,5 +92,155 @@ static __always_inline __u32 bt_task_state(struct task_struct *t)
 		return BPF_CORE_READ(t, __state);
 	return BPF_CORE_READ((struct task_struct___pre514 *)t, state);
 }
+
+/* A thread off-CPU now: when it left, its clocks then, and its stacks and name. */
+struct bt_offcpu_start {
+	__u64 ts;
+	__u64 runtime;	/* the thread's sum_exec_runtime at switch-out */
+	__u64 arrivals; /* and its sched_info.pcount */
+	__u64 kernel_stack;
+	__u64 user_stack;
+	__u32 tgid;
+	__u32 gen;
+	char comm[BT_OFFCPU_COMM_LEN];
+};
+
+/* Threads off-CPU now, by thread id. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, struct bt_offcpu_start);
+} bt_offcpu_starts SEC(".maps");
+
+/* The thread's clocks at a switch, read by each program its own way. */
+struct bt_offcpu_clock {
+	__u64 runtime;
+	__u64 arrivals;
+};
+
+/* The tool's: sum us, the block thread tid just ended (s: how it began), under its key. */
+static __always_inline void bt_offcpu_add_block(__u32 tid, const struct bt_offcpu_start *s,
+						__u64 us);
+/* The tool's: tid's block is over, counted or not. */
+static __always_inline void bt_offcpu_block_over(__u32 tid);
+
+/* Add us to the total of key in a hash map of __u64 sums. */
+static __always_inline void bt_offcpu_sum(void *counts, const void *key, __u64 us)
+{
+	__u64 *total = bpf_map_lookup_elem(counts, key);
+
+	if (total) {
+		__sync_fetch_and_add(total, us);
+	} else if (bpf_map_update_elem(counts, key, &us, BPF_NOEXIST)) {
+		/* another CPU added it first */
+		total = bpf_map_lookup_elem(counts, key);
+		if (total)
+			__sync_fetch_and_add(total, us);
+	}
+}
+
+/* A block whose end no event showed: off-CPU is the time since, less what the thread ran. */
+static __always_inline void bt_offcpu_close_unseen(__u32 tid, const struct bt_offcpu_clock *c,
+						   __u64 now)
+{
+	struct bt_offcpu_start *s = bpf_map_lookup_elem(&bt_offcpu_starts, &tid);
+	__u64 ran, us;
+
+	if (!s || !c->arrivals || c->arrivals <= s->arrivals || c->runtime < s->runtime)
+		return;
+	ran = c->runtime - s->runtime;
+	if (now <= s->ts + ran)
+		return;
+	us = bt_offcpu_delta_us(s->ts + ran, now);
+	if (us)
+		bt_offcpu_add_block(tid, s, us);
+	bt_offcpu_block_over(tid);
+}
+
+static __always_inline void bt_offcpu_switch_out(void *ctx, __u32 tgid, __u32 tid, __u32 flags,
+						 __u32 state, const struct bt_offcpu_clock *c)
+{
+	struct bt_offcpu_start s = {};
+
+	if (!bt_offcpu_wanted(tgid, tid, flags, state))
+		return;
+	/* first: the thread stops running its own code here, stack walks included */
+	s.ts = bpf_ktime_get_ns();
+	s.gen = bt_stack_generation();
+	if (bt_offcpu_want_kernel)
+		s.kernel_stack = bt_get_stack(ctx, 0, s.gen);
+	/* a kernel thread has no user stack to take */
+	if (bt_offcpu_want_user && !(flags & BT_PF_KTHREAD)) {
+		s.user_stack = bt_get_stack(ctx, BPF_F_USER_STACK, s.gen);
+		bt_note_pid(ctx, tgid);
+	}
+	s.tgid = tgid;
+	bpf_get_current_comm(s.comm, sizeof(s.comm));
+	s.runtime = c->runtime;
+	s.arrivals = c->arrivals;
+	bt_offcpu_close_unseen(tid, c, s.ts);
+	bpf_map_update_elem(&bt_offcpu_starts, &tid, &s, BPF_ANY);
+}
+
+static __always_inline void bt_offcpu_switch_in(__u32 tid)
+{
+	struct bt_offcpu_start *s = bpf_map_lookup_elem(&bt_offcpu_starts, &tid);
+	__u64 us;
+
+	if (!s)
+		return;
+	us = bt_offcpu_delta_us(s->ts, bpf_ktime_get_ns());
+	if (us)
+		bt_offcpu_add_block(tid, s, us);
+	bpf_map_delete_elem(&bt_offcpu_starts, &tid);
+	bt_offcpu_block_over(tid);
+}
+
+/* The four forms of sched_switch, as programs named by the tool (its probe table's names). */
+#define BT_OFFCPU_SWITCH_PROGS(btf_state, raw_state, btf, raw)                                     \
+	SEC("?tp_btf/sched_switch")                                                                \
+	int BPF_PROG(btf_state, bool preempt, struct task_struct *prev, struct task_struct *next,  \
+		     unsigned int prev_state)                                                      \
+	{                                                                                          \
+		struct bt_offcpu_clock c = { prev->se.sum_exec_runtime, prev->sched_info.pcount }; \
+                                                                                                   \
+		bt_offcpu_switch_out(ctx, prev->tgid, prev->pid, prev->flags, prev_state, &c);     \
+		bt_offcpu_switch_in(next->pid);                                                    \
+		return 0;                                                                          \
+	}                                                                                          \
+	SEC("?raw_tp/sched_switch")                                                                \
+	int BPF_PROG(raw_state, bool preempt, struct task_struct *prev, struct task_struct *next,  \
+		     unsigned int prev_state)                                                      \
+	{                                                                                          \
+		struct bt_offcpu_clock c = { BPF_CORE_READ(prev, se.sum_exec_runtime),             \
+					     BPF_CORE_READ(prev, sched_info.pcount) };             \
+                                                                                                   \
+		bt_offcpu_switch_out(ctx, BPF_CORE_READ(prev, tgid), BPF_CORE_READ(prev, pid),     \
+				     BPF_CORE_READ(prev, flags), prev_state, &c);                  \
+		bt_offcpu_switch_in(BPF_CORE_READ(next, pid));                                     \
+		return 0;                                                                          \
+	}                                                                                          \
+	SEC("?tp_btf/sched_switch")                                                                \
+	int BPF_PROG(btf, bool preempt, struct task_struct *prev, struct task_struct *next)        \
+	{                                                                                          \
+		struct bt_offcpu_clock c = { prev->se.sum_exec_runtime, prev->sched_info.pcount }; \
+                                                                                                   \
+		bt_offcpu_switch_out(ctx, prev->tgid, prev->pid, prev->flags, bt_task_state(prev), \
+				     &c);                                                          \
+		bt_offcpu_switch_in(next->pid);                                                    \
+		return 0;                                                                          \
+	}                                                                                          \
+	SEC("?raw_tp/sched_switch")                                                                \
+	int BPF_PROG(raw, bool preempt, struct task_struct *prev, struct task_struct *next)        \
+	{                                                                                          \
+		struct bt_offcpu_clock c = { BPF_CORE_READ(prev, se.sum_exec_runtime),             \
+					     BPF_CORE_READ(prev, sched_info.pcount) };             \
+                                                                                                   \
+		bt_offcpu_switch_out(ctx, BPF_CORE_READ(prev, tgid), BPF_CORE_READ(prev, pid),     \
+				     BPF_CORE_READ(prev, flags), bt_task_state(prev), &c);         \
+		bt_offcpu_switch_in(BPF_CORE_READ(next, pid));                                     \
+		return 0;                                                                          \
+	}
 
 #endif
