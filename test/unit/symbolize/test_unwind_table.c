@@ -5,6 +5,7 @@
  * and so must every row libdw has inside our rows (libdw splits where other registers
  * change; we merge). Then broken sections through bt_unwind_table_from_memory.
  */
+#include <dlfcn.h>
 #include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdw.h>
@@ -14,6 +15,7 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "bt_elf.h"
@@ -1035,6 +1037,162 @@ static void test_cie_thrash(void)
 	free(eh.d);
 }
 
+/*
+ * The walker's arithmetic in user space, over this process's own stack: from the registers
+ * fx_unwind_lib.c records at the bottom of an -O2 -fomit-frame-pointer chain that passes
+ * through libc's lfind, through the test binary and libc's start-up to _start. Every return
+ * address must be the one glibc's backtrace() (libgcc's unwinder) finds.
+ */
+struct fx_uw_capture {
+	uint64_t ip, sp, bp;
+	void *bt[64];
+	int nbt;
+	int done;
+	void (*hook)(struct fx_uw_capture *c);
+};
+
+int fx_uw_level1(struct fx_uw_capture *out, int n);
+
+struct uw_map {
+	uint64_t start, end, bias;
+	struct bt_unwind_table *t;
+};
+
+static int read_self(uint64_t addr, uint64_t *v)
+{
+	struct iovec local = { v, sizeof(*v) }, remote = { (void *)addr, sizeof(*v) };
+
+	/* a wrong rule gives a wild address: a failed read, not a crash */
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == sizeof(*v) ? 0 : -1;
+}
+
+static size_t load_maps(struct uw_map *maps, size_t cap)
+{
+	char line[1024], path[512], perms[8];
+	unsigned long long start, end, off;
+	struct bt_elf *elf;
+	uint64_t vaddr;
+	size_t n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && n < cap && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %511s", &start, &end, perms, &off,
+			   path) != 5 ||
+		    perms[2] != 'x' || path[0] != '/')
+			continue;
+		maps[n] = (struct uw_map){ .start = start, .end = end };
+		if (bt_unwind_table_build(path, &maps[n].t))
+			continue;
+		elf = NULL;
+		if (!bt_elf__open(path, NULL, &elf) && !bt_elf__offset_to_vaddr(elf, off, &vaddr))
+			maps[n].bias = start - vaddr;
+		bt_elf__close(elf);
+		n++;
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static int walk_frames, walk_ended;
+static uint64_t walk_pcs[64];
+static struct uw_map walk_maps[128];
+static size_t walk_nmaps;
+
+/* Runs at the bottom of the chain: the frames it walks are live above it. */
+static void walk_hook(struct fx_uw_capture *cap)
+{
+	uint64_t ip = cap->ip, sp = cap->sp, bp = cap->bp, cfa;
+	const struct bt_unwind_row *row;
+	size_t i;
+
+	walk_nmaps = load_maps(walk_maps, 128);
+	while (walk_frames < 64) {
+		const struct uw_map *m = NULL;
+		int n = walk_frames;
+
+		walk_pcs[walk_frames++] = ip;
+		for (i = 0; i < walk_nmaps; i++)
+			if (ip >= walk_maps[i].start && ip < walk_maps[i].end)
+				m = &walk_maps[i];
+		if (!m) {
+			fprintf(stderr, "  frame %d: 0x%llx in no mapping with a table\n", n,
+				(unsigned long long)ip);
+			return;
+		}
+		/* a return address is just past its call: look up the call */
+		row = bt_unwind_table_find(m->t, (n ? ip - 1 : ip) - m->bias);
+		if (!row) {
+			fprintf(stderr, "  frame %d: 0x%llx has no row\n", n,
+				(unsigned long long)ip);
+			return;
+		}
+		if (row->cfa_rule == BT_CFA_END) {
+			walk_ended = 1;
+			return;
+		}
+		if (row->cfa_rule == BT_CFA_RSP)
+			cfa = sp + row->cfa_offset;
+		else if (row->cfa_rule == BT_CFA_RBP)
+			cfa = bp + row->cfa_offset;
+		else if (row->cfa_rule == BT_CFA_PLT)
+			cfa = sp + 8 + ((ip & 15) >= 11 ? 8 : 0);
+		else
+			return;
+		if (read_self(cfa - 8, &ip))
+			return;
+		if (row->rbp_rule == BT_RBP_CFA && read_self(cfa + row->rbp_offset, &bp))
+			return;
+		if (row->rbp_rule == BT_RBP_UNDEFINED)
+			bp = 0;
+		sp = cfa;
+	}
+}
+
+static void test_walk_self(void)
+{
+	struct fx_uw_capture cap = { .hook = walk_hook };
+	int n, j, k;
+
+	CHECK(fx_uw_level1(&cap, 3) > 0);
+	CHECK(cap.done && cap.nbt > 8);
+	CHECK(walk_nmaps >= 3);
+	CHECK(walk_ended); /* at _start, by its undefined return address */
+	n = walk_frames;
+	/*
+	 * The walk starts inside fx_uw_record, backtrace() at its own call site (and under ASan
+	 * in the interceptor above it): line them up on our first return address.
+	 */
+	for (k = 0; k < cap.nbt && (uint64_t)(uintptr_t)cap.bt[k] != walk_pcs[1]; k++)
+		;
+	CHECK(k <= 2);
+	CHECK_INT(n - 1, cap.nbt - k);
+	for (j = 1; j < n && j - 1 + k < cap.nbt; j++)
+		if (walk_pcs[j] != (uint64_t)(uintptr_t)cap.bt[j - 1 + k])
+			break;
+	CHECK_INT(j, n);
+	if (verbose || j != n || n - 1 != cap.nbt - k) {
+		fprintf(stderr, "# walk: %d frames, backtrace: %d\n", n, cap.nbt);
+		for (j = 0; j < n || j < cap.nbt; j++) {
+			Dl_info a = { 0 }, b = { 0 };
+
+			if (j < n)
+				dladdr((void *)(uintptr_t)walk_pcs[j], &a);
+			if (j < cap.nbt)
+				dladdr(cap.bt[j], &b);
+			fprintf(stderr, "#  %2d %s+%#lx  %s+%#lx\n", j,
+				a.dli_fname ? a.dli_fname : "-",
+				j < n ? (unsigned long)(walk_pcs[j] - (uintptr_t)a.dli_fbase) : 0,
+				b.dli_fname ? b.dli_fname : "-",
+				j < cap.nbt ? (unsigned long)((uintptr_t)cap.bt[j] -
+							      (uintptr_t)b.dli_fbase)
+					    : 0);
+		}
+	}
+	for (j = 0; j < (int)walk_nmaps; j++)
+		bt_unwind_table_free(walk_maps[j].t);
+}
+
 int main(void)
 {
 	verbose = !!getenv("BT_TEST_VERBOSE");
@@ -1045,6 +1203,7 @@ int main(void)
 	BT_RUN(test_more_files);
 	BT_RUN(test_plt);
 	BT_RUN(test_cfi_rules);
+	BT_RUN(test_walk_self);
 	BT_RUN(test_high);
 	BT_RUN(test_no_section_headers);
 	BT_RUN(test_corrupt);
