@@ -3,6 +3,9 @@
 // its callers dimmed, the rest hidden), Reset Zoom restores, Search colours the matches and
 // reports their share with nested matches counted once, hovering fills the details line.
 // Usage: node flamegraph-dom.js FILE.svg   (the crafted input of flamegraph.sh)
+//        node flamegraph-dom.js FILE.svg --search NAME   (any SVG, e.g. a tool's --flamegraph:
+//        searching ^NAME$ colours every frame of that name whatever its module, reports
+//        their share, and a click on one zooms to it)
 "use strict";
 const fs = require("fs");
 const vm = require("vm");
@@ -61,6 +64,28 @@ const frame = (name, depth) => gs.find((g) => g.children[0].textContent.startsWi
 	(depth === undefined || Math.round((+gs[0].children[1].attrs.y - +g.children[1].attrs.y) / 16) === depth));
 const x = (g) => +g.children[1].attrs.x, w = (g) => +g.children[1].attrs.width;
 const near = (a, b) => Math.abs(a - b) < 1e-3;
+
+if (process.argv[3] === "--search") {
+	const name = process.argv[4];
+	const named = gs.filter((g) => g.children[0].textContent.startsWith(name + " (") ||
+		g.children[0].textContent.startsWith(name + " ["));
+	const root = gs.reduce((r, g) => (+g.children[1].attrs.y > +r.children[1].attrs.y ? g : r));
+	check(named.length > 0, "no frame named " + name);
+	answer = "^" + name + "$";
+	byId.search.onclick();
+	check(named.every((g) => g.children[1].attrs.fill === "rgb(230,0,230)"),
+		"not every frame named " + name + " is coloured by the search");
+	const share = named.reduce((n, g) => n + w(g), 0) / w(root);
+	check(byId.matched.textContent === "Matched: " + (100 * share).toFixed(2) + "%",
+		byId.matched.textContent + ", want " + (100 * share).toFixed(2) + "%");
+	if (named.length) {
+		named[0].onclick();
+		check(near(w(named[0]), full) && near(x(named[0]), 10), "a click does not zoom to " + name);
+	}
+	if (!failed)
+		console.log("svg script: search and zoom on " + named.length + " frames named " + name);
+	process.exit(failed);
+}
 
 const all = frame("all"), main = frame("main"), a = frame("a"), b = frame("b"), c = frame("c");
 check(all && main && a && b && c, "frames all, main, a, b, c");

@@ -11,12 +11,17 @@ require root btf tracepoints uprobes
 CHECK="python3 $(dirname "$0")/flamegraph.py"
 command -v python3 >/dev/null || fail "python3 is needed to read the SVG and the profile back"
 command -v go >/dev/null || echo "note: no Go here: 'go tool pprof -top' does not read the profiles"
+command -v node >/dev/null || echo "note: no node here: the SVGs' script is not run"
 
 SVG=$T/p.svg PB=$T/p.pb.gz
 
-# files_ok TOOL: both files written, non-empty; go tool pprof reads the profile where Go is.
+# files_ok TOOL [NAME]: both files written, non-empty; go tool pprof reads the profile where Go
+# is; the SVG's own script (run by node, where it is) finds NAME and zooms to it.
 files_ok() {
 	[ -s "$SVG" ] && [ -s "$PB" ] || fail "$1: --flamegraph/--pprof wrote no file"
+	if [ -n "${2:-}" ] && command -v node >/dev/null; then
+		node "$(dirname "$0")/flamegraph-dom.js" "$SVG" --search "$2" || fail "$1: the SVG's script"
+	fi
 	if command -v go >/dev/null; then
 		go tool pprof -top "$PB" >"$T/top" 2>&1 || fail "$1: go tool pprof: $(cat "$T/top")"
 	fi
@@ -36,7 +41,7 @@ rm -f "$SVG" "$PB"
 BANNER_IN=err traced_workload "$W" 3 5 -1 -- stackcount -f -P -d -i 1 -p @PID \
 	--flamegraph="$SVG" --pprof="$PB" "$W:bt_leaf"
 expect_rc 0 "stackcount -f --flamegraph --pprof"
-files_ok stackcount
+files_ok stackcount bt_leaf
 [ "$(awk '{ t += $NF } END { print t }' "$OUT")" = 8 ] || fail "stackcount -f: not 8 calls"
 $CHECK svg "$OUT" "$SVG" stack_paths=other bt_leaf=user bt_path_a=user main=user -=other ||
 	fail "stackcount: SVG"
@@ -66,7 +71,7 @@ rm -f "$SVG" "$PB"
 BANNER_IN=err traced_workload "$W" sleep 2 20000 -- offcputime -f -d -p @PID \
 	--flamegraph="$SVG" --pprof="$PB"
 expect_rc 0 "offcputime -f --flamegraph --pprof"
-files_ok offcputime
+files_ok offcputime do_nanosleep
 grep -q 'leaf;-;.*do_nanosleep' "$OUT" || fail "offcputime -f printed no sleeping stack"
 $CHECK svg "$OUT" "$SVG" stack_many=other sm_a=user leaf=user -=other do_nanosleep=kernel \
 	schedule=kernel || fail "offcputime: SVG"
@@ -102,7 +107,7 @@ kill -USR1 $ping
 wait $ping || fail "pingpong exited $?"
 finish_tool INT
 expect_rc 0 "offwaketime -f --flamegraph --pprof"
-files_ok offwaketime
+files_ok offwaketime vfs_read
 expect_line '^bt_pong;.*pipe_read;.*;--;.*pipe_write;.*;bt_ping [0-9]+$'
 $CHECK svg "$OUT" "$SVG" bt_pong=other vfs_read=kernel vfs_write=kernel try_to_wake_up=kernel --=other -=other \
 	bt_ping=other || fail "offwaketime: SVG"
@@ -119,7 +124,7 @@ rm -f "$SVG" "$PB"
 READY_MAPS=funcslower_work BANNER='uprobe' BANNER_IN=err traced_workload "$F" 7 3 -- funcslower -v -f -u 1000 \
 	--flamegraph="$SVG" --pprof="$PB" "$F:fs_work"
 expect_rc 0 "funcslower -f --flamegraph --pprof"
-files_ok funcslower
+files_ok funcslower fs_work
 [ "$(grep -c ';fs_caller;fs_work' "$OUT")" = 4 ] || fail "funcslower -f: not 4 slow calls"
 $CHECK svg "$OUT" "$SVG" funcslower_work=other fs_work=user fs_caller=user main=user ||
 	fail "funcslower: SVG"
