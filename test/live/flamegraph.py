@@ -166,6 +166,7 @@ def check_pprof(folded_path, pb_path, want_type, want_unit, want_funcs):
         fail("not gzip")
     pb = gzip.decompress(data)
     strings, samples, functions, locations, sample_types, files = [], [], {}, {}, [], {}
+    mappings, loc_maps = {}, {}
     for num, wire, v in fields(pb):
         if num == 6:
             strings.append(v.decode("utf-8", "surrogateescape"))
@@ -183,14 +184,20 @@ def check_pprof(folded_path, pb_path, want_type, want_unit, want_funcs):
             f = {n: x for n, _, x in fields(v)}
             functions[f[1]] = f.get(2, 0)
             files[f[1]] = f.get(4, 0)
+        elif num == 3:
+            m = {n: x for n, _, x in fields(v)}
+            mappings[m[1]] = m.get(5, 0)
         elif num == 4:
-            loc = {"fn": []}
+            loc = {"fn": [], "map": 0}
             for n, _, x in fields(v):
                 if n == 1:
                     loc["id"] = x
+                elif n == 2:
+                    loc["map"] = x
                 elif n == 4:
                     loc["fn"] += [y for m, _, y in fields(x) if m == 1]
             locations[loc["id"]] = loc["fn"]
+            loc_maps[loc["id"]] = loc["map"]
     if not strings or strings[0] != "":
         fail("string_table[0] is not ''")
     if len(sample_types) != 1:
@@ -218,6 +225,13 @@ def check_pprof(folded_path, pb_path, want_type, want_unit, want_funcs):
             fail("no function %r in the profile" % name)
         if module and not any(module in f for f in found):
             fail("function %r is in %r, not in a file named like %r" % (name, found, module))
+        if module and not module.startswith("[kernel"):
+            # user code: its locations point at a Mapping of its file
+            maps = {strings[mappings[loc_maps[lid]]] for lid, fns in locations.items()
+                    if loc_maps[lid] in mappings
+                    and any(strings[functions[f]] == name for f in fns)}
+            if not any(module in m for m in maps):
+                fail("the locations of %r have no mapping of a file like %r: %r" % (name, module, maps))
     print("pprof: %d samples, %d functions, %d locations match %d folded stacks"
           % (len(samples), len(functions), len(locations), len(stacks)))
 
