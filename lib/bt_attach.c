@@ -11,6 +11,7 @@
 #include "bt_attach_internal.h"
 #include "bt_err.h"
 #include "bt_progress.h"
+#include "bt_skel.h"
 
 struct bt_attach {
 	struct bt_kattach *k;
@@ -32,6 +33,15 @@ int bt_attach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pro
 			kernel = true;
 		else
 			user = true;
+	}
+	/* one target: its programs need not ask for the cookie (probes/bt_attach.bpf.h) */
+	if (targets->n == 1) {
+		__u32 one = 1;
+
+		err = bt_rodata_set(obj, "bt_attach_ntargets", &one, sizeof(one));
+		if (err && err != -ENOENT)
+			return err;
+		err = 0;
 	}
 	a = calloc(1, sizeof(*a));
 	if (!a)
