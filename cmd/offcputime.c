@@ -181,7 +181,6 @@ static int run(const struct bt_cmd *cmd)
 	struct offcputime_bpf *skel;
 	struct state s = { 0 };
 	struct bt_poll poll;
-	unsigned int i;
 	int err;
 
 	s.style = (struct bt_stack_style){ .indent = "    ",
@@ -200,34 +199,10 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot open the BPF object: %s", strerror(errno));
 		goto cleanup;
 	}
-	err = bt_offcpu_apply(skel->obj, &opts.o);
-	if (!err)
-		err = bt_stacks__configure(skel->obj, &sopts);
-	if (err) {
-		bt_err("cannot set up the stack maps: %s", strerror(-err));
-		goto cleanup;
-	}
-	err = bt_skel_select(skel->obj, cmd->probes);
+	err = bt_offcpu_start(skel->skeleton, &opts.o, cmd->probes, &sopts, "sched:sched_switch",
+			      &s.stacks);
 	if (err)
 		goto cleanup;
-	err = offcputime_bpf__load(skel);
-	if (err) {
-		bt_err("cannot load the BPF programs: %s", strerror(-err));
-		goto cleanup;
-	}
-	err = bt_stacks__new(skel->obj, &sopts, &s.stacks);
-	if (err) {
-		bt_err("cannot set up stack symbolization: %s", strerror(-err));
-		goto cleanup;
-	}
-	/* the listed processes are snapshotted now: one may exit before its first event is read */
-	for (i = 0; want_user() && i < opts.o.ntgids; i++)
-		bt_stacks__note_pid(s.stacks, opts.o.tgids[i]);
-	err = offcputime_bpf__attach(skel);
-	if (err) {
-		bt_err("cannot attach to sched:sched_switch: %s", strerror(-err));
-		goto cleanup;
-	}
 	s.counts_fd = bpf_map__fd(skel->maps.counts);
 
 	print_banner();

@@ -255,33 +255,11 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot open the BPF object: %s", strerror(errno));
 		goto cleanup;
 	}
-	err = bt_offcpu_apply(skel->obj, &opts.o);
-	if (!err)
-		err = bt_stacks__configure(skel->obj, &sopts);
-	if (err) {
-		bt_err("cannot set up the BPF maps: %s", strerror(-err));
-		goto cleanup;
-	}
-	err = bt_skel_select(skel->obj, cmd->probes);
+	/* wakers can be any process: every running one is snapshotted (note_running) */
+	err = bt_offcpu_start(skel->skeleton, &opts.o, cmd->probes, &sopts,
+			      "sched:sched_switch and sched:sched_waking", &s.stacks);
 	if (err)
 		goto cleanup;
-	err = offwaketime_bpf__load(skel);
-	if (err) {
-		bt_err("cannot load the BPF programs: %s", strerror(-err));
-		goto cleanup;
-	}
-	/* wakers can be any process: every running one is snapshotted now */
-	err = bt_stacks__new(skel->obj, &sopts, &s.stacks);
-	if (err) {
-		bt_err("cannot set up stack symbolization: %s", strerror(-err));
-		goto cleanup;
-	}
-	err = offwaketime_bpf__attach(skel);
-	if (err) {
-		bt_err("cannot attach to sched:sched_switch and sched:sched_waking: %s",
-		       strerror(-err));
-		goto cleanup;
-	}
 	s.counts_fd = bpf_map__fd(skel->maps.counts);
 
 	print_banner();

@@ -178,6 +178,42 @@ const char *bt_offcpu_stacks(const struct bt_offcpu_opts *o)
 	return o->user_only ? "user" : o->kernel_only ? "kernel" : "user + kernel";
 }
 
+int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opts *o,
+		    const struct bt_probe *probes, const struct bt_stacks_opts *sopts,
+		    const char *what, struct bt_stacks **stacks)
+{
+	struct bpf_object *obj = *skel->obj;
+	unsigned int i;
+	int err;
+
+	err = bt_offcpu_apply(obj, o);
+	if (!err)
+		err = bt_stacks__configure(obj, sopts);
+	if (err) {
+		bt_err("cannot set up the BPF maps: %s", strerror(-err));
+		return err;
+	}
+	err = bt_skel_select(obj, probes);
+	if (err)
+		return err;
+	err = bpf_object__load_skeleton(skel);
+	if (err) {
+		bt_err("cannot load the BPF programs: %s", strerror(-err));
+		return err;
+	}
+	err = bt_stacks__new(obj, sopts, stacks);
+	if (err) {
+		bt_err("cannot set up stack symbolization: %s", strerror(-err));
+		return err;
+	}
+	for (i = 0; sopts->user && i < o->ntgids; i++)
+		bt_stacks__note_pid(*stacks, o->tgids[i]);
+	err = bpf_object__attach_skeleton(skel);
+	if (err)
+		bt_err("cannot attach to %s: %s", what, strerror(-err));
+	return err;
+}
+
 void bt_offcpu_banner(const struct bt_offcpu_opts *o, const char *fmt, ...)
 {
 	FILE *out = o->folded || o->json ? stderr : stdout;

@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "bt_offcpu.h"
+#include "bt_skel.h"
 #include "bt_stack_out.h"
 #include "bt_stack_table.h"
 #include "bt_stacks.h"
@@ -52,6 +53,16 @@ int bt_offcpu_apply(struct bpf_object *obj, const struct bt_offcpu_opts *o);
 void bt_offcpu_threads(const struct bt_offcpu_opts *o, char *buf, size_t len);
 /* "user + kernel", "user" or "kernel" */
 const char *bt_offcpu_stacks(const struct bt_offcpu_opts *o);
+
+/*
+ * From an opened skeleton to tracing: the filters and o's stacks set in its read-only data,
+ * the stack maps sized (sopts), the programs chosen (probes), loaded, the stacks' user side
+ * made (*stacks, to free), the -p processes snapshotted (one may exit before its first count
+ * is read), attached (to what, for the message). 0 or -errno (said on stderr).
+ */
+int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opts *o,
+		    const struct bt_probe *probes, const struct bt_stacks_opts *sopts,
+		    const char *what, struct bt_stacks **stacks);
 
 /*
  * "Tracing ..." (fmt) and " for N secs." or "... Hit Ctrl-C to end.", on stdout, or on stderr
