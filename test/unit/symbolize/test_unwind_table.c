@@ -508,6 +508,16 @@ static void test_debug_frame(void)
 			CHECK(!memcmp(&s->rows[i], &t->rows[i], sizeof(s->rows[i])));
 	}
 	bt_unwind_table_free(s);
+	/* a zlib-compressed .debug_frame (SHF_COMPRESSED): the same rows */
+	s = NULL;
+	CHECK_INT(bt_unwind_table_build(FX_DIR "/fx_debugframe_z", &s), 0);
+	if (s) {
+		CHECK(s->sources & BT_UNWIND_SRC_DEBUG_FRAME);
+		CHECK_INT(s->nr, t->nr);
+		for (i = 0; i < s->nr && i < t->nr; i++)
+			CHECK(!memcmp(&s->rows[i], &t->rows[i], sizeof(s->rows[i])));
+	}
+	bt_unwind_table_free(s);
 	/* without the debug file there is only the C runtime's .eh_frame */
 	s = NULL;
 	CHECK_INT(bt_unwind_table_build(FX_DIR "/fx_debugframe_nolink", &s), 0);
