@@ -64,6 +64,42 @@ bcomp "$BPFTOOLS" offcputime -p "$other,$wpid" | grep -qx "$other,$wpid" || fail
 # with -p, a library is the one that process maps
 bcomp "$BPFTOOLS" funccount -p "$wpid" c:mallo | grep -qx 'c:malloc' || fail "-p PID c:mallo does not complete"
 
+# Real readline: an interactive bash on a pty, TAB pressed after each line; what the terminal
+# shows must be the completed word (readline splits at ':' itself here, not our emulation).
+if command -v python3 >/dev/null; then
+	python3 - "$T/bash" "$BPFTOOLS funccount t:sched:sched_swi" "$BPFTOOLS funclatency $W:fl_sleep_l" \
+		>"$T/r" 2>&1 <<'PY' || fail "bash on a pty: $(cat "$T/r")"
+import os, pty, select, sys, time
+
+def read(fd, secs):
+    out, end = b"", time.time() + secs
+    while time.time() < end:
+        if select.select([fd], [], [], 0.1)[0]:
+            try:
+                out += os.read(fd, 65536)
+            except OSError:
+                break
+    return out
+
+for line in sys.argv[2:]:
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.environ["PS1"] = "$ "
+        os.execvp("bash", ["bash", "--norc", "--noprofile", "-i"])
+    read(fd, 0.5)
+    os.write(fd, b". " + sys.argv[1].encode() + b"\n")
+    read(fd, 0.5)
+    os.write(fd, line.encode() + b"\t")
+    shown = read(fd, 3).decode(errors="replace").replace("\a", "").splitlines()
+    os.write(fd, b"\x15exit\n")
+    read(fd, 0.3)
+    os.waitpid(pid, 0)
+    print(shown[-1] if shown else "")
+PY
+	grep -qxF "$BPFTOOLS funccount t:sched:sched_switch " "$T/r" || fail "bash on a pty: t:sched:sched_swi<TAB>: $(cat "$T/r")"
+	grep -qxF "$BPFTOOLS funclatency $W:fl_sleep_long " "$T/r" || fail "bash on a pty: $W:fl_sleep_l<TAB>: $(cat "$T/r")"
+fi
+
 # The same through zsh's function (its completion builtins stubbed to print what they get).
 if command -v zsh >/dev/null; then
 	"$BPFTOOLS" completion zsh >"$T/zsh"
