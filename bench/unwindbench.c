@@ -66,6 +66,8 @@ static int bench(const char *path, int runs, int rows)
 			return err;
 		}
 	}
+	if (!t)
+		return -EINVAL; /* runs < 1 */
 	qsort(ms, runs, sizeof(ms[0]), cmp_double);
 	qsort(cpu, runs, sizeof(cpu[0]), cmp_double);
 	printf("%-44s wall best %7.2f median %7.2f ms, cpu median %7.2f ms  %7zu FDEs %8zu rows "
