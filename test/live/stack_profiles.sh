@@ -64,9 +64,25 @@ files_ok stackcount
 [ "$(svg_total)" = 8 ] || fail "stackcount: the SVG's total is $(svg_total), not 8"
 ok "stackcount: multi-line output as always, files beside it"
 
+# -i: each summary prints its own second, the files hold the whole run. Four paths sleeping 7
+# times 300 ms in all span three seconds: the sums of the seconds are the files'.
+W=$BT_WORKLOADS/stack_many
+rm -f "$SVG" "$PB"
+BANNER_IN=err traced_workload "$W" sleep 2 300000 -- stackcount -f -T -U -i 1 -p @PID \
+	--flamegraph="$SVG" --pprof="$PB" t:syscalls:sys_enter_clock_nanosleep
+expect_rc 0 "stackcount -f -T -i 1 --flamegraph --pprof"
+files_ok stackcount leaf
+awk '/^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/ { n++ } !/^[0-9][0-9]:/ && NF { seen[n] = 1 }
+	END { for (i in seen) k++; exit !(k >= 2) }' "$OUT" ||
+	fail "stackcount -i 1: the sleeps were not counted in two seconds or more"
+grep -v '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$' "$OUT" >"$T/i.folded"
+[ "$(awk '{ t += $NF } END { print t }' "$T/i.folded")" = 7 ] || fail "stackcount -i 1: not 7 sleeps"
+$CHECK svg "$T/i.folded" "$SVG" leaf=user sm_b=user || fail "stackcount -i 1: SVG"
+$CHECK pprof "$T/i.folded" "$PB" events count leaf@stack_many || fail "stackcount -i 1: pprof"
+ok "stackcount -i 1: summaries per second, the files the sum of them"
+
 # offcputime: four paths of user frames sleeping in clock_nanosleep; -d: user frames, "-",
 # then kernel frames, each of its own kind in the SVG.
-W=$BT_WORKLOADS/stack_many
 rm -f "$SVG" "$PB"
 BANNER_IN=err traced_workload "$W" sleep 2 20000 -- offcputime -f -d -p @PID \
 	--flamegraph="$SVG" --pprof="$PB"
