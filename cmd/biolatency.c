@@ -71,6 +71,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'j':
 		o->json = true;
+		bt_set_json_mode(true); /* messages on stderr as JSON too */
 		break;
 	case 'd':
 		o->disk = arg;
@@ -333,8 +334,8 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot read the histograms: %s", strerror(errno));
 		goto cleanup;
 	}
-	if (!opts.json)
-		printf("Tracing block device I/O... Hit Ctrl-C to end.\n");
+	/* JSON mode: an info line on stderr, the same "attached" signal as every tool's */
+	bt_banner(stdout, "Tracing block device I/O... Hit Ctrl-C to end.\n");
 	if (bt_output_closed())
 		goto cleanup;
 	err = bt_interval_loop(&opts.iv, print_interval, &s);

@@ -74,6 +74,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_JSON:
 		o->json = true;
+		bt_set_json_mode(true); /* messages on stderr as JSON too */
 		break;
 	case ARGP_KEY_ARG:
 		if (o->nargs++)
@@ -284,6 +285,8 @@ static int run(const struct bt_cmd *cmd)
 	bt_evloop__set_duration(loop, opts.duration * 1000ULL);
 	if (!opts.json)
 		print_header();
+	else /* no header in JSON: an info line on stderr says the probes are in */
+		bt_banner(stdout, "Tracing block device I/O... Hit Ctrl-C to end.\n");
 	if (bt_output_closed())
 		goto cleanup;
 	err = bt_evloop__run(loop);

@@ -28,6 +28,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'j':
 		o->json = true;
+		bt_set_json_mode(true); /* messages on stderr as JSON too */
 		break;
 	case ARGP_KEY_ARG:
 		return bt_argp_error(state, "unexpected argument '%s'", arg);
@@ -238,7 +239,7 @@ static void print_json(const char *lockdown, int kptr, int kptr_err, int paranoi
 	size_t i, n;
 	int ci;
 
-	bt_json_init(&j, stdout);
+	bt_json_init_compact(&j, stdout);
 	bt_json_begin_object(&j, NULL);
 	if (uname(&u) == 0) {
 		bt_json_string(&j, "kernel", u.release);

@@ -12,8 +12,10 @@
 #include "bt_attach.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
+#include "bt_json.h"
 #include "bt_loop.h"
 #include "bt_skel.h"
+#include "bt_summary.h"
 #include "bt_trace.h"
 #include "funccount.h"
 #include "funccount.skel.h"
@@ -74,6 +76,7 @@ static const struct argp_child children[] = {
 	{ &bt_argp_pid, 0, NULL, 0 },
 	{ &bt_argp_interval, 0, NULL, 0 },
 	{ &bt_argp_attach, 0, NULL, 0 },
+	{ &bt_argp_json, 0, NULL, 0 },
 	{ NULL },
 };
 
@@ -99,7 +102,8 @@ static const struct argp argp = {
 	       "    funccount go:os.*             # count all \"os.*\" calls in libgo\n"
 	       "    funccount -p 185 go:os.*      # count all \"os.*\" calls in libgo, PID 185\n"
 	       "    funccount ./test:read*        # count \"read*\" calls in the ./test binary\n"
-	       "    funccount -c 1 'vfs_*'        # count vfs calls on CPU 1 only",
+	       "    funccount -c 1 'vfs_*'        # count vfs calls on CPU 1 only\n"
+	       "    funccount --json -i 1 c:malloc   # one line of JSON per second",
 };
 
 struct row {
@@ -182,6 +186,26 @@ static int cmp_row(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
+/* One line per interval: {"ts", "val_type": "count", "functions": [{"function", "count"}]}. */
+static void print_json(const struct row *rows, size_t n)
+{
+	struct bt_json j;
+	size_t i;
+
+	bt_summary_json_begin(&j, stdout, "count");
+	bt_json_begin_array(&j, "functions");
+	for (i = 0; i < n; i++) {
+		if (!rows[i].count)
+			continue;
+		bt_json_begin_object(&j, NULL);
+		bt_json_string(&j, "function", rows[i].name);
+		bt_json_uint(&j, "count", rows[i].count);
+		bt_json_end_object(&j);
+	}
+	bt_json_end_array(&j);
+	bt_summary_json_end(&j);
+}
+
 static int print_counts(void *ctx)
 {
 	struct state *s = ctx;
@@ -213,6 +237,11 @@ static int print_counts(void *ctx)
 	memcpy(sorted, s->rows, s->nrows * sizeof(*sorted));
 	qsort(sorted, s->nrows, sizeof(*sorted), cmp_row);
 
+	if (bt_json_mode()) {
+		print_json(sorted, s->nrows);
+		free(sorted);
+		return 0;
+	}
 	printf("\n");
 	if (opts.timestamp) {
 		bt_print_time(stdout, "%H:%M:%S");
@@ -284,11 +313,12 @@ static int run(const struct bt_cmd *cmd)
 		goto cleanup;
 	s.fd = bpf_map__fd(skel->maps.counts);
 
-	printf("Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", targets.n, opts.pattern);
+	bt_banner(stdout, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", targets.n,
+		  opts.pattern);
 	if (bt_output_closed())
 		goto cleanup;
 	err = count_loop(&s);
-	if (!err && !bt_output_closed())
+	if (!err && !bt_output_closed() && !bt_json_mode())
 		printf("Detaching...\n");
 cleanup:
 	/* links before the object: every probe is gone before the programs are unloaded */

@@ -14,6 +14,7 @@
 #include "bt_attach.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
+#include "bt_json.h"
 #include "bt_loop.h"
 #include "bt_skel.h"
 #include "bt_summary.h"
@@ -91,6 +92,7 @@ static const struct argp_child children[] = {
 	{ &bt_argp_pid, 0, NULL, 0 },
 	{ &bt_argp_interval, 0, NULL, 0 },
 	{ &bt_argp_attach, 0, NULL, 0 },
+	{ &bt_argp_json, 0, NULL, 0 },
 	{ NULL },
 };
 
@@ -114,7 +116,8 @@ static const struct argp argp = {
 	       "    funclatency 'vfs_fstat*'      # time both vfs_fstat() and vfs_fstatat()\n"
 	       "    funclatency 'c:*printf'       # time the *printf family of functions\n"
 	       "    funclatency -F 'vfs_r*'       # show one histogram per matched function\n"
-	       "    funclatency -l 3 ./a.out:walk # time the 3 outer levels of recursion",
+	       "    funclatency -l 3 ./a.out:walk # time the 3 outer levels of recursion\n"
+	       "    funclatency --json -i 1 c:read   # one line of JSON per second",
 };
 
 struct state {
@@ -191,6 +194,42 @@ static void print_section(FILE *out, const void *key, void *ctx)
 		fprintf(out, "\nFunction = %s\n", s->targets->v[row_of(s, k)].name);
 }
 
+static void json_section(struct bt_json *j, const void *key, const uint64_t *val, void *ctx)
+{
+	const struct state *s = ctx;
+	const struct fl_hist_key *k = key;
+
+	(void)val;
+	bt_json_string(j, "function", s->targets->v[row_of(s, k)].name);
+	if (s->user)
+		bt_json_uint(j, "pid", k->tgid);
+}
+
+/*
+ * One line per interval, as biolatency's: "hist" for the one histogram, or "functions" (with
+ * -F, or user functions per process) of {"function", "pid", "hist"}; "total" in the unit and
+ * "count", the calls timed.
+ */
+static void print_json(struct state *s, uint64_t total, uint64_t count)
+{
+	struct bt_json j;
+
+	bt_summary_json_begin(&j, stdout, s->label);
+	if (s->skel->rodata->key_func) {
+		bt_summary__json(s->sum, &j, "functions", json_section, s);
+	} else {
+		const struct fl_hist *h =
+			bt_summary__len(s->sum) ? (const void *)bt_summary__value(s->sum, 0) : NULL;
+		static const uint64_t none[FL_SLOTS];
+
+		bt_json_hist(&j, "hist", BT_SUMMARY_LOG2, h ? (const uint64_t *)h->slots : none,
+			     FL_SLOTS);
+	}
+	bt_json_uint(&j, "total", total);
+	bt_json_uint(&j, "count", count);
+	bt_summary_json_end(&j);
+}
+
 static int print_interval(void *ctx)
 {
 	struct state *s = ctx;
@@ -210,6 +249,10 @@ static int print_interval(void *ctx)
 
 		for (j = 0; j < FL_SLOTS; j++)
 			count += h->slots[j];
+	}
+	if (bt_json_mode()) {
+		print_json(s, total_ns / s->div, count);
+		return 0;
 	}
 	printf("\n");
 	if (opts.timestamp) {
@@ -296,12 +339,12 @@ static void describe(const struct bt_targets *t, const struct bt_attach *a, size
 		const char *in = bt_attach__how(a, i), *out = bt_attach__how(a, n + i);
 
 		if (e->kind == BT_SPEC_UFUNC)
-			fprintf(stderr, "%s: '%s' (%s+0x%llx): entry %s, return %s\n",
-				bt_progname(), e->name, e->path, (unsigned long long)e->offset,
-				in ? in : "none", out ? out : "none");
+			bt_note("'%s' (%s+0x%llx): entry %s, return %s", e->name, e->path,
+				(unsigned long long)e->offset, in ? in : "none",
+				out ? out : "none");
 		else
-			fprintf(stderr, "%s: '%s' (%s): entry %s, return %s\n", bt_progname(),
-				e->name, e->func, in ? in : "none", out ? return_how(out) : "none");
+			bt_note("'%s' (%s): entry %s, return %s", e->name, e->func,
+				in ? in : "none", out ? return_how(out) : "none");
 	}
 }
 
@@ -392,11 +435,12 @@ static int run(const struct bt_cmd *cmd)
 	if (opts.verbose)
 		describe(&targets, attach, n);
 
-	printf("Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", n, opts.pattern);
+	bt_banner(stdout, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", n,
+		  opts.pattern);
 	if (bt_output_closed())
 		goto cleanup;
 	err = latency_loop(&s);
-	if (!err && !bt_output_closed())
+	if (!err && !bt_output_closed() && !bt_json_mode())
 		printf("Detaching...\n");
 	if (!err && skel->bss->lost)
 		bt_warn("%llu latencies not recorded: more than %zu histograms",

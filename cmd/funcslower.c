@@ -144,6 +144,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return bt_argp_ulong(state, arg, "sample frequency", 1, 10000, &o->hz);
 	case OPT_JSON:
 		o->json = true;
+		bt_set_json_mode(true); /* messages on stderr as JSON too */
 		break;
 	case OPT_ATTACH:
 		return bt_argp_attach_mode(state, arg, &o->mode);
@@ -485,7 +486,7 @@ static void print_json(struct state *s, bool profile)
 
 	memcpy(comm, e->comm, FUNCSLOWER_COMM_LEN);
 	comm[FUNCSLOWER_COMM_LEN] = '\0';
-	bt_json_init(&j, stdout);
+	bt_json_init_compact(&j, stdout);
 	bt_json_begin_object(&j, NULL);
 	if (opts.time) {
 		char now[16];
@@ -886,17 +887,15 @@ static void describe(const struct bt_targets *targets, char **names, const struc
 		const struct bt_target *t = &targets->v[i], *r = &targets->v[n + i];
 
 		if (t->kind == BT_SPEC_UFUNC)
-			fprintf(stderr, "%s: '%s': %s in %s at offset 0x%llx: %s + %s\n",
-				bt_progname(), names[i], t->func, t->path,
-				(unsigned long long)t->offset, bt_attach__how(a, i),
+			bt_note("'%s': %s in %s at offset 0x%llx: %s + %s", names[i], t->func,
+				t->path, (unsigned long long)t->offset, bt_attach__how(a, i),
 				bt_attach__how(a, n + i));
 		else if (t->kind == BT_SPEC_SYSCALL)
-			fprintf(stderr, "%s: '%s': %s:%s + %s:%s: %s\n", bt_progname(), names[i],
-				t->category, t->event, r->category, r->event, bt_attach__how(a, i));
+			bt_note("'%s': %s:%s + %s:%s: %s", names[i], t->category, t->event,
+				r->category, r->event, bt_attach__how(a, i));
 		else
-			fprintf(stderr, "%s: '%s': kernel function %s: %s + %s\n", bt_progname(),
-				names[i], t->func, bt_attach__how(a, i),
-				return_how(bt_attach__how(a, n + i)));
+			bt_note("'%s': kernel function %s: %s + %s", names[i], t->func,
+				bt_attach__how(a, i), return_how(bt_attach__how(a, n + i)));
 	}
 }
 
@@ -906,7 +905,10 @@ static void print_header(void)
 	double value = opts.min_us >= 0 ? opts.min_us : opts.min_ms >= 0 ? opts.min_ms : 1;
 	char lat[16];
 
-	printf("Tracing function calls slower than %g %s... Ctrl+C to quit.\n", value, unit);
+	bt_banner(stdout, "Tracing function calls slower than %g %s... Ctrl+C to quit.\n", value,
+		  unit);
+	if (opts.json)
+		return;
 	if (opts.time || opts.timestamp)
 		printf("%-10s ", "TIME");
 	snprintf(lat, sizeof(lat), "LAT(%s)", unit);
@@ -1011,8 +1013,7 @@ static int run(const struct bt_cmd *cmd)
 			goto cleanup;
 		}
 		if (opts.verbose)
-			fprintf(stderr, "%s: -B: %s\n", bt_progname(),
-				bpf_program__section_name(prog));
+			bt_note("-B: %s", bpf_program__section_name(prog));
 	}
 	if (opts.sampled) {
 		err = bt_perf__attach_cpu_clock(skel->progs.fs_sample,
@@ -1020,8 +1021,8 @@ static int run(const struct bt_cmd *cmd)
 		if (err)
 			goto cleanup;
 		if (opts.verbose)
-			fprintf(stderr, "%s: -S: cpu-clock samples at %lu Hz on %d CPUs\n",
-				bt_progname(), opts.hz ? opts.hz : DEFAULT_HZ, bt_perf__cpus(perf));
+			bt_note("-S: cpu-clock samples at %lu Hz on %d CPUs",
+				opts.hz ? opts.hz : DEFAULT_HZ, bt_perf__cpus(perf));
 	}
 	if (stacks) {
 		err = bt_stacks__new(skel->obj, &sopts, &s.stacks);
@@ -1054,7 +1055,7 @@ static int run(const struct bt_cmd *cmd)
 	if (opts.verbose)
 		describe(&targets, names, attach);
 
-	if (!opts.folded && !opts.json)
+	if (!opts.folded)
 		print_header();
 	if (bt_output_closed())
 		goto cleanup;

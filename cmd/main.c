@@ -111,6 +111,7 @@ static int run_command(const struct bt_cmd *cmd, int argc, char **argv)
 
 	bt_set_progname(cmd->name);
 	bt_set_debug(false);
+	bt_set_json_mode(false);
 	argv[0] = (char *)cmd->name;
 	err = bt_args_parse(cmd, argc, argv);
 	if (err)

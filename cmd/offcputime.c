@@ -185,7 +185,7 @@ static int run(const struct bt_cmd *cmd)
 
 	s.style = (struct bt_stack_style){ .indent = "    ",
 					   .fmt = opts.o.offset ? BT_FMT_OFFSET : 0 };
-	bt_json_init(&s.json, stdout);
+	bt_json_init_compact(&s.json, stdout);
 	err = bt_stack_out__new(&opts.o.out,
 				&(struct bt_profile_opts){ .title = "Off-CPU Time Flame Graph",
 							   .sample_type = "off_cpu",

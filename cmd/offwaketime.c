@@ -101,7 +101,7 @@ static void put_json(struct state *s, FILE *f, const struct offwaketime_key *k, 
 {
 	struct bt_json j;
 
-	bt_json_init(&j, f);
+	bt_json_init_compact(&j, f);
 	bt_json_begin_object(&j, NULL);
 	put_json_task(s, &j, "target", k->target, k->target_tgid, k->target_tid,
 		      k->target_kernel_stack, k->target_user_stack);

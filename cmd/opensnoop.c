@@ -167,6 +167,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_JSON:
 		o->json = true;
+		bt_set_json_mode(true); /* messages on stderr as JSON too */
 		break;
 	case ARGP_KEY_INIT:
 		bt_argp_common_init(state, &argp, &o->c);
@@ -359,8 +360,10 @@ static int child_exited(void *ctx)
 
 static void print_header(void)
 {
-	if (opts.json)
+	if (opts.json) { /* no header in JSON: an info line on stderr says the probes are in */
+		bt_banner(stdout, "Tracing open calls... Hit Ctrl-C to end.\n");
 		return;
+	}
 	if (opts.timestamp)
 		printf("%-14s", "TIME(s)");
 	if (opts.print_uid)

@@ -56,6 +56,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_JSON:
 		o->json = true;
+		bt_set_json_mode(true); /* messages on stderr as JSON too */
 		break;
 	case ARGP_KEY_ARG:
 		return bt_argp_interval_arg(state, arg, &o->iv);
@@ -163,7 +164,8 @@ static void json_row(struct bt_json *j, const void *key, const uint64_t *val, vo
 		memcpy(comm, k->comm, SMPCALL_COMM_LEN);
 		comm[SMPCALL_COMM_LEN] = '\0';
 		bt_json_string(j, "comm", comm);
-		bt_stacks__json(s->stacks, j, "stack", &s->style, BT_PID_KERNEL, k->stack, 0);
+		bt_stacks__json(s->stacks, j, "kernel_stack", &s->style, BT_PID_KERNEL, k->stack,
+				0);
 	}
 	bt_json_uint(j, "count", h->count);
 	bt_json_uint(j, "total_ns", h->total_ns);
@@ -312,8 +314,8 @@ static int run(const struct bt_cmd *cmd)
 		goto cleanup;
 	}
 
-	/* JSON readers get JSON only on stdout */
-	fprintf(opts.json ? stderr : stdout, "Tracing SMP calls. Hit Ctrl-C to stop.\n");
+	/* JSON readers get JSON only on stdout: the banner is an info line on stderr */
+	bt_banner(stdout, "Tracing SMP calls. Hit Ctrl-C to stop.\n");
 	if (bt_output_closed())
 		goto cleanup;
 	err = bt_interval_loop(&opts.iv, print_out, &s);

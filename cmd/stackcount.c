@@ -12,11 +12,13 @@
 #include "bt_attach.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
+#include "bt_json.h"
 #include "bt_loop.h"
 #include "bt_skel.h"
 #include "bt_stack_out.h"
 #include "bt_stack_table.h"
 #include "bt_stacks.h"
+#include "bt_summary.h"
 #include "bt_trace.h"
 #include "stackcount.h"
 #include "stackcount.skel.h"
@@ -68,6 +70,11 @@ static const struct argp_option options[] = {
 	  "Show source lines and inlined frames from DWARF debug info", 0 },
 	{ "debuginfod", OPT_DEBUGINFOD, NULL, 0,
 	  "Allow fetching debug info from debuginfod servers (DEBUGINFOD_URLS)", 0 },
+	{ NULL },
+};
+
+static const struct argp_child children[] = {
+	{ &bt_argp_json, 0, NULL, 0 },
 	{ NULL },
 };
 
@@ -137,6 +144,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!o->pattern)
 			return bt_argp_error(state, "missing the pattern to trace");
+		if (o->folded && bt_json_mode())
+			return bt_argp_error(state, "-f and --json are mutually exclusive");
 		if (o->kernel_only && o->user_only)
 			return bt_argp_error(state, "-K and -U are mutually exclusive; "
 						    "both stacks is the default");
@@ -188,6 +197,52 @@ struct state {
 	struct bt_stack_out *out; /* --flamegraph, --pprof */
 };
 
+/*
+ * --json: a row's text is its object without the count ({"comm", "pid", "kernel_stack",
+ * "user_stack"}), so that the table merges equal stacks as it merges printed ones.
+ */
+static void json_row(struct state *s, FILE *f, const struct stackcount_key *k)
+{
+	struct bt_json j;
+
+	bt_json_init_compact(&j, f);
+	bt_json_begin_object(&j, NULL);
+	if (opts.perpid) {
+		bt_json_string(&j, "comm", k->comm);
+		bt_json_uint(&j, "pid", k->tgid);
+	}
+	if (!opts.user_only)
+		bt_stacks__json(s->stacks, &j, "kernel_stack", &s->style, BT_PID_KERNEL,
+				k->kernel_stack, 0);
+	if (!opts.kernel_only)
+		bt_stacks__json(s->stacks, &j, "user_stack", &s->style, k->tgid, k->user_stack,
+				k->user_caller);
+	bt_json_end_object(&j);
+}
+
+/* One line per interval: {"ts", "val_type": "count", "stacks": [{"count", ...row}]}. */
+static int print_json(const struct bt_stack_table *t)
+{
+	struct bt_json j;
+	size_t i;
+
+	bt_summary_json_begin(&j, stdout, "count");
+	bt_json_begin_array(&j, "stacks");
+	for (i = 0; i < t->n; i++) {
+		char *obj = NULL;
+
+		/* the row's text is a whole object: the count goes in as its first member */
+		if (asprintf(&obj, "{\"count\": %llu, %s", t->rows[i].value, t->rows[i].text + 1) <
+		    0)
+			return -ENOMEM;
+		bt_json_raw(&j, NULL, obj);
+		free(obj);
+	}
+	bt_json_end_array(&j);
+	bt_summary_json_end(&j);
+	return 0;
+}
+
 static int add_row(void *ctx, const void *key, const void *value)
 {
 	const struct stackcount_key *k = key;
@@ -196,7 +251,9 @@ static int add_row(void *ctx, const void *key, const void *value)
 
 	if (!f)
 		return -ENOMEM;
-	if (opts.folded) {
+	if (bt_json_mode()) {
+		json_row(s, f, k);
+	} else if (opts.folded) {
 		/* BCC starts with an empty name without -P; an empty root frame helps nobody */
 		if (opts.perpid)
 			fputs(k->comm, f);
@@ -241,9 +298,9 @@ static int print_counts(void *ctx)
 	size_t i;
 	int err;
 
-	if (!opts.folded)
+	if (!opts.folded && !bt_json_mode())
 		printf("\n");
-	if (opts.timestamp) {
+	if (opts.timestamp && !bt_json_mode()) {
 		bt_print_time(stdout, "%H:%M:%S");
 		printf("\n");
 	}
@@ -258,6 +315,11 @@ static int print_counts(void *ctx)
 	}
 	bt_stacks__release(s->stacks, NULL, 0);
 	bt_stack_table__sort(&s->table);
+	if (bt_json_mode()) {
+		err = print_json(&s->table);
+		bt_stack_table__clear(&s->table);
+		return err;
+	}
 	for (i = 0; i < s->table.n; i++) {
 		const char *text = s->table.rows[i].text;
 
@@ -347,14 +409,14 @@ static int run(const struct bt_cmd *cmd)
 	s.counts_fd = bpf_map__fd(skel->maps.counts);
 
 	/* folded output is data only: the banner goes where messages go */
-	fprintf(opts.folded ? stderr : stdout,
-		"Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", targets.n,
-		opts.pattern);
+	bt_banner(opts.folded ? stderr : stdout,
+		  "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", targets.n,
+		  opts.pattern);
 	if (bt_output_closed())
 		goto cleanup;
 	poll = (struct bt_poll){ bt_stacks__fd(s.stacks), bt_stacks__poll, s.stacks };
 	err = bt_interval_loop_poll(&iv, print_counts, &s, &poll);
-	if (!err && !opts.folded && !bt_output_closed())
+	if (!err && !opts.folded && !bt_json_mode() && !bt_output_closed())
 		printf("Detaching...\n");
 	bt_stacks__report_lost(s.stacks);
 cleanup:

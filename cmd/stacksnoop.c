@@ -14,6 +14,7 @@
 #include "bt_err.h"
 #include "bt_events.h"
 #include "bt_evloop.h"
+#include "bt_json.h"
 #include "bt_loop.h"
 #include "bt_percpu.h"
 #include "bt_skel.h"
@@ -59,6 +60,11 @@ static const struct argp_option options[] = {
 	{ "max-probes", OPT_MAX_PROBES, "N", 0, "Refuse to attach more probes (default 1000)", 0 },
 	{ "attach", OPT_ATTACH, "MODE", 0,
 	  "How to attach kernel functions: auto, fentry or kprobe (default auto)", 0 },
+	{ NULL },
+};
+
+static const struct argp_child children[] = {
+	{ &bt_argp_json, 0, NULL, 0 },
 	{ NULL },
 };
 
@@ -112,6 +118,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
+	.children = children,
 	.args_doc = "FUNCTION",
 	.doc = "Trace and print kernel stack traces for a kernel function.\v"
 	       "FUNCTION: a kernel function, or any pattern of the attach layer: p:lib:func, "
@@ -124,7 +131,8 @@ static const struct argp argp = {
 	       "    stacksnoop -p 185 ext4_sync_fs    # ... only for PID 185\n"
 	       "    stacksnoop t:sched:sched_process_fork   # stacks of a tracepoint\n"
 	       "    stacksnoop -p 185 c:malloc    # user stacks of malloc in PID 185\n"
-	       "    stacksnoop -KU -p 185 syscall:write   # kernel and user stacks",
+	       "    stacksnoop -KU -p 185 syscall:write   # kernel and user stacks\n"
+	       "    stacksnoop --json t:sched:sched_process_fork   # one JSON object per call",
 };
 
 struct state {
@@ -153,6 +161,29 @@ static void format_time(char *buf, size_t len, long long ns)
 	snprintf(buf, len, "%s%llu.%09llu", ns < 0 ? "-" : "", a / NSEC_PER_SEC, a % NSEC_PER_SEC);
 }
 
+/* One line per call: {"time_ns", "comm", "pid", "cpu", "function", "kernel_stack", "user_stack"}. */
+static void print_json(struct state *s, const struct stacksnoop_event *e, const char *comm,
+		       const char *fn)
+{
+	struct bt_json j;
+
+	bt_json_init_compact(&j, stdout);
+	bt_json_begin_object(&j, NULL);
+	bt_json_int(&j, "time_ns", (long long)(e->ts - s->start_ns));
+	bt_json_string(&j, "comm", comm);
+	bt_json_uint(&j, "pid", e->tgid);
+	bt_json_uint(&j, "cpu", e->cpu);
+	bt_json_string(&j, "function", fn);
+	if (s->kernel)
+		bt_stacks__json(s->stacks, &j, "kernel_stack", &s->style, BT_PID_KERNEL,
+				e->kernel_stack, 0);
+	if (s->user)
+		bt_stacks__json(s->stacks, &j, "user_stack", &s->style, e->tgid, e->user_stack,
+				e->user_caller);
+	bt_json_end_object(&j);
+	bt_json_finish(&j);
+}
+
 static int on_event(void *ctx, const void *data, size_t size)
 {
 	struct state *s = ctx;
@@ -168,6 +199,10 @@ static int on_event(void *ctx, const void *data, size_t size)
 	comm[sizeof(e.comm)] = '\0';
 	if (e.index < s->targets->n)
 		fn = s->targets->v[e.index].name;
+	if (bt_json_mode()) {
+		print_json(s, &e, comm, fn);
+		goto next;
+	}
 	format_time(when, sizeof(when), (long long)(e.ts - s->start_ns));
 	if (opts.verbose)
 		printf("%-18s %-12.12s %-6u %-3u %s\n", when, comm, e.tgid, e.cpu, fn);
@@ -180,6 +215,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 	if (s->user)
 		bt_stacks__print(s->stacks, stdout, &s->style, e.tgid, e.user_stack, e.user_caller);
 	printf("\n");
+next:
 	/* a probe that fires faster than we print would keep us here forever */
 	if (++s->events_seen % SIGNAL_CHECK_EVERY == 0 &&
 	    (bt_wait(-1, 0) == BT_WAKE_SIGNAL || bt_stop_requested() || bt_output_closed()))
@@ -282,7 +318,10 @@ static int run(const struct bt_cmd *cmd)
 		goto cleanup;
 	}
 
-	if (opts.verbose)
+	if (bt_json_mode())
+		bt_banner(stdout, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n",
+			  targets.n, opts.pattern);
+	else if (opts.verbose)
 		printf("%-18s %-12s %-6s %-3s %s\n", "TIME(s)", "COMM", "PID", "CPU", "FUNCTION");
 	else
 		printf("%-18s %s\n", "TIME(s)", "FUNCTION");

@@ -10,9 +10,11 @@
 #include "bt_attach.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
+#include "bt_json.h"
 #include "bt_loop.h"
 #include "bt_percpu.h"
 #include "bt_skel.h"
+#include "bt_summary.h"
 #include "bt_trace.h"
 #include "vfsstat.h"
 #include "vfsstat.skel.h"
@@ -31,20 +33,26 @@ static struct vfsstat_opts {
 static const struct {
 	const char *func;
 	const char *label;
+	const char *key; /* --json */
 } cols[VFSSTAT_NCOLS] = {
-	[VFSSTAT_READ] = { "vfs_read", "READ/s" },
-	[VFSSTAT_WRITE] = { "vfs_write", "WRITE/s" },
-	[VFSSTAT_FSYNC] = { "vfs_fsync_range", "FSYNC/s" },
-	[VFSSTAT_OPEN] = { "vfs_open", "OPEN/s" },
-	[VFSSTAT_CREATE] = { "vfs_create", "CREATE/s" },
-	[VFSSTAT_UNLINK] = { "vfs_unlink", "UNLINK/s" },
-	[VFSSTAT_MKDIR] = { "vfs_mkdir", "MKDIR/s" },
-	[VFSSTAT_RMDIR] = { "vfs_rmdir", "RMDIR/s" },
+	[VFSSTAT_READ] = { "vfs_read", "READ/s", "read" },
+	[VFSSTAT_WRITE] = { "vfs_write", "WRITE/s", "write" },
+	[VFSSTAT_FSYNC] = { "vfs_fsync_range", "FSYNC/s", "fsync" },
+	[VFSSTAT_OPEN] = { "vfs_open", "OPEN/s", "open" },
+	[VFSSTAT_CREATE] = { "vfs_create", "CREATE/s", "create" },
+	[VFSSTAT_UNLINK] = { "vfs_unlink", "UNLINK/s", "unlink" },
+	[VFSSTAT_MKDIR] = { "vfs_mkdir", "MKDIR/s", "mkdir" },
+	[VFSSTAT_RMDIR] = { "vfs_rmdir", "RMDIR/s", "rmdir" },
 };
 
 static const struct argp_option options[] = {
 	{ "pid", 'p', "PID", 0, "Trace this PID only", 0 },
 	{ "attach", OPT_ATTACH, "MODE", 0, "Kernel functions through auto, fentry or kprobe", 0 },
+	{ NULL },
+};
+
+static const struct argp_child children[] = {
+	{ &bt_argp_json, 0, NULL, 0 },
 	{ NULL },
 };
 
@@ -68,6 +76,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
+	.children = children,
 	.args_doc = "[interval [count]]",
 	.doc = "Count some VFS calls.\v"
 	       "interval: output interval, in seconds (default 1); count: number of outputs.\n"
@@ -75,7 +84,8 @@ static const struct argp argp = {
 	       "examples:\n"
 	       "    vfsstat             # count some VFS calls per second\n"
 	       "    vfsstat -p 185      # trace PID 185 only\n"
-	       "    vfsstat 2 5         # print 2 second summaries, 5 times",
+	       "    vfsstat 2 5         # print 2 second summaries, 5 times\n"
+	       "    vfsstat --json 1 5  # the same rows as JSON Lines",
 };
 
 struct state {
@@ -100,6 +110,19 @@ static int print_row(void *ctx)
 			bt_err("cannot read the counters: %s", strerror(-err));
 			return err;
 		}
+	}
+	if (bt_json_mode()) {
+		struct bt_json j;
+
+		/* per second, as the columns; "ts" and "val_type" as every interval tool's */
+		bt_summary_json_begin(&j, stdout, "per_second");
+		bt_json_uint(&j, "interval", s->interval);
+		for (i = 0; i < VFSSTAT_NCOLS; i++) {
+			bt_json_uint(&j, cols[i].key, (now[i] - s->prev[i]) / s->interval);
+			s->prev[i] = now[i];
+		}
+		bt_summary_json_end(&j);
+		return 0;
 	}
 	bt_print_time(stdout, "%H:%M:%S");
 	printf(": ");
@@ -186,11 +209,15 @@ static int run(const struct bt_cmd *cmd)
 	warn_unattached(attach);
 	s.fd = bpf_map__fd(skel->maps.counts);
 
-	/* BCC prints the header once, and no "Tracing..." line */
-	printf("%-8s  ", "TIME");
-	for (i = 0; i < VFSSTAT_NCOLS; i++)
-		printf(" %8s", cols[i].label);
-	printf("\n");
+	/* BCC prints the header once, and no "Tracing..." line; JSON has the info line */
+	if (bt_json_mode()) {
+		bt_banner(stdout, "Tracing VFS calls... Hit Ctrl-C to end.\n");
+	} else {
+		printf("%-8s  ", "TIME");
+		for (i = 0; i < VFSSTAT_NCOLS; i++)
+			printf(" %8s", cols[i].label);
+		printf("\n");
+	}
 	/* flushed now: it also tells a reader of a file or pipe that the probes are in */
 	if (bt_output_closed())
 		goto cleanup;

@@ -57,6 +57,12 @@ int bt_args_parse(const struct bt_cmd *cmd, int argc, char **argv)
 	return help_printed ? 1 : 0;
 }
 
+void bt_argp_usage_hint(struct argp_state *state)
+{
+	if (!bt_json_mode())
+		argp_state_help(state, stderr, ARGP_HELP_USAGE);
+}
+
 int bt_argp_error(struct argp_state *state, const char *fmt, ...)
 {
 	va_list ap;
@@ -70,7 +76,7 @@ int bt_argp_error(struct argp_state *state, const char *fmt, ...)
 	va_start(ap, fmt);
 	bt_vmessage(state->name, "", fmt, ap);
 	va_end(ap);
-	argp_state_help(state, stderr, ARGP_HELP_USAGE);
+	bt_argp_usage_hint(state);
 	return EINVAL;
 }
 
@@ -144,7 +150,7 @@ int bt_argp_ulong(struct argp_state *state, const char *s, const char *what, uns
 		  unsigned long max, unsigned long *out)
 {
 	if (bt_parse_ulong(s, what, min, max, out)) {
-		argp_state_help(state, stderr, ARGP_HELP_USAGE);
+		bt_argp_usage_hint(state);
 		return EINVAL;
 	}
 	return 0;
@@ -154,7 +160,7 @@ int bt_argp_long(struct argp_state *state, const char *s, const char *what, long
 		 long *out)
 {
 	if (bt_parse_long(s, what, min, max, out)) {
-		argp_state_help(state, stderr, ARGP_HELP_USAGE);
+		bt_argp_usage_hint(state);
 		return EINVAL;
 	}
 	return 0;
@@ -175,6 +181,7 @@ int bt_argp_interval_arg(struct argp_state *state, const char *arg, struct bt_in
 enum {
 	OPT_COMMON_ATTACH = 0x1100,
 	OPT_COMMON_MAX_PROBES,
+	OPT_COMMON_JSON,
 };
 
 static const struct argp_option pid_options[] = {
@@ -196,6 +203,11 @@ static const struct argp_option attach_options[] = {
 	{ NULL },
 };
 
+static const struct argp_option json_options[] = {
+	{ "json", OPT_COMMON_JSON, NULL, 0, "Print JSON Lines, messages as JSON on stderr", 0 },
+	{ NULL },
+};
+
 static error_t parse_common_opt(int key, char *arg, struct argp_state *state)
 {
 	struct bt_common_opts *c = state->input;
@@ -211,6 +223,9 @@ static error_t parse_common_opt(int key, char *arg, struct argp_state *state)
 		return bt_argp_attach_mode(state, arg, &c->mode);
 	case OPT_COMMON_MAX_PROBES:
 		return bt_argp_ulong(state, arg, "probe limit", 1, 1000000, &c->max_probes);
+	case OPT_COMMON_JSON:
+		bt_set_json_mode(true);
+		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -221,6 +236,7 @@ const struct argp bt_argp_interval = { .options = interval_options, .parser = pa
 const struct argp bt_argp_duration = { .options = interval_options + 1,
 				       .parser = parse_common_opt };
 const struct argp bt_argp_attach = { .options = attach_options, .parser = parse_common_opt };
+const struct argp bt_argp_json = { .options = json_options, .parser = parse_common_opt };
 
 void bt_argp_common_init(struct argp_state *state, const struct argp *argp,
 			 struct bt_common_opts *c)

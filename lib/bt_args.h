@@ -22,6 +22,9 @@ int bt_args_parse(const struct bt_cmd *cmd, int argc, char **argv);
 int bt_argp_error(struct argp_state *state, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The usage line on stderr after a usage error; not in JSON mode, where stderr is JSON. */
+void bt_argp_usage_hint(struct argp_state *state);
+
 /*
  * Parse a whole decimal number in [min, max] into *out. On failure print
  * "invalid WHAT 'S': ..." and return -BT_EUSAGE.
@@ -90,6 +93,11 @@ extern const struct argp bt_argp_pid;	   /* -p, --pid PID */
 extern const struct argp bt_argp_interval; /* -i, --interval SECS and -d, --duration SECS */
 extern const struct argp bt_argp_duration; /* -d, --duration SECS alone */
 extern const struct argp bt_argp_attach;   /* --attach MODE and --max-probes N */
+/*
+ * --json: JSON Lines on stdout and messages as JSON on stderr (bt_set_json_mode()); takes
+ * any input (none is written), the command reads bt_json_mode().
+ */
+extern const struct argp bt_argp_json;
 
 /* In the command's ARGP_KEY_INIT: give each of argp's children c as its input. */
 void bt_argp_common_init(struct argp_state *state, const struct argp *argp,

@@ -64,8 +64,9 @@ int bt_attach__commit(struct bt_attach *a)
 	struct bt_progress p;
 	int err = 0;
 
-	/* one line for both halves: "attaching 120/370 probes..." on a terminal */
-	bt_progress_begin(&p, stderr, isatty(STDERR_FILENO),
+	/* one line for both halves: "attaching 120/370 probes..." on a terminal; in JSON mode
+	 * stderr holds JSON lines only */
+	bt_progress_begin(&p, stderr, isatty(STDERR_FILENO) && !bt_json_mode(),
 			  bt_kattach__count(a->k) + bt_uattach__count(a->u));
 	if (a->k)
 		err = bt_kattach__commit(a->k, &p);

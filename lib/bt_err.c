@@ -2,12 +2,15 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <bpf/libbpf.h>
 
 #include "bt_err.h"
+#include "bt_json.h"
 
 static const char *progname = "bpftools";
 static bool debug_on;
+static bool json_mode;
 
 void bt_set_progname(const char *name)
 {
@@ -32,7 +35,7 @@ static bool utf8_cont(char c)
  * newline or an escape sequence in an argument is shown as \xNN, never acted on by the
  * terminal), and of bounded length (a 5000-character argument does not fill the screen).
  */
-static void put_line(const char *s, size_t n)
+static void put_line(FILE *out, const char *s, size_t n)
 {
 	size_t i, head = n, tail = n;
 
@@ -48,15 +51,67 @@ static void put_line(const char *s, size_t n)
 		unsigned char c = s[i];
 
 		if (i == head && tail > head) {
-			fprintf(stderr, "[...%zu bytes...]", tail - head);
+			fprintf(out, "[...%zu bytes...]", tail - head);
 			i = tail - 1;
 			continue;
 		}
 		if (c < 0x20 || c == 0x7f)
-			fprintf(stderr, "\\x%02x", c);
+			fprintf(out, "\\x%02x", c);
 		else
-			fputc(c, stderr);
+			fputc(c, out);
 	}
+}
+
+void bt_set_json_mode(bool on)
+{
+	json_mode = on;
+}
+
+bool bt_json_mode(void)
+{
+	return json_mode;
+}
+
+static const char *level_of(const char *prefix)
+{
+	if (!strcmp(prefix, "warning: "))
+		return "warning";
+	if (!strcmp(prefix, "debug: "))
+		return "debug";
+	if (!strcmp(prefix, "info: "))
+		return "info";
+	return "error";
+}
+
+/*
+ * {"level": ..., "command": ..., "message": ...} as one line, written at once so that lines
+ * of a multi-threaded writer (libbpf's log) never interleave. The message is made safe as a
+ * text line is (escapes, length), then quoted.
+ */
+static void json_line(const char *who, const char *level, const char *msg, size_t n)
+{
+	char *safe = NULL, *line = NULL;
+	size_t safe_len = 0, line_len = 0;
+	FILE *f = open_memstream(&safe, &safe_len);
+
+	if (!f)
+		return;
+	put_line(f, msg, n);
+	fclose(f);
+	f = open_memstream(&line, &line_len);
+	if (f) {
+		fputs("{\"level\": ", f);
+		bt_json_quote(f, level);
+		fputs(", \"command\": ", f);
+		bt_json_quote(f, who);
+		fputs(", \"message\": ", f);
+		bt_json_quote(f, safe ? safe : "");
+		fputs("}\n", f);
+		fclose(f);
+		fputs(line, stderr);
+	}
+	free(line);
+	free(safe);
 }
 
 void bt_vmessage(const char *who, const char *prefix, const char *fmt, va_list ap)
@@ -64,9 +119,15 @@ void bt_vmessage(const char *who, const char *prefix, const char *fmt, va_list a
 	char *msg = NULL;
 	int n = vasprintf(&msg, fmt, ap);
 
+	if (json_mode) {
+		json_line(who, level_of(prefix), n >= 0 ? msg : fmt,
+			  n >= 0 ? (size_t)n : strlen(fmt));
+		free(msg);
+		return;
+	}
 	fprintf(stderr, "%s: %s", who, prefix);
 	if (n >= 0)
-		put_line(msg, n);
+		put_line(stderr, msg, n);
 	else
 		fputs(fmt, stderr); /* out of memory: the format at least says what failed */
 	fputc('\n', stderr);
@@ -96,6 +157,36 @@ void bt_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+void bt_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(json_mode ? "info: " : "", fmt, ap);
+	va_end(ap);
+}
+
+void bt_banner(FILE *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (json_mode) {
+		char *msg = NULL;
+		int n = vasprintf(&msg, fmt, ap);
+
+		/* the text's line ends are the writer's business, not the message's */
+		while (n > 0 && msg[n - 1] == '\n')
+			msg[--n] = '\0';
+		if (n >= 0)
+			json_line(progname, "info", msg, n);
+		free(msg);
+	} else {
+		vfprintf(out, fmt, ap);
+	}
+	va_end(ap);
+}
+
 int bt_usage_err(const char *fmt, ...)
 {
 	va_list ap;
@@ -108,9 +199,20 @@ int bt_usage_err(const char *fmt, ...)
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	char *msg = NULL;
+	int n;
+
 	if (!debug_on)
 		return 0;
-	return vfprintf(stderr, fmt, ap);
+	if (!json_mode)
+		return vfprintf(stderr, fmt, ap);
+	n = vasprintf(&msg, fmt, ap);
+	while (n > 0 && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	if (n >= 0)
+		json_line("libbpf", "debug", msg, n);
+	free(msg);
+	return n;
 }
 
 void bt_set_debug(bool on)

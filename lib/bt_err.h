@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #define BT_EXIT_OK 0
 #define BT_EXIT_FAIL 1
@@ -31,6 +32,24 @@ void bt_vmessage(const char *who, const char *prefix, const char *fmt, va_list a
 void bt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Like bt_err(), and returns -BT_EUSAGE so callers can `return bt_usage_err(...)`. */
 int bt_usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * JSON mode (--json, through the shared option handling): every message above and below, and
+ * bt_note()/bt_banner(), becomes one JSON object on a line of stderr,
+ *	{"level": "error", "command": "funccount", "message": "cannot find 'x'"}
+ * with level "error", "warning", "info" or "debug", so that a consumer of the JSON on stdout
+ * can read stderr the same way. Usage errors found while the options are still being parsed,
+ * before --json is seen, and argp's own ("unrecognized option") stay text.
+ */
+void bt_set_json_mode(bool on);
+bool bt_json_mode(void);
+/* "CMD: message" on stderr: progress and facts that are neither data nor a problem. */
+void bt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * A tool's start-up banner ("Tracing ... Hit Ctrl-C to end."): text on out (stdout, or stderr
+ * when stdout holds data only), or an info line on stderr in JSON mode.
+ */
+void bt_banner(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Debug output (-D/--debug, or BPFTOOLS_DEBUG=1 in the environment), libbpf's included. */
 void bt_set_debug(bool on);

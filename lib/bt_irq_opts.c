@@ -3,6 +3,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "bt_err.h"
 #include "bt_irq_opts.h"
 #include "bt_loop.h"
 
@@ -39,6 +40,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_JSON:
 		o->json = true;
+		bt_set_json_mode(true); /* messages on stderr as JSON too */
 		break;
 	case 'c':
 		return bt_argp_long(state, arg, "CPU", 0, libbpf_num_possible_cpus() - 1, &o->cpu);
@@ -78,7 +80,7 @@ void bt_irq_summary_head(const struct bt_irq_opts *o)
 
 void bt_irq_banner(const struct bt_irq_opts *o, const char *what)
 {
-	/* JSON readers get JSON only on stdout */
-	fprintf(o->json ? stderr : stdout, "Tracing %s %s... Hit Ctrl-C to end.\n", what,
-		o->count ? "events" : "event time");
+	/* JSON readers get JSON only on stdout: the banner is an info line on stderr */
+	bt_banner(stdout, "Tracing %s %s... Hit Ctrl-C to end.\n", what,
+		  o->count ? "events" : "event time");
 }

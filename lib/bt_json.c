@@ -147,6 +147,12 @@ void bt_json_null(struct bt_json *j, const char *key)
 	fputs("null", j->out);
 }
 
+void bt_json_raw(struct bt_json *j, const char *key, const char *json)
+{
+	item(j, key);
+	fputs(json, j->out);
+}
+
 void bt_json_finish(struct bt_json *j)
 {
 	fputc('\n', j->out);

@@ -39,6 +39,8 @@ void bt_json_uint(struct bt_json *j, const char *key, unsigned long long val);
 void bt_json_double(struct bt_json *j, const char *key, double val);
 void bt_json_bool(struct bt_json *j, const char *key, bool val);
 void bt_json_null(struct bt_json *j, const char *key);
+/* A value already serialized as JSON (one compact line), e.g. kept from an earlier writer. */
+void bt_json_raw(struct bt_json *j, const char *key, const char *json);
 void bt_json_finish(struct bt_json *j);
 
 /* A JSON string literal (quotes included) of s, escaped. */

@@ -77,8 +77,8 @@ void bt_detach_note(unsigned int *seen, size_t left, size_t total, const char *w
 	if (now == *seen)
 		return;
 	*seen = now;
-	fprintf(stderr, "%s: still detaching: waiting for the kernel to remove %zu of %zu %s\n",
-		bt_progname(), left, total, what);
+	bt_note("still detaching: waiting for the kernel to remove %zu of %zu %s", left, total,
+		what);
 }
 
 static long long now_ms(void)

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bt_args.h"
@@ -86,6 +87,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_JSON:
 		o->json = true;
+		bt_set_json_mode(true); /* messages on stderr as JSON too */
 		break;
 	case OPT_DEBUG:
 		bt_set_debug(true);
@@ -216,16 +218,21 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 
 void bt_offcpu_banner(const struct bt_offcpu_opts *o, const char *fmt, ...)
 {
-	FILE *out = o->folded || o->json ? stderr : stdout;
+	char *what = NULL;
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	vfprintf(out, fmt, ap);
+	n = vasprintf(&what, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		return;
+	/* folded: data only on stdout; JSON: an info line on stderr (bt_banner) */
 	if (o->duration)
-		fprintf(out, " for %lu secs.\n", o->duration);
+		bt_banner(o->folded ? stderr : stdout, "%s for %lu secs.\n", what, o->duration);
 	else
-		fprintf(out, "... Hit Ctrl-C to end.\n");
+		bt_banner(o->folded ? stderr : stdout, "%s... Hit Ctrl-C to end.\n", what);
+	free(what);
 }
 
 int bt_offcpu_summary(const struct bt_offcpu_opts *o, struct bt_stacks *st, int counts_fd,

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "bt_args.h"
 #include "bt_err.h"
 #include "bt_kernel.h"
 #include "bt_loop.h"
@@ -115,6 +116,6 @@ int bt_argp_attach_mode(struct argp_state *state, const char *arg, enum bt_attac
 {
 	if (!bt_attach_mode_parse(arg, mode))
 		return 0;
-	argp_state_help(state, stderr, ARGP_HELP_USAGE);
+	bt_argp_usage_hint(state);
 	return EINVAL;
 }

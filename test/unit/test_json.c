@@ -178,6 +178,24 @@ static void test_compact(void)
 		"{\"comm\": \"dd \\\"x\\\"\", \"pid\": -1, \"v\": [1, null], \"empty\": {}}\n{}\n");
 	fclose(f);
 }
+/* A value serialized earlier goes in as one item, commas kept. */
+static void test_raw(void)
+{
+	FILE *f = open_mem();
+	struct bt_json j;
+
+	bt_json_init_compact(&j, f);
+	bt_json_begin_object(&j, NULL);
+	bt_json_begin_array(&j, "rows");
+	bt_json_raw(&j, NULL, "{\"a\": 1}");
+	bt_json_raw(&j, NULL, "[2]");
+	bt_json_end_array(&j);
+	bt_json_raw(&j, "n", "3");
+	bt_json_end_object(&j);
+	bt_json_finish(&j);
+	CHECK_STR(out(f), "{\"rows\": [{\"a\": 1}, [2]], \"n\": 3}\n");
+	fclose(f);
+}
 
 int main(void)
 {
@@ -188,6 +206,7 @@ int main(void)
 	BT_RUN(test_key_escaping);
 	BT_RUN(test_reinit);
 	BT_RUN(test_compact);
+	BT_RUN(test_raw);
 	free(buf);
 	return bt_test_done();
 }

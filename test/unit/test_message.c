@@ -119,8 +119,47 @@ static void test_long_utf8(void)
 	CHECK(p && (unsigned char)p[4] == 0xc3);
 }
 
+static void say_json(void)
+{
+	bt_set_json_mode(true);
+	bt_err("cannot find '%s'", "a\"b\nc");
+	bt_warn("%d stacks lost", 3);
+	bt_note("still detaching");
+	bt_banner(stdout, "Tracing %s... Hit Ctrl-C to end.\n", "x");
+	bt_set_json_mode(false);
+}
+
+static void say_banner_text(void)
+{
+	bt_banner(stderr, "Tracing %s...\n", "y");
+	bt_note("a note");
+}
+
+/* JSON mode: one object a line, the level named, the message made safe and then quoted. */
+static void test_json_mode(void)
+{
+	capture(say_json);
+	CHECK_STR(got, "{\"level\": \"error\", \"command\": \"bpftools\", \"message\": "
+		       "\"cannot find 'a\\\"b\\\\x0ac'\"}\n"
+		       "{\"level\": \"warning\", \"command\": \"bpftools\", \"message\": "
+		       "\"3 stacks lost\"}\n"
+		       "{\"level\": \"info\", \"command\": \"bpftools\", \"message\": "
+		       "\"still detaching\"}\n"
+		       "{\"level\": \"info\", \"command\": \"bpftools\", \"message\": "
+		       "\"Tracing x... Hit Ctrl-C to end.\"}\n");
+	CHECK(!bt_json_mode());
+}
+
+static void test_banner_text(void)
+{
+	capture(say_banner_text);
+	CHECK_STR(got, "Tracing y...\nbpftools: a note\n");
+}
+
 int main(void)
 {
+	BT_RUN(test_json_mode);
+	BT_RUN(test_banner_text);
 	BT_RUN(test_plain);
 	BT_RUN(test_control_characters);
 	BT_RUN(test_long);
