@@ -323,7 +323,9 @@ for bad in "-B $F" "-S $F" "-S -F 0 -K $F" "-S -F abc -K $F" "-S -F 99999 -K $F"
 	run funcslower $bad
 	expect_rc 2 "funcslower $bad"
 	[ "$(grep -vc '^Usage\|^Try\|^ ' "$ERR")" = 1 ] || fail "funcslower $bad: not one line of error"
-	head -1 "$ERR" | grep -q '^funcslower: ' || fail "funcslower $bad: message does not name the tool"
+	# (with --json the message is a JSON line naming the tool: docs/json.md)
+	head -1 "$ERR" | grep -q '^funcslower: \|^{"level": "error", "command": "funcslower"' ||
+		fail "funcslower $bad: message does not name the tool"
 	[ -s "$OUT" ] && fail "funcslower $bad: printed to stdout"
 done
 ok "usage errors of -B, -S, -F, --json"

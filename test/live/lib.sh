@@ -64,7 +64,8 @@ value_of() {
 
 # traced_workload WORKLOAD [ARGS...] -- TOOL [ARGS...]: start WORKLOAD, which waits for
 # SIGUSR1; run bpftools TOOL ARGS ("@PID" in ARGS becomes the workload's pid); release the
-# workload once the tool prints its banner ($BANNER, default ^Tracing, looked for in
+# workload once the tool prints its banner ($BANNER, default ^Tracing or a JSON info line whose
+# message starts "Tracing", looked for in
 # $BANNER_IN: out, the default, or err); then Ctrl-C the tool.
 # $PIN prefixes the workload (e.g. "taskset -c 0"); with $READY_MAPS set, the tool starts only
 # once the workload has that library mapped (-p resolves libraries through the maps).
@@ -103,7 +104,7 @@ traced_workload() {
 	i=0
 	banner_file=$OUT
 	[ "${BANNER_IN:-out}" = err ] && banner_file=$ERR
-	until grep -q "${BANNER:-^Tracing}" "$banner_file" 2>/dev/null; do
+	until grep -q "${BANNER:-^Tracing\|message.: .Tracing}" "$banner_file" 2>/dev/null; do
 		i=$((i + 1))
 		if [ $i -gt 100 ] || ! kill -0 $fpid 2>/dev/null; then
 			kill -TERM $wpid $fpid ${ALSO:-} 2>/dev/null
@@ -135,7 +136,7 @@ start_tool() {
 	banner_file=$OUT
 	[ "${BANNER_IN:-out}" = err ] && banner_file=$ERR
 	i=0
-	until grep -q "${BANNER:-^Tracing}" "$banner_file" 2>/dev/null; do
+	until grep -q "${BANNER:-^Tracing\|message.: .Tracing}" "$banner_file" 2>/dev/null; do
 		i=$((i + 1))
 		if [ $i -gt 100 ] || ! kill -0 $FPID 2>/dev/null; then
 			kill -TERM $FPID 2>/dev/null

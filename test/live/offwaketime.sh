@@ -91,6 +91,8 @@ for bad in "--stack-storage-size 0" "-u -k" "-m 10 -M 5" "-p 1,x" "--state 70000
 	# shellcheck disable=SC2086
 	run offwaketime $bad
 	[ "$RC" = 2 ] || fail "offwaketime $bad: exit $RC, expected 2"
-	head -1 "$ERR" | grep -q '^offwaketime: ' || fail "offwaketime $bad: message does not name the tool"
+	# (with --json the message is a JSON line naming the tool: docs/json.md)
+	head -1 "$ERR" | grep -q '^offwaketime: \|^{"level": "error", "command": "offwaketime"' ||
+		fail "offwaketime $bad: message does not name the tool"
 done
 ok "bad input"

@@ -18,7 +18,7 @@ start_tool() {
 	"$BPFTOOLS" smpcalls "$@" >"$_out" 2>"$_out.err" &
 	TOOL=$!
 	i=0
-	until grep -q '^Tracing SMP calls' "$_out" "$_out.err" 2>/dev/null; do
+	until grep -q 'Tracing SMP calls' "$_out" "$_out.err" 2>/dev/null; do
 		i=$((i + 1))
 		[ $i -le 150 ] && kill -0 $TOOL 2>/dev/null || {
 			OUT=$_out ERR=$_out.err
