@@ -73,11 +73,6 @@ static const struct argp_option options[] = {
 	{ NULL },
 };
 
-static const struct argp_child children[] = {
-	{ &bt_argp_json, 0, NULL, 0 },
-	{ NULL },
-};
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct stackcount_opts *o = state->input;
@@ -158,6 +153,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 static const struct argp_child children[] = {
 	{ &bt_stack_out_argp, 0, NULL, 0 },
+	{ &bt_argp_json, 0, NULL, 0 },
 	{ NULL },
 };
 
@@ -318,7 +314,7 @@ static int print_counts(void *ctx)
 	if (bt_json_mode()) {
 		err = print_json(&s->table);
 		bt_stack_table__clear(&s->table);
-		return err;
+		return err ?: bt_stack_out__write(s->out);
 	}
 	for (i = 0; i < s->table.n; i++) {
 		const char *text = s->table.rows[i].text;
