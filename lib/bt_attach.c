@@ -64,8 +64,10 @@ int bt_attach__commit(struct bt_attach *a)
 	struct bt_progress p;
 	int err = 0;
 
-	/* one line for both halves: "attaching 120/370 probes..." on a terminal; in JSON mode
-	 * stderr holds JSON lines only */
+	/*
+	 * One line for both halves: "attaching 120/370 probes..." on a terminal; none in JSON
+	 * mode, where stderr holds JSON lines only.
+	 */
 	bt_progress_begin(&p, stderr, isatty(STDERR_FILENO) && !bt_json_mode(),
 			  bt_kattach__count(a->k) + bt_uattach__count(a->u));
 	if (a->k)
