@@ -107,6 +107,16 @@ sum=$(awk '/^    -  +stack_many / { getline; t += $1 } END { print t + 0 }' "$OU
 	fail "offcputime: printed blocks add up to $sum us, the SVG to $(svg_total)"
 ok "offcputime: multi-line blocks as always, their $sum us in the SVG"
 
+# System-wide for 2 s: whatever runs on this machine (thousands of frames, many files, unknown
+# frames), the files still hold exactly the folded stacks.
+rm -f "$SVG" "$PB"
+run offcputime -f --flamegraph="$SVG" --pprof="$PB" 2
+expect_rc 0 "offcputime -f 2 --flamegraph --pprof"
+files_ok offcputime
+$CHECK svg "$OUT" "$SVG" || fail "offcputime system-wide: SVG"
+$CHECK pprof "$OUT" "$PB" off_cpu microseconds || fail "offcputime system-wide: pprof"
+ok "offcputime system-wide: SVG and pprof hold exactly the folded stacks"
+
 # offwaketime: bt_pong blocked in pipe_read, woken by bt_ping's pipe_write.
 PP=$BT_WORKLOADS/pingpong
 rm -f "$SVG" "$PB" "$T/pong"
