@@ -131,14 +131,19 @@ static void test_duration_with_tick(void)
 
 	CHECK_INT(bt_evloop__new(&loop), 0);
 	bt_evloop__set_tick(loop, 20, on_tick, &t);
-	bt_evloop__set_duration(loop, 110);
+	bt_evloop__set_duration(loop, 300);
 	start = ms_now();
 	CHECK_INT(bt_evloop__run(loop), 0);
 	took = ms_now() - start;
-	CHECK(took >= 110);
-	CHECK(took < 2000);
-	CHECK(t.ticks >= 3 &&
-	      t.ticks <= 5); /* at 20, 40, 60, 80, 100 ms; a late wake-up skips one */
+	CHECK(took >= 300);
+	CHECK(took < 3000);
+	/*
+	 * Ticks run beside the duration, at most one per 20 ms that passed (a late wake-up skips
+	 * the missed ones rather than bunching them). How many is up to the scheduler: on a
+	 * loaded machine a 20 ms timer can wake 60 ms late, so no lower bound but one.
+	 */
+	CHECK(t.ticks >= 1);
+	CHECK(t.ticks <= 15 && t.ticks <= took / 20);
 	bt_evloop__free(loop);
 }
 
