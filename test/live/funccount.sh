@@ -125,6 +125,29 @@ wait $fpid
 [ "$(value_of getppid)" = 777 ] || fail "interval count: expected 777"
 ok "intervals"
 
+# --json: one object per interval, counters restarted each time (the burst in the first only).
+OUT=$T/iv ERR=$T/iverr
+: >"$OUT"
+: >"$ERR"
+"$WORK" 0 0 0 777 &
+wpid=$!
+"$BPFTOOLS" funccount --json -p $wpid -i 1 -d 3 syscall:getppid >"$OUT" 2>"$ERR" &
+fpid=$!
+i=0
+until grep -q '"message": "Tracing' "$ERR" 2>/dev/null || [ $i -gt 100 ]; do i=$((i + 1)); sleep 0.1; done
+kill -USR1 $wpid
+wait $wpid
+wait $fpid || fail "funccount --json -i 1 -d 3 exited $?"
+python3 - "$OUT" <<'EOF' || fail "--json -i 1 -d 3: not three objects, 777 in the first"
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1]).read().splitlines()]
+assert len(objs) == 3, objs
+assert all(o["val_type"] == "count" and o["ts"] for o in objs), objs
+assert objs[0]["functions"] == [{"function": "getppid", "count": 777}], objs[0]
+assert objs[1]["functions"] == [] and objs[2]["functions"] == [], objs
+EOF
+ok "--json intervals"
+
 # Ctrl-C before the end: final table, Detaching..., exit 0.
 OUT=$T/int ERR=$T/interr
 "$BPFTOOLS" funccount t:syscalls:sys_enter_getppid >"$OUT" 2>"$ERR" &

@@ -70,6 +70,29 @@ awk '/^Function = / { exit !(prev == "") } { prev = $0 }' "$OUT" || fail "-F: no
 [ "$(avg_field 9)" = $((L + S)) ] || fail "-F: avg count is not $((L + S))"
 ok "-F -m: fl_sleep_long $L in 4 -> 7 ms, fl_sleep_short $S in 0 -> 1 ms"
 
+# The same as JSON (docs/funclatency.md): one line, one entry per function with its pid, the
+# buckets holding the calls where the text has them, count = calls, total in the unit.
+BANNER_IN=err traced --json -m -F -p @PID "$WORK:fl_sleep_*"
+expect_rc 0 "funclatency --json -m -F fl_sleep_*"
+python3 - "$OUT" "$wpid" $L $S <<'EOF' || fail "--json -m -F: not the expected object"
+import json, sys
+pid, l, s = (int(x) for x in sys.argv[2:])
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 1, lines
+o = json.loads(lines[0])
+assert o["val_type"] == "msecs" and o["count"] == l + s, o
+f = {r["function"]: r for r in o["functions"]}
+assert set(f) == {"fl_sleep_long", "fl_sleep_short"} and all(r["pid"] == pid for r in f.values()), f
+def bucket(r, low):
+    return sum(b["count"] for b in r["hist"] if b["low"] == low)
+assert sum(b["count"] for b in f["fl_sleep_long"]["hist"]) == l and bucket(f["fl_sleep_long"], 4) >= l // 2, f
+assert sum(b["count"] for b in f["fl_sleep_short"]["hist"]) == s and bucket(f["fl_sleep_short"], 0) >= s // 2, f
+assert o["total"] >= 5 * l + s, o
+EOF
+grep -q '^{"level": "info", "command": "funclatency", "message": "Tracing 2 functions' "$ERR" ||
+	fail "--json: the banner is not a JSON info line on stderr"
+ok "--json -m -F: the same buckets and counts"
+
 # Nested and recursive calls: fl_nest(3) is 4 levels taking 1.5, 3, 4.5 and 6 ms.
 traced -u -p @PID "$WORK:fl_nest"
 expect_rc 0 "funclatency fl_nest"

@@ -148,6 +148,26 @@ expect_line '^  entry_SYSCALL_64'
 grep -q 'bpf_prog_\|bpf_trace_run\|__bpf_trace' "$OUT" && fail "tracing artefacts left on top of kernel stacks"
 ok "kernel stacks of a syscall tracepoint"
 
+# The same as JSON: one summary line, kernel stacks only (no user_stack member), frames named
+# through the syscall entry path, counts adding up to the workload's 3000 sends.
+BANNER_IN=err traced_workload "$UDP" 3000 -1 -- stackcount --json -K -p @PID t:syscalls:sys_enter_sendto
+expect_rc 0 "stackcount --json -K t:syscalls:sys_enter_sendto"
+python3 - "$OUT" "$wpid" <<'EOF' || fail "--json -K: not the expected summary"
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 1, lines
+o = json.loads(lines[0])
+assert o["val_type"] == "count" and o["stacks"], o
+assert sum(s["count"] for s in o["stacks"]) == 3000, [s["count"] for s in o["stacks"]]
+for s in o["stacks"]:
+    assert "user_stack" not in s and s["pid"] == int(sys.argv[2]), s
+    names = [f["name"] for f in s["kernel_stack"]]
+    assert "do_syscall_64" in names and not any("bpf_" in (n or "") for n in names), names
+    # the kernel image's frames have no module (null); a kernel module's would be named
+    assert all(f["module"] is None and not f["inlined"] for f in s["kernel_stack"]), s
+EOF
+ok "--json -K: kernel stacks as frames, 3000 sends"
+
 # Bad input: one line naming it, exit 2 (usage) or 1 (runtime).
 for bad in "" "-K -U vfs_read" "-p -5 vfs_read" "--stack-storage-size 0 vfs_read" \
 	"a:b:c:d" "t:nosuchcat:nosuchevent" "$W:no_such_function_xyz" "-r (unclosed"; do

@@ -99,6 +99,22 @@ rows_exact 3
 	fail "-K -U: the user stack does not start at libc's syscall()"
 ok "-K -U: kernel stack, '--', user stack"
 
+# --json -K -U: one object per call, both stacks as frames, times increasing.
+BANNER_IN=err traced_workload "$WORK" 0 0 0 3 -- stacksnoop --json -K -U -p @PID t:$TP
+expect_rc 0 "stacksnoop --json -K -U"
+python3 - "$OUT" "$wpid" <<'EOF' || fail "--json -K -U: not 3 objects with both stacks"
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1]).read().splitlines()]
+assert len(objs) == 3, objs
+assert [o["time_ns"] for o in objs] == sorted(o["time_ns"] for o in objs) and objs[0]["time_ns"] > 0
+for o in objs:
+    assert o["pid"] == int(sys.argv[2]) and o["comm"] == "fc_work", o
+    assert o["function"] == "syscalls:sys_enter_getppid", o
+    assert "do_syscall_64" in [f["name"] for f in o["kernel_stack"]], o
+    assert o["user_stack"][0]["name"] == "syscall" and "libc" in o["user_stack"][0]["module"], o
+EOF
+ok "--json -K -U: three calls, kernel and user frames"
+
 # Many calls, through the ring buffer and the perf buffer (64 pages per CPU, as BCC; fits
 # 2000 events): nothing lost, and the stack ids are still there when their rows print.
 N=20000

@@ -58,6 +58,20 @@ if [ "$RC" = 1 ] && ! has_kprobes; then
 	[ "$(wc -l <"$ERR")" = 1 ] || fail "--attach=fentry: expected one line on stderr"
 	no_probes_left "--attach=fentry|kprobe"
 	ok "--attach=kprobe and --attach=fentry refused with their own reason"
+
+	# --json: the same refusal as one JSON line on stderr, nothing on stdout
+	run vfsstat --json 1 1
+	expect_rc 1 "vfsstat --json 1 1"
+	[ -s "$OUT" ] && fail "--json: refused, but printed to stdout"
+	python3 - "$ERR" <<'EOF' || fail "--json: the refusal is not one JSON error line"
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 1, lines
+m = json.loads(lines[0])
+assert m["level"] == "error" and m["command"] == "vfsstat", m
+assert m["message"].startswith("cannot trace 'vfs_read' (and 7 more): fentry"), m
+EOF
+	ok "--json: refused with one JSON error line"
 	exit 0
 fi
 
