@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "bt_core_btf.h"
 #include "bt_args.h"
 #include "bt_attach.h"
 #include "bt_cmd.h"
@@ -295,7 +296,7 @@ static int run(const struct bt_cmd *cmd)
 	if (err)
 		goto cleanup;
 
-	skel = funccount_bpf__open();
+	skel = funccount_bpf__open_opts(bt_core_btf_open_opts(funccount_bpf__elf_bytes));
 	if (!skel) {
 		err = -errno;
 		bt_err("cannot open the BPF object: %s", strerror(errno));

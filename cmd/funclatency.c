@@ -10,6 +10,7 @@
 #include <linux/types.h>
 #include <bpf/bpf.h>
 
+#include "bt_core_btf.h"
 #include "bt_args.h"
 #include "bt_attach.h"
 #include "bt_cmd.h"
@@ -405,7 +406,7 @@ static int run(const struct bt_cmd *cmd)
 		goto cleanup;
 	}
 
-	skel = funclatency_bpf__open();
+	skel = funclatency_bpf__open_opts(bt_core_btf_open_opts(funclatency_bpf__elf_bytes));
 	if (!skel) {
 		err = -errno;
 		bt_err("cannot open the BPF object: %s", strerror(errno));

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "bt_core_btf.h"
 #include "bt_args.h"
 #include "bt_attach.h"
 #include "bt_cmd.h"
@@ -957,7 +958,7 @@ static int run(const struct bt_cmd *cmd)
 	s.targets = &targets;
 	s.names = names;
 
-	skel = funcslower_bpf__open();
+	skel = funcslower_bpf__open_opts(bt_core_btf_open_opts(funcslower_bpf__elf_bytes));
 	if (!skel) {
 		err = -errno;
 		bt_err("cannot open the BPF object: %s", strerror(errno));

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
+#include "bt_core_btf.h"
 #include "bt_args.h"
 #include "bt_attach.h"
 #include "bt_cmd.h"
@@ -376,7 +377,7 @@ static int run(const struct bt_cmd *cmd)
 		err = n;
 		goto cleanup;
 	}
-	skel = stackcount_bpf__open();
+	skel = stackcount_bpf__open_opts(bt_core_btf_open_opts(stackcount_bpf__elf_bytes));
 	if (!skel) {
 		err = -errno;
 		bt_err("cannot open the BPF object: %s", strerror(errno));

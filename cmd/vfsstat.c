@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bt_core_btf.h"
 #include "bt_args.h"
 #include "bt_attach.h"
 #include "bt_cmd.h"
@@ -196,7 +197,7 @@ static int run(const struct bt_cmd *cmd)
 		tv[i].name = tv[i].func = (char *)cols[i].func;
 	}
 
-	skel = vfsstat_bpf__open();
+	skel = vfsstat_bpf__open_opts(bt_core_btf_open_opts(vfsstat_bpf__elf_bytes));
 	if (!skel) {
 		err = -errno;
 		bt_err("cannot open the BPF object: %s", strerror(errno));

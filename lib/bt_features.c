@@ -356,22 +356,41 @@ static void probe_uprobe_multi(struct bt_feature *f)
 	char why[96];
 	int fd;
 
+	struct { /* union bpf_attr's link_create with its uprobe_multi member (6.6) */
+		__u32 prog_fd, target_fd, attach_type, flags;
+		__aligned_u64 path, offsets, ref_ctr_offsets, cookies;
+		__u32 cnt, umulti_flags, pid;
+	} attr;
+	__u64 offset = 0;
+	int link;
+
 	/*
 	 * libbpf 1.1 has no uprobe.multi API (1.3 does): lib/bt_attach_user.c makes the links
-	 * with bpf(BPF_LINK_CREATE) itself. A program of that attach type must load.
+	 * with bpf(BPF_LINK_CREATE) itself. A program of that attach type must load, and a link
+	 * on a directory be refused as not a regular file (EBADF), where older kernels do not
+	 * know the attach type (EINVAL). Asking the kernel costs no parse of its BTF.
 	 */
-	if (!btf_struct_has("bpf_uprobe_multi_link", NULL)) {
-		set_no(f, EOPNOTSUPP, "kernel older than 6.6");
-		return;
-	}
 	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", ret0, 2, &opts);
 	if (fd < 0) {
 		bt_errno_why(why, sizeof(why), errno);
 		set_no(f, errno, "refused: %s", why);
 		return;
 	}
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_fd = fd;
+	attr.attach_type = 48;
+	attr.path = (__u64)(uintptr_t) "/";
+	attr.offsets = (__u64)(uintptr_t)&offset;
+	attr.cnt = 1;
+	link = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	if (link >= 0 || errno != EBADF) {
+		if (link >= 0)
+			close(link);
+		set_no(f, EOPNOTSUPP, "kernel older than 6.6");
+	} else {
+		f->ok = true;
+	}
 	close(fd);
-	f->ok = true;
 }
 
 static void probe_raw_tp(struct bt_feature *f)
