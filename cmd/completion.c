@@ -554,8 +554,14 @@ static void complete_spec(struct cands *c, unsigned int kinds, const char *cur, 
 	} else if (!type_len && (kinds & SK_SYSCALL) && !strncmp(cur, "syscall:", 8)) {
 		strcpy(pre, "syscall:");
 		bt_complete_syscalls(NULL, cur + 8, add_cand, c);
-	} else if (!type_len && !strncmp(cur, "u:", 2)) {
-		/* USDT probes are not completed */
+	} else if (!type_len && (kinds & SK_USDT) && !strncmp(cur, "u:", 2)) {
+		/* u:LIB:PROVIDER:PROBE, once LIB is typed */
+		colon = strchr(cur + 2, ':');
+		if (colon) {
+			snprintf(module, sizeof(module), "%.*s", (int)(colon - cur - 2), cur + 2);
+			snprintf(pre, sizeof(pre), "%.*s", (int)(colon + 1 - cur), cur);
+			bt_complete_usdt(module, pid, colon + 1, add_cand, c);
+		}
 	} else if ((colon = strchr(rest, ':'))) {
 		/* LIB:FUNC, /path/bin:FUNC: the module as the attach layer would find it */
 		snprintf(pre, sizeof(pre), "%.*s", (int)(colon + 1 - cur), cur);

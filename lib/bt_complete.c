@@ -133,6 +133,39 @@ int bt_complete_ufuncs(const char *module, pid_t pid, const char *prefix, bt_com
 	return err;
 }
 
+struct usdt_ctx {
+	const char *prefix;
+	size_t plen;
+	bt_complete_cb cb;
+	void *ctx;
+};
+
+static int usdt_cb(const char *provider, const char *name, void *arg)
+{
+	struct usdt_ctx *u = arg;
+	char word[512];
+
+	snprintf(word, sizeof(word), "%s:%s", provider, name);
+	if (strncmp(word, u->prefix, u->plen))
+		return 0;
+	return u->cb(word, NULL, u->ctx);
+}
+
+int bt_complete_usdt(const char *module, pid_t pid, const char *prefix, bt_complete_cb cb,
+		     void *ctx)
+{
+	struct usdt_ctx u = { prefix, strlen(prefix), cb, ctx };
+	char *path = NULL;
+	int err;
+
+	err = bt_uprobe_find_module(module, pid, &path);
+	if (err)
+		return err;
+	err = bt_usdt_foreach(path, usdt_cb, &u);
+	free(path);
+	return err < 0 ? err : 0;
+}
+
 static bool all_digits(const char *s)
 {
 	if (!*s)

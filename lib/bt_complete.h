@@ -36,6 +36,10 @@ int bt_complete_syscalls(const char *events, const char *prefix, bt_complete_cb 
 int bt_complete_ufuncs(const char *module, pid_t pid, const char *prefix, bt_complete_cb cb,
 		       void *ctx);
 
+/* USDT probes of a library or program (found as above), as "provider:probe". */
+int bt_complete_usdt(const char *module, pid_t pid, const char *prefix, bt_complete_cb cb,
+		     void *ctx);
+
 /* Process ids, with the process's comm as description ('proc' overrides /proc, for tests). */
 int bt_complete_pids(const char *proc, const char *prefix, bt_complete_cb cb, void *ctx);
 

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Completion of probe arguments, read from this kernel and this machine when TAB is pressed:
 # the generated bash function (run non-interactively, as readline would call it) completes a
-# tracepoint, a kernel function, a workload's own function and the PID of a process started
-# here; zsh and fish through the same binary; each answer within 200 ms.
+# tracepoint, a kernel function, a workload's own function and USDT probe, and the PID of a
+# process started here; zsh and fish through the same binary; each answer within 200 ms.
 . "$(dirname "$0")/lib.sh"
 require root btf tracepoints
 
@@ -55,6 +55,8 @@ bcomp "$BPFTOOLS" funclatency "$W:fl_sleep_l" >"$T/r"
 grep -qx "$W:fl_sleep_long" "$T/r" || fail "$W:fl_sleep_l does not complete: $(cat "$T/r")"
 bcomp "$BPFTOOLS" stacksnoop "$W:" | grep -qx "$W:fl_nest" || fail "$W: does not list fl_nest"
 bcomp "$BPFTOOLS" funccount c:mallo | grep -qx 'c:malloc' || fail "c:mallo does not complete to c:malloc"
+bcomp "$BPFTOOLS" stackcount "u:$BT_WORKLOADS/fc_work:fc_work:ti" | grep -qx "u:$BT_WORKLOADS/fc_work:fc_work:tick" ||
+	fail "u:fc_work:fc_work:ti does not complete to the USDT probe fc_work:tick"
 bcomp "$BPFTOOLS" funccount -p "$wpid" >"$T/r"
 grep -qx "$wpid" "$T/r" || fail "-p $wpid: not offered: $(cat "$T/r")"
 grep -qv "^$wpid" "$T/r" && fail "-p $wpid offers a PID not starting with it (the other: $other)"

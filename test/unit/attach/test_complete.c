@@ -202,6 +202,18 @@ static void test_ufuncs(void)
 	CHECK_STR(joined(&g), "");
 }
 
+static void test_usdt(void)
+{
+	struct got g = {};
+
+	CHECK_INT(bt_complete_usdt(UA_DIR "/ua_pie", 0, "", collect, &g), 0);
+	CHECK_STR(joined(&g), "ua_prov:ua_fire ua_prov:ua_other");
+	CHECK_INT(bt_complete_usdt(UA_DIR "/ua_nopie", 0, "ua_prov:ua_f", collect, &g), 0);
+	CHECK_STR(joined(&g), "ua_prov:ua_fire");
+	CHECK_INT(bt_complete_usdt(UA_DIR "/ua_pie", 0, "other", collect, &g), 0);
+	CHECK_STR(joined(&g), "");
+}
+
 int main(void)
 {
 	BT_RUN(test_kfuncs_filter);
@@ -209,6 +221,7 @@ int main(void)
 	BT_RUN(test_tracepoints);
 	BT_RUN(test_pids);
 	BT_RUN(test_ufuncs);
+	BT_RUN(test_usdt);
 	bt_kfuncs_set_sources(NULL);
 	return bt_test_done();
 }
