@@ -110,6 +110,13 @@ struct bt_attach_progs {
 	struct bpf_program *kprobe_multi, *kretprobe_multi;
 	struct bpf_program *uprobe, *uretprobe;
 	struct bpf_program *tracepoint;
+	/*
+	 * SEC("?tracepoint/return"), optional: for sys_exit_NAME. A program reading the exit
+	 * record's ret cannot attach to a sys_enter_NAME whose record is shorter (a syscall with
+	 * no arguments): the kernel checks the program's furthest context read against each
+	 * tracepoint's record size.
+	 */
+	struct bpf_program *tracepoint_ret;
 	struct bpf_program *usdt;
 };
 

@@ -70,7 +70,7 @@ static struct bpf_program *prog_for(const struct bt_attach_progs *p, const struc
 	case BT_SPEC_TRACEPOINT:
 	case BT_SPEC_SYSCALL:
 		*how = "tracepoint";
-		return p->tracepoint;
+		return t->retprobe && p->tracepoint_ret ? p->tracepoint_ret : p->tracepoint;
 	default:
 		return NULL;
 	}

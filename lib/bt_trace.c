@@ -43,6 +43,8 @@ static struct bpf_program **progs_slot(struct bt_attach_progs *p, const char *se
 	};
 	size_t i, n = strcspn(sec, "/");
 
+	if (!strcmp(sec, "tracepoint/return"))
+		return &p->tracepoint_ret;
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (strlen(kinds[i].kind) == n && !strncmp(sec, kinds[i].kind, n))
 			return (struct bpf_program **)((char *)p + kinds[i].offset);

@@ -366,22 +366,29 @@ int fs_uretprobe(struct pt_regs *ctx)
 	return on_return(ctx, bt_target_index(ctx), PT_REGS_RC(ctx));
 }
 
-/* syscall:NAME: sys_enter_NAME is the entry, sys_exit_NAME the return. */
+/*
+ * syscall:NAME: sys_enter_NAME is the entry, sys_exit_NAME the return, each with its own
+ * program: the kernel refuses a program that reads past a tracepoint's record, and
+ * sys_enter_getppid's ends before sys_exit's ret.
+ */
 SEC("?tracepoint")
 int fs_tracepoint(void *ctx)
 {
-	__u32 index = bt_target_index(ctx);
 	struct funcslower_inflight e = {};
 
-	if (index >= nr_entries)
-		return on_return(ctx, index, ((struct trace_event_raw_sys_exit *)ctx)->ret);
 	if (bt_filtered_out())
 		return 0;
 	/* a copy, not ctx->args[i]: clang turns the loop into ctx pointer arithmetic */
 	if (want_args)
 		bpf_probe_read_kernel(e.args, sizeof(e.args),
 				      ((struct trace_event_raw_sys_enter *)ctx)->args);
-	return on_entry(ctx, index, &e, 0);
+	return on_entry(ctx, bt_target_index(ctx), &e, 0);
+}
+
+SEC("?tracepoint/return")
+int fs_tracepoint_ret(void *ctx)
+{
+	return on_return(ctx, bt_target_index(ctx), ((struct trace_event_raw_sys_exit *)ctx)->ret);
 }
 
 char LICENSE[] SEC("license") = "GPL";

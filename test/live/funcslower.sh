@@ -157,6 +157,15 @@ expect_line '^    entry_SYSCALL_64'
 grep -q 'bpf_prog_\|bpf_trace_run\|__bpf_trace' "$OUT" && fail "tracing artefacts in kernel stacks"
 ok "syscall entry and exit, kernel stacks"
 
+# A system call with no arguments: its sys_enter record ends before sys_exit's ret, so the
+# entry and the return need programs of their own (one program reading ret is refused at
+# sys_enter_getppid). fc_work makes exactly 7 getppid calls.
+traced_workload "$BT_WORKLOADS/fc_work" 0 0 0 7 -- funcslower -u 0 -p @PID syscall:getppid
+expect_rc 0 "funcslower -u 0 syscall:getppid"
+[ "$(grep -c "^fc_work  *$wpid  *[0-9.]*  *[0-9a-f]* syscall:getppid \$" "$OUT")" = 7 ] ||
+	fail "syscall:getppid: expected 7 rows of fc_work ($wpid), got: $(head -n 5 "$OUT")"
+ok "a system call with no arguments"
+
 # Kernel functions: traced where the kernel can (then stopped by the timeout's Ctrl-C, exit 0
 # with the header); refused with the reason where it cannot (this machine: exit 1).
 BT_TIMEOUT=3 run funcslower vfs_read
