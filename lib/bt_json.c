@@ -17,12 +17,61 @@ void bt_json_init_compact(struct bt_json *j, FILE *out)
 	j->compact = true;
 }
 
+/*
+ * Bytes of the well-formed UTF-8 sequence at p (RFC 3629: no overlong forms, no surrogates,
+ * nothing past U+10FFFF), or 0.
+ */
+static size_t utf8_len(const unsigned char *p)
+{
+	size_t n, i;
+	unsigned char lo = 0x80, hi = 0xbf; /* the range of the second byte */
+
+	if (*p >= 0xc2 && *p <= 0xdf)
+		n = 2;
+	else if (*p >= 0xe0 && *p <= 0xef)
+		n = 3;
+	else if (*p >= 0xf0 && *p <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (*p == 0xe0)
+		lo = 0xa0;
+	else if (*p == 0xed)
+		hi = 0x9f;
+	else if (*p == 0xf0)
+		lo = 0x90;
+	else if (*p == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0; /* also stops at the terminating NUL */
+	return n;
+}
+
 void bt_json_quote(FILE *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
 
 	fputc('"', out);
 	for (; *p; p++) {
+		if (*p >= 0x80) {
+			/*
+			 * Kernel strings (paths, comms, symbol names) are bytes, JSON text is
+			 * Unicode: a byte that starts no valid sequence becomes U+FFFD, as a
+			 * decoder would show it, so the line stays parseable.
+			 */
+			n = utf8_len(p);
+			if (!n) {
+				fputs("\\ufffd", out);
+				continue;
+			}
+			fwrite(p, 1, n, out);
+			p += n - 1;
+			continue;
+		}
 		switch (*p) {
 		case '"':
 			fputs("\\\"", out);
@@ -43,7 +92,7 @@ void bt_json_quote(FILE *out, const char *s)
 			if (*p < 0x20)
 				fprintf(out, "\\u%04x", *p);
 			else
-				fputc(*p, out); /* UTF-8 passes through */
+				fputc(*p, out);
 		}
 	}
 	fputc('"', out);

@@ -46,6 +46,23 @@ static void test_escaping(void)
 	CHECK_STR(quoted("</script>"), "\"</script>\"");
 }
 
+/* Bytes that are not UTF-8 (a file name from the fuzzers, a binary comm) stay valid JSON. */
+static void test_invalid_utf8(void)
+{
+	CHECK_STR(quoted("a\xff"
+			 "b"),
+		  "\"a\\ufffdb\"");			     /* never a UTF-8 byte */
+	CHECK_STR(quoted("\x80"), "\"\\ufffd\"");	     /* a lone continuation byte */
+	CHECK_STR(quoted("\xc3"), "\"\\ufffd\"");	     /* cut short by the end */
+	CHECK_STR(quoted("\xc3x"), "\"\\ufffdx\"");	     /* cut short by ASCII */
+	CHECK_STR(quoted("\xc0\xaf"), "\"\\ufffd\\ufffd\""); /* overlong '/' */
+	CHECK_STR(quoted("\xe0\x80\xaf"), "\"\\ufffd\\ufffd\\ufffd\"");		   /* overlong */
+	CHECK_STR(quoted("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");		   /* a surrogate */
+	CHECK_STR(quoted("\xf4\x90\x80\x80"), "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); /* > U+10FFFF */
+	CHECK_STR(quoted("\xf0\x9f\x98\x80!"), "\"\xf0\x9f\x98\x80!\"");	   /* U+1F600 */
+	CHECK_STR(quoted("\xef\xbf\xbd"), "\"\xef\xbf\xbd\""); /* U+FFFD itself */
+}
+
 static void test_empty_containers(void)
 {
 	struct bt_json j;
@@ -200,6 +217,7 @@ static void test_raw(void)
 int main(void)
 {
 	BT_RUN(test_escaping);
+	BT_RUN(test_invalid_utf8);
 	BT_RUN(test_empty_containers);
 	BT_RUN(test_nesting_and_commas);
 	BT_RUN(test_non_finite);
