@@ -2,7 +2,7 @@
 back by their geometry, and a pprof profile, decoded here by hand, both against the folded
 input they were made from.
 
-    python3 flamegraph.py svg FOLDED SVG [NAME=KIND...]
+    python3 flamegraph.py svg FOLDED SVG [NAME=KIND...]   (NAME* matches names starting so)
     python3 flamegraph.py pprof FOLDED PROFILE.pb.gz TYPE UNIT [FUNCTION[@FILE]...]
 
 A tool's own --flamegraph/--pprof names each frame's module too: the SVG's tooltips say
@@ -121,8 +121,10 @@ def check_svg(folded_path, svg_path, kinds):
         if not fs[0]["title"].endswith(" %s)" % pct) or " (%d " % want[path] not in fs[0]["title"]:
             fail("tooltip %r lacks %d and %s" % (fs[0]["title"], want[path], pct))
     for spec in kinds:
-        name, kind = spec.split("=")
-        seen = {f["kind"] for fs in got.values() for f in fs if f["name"] == name}
+        name, kind = spec.rsplit("=", 1)
+        # "name*": every frame whose name starts so (names with --debuginfo end in file:line)
+        seen = {f["kind"] for fs in got.values() for f in fs
+                if (f["name"].startswith(name[:-1]) if name.endswith("*") else f["name"] == name)}
         if seen != {kind}:
             fail("frames named %r are %r, not %s" % (name, sorted(seen), kind))
     print("svg: %d frames, widths match %d folded stacks (total %d)" % (len(got), len(stacks), total))
