@@ -119,9 +119,16 @@ static int sync_maps_create(struct bt_stacks *st)
 	return st->sync_outer_fd < 0 ? -errno : 0;
 }
 
+static void sym_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	bt_warn("%s", msg);
+}
+
 int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 		   struct bt_stacks **out)
 {
+	struct bt_sym_opts sym;
 	struct bpf_map *stacks = bpf_object__find_map_by_name(obj, "bt_stacks");
 	struct bpf_map *deep = bpf_object__find_map_by_name(obj, "bt_stacks_deep");
 	struct bpf_map *lost = bpf_object__find_map_by_name(obj, "bt_stack_lost");
@@ -149,7 +156,10 @@ int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 	if (err)
 		bt_debug("no map-in-map to wait for running programs (%s): sleeping instead",
 			 strerror(-err));
-	err = bt_symbolizer__new(&opts->sym, &st->sym);
+	sym = opts->sym;
+	if (!sym.warn)
+		sym.warn = sym_warn; /* "CMD: warning: ...", a JSON line in JSON mode */
+	err = bt_symbolizer__new(&sym, &st->sym);
 	if (err)
 		goto cleanup;
 	if (opts->user && pids) {

@@ -3,7 +3,7 @@
 # vfsstat in each attach mode the guest has (fentry, kprobe): a workload makes known numbers of
 # VFS calls and `vfsstat -p PID 1 2` must sum them, column by column, in BCC's layout; every
 # function is attached by the mode asked for, a second copy running meanwhile is left out; Ctrl-C
-# prints a last row and exits 0.
+# prints a last row and exits 0; --json gives the same rows as JSON Lines.
 . "$BTVM_LIB"
 
 "$BPFTOOLS" --list | grep -q '^vfsstat ' || fail "no vfsstat command in this build"
@@ -103,6 +103,43 @@ for mode in $(attach_modes); do
   log "$mode: $(grep 'kernel functions:' debug-$mode.err)"
   assert_no_probes "after vfsstat --attach=$mode"
 done
+
+# --json: the same two rows as JSON Lines (docs/vfsstat.md), a member per column, the reads
+# counted as in the text; stderr holds JSON messages only (the banner says it is attached).
+TMPDIR=$PWD "$WORK" $R $W $O $M &
+wpid=$!
+i=0
+until sleeping $wpid; do
+  i=$((i + 1))
+  [ $i -lt 200 ] || fail "vfs_work did not reach its sigwait"
+  sleep 0.05
+done
+OUT=$PWD/vfsstat-json.out
+echo "\$ bpftools vfsstat --json -p $wpid 1 2 &"
+"$BPFTOOLS" vfsstat --json -p $wpid 1 2 >"$OUT" 2>json.err &
+BG_PID=$!
+wait_for json.err '"message": "Tracing VFS calls' 60
+kill -USR1 $wpid
+wait $wpid || fail "vfs_work exited with $?"
+i=0
+while alive $BG_PID && [ $i -lt 100 ]; do
+  sleep 0.1
+  i=$((i + 1))
+done
+stop_tool INT 5
+assert_rc 0
+JROW='^[{]"ts": "[0-9-]{10} [0-9:]{8}", "val_type": "per_second", "interval": 1, "read": [0-9]+, "write": [0-9]+, "fsync": [0-9]+, "open": [0-9]+, "create": [0-9]+, "unlink": [0-9]+, "mkdir": [0-9]+, "rmdir": [0-9]+[}]$'
+[ "$(count_matching "$OUT" "$JROW")" = 2 ] && [ "$(wc -l <"$OUT")" = 2 ] ||
+  fail "--json: expected exactly 2 JSON rows"
+reads=$(sed 's/.*"read": \([0-9]*\),.*/\1/' "$OUT" | awk '{ s += $1 } END { print s + 0 }')
+if kfunc_traceable vfs_read; then
+  assert_ge "$reads" "$R" "--json: reads for $R vfs_read calls"
+  assert_le "$reads" $((R + 2)) "--json: reads with -p for $R vfs_read calls"
+fi
+grep -qv '^[{]"level": "[a-z]*", "command": "vfsstat", "message": ".*"[}]$' json.err &&
+  fail "--json: stderr is not JSON lines: $(grep -v '^[{]' json.err | head -2)"
+log "--json: 2 rows, $reads reads"
+assert_no_probes "after vfsstat --json"
 
 # Ctrl-C (default interval 1, forever): a last row for the time so far, exit 0.
 start_tool vfsstat
