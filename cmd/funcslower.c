@@ -23,6 +23,7 @@
 #include "bt_stack_out.h"
 #include "bt_stacks.h"
 #include "bt_trace.h"
+#include "bt_unwinder.h"
 #include "funcslower.h"
 #include "funcslower.skel.h"
 
@@ -187,6 +188,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 static const struct argp_child children[] = {
 	{ &bt_stack_out_argp, 0, NULL, 0 },
+	{ &bt_argp_unwind, 0, NULL, 0 },
 	{ NULL },
 };
 
@@ -991,6 +993,7 @@ static int run(const struct bt_cmd *cmd)
 	sopts.generations = true;
 	sopts.user = opts.user_stack;
 	sopts.note_running = opts.user_stack && !opts.pid;
+	sopts.verbose = opts.verbose;
 	err = bt_stacks__configure(skel->obj, &sopts);
 	if (!err)
 		err = bt_events__configure(skel->obj, skel->maps.events);

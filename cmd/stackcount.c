@@ -21,6 +21,7 @@
 #include "bt_stacks.h"
 #include "bt_summary.h"
 #include "bt_trace.h"
+#include "bt_unwinder.h"
 #include "stackcount.h"
 #include "stackcount.skel.h"
 
@@ -155,6 +156,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 static const struct argp_child children[] = {
 	{ &bt_stack_out_argp, 0, NULL, 0 },
 	{ &bt_argp_json, 0, NULL, 0 },
+	{ &bt_argp_unwind, 0, NULL, 0 },
 	{ NULL },
 };
 
@@ -339,6 +341,7 @@ static int run(const struct bt_cmd *cmd)
 					.generations = opts.interval != 0,
 					.user = !opts.kernel_only,
 					.note_running = !opts.pid,
+					.verbose = opts.verbose,
 					.sym = { .debuginfo = opts.debuginfo,
 						 .debuginfod = opts.debuginfod } };
 	struct bt_interval iv = {

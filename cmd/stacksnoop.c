@@ -21,6 +21,7 @@
 #include "bt_skel.h"
 #include "bt_stacks.h"
 #include "bt_trace.h"
+#include "bt_unwinder.h"
 #include "stacksnoop.h"
 #include "stacksnoop.skel.h"
 
@@ -115,6 +116,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	}
 	return 0;
 }
+
+static const struct argp_child children[] = {
+	{ &bt_argp_unwind, 0, NULL, 0 },
+	{ NULL },
+};
 
 static const struct argp argp = {
 	.options = options,
@@ -258,7 +264,9 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_resolve_opts ropts = { .pid = opts.pid,
 					 .regex = opts.regex,
 					 .max_probes = opts.max_probes };
-	struct bt_stacks_opts sopts = { .storage_size = opts.storage, .generations = true };
+	struct bt_stacks_opts sopts = { .storage_size = opts.storage,
+					.generations = true,
+					.verbose = opts.verbose };
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_targets targets = { 0 };
 	struct bt_attach *attach = NULL;

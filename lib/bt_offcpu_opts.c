@@ -10,6 +10,7 @@
 #include "bt_err.h"
 #include "bt_offcpu_opts.h"
 #include "bt_skel.h"
+#include "bt_unwinder.h"
 
 enum {
 	OPT_STORAGE = 0x1200,
@@ -121,6 +122,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 static const struct argp_child children[] = {
 	{ &bt_stack_out_argp, 0, NULL, 0 },
+	{ &bt_argp_unwind, 0, NULL, 0 },
 	{ NULL },
 };
 

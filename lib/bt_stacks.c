@@ -13,6 +13,8 @@
 #include "bt_percpu.h"
 #include "bt_skel.h"
 #include "bt_stacks.h"
+#include "bt_unwinder.h"
+#include "bt_unwind_maps.h"
 
 struct bt_stacks {
 	int stack_fd, deep_fd; /* short and full-depth entries */
@@ -25,8 +27,11 @@ struct bt_stacks {
 	struct bt_events *pids;
 	struct bpf_link *exec_link; /* probes/bt_stack.bpf.h: bt_on_exec */
 	struct bt_symbolizer *sym;
+	struct bt_unwind *unwind; /* NULL: user stacks by frame pointers */
+	bool verbose;
 	struct bt_stack_value buf;
 	uint64_t ips[BT_MAX_STACK_DEPTH];
+	unsigned char marks[BT_MAX_STACK_DEPTH]; /* of ips: BT_UNWIND_MARK_* >> 56 */
 	struct bt_frame *frames;
 };
 
@@ -54,6 +59,14 @@ int bt_stacks__configure(struct bpf_object *obj, const struct bt_stacks_opts *op
 			deep, n / BT_STACK_DEEP_SHARE > 16 ? n / BT_STACK_DEEP_SHARE : 16);
 	if (err)
 		return err;
+	if (opts->user) {
+		struct bt_unwind_opts uo = { .mode = bt_unwind_mode_arg(), .marks = opts->verbose };
+		bool on;
+
+		err = bt_unwind__configure(obj, &uo, &on);
+		if (err)
+			return err;
+	}
 	exec_prog = bpf_object__find_program_by_name(obj, "bt_on_exec");
 	if (exec_prog)
 		bpf_program__set_autoload(exec_prog, announce);
@@ -72,10 +85,13 @@ static int on_new_pid(void *ctx, const void *data, size_t size)
 	memcpy(&note, data, sizeof(note));
 	if (note.exec) {
 		/* its next traced event announces it again, with the new image's libraries */
+		bt_unwind__forget_pid(st->unwind, (int)note.tgid);
 		bt_symbolizer__forget_pid(st->sym, (int)note.tgid);
 		bt_debug("process %u exec()ed: its mappings will be noted again", note.tgid);
 		return 0;
 	}
+	/* its stacks are walked by frame pointers until this is done */
+	bt_unwind__note_pid(st->unwind, (int)note.tgid);
 	/* A process that is already gone just gets [unknown] frames later. */
 	err = bt_symbolizer__note_pid(st->sym, (int)note.tgid);
 	bt_debug("process %u first seen: %s", note.tgid, err ? strerror(-err) : "mappings noted");
@@ -168,8 +184,22 @@ int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 			goto cleanup;
 		bt_events__set_lost_slot(st->pids, BT_EVENTS_LOST_PIDS);
 	}
-	if (opts->user && opts->note_running)
+	if (opts->user) {
+		struct bpf_map *tables = bpf_object__find_map_by_name(obj, "bt_unwind_tables");
+		struct bt_unwind_opts uo = { .mode = bt_unwind_mode_arg(), .marks = opts->verbose };
+
+		/* bt_unwind__configure() sized it when the walker is on */
+		if (tables && bpf_map__max_entries(tables) > 1) {
+			err = bt_unwind__new(obj, &uo, &st->unwind);
+			if (err)
+				goto cleanup;
+		}
+	}
+	st->verbose = opts->verbose;
+	if (opts->user && opts->note_running) {
+		bt_unwind__index_running(st->unwind);
 		note_running(st);
+	}
 	if (opts->user) {
 		struct bpf_program *prog = bpf_object__find_program_by_name(obj, "bt_on_exec");
 
@@ -198,6 +228,7 @@ void bt_stacks__free(struct bt_stacks *st)
 	if (st->sync_inner_fd >= 0)
 		close(st->sync_inner_fd);
 	bpf_link__destroy(st->exec_link);
+	bt_unwind__free(st->unwind);
 	bt_events__free(st->pids);
 	bt_symbolizer__free(st->sym);
 	free(st->frames);
@@ -223,6 +254,7 @@ struct bt_symbolizer *bt_stacks__symbolizer(struct bt_stacks *st)
 
 int bt_stacks__note_pid(struct bt_stacks *st, int pid)
 {
+	bt_unwind__note_pid(st->unwind, pid);
 	return bt_symbolizer__note_pid(st->sym, pid);
 }
 
@@ -356,7 +388,7 @@ int bt_stacks__release(struct bt_stacks *st, const uint64_t *held, size_t nheld)
 
 int bt_stacks__get(struct bt_stacks *st, uint64_t id, uint64_t entry_caller, uint64_t *ips)
 {
-	int n;
+	int n, m, i;
 
 	if (id == BT_STACK_NONE)
 		return 0;
@@ -369,7 +401,18 @@ int bt_stacks__get(struct bt_stacks *st, uint64_t id, uint64_t entry_caller, uin
 	}
 	n = st->buf.nr < BT_MAX_STACK_DEPTH ? (int)st->buf.nr : BT_MAX_STACK_DEPTH;
 	memcpy(ips, st->buf.ips, n * sizeof(*ips));
-	return bt_stack_splice_caller(ips, n, entry_caller);
+	/* the unwinder's marks (-v) are kept apart: bits 62-63 are no user address */
+	for (i = 0; i < n; i++) {
+		st->marks[i] = st->unwind ? (ips[i] & BT_UNWIND_MARKS) >> 56 : 0;
+		if (st->unwind)
+			ips[i] &= ~BT_UNWIND_MARKS;
+	}
+	m = bt_stack_splice_caller(ips, n, entry_caller);
+	if (m > n && n >= 1) {
+		memmove(&st->marks[2], &st->marks[1], (m - 2) * sizeof(st->marks[0]));
+		st->marks[1] = 0;
+	}
+	return m;
 }
 
 int bt_stack_splice_caller(uint64_t *ips, int n, uint64_t caller)
@@ -412,6 +455,21 @@ int bt_stacks__frames(struct bt_stacks *st, int pid, uint64_t id, uint64_t calle
 	return frames_of(st, pid, id, caller);
 }
 
+/*
+ * The unwinder's mark of each resolved frame: inlined frames take the mark of the address
+ * they were expanded from (the next frame that is not inlined).
+ */
+static void frame_marks(struct bt_stacks *st, int pid, int n, unsigned char *marks)
+{
+	int i, ip = 0;
+
+	for (i = 0; i < n; i++) {
+		marks[i] = pid != BT_PID_KERNEL && ip < BT_MAX_STACK_DEPTH ? st->marks[ip] : 0;
+		if (!st->frames[i].inlined)
+			ip++;
+	}
+}
+
 static const char *missed(int pid)
 {
 	return pid == BT_PID_KERNEL ? "[Missed Kernel Stack]" : "[Missed User Stack]";
@@ -421,19 +479,25 @@ int bt_stacks__print(struct bt_stacks *st, FILE *out, const struct bt_stack_styl
 		     uint64_t id, uint64_t caller)
 {
 	int n = frames_of(st, pid, id, caller), i;
+	unsigned char marks[BT_MAX_STACK_DEPTH * (1 + BT_SYM_MAX_INLINE)];
 	char name[1024];
 
 	if (n < 0) {
 		fprintf(out, "%s%s\n", style->indent, missed(pid));
 		return 1;
 	}
+	if (style->addresses)
+		frame_marks(st, pid, n, marks);
 	for (i = 0; i < n; i++) {
-		const struct bt_frame *f = &st->frames[style->root_first ? n - 1 - i : i];
+		int k = style->root_first ? n - 1 - i : i;
+		const struct bt_frame *f = &st->frames[k];
 
 		bt_frame__format(f, style->fmt, name, sizeof(name));
 		if (style->addresses)
-			fprintf(out, "%s%-16llx %s\n", style->indent, (unsigned long long)f->addr,
-				name);
+			fprintf(out, "%s%-16llx %s%s%s\n", style->indent,
+				(unsigned long long)f->addr, name,
+				marks[k] & (BT_UNWIND_MARK_FP >> 56) ? " [fp]" : "",
+				marks[k] & (BT_UNWIND_MARK_TRUNC >> 56) ? " [truncated]" : "");
 		else
 			fprintf(out, "%s%s\n", style->indent, name);
 	}
@@ -519,4 +583,6 @@ void bt_stacks__report_lost(struct bt_stacks *st)
 			bt_events__lost(st->pids));
 	if (st->missing)
 		bt_warn("%llu stacks were freed before they were printed", st->missing);
+	if (st->verbose)
+		bt_unwind__report(st->unwind, stderr);
 }

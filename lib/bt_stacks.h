@@ -32,6 +32,12 @@ struct bt_stacks_opts {
 	bool generations;	   /* flipped while running (-i, per-event tools): room for two */
 	bool user;		   /* user stacks will be symbolized: announce processes */
 	bool note_running;	   /* system-wide: snapshot every running process at start */
+	/*
+	 * -v: user frames found by frame pointers rather than unwind tables print marked, and
+	 * the unwinder's counts are reported at the end (--unwind, lib/bt_unwind.h, is read
+	 * from the command line by bt_stacks itself)
+	 */
+	bool verbose;
 	struct bt_sym_opts sym;
 };
 

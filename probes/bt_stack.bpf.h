@@ -80,6 +80,8 @@ struct {
 
 BT_EVENT_MAP(bt_new_pids, 64 * 1024);
 
+#include "bt_unwind.bpf.h"
+
 const volatile bool bt_announce_pids = false; /* set when user stacks are symbolized */
 
 static __always_inline void bt_stack_count_lost(__u32 kind)
@@ -205,7 +207,10 @@ static __always_inline __u64 bt_get_stack(void *ctx, __u64 flags, __u32 gen)
 		bt_stack_count_lost(BT_STACK_LOST_CAPTURE);
 		goto out;
 	}
-	len = bpf_get_stack(ctx, v->ips, BT_MAX_STACK_DEPTH * sizeof(__u64), flags);
+	if (bt_unwind_on && (flags & BPF_F_USER_STACK))
+		len = bt_unwind_user(depth) * sizeof(__u64); /* sets nr and clears past it */
+	else
+		len = bpf_get_stack(ctx, v->ips, BT_MAX_STACK_DEPTH * sizeof(__u64), flags);
 	if (len <= 0) {
 		if (len == 0 || len == -BT_EFAULT)
 			id = BT_STACK_NONE;

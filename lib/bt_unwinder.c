@@ -1,0 +1,592 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <ctype.h>
+#include <bpf/bpf.h>
+
+#include "bt_args.h"
+#include "bt_err.h"
+#include "bt_percpu.h"
+#include "bt_skel.h"
+#include "bt_unwinder.h"
+#include "bt_unwind_maps.h"
+#include "bt_unwind_table.h"
+
+/* --unwind: one command runs per process, so its choice is kept here for bt_stacks */
+static enum bt_unwind_mode mode_arg = BT_UNWIND_AUTO;
+
+enum { OPT_UNWIND = 0x7501 };
+
+static const struct argp_option unwind_options[] = {
+	{ "unwind", OPT_UNWIND, "MODE", 0,
+	  "User stacks: auto (tables from .eh_frame where possible, else frame pointers), fp, "
+	  "dwarf",
+	  0 },
+	{},
+};
+
+static error_t parse_unwind(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case ARGP_KEY_INIT:
+		mode_arg = BT_UNWIND_AUTO;
+		return 0;
+	case OPT_UNWIND:
+		if (!strcmp(arg, "auto"))
+			mode_arg = BT_UNWIND_AUTO;
+		else if (!strcmp(arg, "fp"))
+			mode_arg = BT_UNWIND_FP;
+		else if (!strcmp(arg, "dwarf"))
+			mode_arg = BT_UNWIND_DWARF;
+		else
+			return bt_argp_error(state, "invalid --unwind '%s': auto, fp or dwarf",
+					     arg);
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+const struct argp bt_argp_unwind = { .options = unwind_options, .parser = parse_unwind };
+
+enum bt_unwind_mode bt_unwind_mode_arg(void)
+{
+	return mode_arg;
+}
+
+int bt_unwind_kernel_ok(char *why, size_t len)
+{
+	static const struct {
+		enum bpf_func_id id;
+		const char *name;
+	} helpers[] = {
+		{ BPF_FUNC_loop, "bpf_loop (5.17)" },
+		{ BPF_FUNC_task_pt_regs, "bpf_task_pt_regs (5.15)" },
+		{ BPF_FUNC_get_current_task_btf, "bpf_get_current_task_btf (5.11)" },
+		{ BPF_FUNC_probe_read_user, "bpf_probe_read_user (5.5)" },
+	};
+	size_t i;
+
+	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_ARRAY_OF_MAPS, NULL) != 1) {
+		snprintf(why, len, "no array-of-maps");
+		return -EOPNOTSUPP;
+	}
+	for (i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++) {
+		if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, helpers[i].id, NULL) != 1) {
+			snprintf(why, len, "no %s", helpers[i].name);
+			return -EOPNOTSUPP;
+		}
+	}
+	snprintf(why, len, "ok");
+	return 0;
+}
+
+unsigned int bt_unwind_layout(size_t nr, struct bt_unwind_info *info)
+{
+	size_t pages, mid;
+
+	memset(info, 0, sizeof(*info));
+	if (!nr)
+		return 0;
+	pages = (nr + BT_UNWIND_FANOUT - 1) / BT_UNWIND_FANOUT;
+	if (pages == 1) {
+		info->levels = 1;
+		return 1;
+	}
+	if (pages <= BT_UNWIND_FANOUT) {
+		info->levels = 2;
+		info->level_first[1] = 1;
+		return 1 + pages;
+	}
+	mid = (pages + BT_UNWIND_FANOUT - 1) / BT_UNWIND_FANOUT;
+	if (mid > BT_UNWIND_FANOUT)
+		return 0;
+	info->levels = 3;
+	info->level_first[1] = 1;
+	info->level_first[2] = 1 + mid;
+	return 1 + mid + pages;
+}
+
+void bt_unwind_fill(const struct bt_unwind_row *rows, size_t nr, const struct bt_unwind_info *info,
+		    struct bt_unwind_page *pages, unsigned int count)
+{
+	unsigned int leaf = info->level_first[info->levels - 1], p, i;
+
+	/* the rows */
+	for (p = leaf; p < count; p++) {
+		size_t first = (size_t)(p - leaf) * BT_UNWIND_FANOUT, j;
+		size_t n = nr - first < BT_UNWIND_FANOUT ? nr - first : BT_UNWIND_FANOUT;
+
+		pages[p].n = n;
+		for (j = 0; j < n; j++) {
+			const struct bt_unwind_row *r = &rows[first + j];
+
+			pages[p].pcs[j] = r->pc;
+			pages[p].rules[j].cfa_offset = r->cfa_offset;
+			pages[p].rules[j].rbp_offset = r->rbp_offset;
+			pages[p].rules[j].cfa_rule = r->cfa_rule;
+			pages[p].rules[j].rbp_rule = r->rbp_rule;
+		}
+	}
+	/* each directory level from the bottom up: the first pc of each child */
+	for (i = info->levels - 1; i > 0; i--) {
+		unsigned int lo = info->level_first[i - 1], child = info->level_first[i];
+		unsigned int end = i + 1 < info->levels ? info->level_first[i + 1] : count;
+
+		for (p = child; p < end; p++) {
+			struct bt_unwind_page *parent = &pages[lo + (p - child) / BT_UNWIND_FANOUT];
+			parent->pcs[parent->n++] = pages[p].pcs[0];
+		}
+	}
+}
+
+/* A file seen in some process: its table (0: none) and where its code is in the file. */
+#define MAX_LOADS 8
+struct file_entry {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	__u32 table;
+	unsigned int nloads;
+	struct {
+		__u64 offset, vaddr, filesz;
+	} loads[MAX_LOADS];
+	unsigned char build_id[20];
+	unsigned int build_id_len;
+};
+
+struct bt_unwind {
+	int tables_fd, info_fd, procs_fd, stats_fd;
+	unsigned int max_tables;
+	unsigned long max_bytes, bytes;
+	__u32 next_table;
+	unsigned long long files_without, procs;
+	struct file_entry *files;
+	size_t nfiles, cap;
+	pthread_mutex_t lock;
+	pthread_t thread;
+	bool thread_running;
+	struct bt_unwind_proc proc; /* built here: 2 KiB is too much for a stack frame */
+};
+
+static int map_fd(struct bpf_object *obj, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+
+	return m ? bpf_map__fd(m) : -ENOENT;
+}
+
+int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *opts, bool *on)
+{
+	struct bpf_map *tables = bpf_object__find_map_by_name(obj, "bt_unwind_tables");
+	struct bpf_map *info = bpf_object__find_map_by_name(obj, "bt_unwind_info");
+	struct bpf_map *procs = bpf_object__find_map_by_name(obj, "bt_unwind_procs");
+	unsigned int ntables = opts->max_tables ? opts->max_tables : 1024;
+	bool yes = false;
+	char why[96];
+	int err;
+
+	*on = false;
+	if (!tables || !info || !procs)
+		return opts->mode == BT_UNWIND_DWARF ? -ENOENT : 0;
+	if (opts->mode != BT_UNWIND_FP) {
+		err = bt_unwind_kernel_ok(why, sizeof(why));
+		if (err && opts->mode == BT_UNWIND_DWARF) {
+			bt_err("--unwind=dwarf: this kernel cannot run the unwinder: %s", why);
+			return err;
+		}
+		if (err)
+			bt_debug("unwinding user stacks with frame pointers: %s", why);
+		yes = !err;
+	}
+	err = bt_rodata_set(obj, "bt_unwind_on", &yes, sizeof(yes));
+	if (!err && yes)
+		err = bt_rodata_set(obj, "bt_unwind_marks", &opts->marks, sizeof(opts->marks));
+	if (err)
+		return err;
+	if (yes) {
+		err = bpf_map__set_max_entries(tables, ntables + 1); /* id 0 is "no table" */
+		if (!err)
+			err = bpf_map__set_max_entries(info, ntables + 1);
+		if (!err)
+			err = bpf_map__set_max_entries(procs,
+						       opts->max_procs ? opts->max_procs : 4096);
+		if (err)
+			return err;
+	}
+	*on = yes;
+	return 0;
+}
+
+int bt_unwind__new(struct bpf_object *obj, const struct bt_unwind_opts *opts,
+		   struct bt_unwind **out)
+{
+	struct bt_unwind *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return -ENOMEM;
+	pthread_mutex_init(&u->lock, NULL);
+	u->tables_fd = map_fd(obj, "bt_unwind_tables");
+	u->info_fd = map_fd(obj, "bt_unwind_info");
+	u->procs_fd = map_fd(obj, "bt_unwind_procs");
+	u->stats_fd = map_fd(obj, "bt_unwind_stats");
+	u->max_tables = opts->max_tables ? opts->max_tables : 1024;
+	u->max_bytes = opts->max_bytes ? opts->max_bytes : 64UL << 20;
+	u->next_table = 1;
+	if (u->tables_fd < 0 || u->info_fd < 0 || u->procs_fd < 0 || u->stats_fd < 0) {
+		bt_unwind__free(u);
+		return -ENOENT;
+	}
+	*out = u;
+	return 0;
+}
+
+void bt_unwind__free(struct bt_unwind *u)
+{
+	if (!u)
+		return;
+	bt_unwind__wait_indexed(u);
+	pthread_mutex_destroy(&u->lock);
+	free(u->files);
+	free(u);
+}
+
+/* Copy a table into a new inner map under a new id; 0 when it does not fit. */
+static __u32 load_table(struct bt_unwind *u, const struct bt_unwind_table *t)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_INNER_MAP);
+	struct bt_unwind_page *pages = NULL;
+	struct bt_unwind_info info;
+	unsigned int count, p;
+	unsigned long bytes;
+	__u32 id = 0;
+	int fd = -1;
+
+	count = bt_unwind_layout(t->nr, &info);
+	bytes = (unsigned long)count * sizeof(*pages);
+	if (!count || u->next_table > u->max_tables || u->bytes + bytes > u->max_bytes) {
+		bt_debug("unwind: no room for a table of %zu rows", t->nr);
+		return 0;
+	}
+	pages = calloc(count, sizeof(*pages));
+	if (!pages)
+		return 0;
+	bt_unwind_fill(t->rows, t->nr, &info, pages, count);
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bt_unwind_t", sizeof(__u32), sizeof(*pages), count,
+			    &o);
+	if (fd < 0) {
+		bt_debug("unwind: cannot create a table map of %u pages: %s", count,
+			 strerror(errno));
+		goto out;
+	}
+	for (p = 0; p < count; p++)
+		if (bpf_map_update_elem(fd, &p, &pages[p], BPF_ANY))
+			goto out;
+	/* the info first: the walker looks at both, and an id without a map finds nothing */
+	if (bpf_map_update_elem(u->info_fd, &u->next_table, &info, BPF_ANY) ||
+	    bpf_map_update_elem(u->tables_fd, &u->next_table, &fd, BPF_ANY)) {
+		bt_debug("unwind: cannot store table %u: %s", u->next_table, strerror(errno));
+		goto out;
+	}
+	id = u->next_table++;
+	u->bytes += bytes;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(pages);
+	return id;
+}
+
+/* The PT_LOAD segments and the GNU build-id of the ELF file fd. */
+static int read_elf_layout(int fd, struct file_entry *f)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph[64];
+	unsigned int i, n;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64 ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr))
+		return -ENOEXEC;
+	n = eh.e_phnum < 64 ? eh.e_phnum : 64;
+	if (pread(fd, ph, n * sizeof(*ph), eh.e_phoff) != (ssize_t)(n * sizeof(*ph)))
+		return -ENOEXEC;
+	for (i = 0; i < n; i++) {
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) && f->nloads < MAX_LOADS) {
+			f->loads[f->nloads].offset = ph[i].p_offset;
+			f->loads[f->nloads].vaddr = ph[i].p_vaddr;
+			f->loads[f->nloads].filesz = ph[i].p_filesz;
+			f->nloads++;
+		} else if (ph[i].p_type == PT_NOTE && ph[i].p_filesz <= 4096 && !f->build_id_len) {
+			unsigned char buf[4096];
+			size_t off = 0, len = ph[i].p_filesz;
+
+			if (pread(fd, buf, len, ph[i].p_offset) != (ssize_t)len)
+				continue;
+			while (off + sizeof(Elf64_Nhdr) <= len) {
+				Elf64_Nhdr nh;
+				size_t name, desc;
+
+				memcpy(&nh, buf + off, sizeof(nh));
+				name = off + sizeof(nh);
+				desc = name + ((nh.n_namesz + 3) & ~3u);
+				if (desc + nh.n_descsz > len)
+					break;
+				if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+				    !memcmp(buf + name, "GNU", 4) && nh.n_descsz &&
+				    nh.n_descsz <= sizeof(f->build_id)) {
+					memcpy(f->build_id, buf + desc, nh.n_descsz);
+					f->build_id_len = nh.n_descsz;
+					break;
+				}
+				off = desc + ((nh.n_descsz + 3) & ~3u);
+			}
+		}
+	}
+	return f->nloads ? 0 : -ENOEXEC;
+}
+
+/* The cached entry of the file open as fd (path for debug links), building its table. */
+static struct file_entry *file_of(struct bt_unwind *u, int fd, const char *path, const char *root)
+{
+	struct bt_unwind_table *t = NULL;
+	struct file_entry f = { 0 }, *e;
+	struct stat s;
+	size_t i;
+	int err;
+
+	if (fstat(fd, &s))
+		return NULL;
+	for (i = 0; i < u->nfiles; i++) {
+		e = &u->files[i];
+		if (e->dev == s.st_dev && e->ino == s.st_ino && e->size == s.st_size &&
+		    e->mtime.tv_sec == s.st_mtim.tv_sec && e->mtime.tv_nsec == s.st_mtim.tv_nsec)
+			return e;
+	}
+	f.dev = s.st_dev;
+	f.ino = s.st_ino;
+	f.size = s.st_size;
+	f.mtime = s.st_mtim;
+	if (read_elf_layout(fd, &f))
+		f.nloads = 0;
+	/* the same file elsewhere (another container's copy): its table */
+	for (i = 0; f.build_id_len && i < u->nfiles; i++) {
+		e = &u->files[i];
+		if (e->build_id_len == f.build_id_len &&
+		    !memcmp(e->build_id, f.build_id, f.build_id_len)) {
+			f.table = e->table;
+			goto add;
+		}
+	}
+	if (f.nloads) {
+		err = bt_unwind_table_build_fd(fd, path, root, &t);
+		if (!err)
+			f.table = load_table(u, t);
+		else
+			bt_debug("unwind: no table for %s: %s", path, strerror(-err));
+		bt_unwind_table_free(t);
+	}
+	if (!f.table)
+		u->files_without++;
+add:
+	if (u->nfiles == u->cap) {
+		size_t cap = u->cap ? 2 * u->cap : 64;
+		struct file_entry *n = realloc(u->files, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		u->files = n;
+		u->cap = cap;
+	}
+	u->files[u->nfiles] = f;
+	return &u->files[u->nfiles++];
+}
+
+static int cmp_mapping(const void *a, const void *b)
+{
+	const struct bt_unwind_mapping *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int note_pid_locked(struct bt_unwind *u, int pid)
+{
+	struct bt_unwind_proc *proc = &u->proc;
+	char path[64], line[4096], root[64];
+	__u32 key = pid;
+	FILE *maps;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	maps = fopen(path, "re");
+	if (!maps)
+		return -errno;
+	memset(proc, 0, sizeof(*proc));
+	while (fgets(line, sizeof(line), maps) && proc->nr < BT_UNWIND_MAX_MAPPINGS) {
+		unsigned long long start, end, off;
+		char perms[8], file[4096], mf[96];
+		struct file_entry *f;
+		unsigned int i;
+		int fd;
+
+		file[0] = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off,
+			   file) < 4)
+			continue;
+		if (perms[2] != 'x' || file[0] != '/')
+			continue;
+		/* map_files reaches the very file mapped: another mount namespace, or replaced */
+		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid, start, end);
+		fd = open(mf, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			char alt[4200];
+
+			snprintf(alt, sizeof(alt), "%s%s", root, file);
+			fd = open(alt, O_RDONLY | O_CLOEXEC);
+		}
+		if (fd < 0)
+			continue;
+		f = file_of(u, fd, file, root);
+		close(fd);
+		if (!f || !f->table)
+			continue;
+		for (i = 0; i < f->nloads; i++) {
+			__u64 o = f->loads[i].offset, v = f->loads[i].vaddr;
+
+			if ((o & ~4095ULL) <= off && off < o + f->loads[i].filesz) {
+				struct bt_unwind_mapping *m = &proc->maps[proc->nr++];
+
+				m->start = start;
+				m->end = end;
+				m->bias = start + o - v - off;
+				m->table = f->table;
+				break;
+			}
+		}
+	}
+	fclose(maps);
+	qsort(proc->maps, proc->nr, sizeof(proc->maps[0]), cmp_mapping);
+	/* written even when empty: the walker then knows the process was looked at */
+	if (bpf_map_update_elem(u->procs_fd, &key, proc, BPF_ANY))
+		return -errno;
+	u->procs++;
+	bt_debug("unwind: process %d: %u mappings with tables", pid, proc->nr);
+	return 0;
+}
+
+int bt_unwind__note_pid(struct bt_unwind *u, int pid)
+{
+	int err;
+
+	if (!u)
+		return 0;
+	pthread_mutex_lock(&u->lock);
+	err = note_pid_locked(u, pid);
+	pthread_mutex_unlock(&u->lock);
+	return err;
+}
+
+void bt_unwind__forget_pid(struct bt_unwind *u, int pid)
+{
+	__u32 key = pid;
+
+	if (u)
+		bpf_map_delete_elem(u->procs_fd, &key);
+}
+
+static void *index_running(void *arg)
+{
+	struct bt_unwind *u = arg;
+	struct timespec t0, t1;
+	struct dirent *d;
+	unsigned int n = 0;
+	int self = getpid();
+	DIR *dir;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	dir = opendir("/proc");
+	if (!dir)
+		return NULL;
+	while ((d = readdir(dir))) {
+		int pid;
+
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		pid = atoi(d->d_name);
+		if (pid != self && !bt_unwind__note_pid(u, pid))
+			n++;
+	}
+	closedir(dir);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	bt_debug("unwind: indexed %u running processes in %.0f ms", n,
+		 (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+	return NULL;
+}
+
+int bt_unwind__index_running(struct bt_unwind *u)
+{
+	int err;
+
+	if (!u || u->thread_running)
+		return 0;
+	err = pthread_create(&u->thread, NULL, index_running, u);
+	if (err)
+		return -err;
+	u->thread_running = true;
+	return 0;
+}
+
+void bt_unwind__wait_indexed(struct bt_unwind *u)
+{
+	if (u && u->thread_running) {
+		pthread_join(u->thread, NULL);
+		u->thread_running = false;
+	}
+}
+
+void bt_unwind__counts(struct bt_unwind *u, struct bt_unwind_counts *c)
+{
+	uint64_t s[BT_UNWIND_STATS] = { 0 };
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	if (!u)
+		return;
+	for (i = 0; i < BT_UNWIND_STATS; i++)
+		bt_percpu_sum(u->stats_fd, i, &s[i], 1);
+	c->stacks = s[BT_UNWIND_STAT_STACKS];
+	c->not_indexed = s[BT_UNWIND_STAT_NOT_INDEXED];
+	c->frames_table = s[BT_UNWIND_STAT_FRAMES_TABLE];
+	c->frames_fp = s[BT_UNWIND_STAT_FRAMES_FP];
+	c->truncated = s[BT_UNWIND_STAT_TRUNCATED];
+	pthread_mutex_lock(&u->lock);
+	c->tables = u->next_table - 1;
+	c->table_bytes = u->bytes;
+	c->files_without = u->files_without;
+	c->procs = u->procs;
+	pthread_mutex_unlock(&u->lock);
+}
+
+void bt_unwind__report(struct bt_unwind *u, FILE *out)
+{
+	struct bt_unwind_counts c;
+
+	if (!u)
+		return;
+	bt_unwind__counts(u, &c);
+	fprintf(out,
+		"unwind: %llu user stacks, %llu frames through tables, %llu by frame pointers, "
+		"%llu stacks truncated, %llu from processes not indexed yet; %llu tables "
+		"(%llu KiB), %llu files without one, %llu processes indexed\n",
+		c.stacks, c.frames_table, c.frames_fp, c.truncated, c.not_indexed, c.tables,
+		c.table_bytes >> 10, c.files_without, c.procs);
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User stacks without frame pointers (docs/unwind.md): loads the unwind tables of
+ * symbolize/bt_unwind_table.h into the maps of probes/bt_unwind.bpf.h and keeps, per traced
+ * process, the kernel's table of its executable mappings. Tables are cached by file and by
+ * build-id, built once and shared by every process that maps the file.
+ *
+ * lib/bt_stacks.c drives it: a tool only passes --unwind's choice in struct bt_stacks_opts.
+ */
+#ifndef BT_UNWINDER_H
+#define BT_UNWINDER_H
+
+#include <argp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <bpf/libbpf.h>
+
+enum bt_unwind_mode {
+	BT_UNWIND_AUTO,	 /* tables where the kernel and the binary allow, else frame pointers */
+	BT_UNWIND_FP,	 /* frame pointers only (bpf_get_stack) */
+	BT_UNWIND_DWARF, /* tables; an error when the kernel cannot run the unwinder */
+};
+
+/*
+ * --unwind=auto|fp|dwarf, as an argp child for every tool that takes user stacks. Its input
+ * (child_inputs) is ignored: the choice is kept for the run (one command per process) and
+ * read by bt_unwind_mode_arg(), which struct bt_stacks_opts takes by default.
+ */
+extern const struct argp bt_argp_unwind;
+enum bt_unwind_mode bt_unwind_mode_arg(void);
+
+/* 0 when this kernel can run the unwinder, else -errno with why[] saying what is missing. */
+int bt_unwind_kernel_ok(char *why, size_t len);
+
+struct bt_unwind;
+
+struct bt_unwind_opts {
+	enum bt_unwind_mode mode;
+	bool marks;		 /* mark frames found by frame pointers (-v) */
+	unsigned int max_procs;	 /* processes with a mapping table at once; 0: 4096 */
+	unsigned int max_tables; /* files with a table; 0: 1024 */
+	unsigned long max_bytes; /* all tables together; 0: 64 MiB */
+};
+
+/*
+ * Before load: switch the walker on or off and size its maps. *on says whether it is on (off
+ * for --unwind=fp, or auto on a kernel without what it needs). -EOPNOTSUPP for dwarf on such a
+ * kernel (the reason printed).
+ */
+int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *opts, bool *on);
+/* After load, when it is on. */
+int bt_unwind__new(struct bpf_object *obj, const struct bt_unwind_opts *opts,
+		   struct bt_unwind **out);
+void bt_unwind__free(struct bt_unwind *u); /* NULL is fine; waits for the indexing thread */
+
+/* Give the kernel pid's mapping table (tables built or found in the cache). */
+int bt_unwind__note_pid(struct bt_unwind *u, int pid);
+/* pid exec()ed: its mapping table is stale. */
+void bt_unwind__forget_pid(struct bt_unwind *u, int pid);
+/*
+ * Index every running process in a background thread: start-up stays fast, and until a
+ * process is indexed its stacks are walked with frame pointers (and counted).
+ */
+int bt_unwind__index_running(struct bt_unwind *u);
+/* Wait for the background indexing to finish (tests, the bench). */
+void bt_unwind__wait_indexed(struct bt_unwind *u);
+
+struct bt_unwind_counts {
+	unsigned long long stacks, not_indexed, frames_table, frames_fp, truncated;
+	unsigned long long tables, table_bytes, files_without, procs;
+};
+void bt_unwind__counts(struct bt_unwind *u, struct bt_unwind_counts *c);
+/* One "unwind: ..." line of the counts (for -v). */
+void bt_unwind__report(struct bt_unwind *u, FILE *out);
+
+/*
+ * The pages of a table of nr rows laid out as probes/bt_unwind_maps.h says: fills levels and
+ * level_first of info and returns the page count, or 0 when nr is 0 or too large. Exposed for
+ * the unit tests.
+ */
+struct bt_unwind_info;
+struct bt_unwind_page;
+struct bt_unwind_row;
+unsigned int bt_unwind_layout(size_t nr, struct bt_unwind_info *info);
+/* Fill pages[0..count) (zeroed by the caller) from rows[0..nr). */
+void bt_unwind_fill(const struct bt_unwind_row *rows, size_t nr, const struct bt_unwind_info *info,
+		    struct bt_unwind_page *pages, unsigned int count);
+
+#endif

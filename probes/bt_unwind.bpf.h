@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The user-stack unwinder: walks the current task's user stack through the unwind tables
+ * lib/bt_unwind.c loads (layout: probes/bt_unwind_maps.h) and writes the frames, leaf first, as
+ * bpf_get_stack(..., BPF_F_USER_STACK) would. Included by probes/bt_stack.bpf.h, whose
+ * bt_get_stack() calls it for user stacks when bt_unwind_on is set before load.
+ *
+ * Each frame: find the mapping of the pc in the process's table (bt_unwind_procs), the row of
+ * the pc in the mapping's file table, the canonical frame address from it, the return address
+ * at CFA - 8 and the caller's rbp where the row says it was saved. Where there is no table
+ * (JIT code, a file without one, a process not indexed yet) the frame is stepped over with frame
+ * pointers instead. The step runs under bpf_loop(), so the verifier checks it once however deep
+ * the stack is (the only loops inside are the fixed-length binary searches).
+ */
+#ifndef BT_UNWIND_BPF_H
+#define BT_UNWIND_BPF_H
+
+#include "bt_unwind_maps.h"
+
+#define BT_PF_KTHREAD 0x00200000 /* include/linux/sched.h */
+#define BT_USER_TOP 0x800000000000ULL
+
+const volatile bool bt_unwind_on = false;    /* user stacks through tables (--unwind) */
+const volatile bool bt_unwind_marks = false; /* mark frames found by frame pointers (-v) */
+
+struct bt_unwind_inner {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_INNER_MAP); /* each table's map is sized to the table */
+	__uint(max_entries, 1);
+	/* sizes, not types: clang 14 leaves a struct reached this deep a forward declaration */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct bt_unwind_page));
+};
+
+/* sized by lib/bt_unwind.c before load; one entry when the unwinder is off */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct bt_unwind_inner);
+} bt_unwind_tables SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bt_unwind_info);
+} bt_unwind_info SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bt_unwind_proc);
+} bt_unwind_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BT_UNWIND_STATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} bt_unwind_stats SEC(".maps");
+
+struct bt_unwind_walk {
+	__u64 pc, sp, bp;	/* the frame about to be written: its pc and the registers there */
+	__u64 start, end, bias; /* the mapping the last pc was found in (frames cluster) */
+	__u32 table;
+	__u32 tgid;
+	__u32 slot; /* the scratch buffer of bt_stack_scratch being written */
+	__u32 n;
+	__u32 from_fp; /* the frame about to be written was found with frame pointers */
+	__u32 indexed; /* the process has a mapping table */
+	__u32 done, truncated;
+	__u32 frames_table, frames_fp;
+};
+
+static __always_inline void bt_unwind_count(__u32 stat, __u64 n)
+{
+	__u64 *c = bpf_map_lookup_elem(&bt_unwind_stats, &stat);
+
+	if (c && n)
+		*c += n; /* per CPU, and programs on one CPU do not nest within one counter update */
+}
+
+/*
+ * The last entry of pg whose pc is at most pc (-1 when none): a binary search of fixed length
+ * without branches, so that the verifier follows one path through it rather than one per
+ * outcome of each comparison.
+ */
+static __always_inline int bt_unwind_search(const struct bt_unwind_page *pg, __u64 pc)
+{
+	__u32 lo = 0, hi = pg->n, mid, k;
+	__u64 gt;
+
+	if (!hi || hi > BT_UNWIND_FANOUT || pg->pcs[0] > pc)
+		return -1;
+#pragma unroll
+	for (k = 0; k < BT_UNWIND_SEARCH_STEPS; k++) {
+		mid = (lo + hi) >> 1;
+		/* all ones when pcs[mid] > pc; hidden from the compiler, which would branch on it */
+		gt = (pc - pg->pcs[mid & (BT_UNWIND_FANOUT - 1)]) >> 63;
+		gt = -gt;
+		asm volatile("" : "+r"(gt));
+		lo = (lo & gt) | (mid & ~gt);
+		hi = (mid & gt) | (hi & ~gt);
+	}
+	return lo & (BT_UNWIND_FANOUT - 1);
+}
+
+/* The mapping of pc in w's process; false when it has no table there. */
+static __always_inline bool bt_unwind_mapping(struct bt_unwind_walk *w, __u64 pc)
+{
+	struct bt_unwind_proc *p;
+	struct bt_unwind_mapping *m;
+	__u32 lo = 0, hi, mid, k;
+	__u64 gt;
+
+	if (pc >= w->start && pc < w->end)
+		return true;
+	p = bpf_map_lookup_elem(&bt_unwind_procs, &w->tgid);
+	if (!p)
+		return false;
+	hi = p->nr;
+	if (!hi || hi > BT_UNWIND_MAX_MAPPINGS)
+		return false;
+#pragma unroll
+	for (k = 0; k < BT_UNWIND_MAPPING_STEPS; k++) {
+		mid = (lo + hi) >> 1;
+		gt = -((pc - p->maps[mid & (BT_UNWIND_MAX_MAPPINGS - 1)].start) >> 63);
+		asm volatile("" : "+r"(gt));
+		lo = (lo & gt) | (mid & ~gt);
+		hi = (mid & gt) | (hi & ~gt);
+	}
+	m = &p->maps[lo & (BT_UNWIND_MAX_MAPPINGS - 1)];
+	if (pc < m->start || pc >= m->end)
+		return false;
+	w->start = m->start;
+	w->end = m->end;
+	w->bias = m->bias;
+	w->table = m->table;
+	return true;
+}
+
+/* The rule covering pc, or NULL where there is no table to follow. */
+static __always_inline const struct bt_unwind_rule *bt_unwind_rule_of(struct bt_unwind_walk *w,
+								      __u64 pc)
+{
+	const struct bt_unwind_page *pg;
+	struct bt_unwind_info *info;
+	__u32 page = 0, table, first;
+	__u64 rel;
+	void *inner;
+	int i;
+
+	if (!w->indexed || !bt_unwind_mapping(w, pc))
+		return NULL;
+	rel = pc - w->bias;
+	if (rel >> 32)
+		return NULL;
+	table = w->table;
+	info = bpf_map_lookup_elem(&bt_unwind_info, &table);
+	inner = bpf_map_lookup_elem(&bt_unwind_tables, &table);
+	if (!info || !inner || !info->levels || info->levels > BT_UNWIND_MAX_LEVELS)
+		return NULL;
+	/* down the directory levels to the page of rows */
+	if (info->levels > 1) {
+		pg = bpf_map_lookup_elem(inner, &page);
+		if (!pg)
+			return NULL;
+		i = bt_unwind_search(pg, rel);
+		if (i < 0)
+			return NULL;
+		page = info->level_first[1] + i;
+	}
+	if (info->levels > 2) {
+		first = info->level_first[1];
+		pg = bpf_map_lookup_elem(inner, &page);
+		if (!pg)
+			return NULL;
+		i = bt_unwind_search(pg, rel);
+		if (i < 0)
+			return NULL;
+		page = info->level_first[2] + (page - first) * BT_UNWIND_FANOUT + i;
+	}
+	pg = bpf_map_lookup_elem(inner, &page);
+	if (!pg)
+		return NULL;
+	i = bt_unwind_search(pg, rel);
+	return i < 0 ? NULL : &pg->rules[i & (BT_UNWIND_FANOUT - 1)];
+}
+
+/* One frame: write w->pc, then find its caller. 0: go on; 1: the walk is over. */
+static long bt_unwind_step(__u64 index, void *ctx)
+{
+	struct bt_unwind_walk *w = ctx;
+	const struct bt_unwind_rule *row;
+	struct bt_stack_value *v;
+	__u64 pc = w->pc, cfa, ra = 0, bp = w->bp;
+	__u32 n = w->n, k;
+
+	v = bpf_map_lookup_elem(&bt_stack_scratch, &w->slot);
+	if (!v || n >= BT_MAX_STACK_DEPTH) {
+		w->truncated = 1;
+		return 1;
+	}
+	if (pc < 4096 || pc >= BT_USER_TOP) {
+		w->truncated = 1; /* not code: a corrupt stack */
+		return 1;
+	}
+	/* frames past nr are zero (probes/bt_stack.h): clear each block as the walk enters it */
+	if (!(n & (BT_STACK_BLOCK - 1))) {
+#pragma unroll
+		for (k = 0; k < BT_STACK_BLOCK; k++)
+			v->ips[(n + k) & BT_MAX_STACK_DEPTH] = 0;
+	}
+	v->ips[n & BT_MAX_STACK_DEPTH] =
+		pc | (bt_unwind_marks && w->from_fp ? BT_UNWIND_MARK_FP : 0);
+	w->n = n + 1;
+
+	/* a return address is just past its call, which may be a function's last instruction */
+	row = bt_unwind_rule_of(w, n ? pc - 1 : pc);
+	if (row) {
+		switch (row->cfa_rule) {
+		case BT_CFA_RSP:
+			cfa = w->sp + row->cfa_offset;
+			break;
+		case BT_CFA_RBP:
+			cfa = w->bp + row->cfa_offset;
+			break;
+		case BT_CFA_PLT:
+			cfa = w->sp + 8 + ((pc & 15) >= 11 ? 8 : 0);
+			break;
+		case BT_CFA_END:
+		case BT_CFA_SIGNAL:
+			w->done = 1;
+			return 1;
+		default:
+			row = NULL; /* no rule we follow: frame pointers */
+			break;
+		}
+	}
+	if (row) {
+		if (cfa <= w->sp || bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8))) {
+			w->truncated = 1;
+			return 1;
+		}
+		if (row->rbp_rule == BT_RBP_CFA) {
+			if (bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + row->rbp_offset)))
+				bp = 0;
+		} else if (row->rbp_rule == BT_RBP_UNDEFINED) {
+			bp = 0;
+		}
+		w->sp = cfa;
+		w->from_fp = 0;
+		w->frames_table++;
+	} else {
+		__u64 frame[2];
+
+		/* the frame-pointer chain's end, or rbp holding something else */
+		if (!bp || bp < w->sp) {
+			w->done = 1;
+			return 1;
+		}
+		if (bpf_probe_read_user(frame, sizeof(frame), (void *)bp)) {
+			w->truncated = 1;
+			return 1;
+		}
+		ra = frame[1];
+		w->sp = bp + 16;
+		bp = frame[0];
+		w->from_fp = 1;
+		w->frames_fp++;
+	}
+	w->bp = bp;
+	w->pc = ra;
+	if (!ra) {
+		w->done = 1; /* the outermost frame */
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Walk the current task's user stack into the scratch buffer slot; the number of frames
+ * (0: none, a kernel thread).
+ */
+static __always_inline __u32 bt_unwind_user(__u32 slot)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct bt_unwind_walk w = { .slot = slot };
+	struct bt_stack_value *v;
+	struct pt_regs *regs;
+
+	if (task->flags & BT_PF_KTHREAD) {
+		bt_unwind_count(BT_UNWIND_STAT_KTHREAD, 1);
+		return 0;
+	}
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	w.pc = regs->ip;
+	w.sp = regs->sp;
+	w.bp = regs->bp;
+	w.tgid = bpf_get_current_pid_tgid() >> 32;
+	w.indexed = bpf_map_lookup_elem(&bt_unwind_procs, &w.tgid) != NULL;
+	if (!w.pc)
+		return 0;
+	bpf_loop(BT_MAX_STACK_DEPTH + 1, bt_unwind_step, &w, 0);
+	if (!w.done && !w.truncated)
+		w.truncated = 1;
+	v = bpf_map_lookup_elem(&bt_stack_scratch, &slot);
+	if (!v || !w.n || w.n > BT_MAX_STACK_DEPTH)
+		return 0;
+	v->nr = w.n;
+	if (bt_unwind_marks && w.truncated)
+		v->ips[(w.n - 1) & BT_MAX_STACK_DEPTH] |= BT_UNWIND_MARK_TRUNC;
+	bt_unwind_count(BT_UNWIND_STAT_STACKS, 1);
+	if (!w.indexed)
+		bt_unwind_count(BT_UNWIND_STAT_NOT_INDEXED, 1);
+	bt_unwind_count(BT_UNWIND_STAT_FRAMES_TABLE, w.frames_table);
+	bt_unwind_count(BT_UNWIND_STAT_FRAMES_FP, w.frames_fp);
+	if (w.truncated)
+		bt_unwind_count(BT_UNWIND_STAT_TRUNCATED, 1);
+	return w.n;
+}
+
+#endif

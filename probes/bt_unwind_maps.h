@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * How unwind tables and process mappings are laid out in BPF maps: shared by
+ * probes/bt_unwind.bpf.h (the walker) and lib/bt_unwind.c (the loader).
+ *
+ * A table is an implicit B+tree of fixed-size pages in one inner ARRAY map of
+ * bt_unwind_tables (indexed by table id): the last level holds the rows (probes/bt_unwind.h),
+ * each level above holds the first pc of each page of the level below. Page 0 is the root; the
+ * pages of level L start at bt_unwind_info.level_first[L], and entry i of page p of level L
+ * leads to page level_first[L + 1] + (p - level_first[L]) * BT_UNWIND_FANOUT + i. A lookup is
+ * then one map lookup per level (three for a file of up to 16M rows) and a branch-free binary
+ * search of fixed length in each page.
+ */
+#ifndef BT_UNWIND_MAPS_H
+#define BT_UNWIND_MAPS_H
+
+#include "bt_unwind.h"
+
+#define BT_UNWIND_FANOUT 256	 /* entries a page holds: first pcs, or rows */
+#define BT_UNWIND_MAX_LEVELS 3	 /* 256^3 rows: more than any file has */
+#define BT_UNWIND_SEARCH_STEPS 9 /* log2(BT_UNWIND_FANOUT) + 1 */
+
+/* A row's rule without its pc (probes/bt_unwind.h) */
+struct bt_unwind_rule {
+	__s32 cfa_offset;
+	__s16 rbp_offset;
+	__u8 cfa_rule;
+	__u8 rbp_rule;
+};
+
+/*
+ * Pcs and rules apart, so that both kinds of page are searched by the same code over pcs[],
+ * with a power-of-two mask as the verifier's bound. A directory page leaves rules[] unused.
+ */
+struct bt_unwind_page {
+	__u32 n; /* entries used */
+	__u32 pad;
+	__u32 pcs[BT_UNWIND_FANOUT];
+	struct bt_unwind_rule rules[BT_UNWIND_FANOUT];
+};
+
+struct bt_unwind_info {
+	__u32 levels; /* 1: the root holds the rows; 0: no table under this id */
+	__u32 level_first[BT_UNWIND_MAX_LEVELS];
+};
+
+/*
+ * A process's executable mappings that have a table, sorted by start. A pc in none of them
+ * (JIT code, a file without a table, a library mapped after the process was indexed) is
+ * stepped over with frame pointers.
+ */
+#define BT_UNWIND_MAX_MAPPINGS 64
+#define BT_UNWIND_MAPPING_STEPS 7 /* log2(BT_UNWIND_MAX_MAPPINGS) + 1 */
+
+struct bt_unwind_mapping {
+	__u64 start, end; /* [start, end) in the process */
+	__u64 bias;	  /* subtracted from a pc to get the file's link-time address */
+	__u32 table;	  /* id in bt_unwind_tables */
+	__u32 pad;
+};
+
+struct bt_unwind_proc {
+	__u32 nr;
+	__u32 pad;
+	struct bt_unwind_mapping maps[BT_UNWIND_MAX_MAPPINGS];
+};
+
+/* Per-CPU counters (lib/bt_unwind.c reports them with -v). */
+enum bt_unwind_stat {
+	BT_UNWIND_STAT_STACKS,	    /* user stacks walked by the unwinder */
+	BT_UNWIND_STAT_NOT_INDEXED, /* ... whose process had no mapping table yet: frame pointers */
+	BT_UNWIND_STAT_FRAMES_TABLE, /* frames found through a table */
+	BT_UNWIND_STAT_FRAMES_FP,    /* frames found with frame pointers (no table there) */
+	BT_UNWIND_STAT_TRUNCATED,    /* walks cut short: unreadable stack, bad pc, frame limit */
+	BT_UNWIND_STAT_KTHREAD,	     /* events in kernel threads (no user stack) */
+	BT_UNWIND_STATS,
+};
+
+/*
+ * With marks on (-v), a frame found with frame pointers rather than a table has
+ * BT_UNWIND_MARK_FP set in its address, and the last frame of a walk cut short has
+ * BT_UNWIND_MARK_TRUNC: user addresses never reach bit 62. Marked stacks are stored apart from
+ * unmarked ones with the same frames, so marks are off unless asked for.
+ */
+#define BT_UNWIND_MARK_FP (1ULL << 63)
+#define BT_UNWIND_MARK_TRUNC (1ULL << 62)
+#define BT_UNWIND_MARKS (BT_UNWIND_MARK_FP | BT_UNWIND_MARK_TRUNC)
+
+#endif
