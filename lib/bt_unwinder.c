@@ -18,6 +18,7 @@
 #include "bt_skel.h"
 #include "bt_unwinder.h"
 #include "bt_unwind_maps.h"
+#include "bt_unwind_probe.skel.h"
 #include "bt_unwind_table.h"
 
 /* --unwind: one command runs per process, so its choice is kept here for bt_stacks */
@@ -62,6 +63,34 @@ enum bt_unwind_mode bt_unwind_mode_arg(void)
 	return mode_arg;
 }
 
+/* Load the walker with everything on, never attached: does this kernel's verifier take it? */
+static int probe_load(char *why, size_t len)
+{
+	struct bt_unwind_probe_bpf *skel = bt_unwind_probe_bpf__open();
+	struct bt_unwind_opts o = {
+		.mode = BT_UNWIND_DWARF, .marks = true, .max_procs = 1, .max_tables = 1
+	};
+	bool on = true;
+	int err;
+
+	if (!skel) {
+		snprintf(why, len, "cannot open the unwinder's object: %s", strerror(errno));
+		return -errno;
+	}
+	err = bt_rodata_set(skel->obj, "bt_unwind_on", &on, sizeof(on));
+	if (!err)
+		err = bt_rodata_set(skel->obj, "bt_unwind_marks", &o.marks, sizeof(o.marks));
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.bt_unwind_tables, 2);
+	if (!err)
+		err = bt_unwind_probe_bpf__load(skel);
+	if (err)
+		snprintf(why, len, "the verifier refused the unwinder: %s (see --debug)",
+			 strerror(-err));
+	bt_unwind_probe_bpf__destroy(skel);
+	return err;
+}
+
 int bt_unwind_kernel_ok(char *why, size_t len)
 {
 	static const struct {
@@ -73,20 +102,30 @@ int bt_unwind_kernel_ok(char *why, size_t len)
 		{ BPF_FUNC_get_current_task_btf, "bpf_get_current_task_btf (5.11)" },
 		{ BPF_FUNC_probe_read_user, "bpf_probe_read_user (5.5)" },
 	};
+	static char reason[160];
+	static int cached = 1;
 	size_t i;
 
+	if (cached <= 0)
+		goto out;
+	cached = 0;
 	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_ARRAY_OF_MAPS, NULL) != 1) {
-		snprintf(why, len, "no array-of-maps");
-		return -EOPNOTSUPP;
+		snprintf(reason, sizeof(reason), "no array-of-maps");
+		cached = -EOPNOTSUPP;
+		goto out;
 	}
+	/* named first: a missing helper says more than the verifier's refusal */
 	for (i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++) {
 		if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, helpers[i].id, NULL) != 1) {
-			snprintf(why, len, "no %s", helpers[i].name);
-			return -EOPNOTSUPP;
+			snprintf(reason, sizeof(reason), "no %s", helpers[i].name);
+			cached = -EOPNOTSUPP;
+			goto out;
 		}
 	}
-	snprintf(why, len, "ok");
-	return 0;
+	cached = probe_load(reason, sizeof(reason));
+out:
+	snprintf(why, len, "%s", cached ? reason : "ok");
+	return cached;
 }
 
 unsigned int bt_unwind_layout(size_t nr, struct bt_unwind_info *info)

@@ -20,48 +20,48 @@
 #include "unwind_work.h"
 #include "wl_start.h"
 
-__attribute__((noinline)) long uw_leaf(long x)
+UW_FN long uw_leaf(long x)
 {
 	UW_KEEP(x);
 	return x + 1;
 }
 
-__attribute__((noinline)) static long uw_4(long x)
+UW_FN static long uw_4(long x)
 {
 	x = uwl_1(x);
 	UW_KEEP(x);
 	return x + 1;
 }
 
-__attribute__((noinline)) static long uw_3a(long x)
+UW_FN static long uw_3a(long x)
 {
 	x = uw_4(x);
 	UW_KEEP(x);
 	return x + 1;
 }
 
-__attribute__((noinline)) static long uw_3b(long x)
+UW_FN static long uw_3b(long x)
 {
 	x = uw_4(x);
 	UW_KEEP(x);
 	return x + 2;
 }
 
-__attribute__((noinline)) static long uw_2(long x, int path_b)
+UW_FN static long uw_2(long x, int path_b)
 {
 	x = path_b ? uw_3b(x) : uw_3a(x);
 	UW_KEEP(x);
 	return x + 1;
 }
 
-__attribute__((noinline)) static long uw_1(long x, int path_b)
+UW_FN static long uw_1(long x, int path_b)
 {
 	x = uw_2(x, path_b);
 	UW_KEEP(x);
 	return x + 1;
 }
 
-__attribute__((noinline)) static long uw_run(long n, int path_b)
+UW_FN static long uw_run(long n, int path_b)
 {
 	long x = 0;
 
@@ -72,7 +72,7 @@ __attribute__((noinline)) static long uw_run(long n, int path_b)
 	return x;
 }
 
-__attribute__((noinline)) static long uw_recurse(long n)
+UW_FN static long uw_recurse(long n)
 {
 	long x = n ? uw_recurse(n - 1) : uw_leaf(n);
 

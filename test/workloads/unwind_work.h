@@ -13,6 +13,9 @@ void uwl_setup(enum uw_leaf_kind kind, long sleep_ms, int fd);
 long uwl_1(long x);
 long uwl_leaf(long x);
 
+/* a real function under its own name: not inlined, not cloned (gcc's .isra/.constprop) */
+#define UW_FN __attribute__((noinline, noipa))
+
 /* after every call: keeps the call a call (no tail call) and its result used */
 #define UW_KEEP(x) __asm__ volatile("" : "+r"(x) : : "memory")
 

@@ -20,7 +20,7 @@ void uwl_setup(enum uw_leaf_kind kind, long sleep_ms, int fd)
 	leaf_fd = fd;
 }
 
-__attribute__((noinline)) long uwl_leaf(long x)
+UW_FN long uwl_leaf(long x)
 {
 	char c;
 
@@ -32,28 +32,28 @@ __attribute__((noinline)) long uwl_leaf(long x)
 	return x + 1;
 }
 
-__attribute__((noinline)) static long uwl_4(long x)
+UW_FN static long uwl_4(long x)
 {
 	x = uwl_leaf(x);
 	UW_KEEP(x);
 	return x + 1;
 }
 
-__attribute__((noinline)) static long uwl_3(long x)
+UW_FN static long uwl_3(long x)
 {
 	x = uwl_4(x);
 	UW_KEEP(x);
 	return x + 1;
 }
 
-__attribute__((noinline)) static long uwl_2(long x)
+UW_FN static long uwl_2(long x)
 {
 	x = uwl_3(x);
 	UW_KEEP(x);
 	return x + 1;
 }
 
-__attribute__((noinline)) long uwl_1(long x)
+UW_FN long uwl_1(long x)
 {
 	x = uwl_2(x);
 	UW_KEEP(x);

@@ -1,0 +1,132 @@
+#!/bin/sh
+# The user-stack unwinder (docs/unwind.md) on this kernel: chains of 10 functions built without
+# frame pointers, in a PIE executable and a shared library, walked whole through unwind tables
+# by stackcount (uprobe), offcputime (clock_nanosleep, pipe read) and funcslower, from the leaf
+# to _start in order with exact counts; --unwind=fp on the same workload shows the broken
+# stacks; C++ template and inlined frames; a corrupt stack and recursion past the frame limit
+# end the walk marked truncated while the tool goes on; system-wide indexing in the background.
+. "$(dirname "$0")/lib.sh"
+require root btf tracepoints uprobes
+
+W=$BT_WORKLOADS/unwind_work
+LIB=$BT_WORKLOADS/libunwind_worklib.so
+WXX=$BT_WORKLOADS/unwind_cxx
+[ -x "$W" ] && [ -x "$WXX" ] && [ -f "$LIB" ] || fail "workloads not built"
+"$BPFTOOLS" features | grep -q '^unwinder *yes' ||
+	skip "this kernel cannot run the unwinder: $("$BPFTOOLS" features | grep '^unwinder')"
+
+# Each stack of $OUT as one line, leaf first: "frame;frame;...;frame COUNT" (-v addresses and
+# offcputime's "- comm (pid)" line dropped).
+stacks() {
+	awk '
+		/^$/ { if (n) print s " " c; n = 0; s = ""; c = ""; next }
+		{ sub(/^ +/, "") }
+		/^[0-9]+$/ { c = $0; next }
+		/^- / { next }
+		{ sub(/^[0-9a-f]+ +/, ""); s = n++ ? s ";" $0 : $0 }
+		END { if (n) print s " " c }' "$OUT"
+}
+
+expect_stack() {
+	stacks | grep -Eqx -- "$1" || fail "$2: no stack matches /$1/ (stacks: $(stacks | tr '\n' '|'))"
+}
+
+BOTTOM='main;__libc_start_call_main;__libc_start_main[a-z_]*;_start'
+EXE_A='uw_4;uw_3a;uw_2;uw_1;uw_run'
+EXE_B='uw_4;uw_3b;uw_2;uw_1;uw_run'
+LIBC='uwl_leaf;uwl_4;uwl_3;uwl_2;uwl_1'
+CHAIN_A="$LIBC;$EXE_A;$BOTTOM"
+CHAIN_B="$LIBC;$EXE_B;$BOTTOM"
+
+# The workload waits for the tool, runs, and exits long before the output at the end.
+trace() {
+	args=$1
+	shift
+	# shellcheck disable=SC2086
+	traced_workload "$W" $args -- "$@"
+	expect_rc 0 "$*"
+}
+
+# 1. stackcount at a uprobe: every frame, in order, the two paths apart with their counts
+trace "call 3 5 -1" stackcount -p @PID -D 3 -U "$LIB:uwl_leaf"
+expect_stack "$CHAIN_A 3" "stackcount -U"
+expect_stack "$CHAIN_B 5" "stackcount -U"
+ok "stackcount -U: 14 frames from uwl_leaf through the library and the executable to _start"
+
+# 2. the same with frame pointers: the walk loses the chain (so the test above proves tables)
+trace "call 3 5 -1" stackcount --unwind=fp -p @PID -D 3 -U "$LIB:uwl_leaf"
+stacks | grep -q '^uwl_leaf;' || fail "--unwind=fp: no uwl_leaf stack at all"
+stacks | grep -q ';uw_1;' && fail "--unwind=fp: the frame-pointer walk found the whole chain"
+ok "--unwind=fp: the same stacks broken ($(stacks | grep '^uwl_leaf' | head -1))"
+
+# 3. -v: addresses, no frame marked as found by frame pointers, and the unwinder's counts
+trace "call 3 5 -1" stackcount -v -p @PID -D 3 -U "$LIB:uwl_leaf"
+expect_stack "$CHAIN_A 3" "stackcount -v -U"
+grep -q '\[fp\]\|\[truncated\]' "$OUT" && fail "-v: frames marked though every one had a table"
+grep -q '^unwind: 8 user stacks, 104 frames through tables, 0 by frame pointers, 0 stacks truncated, 0 from processes not indexed yet' "$ERR" ||
+	fail "-v: not the unwinder's counts for 8 stacks of 14 frames: $(grep unwind "$ERR")"
+ok "-v: 104 frames through tables, none by frame pointers"
+
+# 4. offcputime in clock_nanosleep: 3 and 5 sleeps of 10 ms on the two paths
+trace "sleep 3 5 -1 10" offcputime -U -p @PID 3
+expect_stack "clock_nanosleep;$CHAIN_A [0-9]+" "offcputime -U"
+expect_stack "clock_nanosleep;$CHAIN_B [0-9]+" "offcputime -U"
+ta=$(stacks | grep -E "^clock_nanosleep;$CHAIN_A " | awk '{print $NF}')
+tb=$(stacks | grep -E "^clock_nanosleep;$CHAIN_B " | awk '{print $NF}')
+[ "$ta" -ge 30000 ] && [ "$ta" -lt 60000 ] && [ "$tb" -ge 50000 ] && [ "$tb" -lt 100000 ] ||
+	fail "offcputime: path a ${ta}us (3 x 10 ms), path b ${tb}us (5 x 10 ms)"
+ok "offcputime -U: clock_nanosleep under the whole chain, ${ta}us and ${tb}us"
+
+trace "sleep 3 5 -1 10" offcputime --unwind=fp -U -p @PID 3
+stacks | grep -q ';uw_1;' && fail "offcputime --unwind=fp: the whole chain without tables"
+ok "offcputime --unwind=fp: broken ($(stacks | grep '^clock_nanosleep' | head -1))"
+
+# 5. a pipe read
+trace "pipe 2 3 -1 20" offcputime -U -p @PID 4
+expect_stack "[_a-z]*read;$CHAIN_A [0-9]+" "offcputime -U, pipe read"
+expect_stack "[_a-z]*read;$CHAIN_B [0-9]+" "offcputime -U, pipe read"
+ok "offcputime -U: a pipe read under the whole chain"
+
+# 6. funcslower: each slow call with its whole stack
+trace "sleep 2 1 -1 10" funcslower -U -m 5 -p @PID "$LIB:uwl_leaf"
+calls=$(awk '/^unwind_work/ { if (s != "") print s; s = ""; next }
+	/^    / { sub(/^ +/, ""); s = s == "" ? $0 : s ";" $0 }
+	END { if (s != "") print s }' "$OUT")
+[ "$(echo "$calls" | grep -Ecx "$CHAIN_A")" = 2 ] && [ "$(echo "$calls" | grep -Ecx "$CHAIN_B")" = 1 ] ||
+	fail "funcslower -U: not 2 calls on path a and 1 on path b with whole stacks"
+ok "funcslower -U: three slow calls, whole stacks"
+
+# 7. C++: template frames, and the inlined frame with --debuginfo
+traced_workload "$WXX" 3 -1 -- stackcount --debuginfo -p @PID -D 3 -U "$WXX:uwx_leaf"
+expect_rc 0 "stackcount --debuginfo C++"
+sed -i 's/ at [^ ]*:[0-9]*$//' "$OUT"
+expect_stack "uwx_leaf;uwx::Level<0>::go\(long\);uwx::Level<1>::go\(long\);uwx::Level<2>::go\(long\);uwx::Level<3>::go\(long\);uwx::Level<4>::go\(long\);uwx::enter\(long\) \(inlined\);uwx::run\(long\);$BOTTOM 3" "C++"
+ok "C++: template frames and an inlined frame"
+
+# 8. recursion past the frame limit: 127 frames, the last marked truncated, the tool goes on
+traced_workload "$W" deep 200 -1 -- stackcount -v -p @PID -D 3 -U "$W:uw_leaf"
+expect_rc 0 "stackcount, deep recursion"
+s=$(stacks | grep '^uw_leaf;uw_recurse;')
+[ "$(echo "$s" | tr ';' '\n' | wc -l)" = 127 ] || fail "deep recursion: not 127 frames"
+echo "$s" | grep -q 'uw_recurse \[truncated\] 1$' || fail "deep recursion: not marked truncated"
+ok "recursion 200 deep: 127 frames, marked truncated"
+
+# 9. a stack pointer into unmapped memory: the walk ends there, the next event is whole
+traced_workload "$W" badsp -1 -- stackcount -v -p @PID -D 3 -U "$W:uw_leaf"
+expect_rc 0 "stackcount, bad stack pointer"
+expect_stack 'uw_leaf;uw_badsp \[truncated\] 1' "unmapped stack"
+expect_stack "uw_leaf;main;__libc_start_call_main;__libc_start_main[a-z_]*;_start 1" "after the unmapped stack"
+ok "unmapped stack: walk ends marked truncated, the next stack is whole"
+
+# 10. system-wide: running processes are indexed in the background (events before that fall
+# back to frame pointers); once done, a process started before the tool unwinds whole
+BANNER='indexed [0-9]* running processes' BANNER_IN=err trace "call 3 5 -1" stackcount --debug -D 3 -U "$LIB:uwl_leaf"
+expect_stack "$CHAIN_A 3" "system-wide"
+expect_stack "$CHAIN_B 5" "system-wide"
+ok "system-wide: $(grep -o 'indexed [0-9]* running processes in [0-9]* ms' "$ERR")"
+
+# 11. bad input
+run stackcount --unwind=bogus -U c:malloc
+expect_rc 2 "--unwind=bogus"
+grep -q "invalid --unwind 'bogus'" "$ERR" || fail "--unwind=bogus: no message naming it"
+ok "--unwind=bogus: usage error"

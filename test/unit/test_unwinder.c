@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lib/bt_unwinder.c's page layout of unwind tables (probes/bt_unwind_maps.h), searched here
+ * exactly as probes/bt_unwind.bpf.h searches it: every pc of tables of one, two and three
+ * levels finds the row a linear scan finds.
+ */
+#include <stdlib.h>
+
+#include "bt_unwinder.h"
+#include "bt_unwind_maps.h"
+#include "harness.h"
+
+/* probes/bt_unwind.bpf.h's bt_unwind_search, in C */
+static int search(const struct bt_unwind_page *pg, uint64_t pc)
+{
+	uint32_t lo = 0, hi = pg->n, mid, k;
+	uint64_t gt;
+
+	if (!hi || hi > BT_UNWIND_FANOUT || pg->pcs[0] > pc)
+		return -1;
+	for (k = 0; k < BT_UNWIND_SEARCH_STEPS; k++) {
+		mid = (lo + hi) >> 1;
+		gt = -((pc - pg->pcs[mid & (BT_UNWIND_FANOUT - 1)]) >> 63);
+		lo = (lo & gt) | (mid & ~gt);
+		hi = (mid & gt) | (hi & ~gt);
+	}
+	return lo & (BT_UNWIND_FANOUT - 1);
+}
+
+/* probes/bt_unwind.bpf.h's bt_unwind_rule_of, past the mapping */
+static const struct bt_unwind_rule *rule_of(const struct bt_unwind_page *pages, unsigned int count,
+					    const struct bt_unwind_info *info, uint64_t rel)
+{
+	uint32_t page = 0, first;
+	int i;
+
+	if (info->levels > 1) {
+		i = search(&pages[page], rel);
+		if (i < 0)
+			return NULL;
+		page = info->level_first[1] + i;
+	}
+	if (info->levels > 2) {
+		first = info->level_first[1];
+		if (page >= count)
+			return NULL;
+		i = search(&pages[page], rel);
+		if (i < 0)
+			return NULL;
+		page = info->level_first[2] + (page - first) * BT_UNWIND_FANOUT + i;
+	}
+	if (page >= count)
+		return NULL;
+	i = search(&pages[page], rel);
+	return i < 0 ? NULL : &pages[page].rules[i];
+}
+
+static void check_table(size_t nr, unsigned int levels)
+{
+	struct bt_unwind_row *rows = calloc(nr, sizeof(*rows));
+	struct bt_unwind_page *pages;
+	struct bt_unwind_info info;
+	unsigned int count;
+	size_t i, bad = 0;
+
+	/* rows 4 bytes apart from 0x1000, the rule numbering the row */
+	for (i = 0; i < nr; i++) {
+		rows[i].pc = 0x1000 + 4 * i;
+		rows[i].cfa_offset = (int32_t)i;
+		rows[i].cfa_rule = BT_CFA_RSP;
+	}
+	count = bt_unwind_layout(nr, &info);
+	CHECK_INT(info.levels, levels);
+	pages = calloc(count, sizeof(*pages));
+	bt_unwind_fill(rows, nr, &info, pages, count);
+	CHECK(rule_of(pages, count, &info, 0xfff) == NULL);
+	for (i = 0; i < nr; i++) {
+		uint64_t pc = rows[i].pc + (i & 3); /* the row's first byte and inside it */
+		const struct bt_unwind_rule *r = rule_of(pages, count, &info, pc);
+
+		if (!r || r->cfa_offset != (int32_t)i)
+			bad++;
+	}
+	CHECK_INT(bad, 0);
+	/* past the last row: still the last row (the builder ends tables with a NONE row) */
+	CHECK(rule_of(pages, count, &info, 0x1000 + 4 * nr + 100) != NULL);
+	free(pages);
+	free(rows);
+}
+
+static void test_one_level(void)
+{
+	check_table(1, 1);
+	check_table(BT_UNWIND_FANOUT, 1);
+}
+
+static void test_two_levels(void)
+{
+	check_table(BT_UNWIND_FANOUT + 1, 2);
+	check_table(30000, 2);
+	check_table((size_t)BT_UNWIND_FANOUT * BT_UNWIND_FANOUT, 2);
+}
+
+static void test_three_levels(void)
+{
+	check_table((size_t)BT_UNWIND_FANOUT * BT_UNWIND_FANOUT + 1, 3);
+	check_table(200000, 3);
+}
+
+static void test_layout_limits(void)
+{
+	struct bt_unwind_info info;
+
+	CHECK_INT(bt_unwind_layout(0, &info), 0);
+	CHECK_INT(bt_unwind_layout(1, &info), 1);
+	CHECK_INT(bt_unwind_layout(257, &info), 3);
+	/* more rows than three levels hold: no table rather than a wrong one */
+	CHECK_INT(
+		bt_unwind_layout((size_t)BT_UNWIND_FANOUT * BT_UNWIND_FANOUT * BT_UNWIND_FANOUT + 1,
+				 &info),
+		0);
+}
+
+int main(void)
+{
+	BT_RUN(test_one_level);
+	BT_RUN(test_two_levels);
+	BT_RUN(test_three_levels);
+	BT_RUN(test_layout_limits);
+	return bt_test_done();
+}
