@@ -1039,6 +1039,9 @@ static int run(const struct bt_cmd *cmd)
 		s.entries_fd = bpf_map__fd(skel->maps.entries);
 		s.profiles_fd = bpf_map__fd(skel->maps.profiles);
 	}
+	/* after the -p target is indexed: tests take this line as "tracing now" */
+	if (opts.verbose)
+		describe(&targets, names, attach);
 	err = bt_events__new(skel->obj, skel->maps.events, on_event, &s, &s.events);
 	if (err) {
 		bt_err("cannot open the event buffer: %s", strerror(-err));

@@ -90,11 +90,11 @@ static int on_new_pid(void *ctx, const void *data, size_t size)
 		bt_debug("process %u exec()ed: its mappings will be noted again", note.tgid);
 		return 0;
 	}
-	/* its stacks are walked by frame pointers until this is done */
-	bt_unwind__note_pid(st->unwind, (int)note.tgid);
 	/* A process that is already gone just gets [unknown] frames later. */
 	err = bt_symbolizer__note_pid(st->sym, (int)note.tgid);
 	bt_debug("process %u first seen: %s", note.tgid, err ? strerror(-err) : "mappings noted");
+	/* its stacks walk by frame pointers until the unwinder's worker has indexed it */
+	bt_unwind__queue_pid(st->unwind, (int)note.tgid);
 	return 0;
 }
 
@@ -403,8 +403,11 @@ int bt_stacks__get(struct bt_stacks *st, uint64_t id, uint64_t entry_caller, uin
 	memcpy(ips, st->buf.ips, n * sizeof(*ips));
 	/* the unwinder's marks (-v) are kept apart: bits 62-63 are no user address */
 	for (i = 0; i < n; i++) {
-		st->marks[i] = st->unwind ? (ips[i] & BT_UNWIND_MARKS) >> 56 : 0;
-		if (st->unwind)
+		/* a kernel address has every bit from 47 up set; a marked user one only 62-63 */
+		bool user = st->unwind && !((ips[i] & ~BT_UNWIND_MARKS) >> 47);
+
+		st->marks[i] = user ? (ips[i] & BT_UNWIND_MARKS) >> 56 : 0;
+		if (user)
 			ips[i] &= ~BT_UNWIND_MARKS;
 	}
 	m = bt_stack_splice_caller(ips, n, entry_caller);

@@ -6,7 +6,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <dirent.h>
 #include <ctype.h>
@@ -211,7 +213,18 @@ struct bt_unwind {
 	unsigned long long files_without, procs;
 	struct file_entry *files;
 	size_t nfiles, cap;
-	pthread_mutex_t lock;
+	pthread_mutex_t lock; /* the cache, the counters and the procs map's writes */
+	/*
+	 * The worker indexes processes off the event loop: a table can take 100 ms to build,
+	 * and the loop must not stall behind it (the symbolizer notes new processes there,
+	 * before they exit). Announced processes go first, then the scan of /proc at start.
+	 */
+	pthread_mutex_t qlock;
+	pthread_cond_t qcond;
+	int queue[256];
+	unsigned int qhead, qtail; /* free-running; qtail - qhead queued */
+	unsigned long long dropped;
+	bool stop, scan, busy;
 	pthread_t thread;
 	bool thread_running;
 	struct bt_unwind_proc proc; /* built here: 2 KiB is too much for a stack frame */
@@ -274,6 +287,8 @@ int bt_unwind__new(struct bpf_object *obj, const struct bt_unwind_opts *opts,
 	if (!u)
 		return -ENOMEM;
 	pthread_mutex_init(&u->lock, NULL);
+	pthread_mutex_init(&u->qlock, NULL);
+	pthread_cond_init(&u->qcond, NULL);
 	u->tables_fd = map_fd(obj, "bt_unwind_tables");
 	u->info_fd = map_fd(obj, "bt_unwind_info");
 	u->procs_fd = map_fd(obj, "bt_unwind_procs");
@@ -293,7 +308,15 @@ void bt_unwind__free(struct bt_unwind *u)
 {
 	if (!u)
 		return;
-	bt_unwind__wait_indexed(u);
+	if (u->thread_running) {
+		pthread_mutex_lock(&u->qlock);
+		u->stop = true;
+		pthread_cond_broadcast(&u->qcond);
+		pthread_mutex_unlock(&u->qlock);
+		pthread_join(u->thread, NULL);
+	}
+	pthread_cond_destroy(&u->qcond);
+	pthread_mutex_destroy(&u->qlock);
 	pthread_mutex_destroy(&u->lock);
 	free(u->files);
 	free(u);
@@ -542,54 +565,120 @@ void bt_unwind__forget_pid(struct bt_unwind *u, int pid)
 		bpf_map_delete_elem(u->procs_fd, &key);
 }
 
-static void *index_running(void *arg)
+/* The worker: queued processes first, then the next running process of the scan. */
+static void *worker(void *arg)
 {
 	struct bt_unwind *u = arg;
 	struct timespec t0, t1;
-	struct dirent *d;
-	unsigned int n = 0;
+	unsigned int scanned = 0;
+	DIR *dir = NULL;
 	int self = getpid();
-	DIR *dir;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	dir = opendir("/proc");
-	if (!dir)
-		return NULL;
-	while ((d = readdir(dir))) {
-		int pid;
+	/*
+	 * Below the event loop: a system-wide start builds tables for every file mapped, seconds
+	 * of CPU that must not delay the loop noting new processes before they exit.
+	 */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	pthread_mutex_lock(&u->qlock);
+	for (;;) {
+		struct dirent *d = NULL;
+		int pid = 0;
 
-		if (!isdigit((unsigned char)d->d_name[0]))
-			continue;
-		pid = atoi(d->d_name);
-		if (pid != self && !bt_unwind__note_pid(u, pid))
-			n++;
+		while (!u->stop && u->qtail == u->qhead && !u->scan)
+			pthread_cond_wait(&u->qcond, &u->qlock);
+		if (u->stop)
+			break;
+		if (u->qtail != u->qhead) {
+			pid = u->queue[u->qhead++ % 256];
+		} else {
+			if (!dir) {
+				clock_gettime(CLOCK_MONOTONIC, &t0);
+				dir = opendir("/proc");
+			}
+			while (dir && (d = readdir(dir)) && !isdigit((unsigned char)d->d_name[0]))
+				;
+			if (d) {
+				pid = atoi(d->d_name);
+			} else {
+				if (dir)
+					closedir(dir);
+				dir = NULL;
+				u->scan = false;
+				clock_gettime(CLOCK_MONOTONIC, &t1);
+				bt_debug("unwind: indexed %u running processes in %.0f ms", scanned,
+					 (t1.tv_sec - t0.tv_sec) * 1e3 +
+						 (t1.tv_nsec - t0.tv_nsec) / 1e6);
+				pthread_cond_broadcast(&u->qcond);
+				continue;
+			}
+		}
+		u->busy = true;
+		pthread_mutex_unlock(&u->qlock);
+		if (pid != self && !bt_unwind__note_pid(u, pid) && d)
+			scanned++;
+		pthread_mutex_lock(&u->qlock);
+		u->busy = false;
+		pthread_cond_broadcast(&u->qcond);
 	}
-	closedir(dir);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	bt_debug("unwind: indexed %u running processes in %.0f ms", n,
-		 (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+	pthread_mutex_unlock(&u->qlock);
+	if (dir)
+		closedir(dir);
 	return NULL;
 }
 
-int bt_unwind__index_running(struct bt_unwind *u)
+static int start_worker(struct bt_unwind *u)
 {
 	int err;
 
-	if (!u || u->thread_running)
+	if (u->thread_running)
 		return 0;
-	err = pthread_create(&u->thread, NULL, index_running, u);
+	err = pthread_create(&u->thread, NULL, worker, u);
 	if (err)
 		return -err;
 	u->thread_running = true;
 	return 0;
 }
 
+int bt_unwind__queue_pid(struct bt_unwind *u, int pid)
+{
+	int err;
+
+	if (!u)
+		return 0;
+	pthread_mutex_lock(&u->qlock);
+	err = start_worker(u);
+	if (!err && u->qtail - u->qhead < 256)
+		u->queue[u->qtail++ % 256] = pid;
+	else
+		u->dropped++; /* its stacks keep walking by frame pointers */
+	pthread_cond_broadcast(&u->qcond);
+	pthread_mutex_unlock(&u->qlock);
+	return err;
+}
+
+int bt_unwind__index_running(struct bt_unwind *u)
+{
+	int err;
+
+	if (!u)
+		return 0;
+	pthread_mutex_lock(&u->qlock);
+	err = start_worker(u);
+	if (!err)
+		u->scan = true;
+	pthread_cond_broadcast(&u->qcond);
+	pthread_mutex_unlock(&u->qlock);
+	return err;
+}
+
 void bt_unwind__wait_indexed(struct bt_unwind *u)
 {
-	if (u && u->thread_running) {
-		pthread_join(u->thread, NULL);
-		u->thread_running = false;
-	}
+	if (!u)
+		return;
+	pthread_mutex_lock(&u->qlock);
+	while (u->thread_running && (u->scan || u->busy || u->qtail != u->qhead))
+		pthread_cond_wait(&u->qcond, &u->qlock);
+	pthread_mutex_unlock(&u->qlock);
 }
 
 void bt_unwind__counts(struct bt_unwind *u, struct bt_unwind_counts *c)

@@ -55,6 +55,8 @@ void bt_unwind__free(struct bt_unwind *u); /* NULL is fine; waits for the indexi
 
 /* Give the kernel pid's mapping table (tables built or found in the cache). */
 int bt_unwind__note_pid(struct bt_unwind *u, int pid);
+/* The same in the background (for the event loop: no wait for a table to be built). */
+int bt_unwind__queue_pid(struct bt_unwind *u, int pid);
 /* pid exec()ed: its mapping table is stale. */
 void bt_unwind__forget_pid(struct bt_unwind *u, int pid);
 /*
@@ -62,7 +64,7 @@ void bt_unwind__forget_pid(struct bt_unwind *u, int pid);
  * process is indexed its stacks are walked with frame pointers (and counted).
  */
 int bt_unwind__index_running(struct bt_unwind *u);
-/* Wait for the background indexing to finish (tests, the bench). */
+/* Wait until the background indexing has nothing left to do (the bench). */
 void bt_unwind__wait_indexed(struct bt_unwind *u);
 
 struct bt_unwind_counts {

@@ -19,6 +19,7 @@
 
 #define BT_PF_KTHREAD 0x00200000 /* include/linux/sched.h */
 #define BT_USER_TOP 0x800000000000ULL
+#define BT_UNWIND_RETS 4 /* pending uretprobes followed per stack */
 
 const volatile bool bt_unwind_on = false;    /* user stacks through tables (--unwind) */
 const volatile bool bt_unwind_marks = false; /* mark frames found by frame pointers (-v) */
@@ -61,17 +62,28 @@ struct {
 	__type(value, __u64);
 } bt_unwind_stats SEC(".maps");
 
-struct bt_unwind_walk {
-	__u64 pc, sp, bp;	/* the frame about to be written: its pc and the registers there */
-	__u64 start, end, bias; /* the mapping the last pc was found in (frames cluster) */
+/* The mapping the last pc was found in: frames cluster, most need no search. */
+struct bt_unwind_cache {
+	__u64 start, end, bias;
 	__u32 table;
 	__u32 tgid;
+};
+
+struct bt_unwind_walk {
+	__u64 pc, sp, bp; /* the frame about to be written: its pc and the registers there */
+	struct bt_unwind_cache cache;
 	__u32 slot; /* the scratch buffer of bt_stack_scratch being written */
 	__u32 n;
 	__u32 from_fp; /* the frame about to be written was found with frame pointers */
 	__u32 indexed; /* the process has a mapping table */
 	__u32 done, truncated;
 	__u32 frames_table, frames_fp;
+	/*
+	 * A uretprobe replaces the return address on the stack with its trampoline: the real
+	 * ones, and the stack slots they were taken from, of the innermost pending uretprobes.
+	 */
+	__u64 tramp;
+	__u64 ret_slot[BT_UNWIND_RETS], ret_addr[BT_UNWIND_RETS];
 };
 
 static __always_inline void bt_unwind_count(__u32 stat, __u64 n)
@@ -108,7 +120,7 @@ static __always_inline int bt_unwind_search(const struct bt_unwind_page *pg, __u
 }
 
 /* The mapping of pc in w's process; false when it has no table there. */
-static __always_inline bool bt_unwind_mapping(struct bt_unwind_walk *w, __u64 pc)
+static __always_inline bool bt_unwind_mapping(struct bt_unwind_cache *w, __u64 pc)
 {
 	struct bt_unwind_proc *p;
 	struct bt_unwind_mapping *m;
@@ -141,10 +153,14 @@ static __always_inline bool bt_unwind_mapping(struct bt_unwind_walk *w, __u64 pc
 	return true;
 }
 
-/* The rule covering pc, or NULL where there is no table to follow. */
-static __always_inline const struct bt_unwind_rule *bt_unwind_rule_of(struct bt_unwind_walk *w,
-								      __u64 pc)
+/*
+ * The rule covering pc, packed (cfa_offset, rbp_offset << 32, cfa_rule << 48, rbp_rule << 56);
+ * 0 where there is no table to follow. A global function: the verifier checks it once, on its
+ * own, rather than in every state the walk's steps reach it in.
+ */
+__attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w, __u64 pc)
 {
+	const struct bt_unwind_rule *r;
 	const struct bt_unwind_page *pg;
 	struct bt_unwind_info *info;
 	__u32 page = 0, table, first;
@@ -152,51 +168,74 @@ static __always_inline const struct bt_unwind_rule *bt_unwind_rule_of(struct bt_
 	void *inner;
 	int i;
 
-	if (!w->indexed || !bt_unwind_mapping(w, pc))
-		return NULL;
+	if (!w || !bt_unwind_mapping(w, pc))
+		return 0;
 	rel = pc - w->bias;
 	if (rel >> 32)
-		return NULL;
+		return 0;
 	table = w->table;
 	info = bpf_map_lookup_elem(&bt_unwind_info, &table);
 	inner = bpf_map_lookup_elem(&bt_unwind_tables, &table);
 	if (!info || !inner || !info->levels || info->levels > BT_UNWIND_MAX_LEVELS)
-		return NULL;
+		return 0;
 	/* down the directory levels to the page of rows */
 	if (info->levels > 1) {
 		pg = bpf_map_lookup_elem(inner, &page);
 		if (!pg)
-			return NULL;
+			return 0;
 		i = bt_unwind_search(pg, rel);
 		if (i < 0)
-			return NULL;
+			return 0;
 		page = info->level_first[1] + i;
 	}
 	if (info->levels > 2) {
 		first = info->level_first[1];
 		pg = bpf_map_lookup_elem(inner, &page);
 		if (!pg)
-			return NULL;
+			return 0;
 		i = bt_unwind_search(pg, rel);
 		if (i < 0)
-			return NULL;
+			return 0;
 		page = info->level_first[2] + (page - first) * BT_UNWIND_FANOUT + i;
 	}
 	pg = bpf_map_lookup_elem(inner, &page);
 	if (!pg)
-		return NULL;
+		return 0;
 	i = bt_unwind_search(pg, rel);
-	return i < 0 ? NULL : &pg->rules[i & (BT_UNWIND_FANOUT - 1)];
+	if (i < 0)
+		return 0;
+	r = &pg->rules[i & (BT_UNWIND_FANOUT - 1)];
+	return (__u32)r->cfa_offset | (__u64)(__u16)r->rbp_offset << 32 | (__u64)r->cfa_rule << 48 |
+	       (__u64)r->rbp_rule << 56;
+}
+
+/* The return address read from slot, or the real one where a uretprobe put its trampoline. */
+static __always_inline __u64 bt_unwind_real_ra(const struct bt_unwind_walk *w, __u64 ra, __u64 slot)
+{
+	__u32 k;
+
+	if (ra != w->tramp || !ra)
+		return ra;
+#pragma unroll
+	for (k = 0; k < BT_UNWIND_RETS; k++)
+		if (w->ret_slot[k] == slot)
+			return w->ret_addr[k];
+	return ra;
 }
 
 /* One frame: write w->pc, then find its caller. 0: go on; 1: the walk is over. */
 static long bt_unwind_step(__u64 index, void *ctx)
 {
 	struct bt_unwind_walk *w = ctx;
-	const struct bt_unwind_rule *row;
+	__u64 row;
 	struct bt_stack_value *v;
 	__u64 pc = w->pc, cfa, ra = 0, bp = w->bp;
-	__u32 n = w->n, k;
+	/*
+	 * Frame index is the loop's index, never w->n: a value carried from one step to the next
+	 * and used as an offset would make the verifier tell every step's state apart (it walks
+	 * a callback until its states repeat), a hundred times the work.
+	 */
+	__u32 n = index, k;
 
 	v = bpf_map_lookup_elem(&bt_stack_scratch, &w->slot);
 	if (!v || n >= BT_MAX_STACK_DEPTH) {
@@ -218,36 +257,36 @@ static long bt_unwind_step(__u64 index, void *ctx)
 	w->n = n + 1;
 
 	/* a return address is just past its call, which may be a function's last instruction */
-	row = bt_unwind_rule_of(w, n ? pc - 1 : pc);
-	if (row) {
-		switch (row->cfa_rule) {
-		case BT_CFA_RSP:
-			cfa = w->sp + row->cfa_offset;
-			break;
-		case BT_CFA_RBP:
-			cfa = w->bp + row->cfa_offset;
-			break;
-		case BT_CFA_PLT:
-			cfa = w->sp + 8 + ((pc & 15) >= 11 ? 8 : 0);
-			break;
-		case BT_CFA_END:
-		case BT_CFA_SIGNAL:
-			w->done = 1;
-			return 1;
-		default:
-			row = NULL; /* no rule we follow: frame pointers */
-			break;
-		}
+	row = w->indexed ? bt_unwind_lookup(&w->cache, n ? pc - 1 : pc) : 0;
+	switch (row >> 48 & 0xff) {
+	case BT_CFA_RSP:
+		cfa = w->sp + (__s32)row;
+		break;
+	case BT_CFA_RBP:
+		cfa = w->bp + (__s32)row;
+		break;
+	case BT_CFA_PLT:
+		cfa = w->sp + 8 + ((pc & 15) >= 11 ? 8 : 0);
+		break;
+	case BT_CFA_END:
+	case BT_CFA_SIGNAL:
+		w->done = 1;
+		return 1;
+	default:
+		row = 0; /* no rule we follow: frame pointers */
+		break;
 	}
 	if (row) {
 		if (cfa <= w->sp || bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8))) {
 			w->truncated = 1;
 			return 1;
 		}
-		if (row->rbp_rule == BT_RBP_CFA) {
-			if (bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + row->rbp_offset)))
+		ra = bt_unwind_real_ra(w, ra, cfa - 8);
+		if ((row >> 56) == BT_RBP_CFA) {
+			if (bpf_probe_read_user(&bp, sizeof(bp),
+						(void *)(cfa + (__s16)(row >> 32))))
 				bp = 0;
-		} else if (row->rbp_rule == BT_RBP_UNDEFINED) {
+		} else if ((row >> 56) == BT_RBP_UNDEFINED) {
 			bp = 0;
 		}
 		w->sp = cfa;
@@ -265,7 +304,7 @@ static long bt_unwind_step(__u64 index, void *ctx)
 			w->truncated = 1;
 			return 1;
 		}
-		ra = frame[1];
+		ra = bt_unwind_real_ra(w, frame[1], bp + 8);
 		w->sp = bp + 16;
 		bp = frame[0];
 		w->from_fp = 1;
@@ -296,11 +335,26 @@ static __always_inline __u32 bt_unwind_user(__u32 slot)
 		return 0;
 	}
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	/* BTF pointer loads: a NULL on the way reads as 0 */
+	w.tramp = task->mm->uprobes_state.xol_area->vaddr;
+	if (w.tramp) {
+		struct return_instance *ri = task->utask ? task->utask->return_instances : NULL;
+		__u32 k;
+
+#pragma unroll
+		for (k = 0; k < BT_UNWIND_RETS; k++) {
+			if (!ri)
+				break;
+			w.ret_slot[k] = ri->stack;
+			w.ret_addr[k] = ri->orig_ret_vaddr;
+			ri = ri->next;
+		}
+	}
 	w.pc = regs->ip;
 	w.sp = regs->sp;
 	w.bp = regs->bp;
-	w.tgid = bpf_get_current_pid_tgid() >> 32;
-	w.indexed = bpf_map_lookup_elem(&bt_unwind_procs, &w.tgid) != NULL;
+	w.cache.tgid = bpf_get_current_pid_tgid() >> 32;
+	w.indexed = bpf_map_lookup_elem(&bt_unwind_procs, &w.cache.tgid) != NULL;
 	if (!w.pc)
 		return 0;
 	bpf_loop(BT_MAX_STACK_DEPTH + 1, bt_unwind_step, &w, 0);
