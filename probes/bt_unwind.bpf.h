@@ -343,11 +343,11 @@ static __always_inline __u32 bt_unwind_user(__u32 slot)
 
 #pragma unroll
 		for (k = 0; k < BT_UNWIND_RETS; k++) {
-			if (!ri)
-				break;
-			w.ret_slot[k] = ri->stack;
-			w.ret_addr[k] = ri->orig_ret_vaddr;
-			ri = ri->next;
+			if (ri) {
+				w.ret_slot[k] = ri->stack;
+				w.ret_addr[k] = ri->orig_ret_vaddr;
+				ri = ri->next;
+			}
 		}
 	}
 	w.pc = regs->ip;
