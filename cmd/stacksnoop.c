@@ -67,6 +67,7 @@ static const struct argp_option options[] = {
 
 static const struct argp_child children[] = {
 	{ &bt_argp_json, 0, NULL, 0 },
+	{ &bt_argp_unwind, 0, NULL, 0 },
 	{ NULL },
 };
 
@@ -116,11 +117,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	}
 	return 0;
 }
-
-static const struct argp_child children[] = {
-	{ &bt_argp_unwind, 0, NULL, 0 },
-	{ NULL },
-};
 
 static const struct argp argp = {
 	.options = options,
