@@ -6,7 +6,7 @@
  * or reads a pipe a child writes to (pipe). Path a is taken A times, path b B times.
  *
  * Usage: unwind_work call|sleep|pipe A B [DELAY_MS [SLEEP_MS]]
- *        unwind_work deep N [DELAY_MS]    recursion N deep, then uw_leaf once
+ *        unwind_work deep N [DELAY_MS [REPEAT]]  recursion N deep, then uw_leaf; REPEAT times
  *        unwind_work badsp [DELAY_MS]     uw_leaf on a stack whose caller's frame is unmapped,
  *                                         then uw_leaf once from main
  * DELAY_MS -1 waits for SIGUSR1 (test/workloads/wl_start.h).
@@ -161,9 +161,15 @@ int main(int argc, char **argv)
 	int fd = -1, writer = 0;
 
 	if (!strcmp(mode, "deep")) {
+		long repeat = argc > 4 ? atol(argv[4]) : 1, x = 0;
+
 		if (wl_wait_start(argc > 3 ? atol(argv[3]) : 0))
 			return 1;
-		return uw_recurse(a) < 0;
+		for (long i = 0; i < repeat; i++) {
+			x += uw_recurse(a);
+			UW_KEEP(x);
+		}
+		return x < 0;
 	}
 	if (!strcmp(mode, "badsp")) {
 		if (wl_wait_start(argc > 2 ? atol(argv[2]) : 0))
