@@ -247,6 +247,11 @@ void bt_dso__put(struct bt_dso_cache *c, struct bt_dso *d)
 		dso_destroy(c, d);
 }
 
+void bt_dso__ref(struct bt_dso *d)
+{
+	d->refs++;
+}
+
 struct bt_elf *bt_dso__elf(struct bt_dso *d)
 {
 	return d ? d->elf : NULL;

@@ -78,6 +78,8 @@ void bt_dso_cache__free(struct bt_dso_cache *c);
 int bt_dso_cache__get(struct bt_dso_cache *c, int fd, const char *path, int rootfd,
 		      struct bt_dso **out);
 void bt_dso__put(struct bt_dso_cache *c, struct bt_dso *d);
+/* Another reference to d, for a mapping known to be the same file (no fstat). */
+void bt_dso__ref(struct bt_dso *d);
 struct bt_elf *bt_dso__elf(struct bt_dso *d);
 const char *bt_dso__name(const struct bt_dso *d);
 /* Pin for this resolve generation: a dso used in a call is never evicted during it. */

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/openat2.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,16 +19,25 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sym_internal.h"
 
 #define BT_PROC_BUCKETS 256
+/*
+ * A process's mappings are read again at most this often. A stack with addresses in no
+ * mapping (frames of code built without frame pointers give garbage return addresses) asked
+ * for a refresh on every resolve call: 2,465 reads of one process's maps, each reopening all
+ * its files, in a 1 s system-wide offcputime. Only a mapping made in the last few ms before
+ * the resolve call can be missed by this.
+ */
+#define BT_REFRESH_NS (20 * 1000 * 1000ULL)
 
 enum map_kind { BT_MAP_FILE, BT_MAP_VDSO, BT_MAP_ANON };
 
 struct bt_map {
-	uint64_t start, end, pgoff;
+	uint64_t start, end, pgoff, ino;
 	struct bt_dso *dso; /* NULL when the file could not be used: see reason */
 	enum map_kind kind;
 	enum bt_sym_reason reason;
@@ -46,6 +56,8 @@ struct bt_proc {
 	struct bt_maps stale; /* replaced by a refresh; freed on the next call (names in use) */
 	struct bt_perfmap *pm;
 	uint64_t refreshed_gen;
+	uint64_t refreshed_ns;
+	enum bt_sym_reason gone; /* not BT_SYM_OK: the snapshot failed, nothing else is kept */
 	struct bt_proc *next;
 };
 
@@ -244,7 +256,26 @@ static void map_file(struct bt_symbolizer *s, struct bt_proc *p, const struct bt
 		m->reason = reason_of(err);
 }
 
-static int read_maps(struct bt_symbolizer *s, struct bt_proc *p, struct bt_maps *out)
+static const struct bt_map *find_map(const struct bt_maps *m, uint64_t addr);
+
+/*
+ * The same mapping in the previous snapshot (a refresh): its file is the one already open,
+ * so a refresh costs one read of /proc/PID/maps, not an open and fstat per mapping.
+ */
+static bool reuse_old(const struct bt_maps *old, const struct bt_map_line *ml, struct bt_map *m)
+{
+	const struct bt_map *o = old ? find_map(old, ml->start) : NULL;
+
+	if (!o || !o->dso || o->kind != BT_MAP_FILE || o->start != ml->start || o->end != ml->end ||
+	    o->pgoff != ml->pgoff || o->ino != ml->ino || !m->name || strcmp(o->name, m->name))
+		return false;
+	m->dso = o->dso;
+	bt_dso__ref(m->dso);
+	return true;
+}
+
+static int read_maps(struct bt_symbolizer *s, struct bt_proc *p, const struct bt_maps *old,
+		     struct bt_maps *out)
 {
 	struct bt_map *v = NULL, *nv;
 	size_t n = 0, cap = 0;
@@ -270,13 +301,17 @@ static int read_maps(struct bt_symbolizer *s, struct bt_proc *p, struct bt_maps 
 			v = nv;
 		}
 		m = &v[n++];
-		*m = (struct bt_map){ .start = ml.start, .end = ml.end, .pgoff = ml.pgoff };
+		*m = (struct bt_map){
+			.start = ml.start, .end = ml.end, .pgoff = ml.pgoff, .ino = ml.ino
+		};
 		m->name = strdup(ml.path[0] ? ml.path : "[anon]");
 		if (ml.path[0] == '/') {
 			m->kind = BT_MAP_FILE;
 			/* the same file as the previous mapping: share the open dso */
-			if (n > 1 && v[n - 2].dso && v[n - 2].kind == BT_MAP_FILE &&
-			    v[n - 2].name && m->name && !strcmp(v[n - 2].name, m->name)) {
+			if (reuse_old(old, &ml, m)) {
+				/* unchanged since the last snapshot */
+			} else if (n > 1 && v[n - 2].dso && v[n - 2].kind == BT_MAP_FILE &&
+				   v[n - 2].name && m->name && !strcmp(v[n - 2].name, m->name)) {
 				m->dso = v[n - 2].dso;
 				bt_dso_cache__get(s->dsos, bt_elf__fd(bt_dso__elf(m->dso)), m->name,
 						  p->rootfd, &m->dso);
@@ -354,14 +389,21 @@ int bt_symbolizer__note_pid(struct bt_symbolizer *s, int pid)
 	if (!s || pid <= 0)
 		return -EINVAL;
 	pp = proc_slot(s, pid);
-	if (*pp)
+	if (*pp && !(*pp)->gone)
 		return 0;
+	if (*pp) {
+		/* a failed snapshot is tried again when asked (a new process may reuse the pid) */
+		p = *pp;
+		*pp = p->next;
+		proc_free(s, p);
+		pp = proc_slot(s, pid);
+	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	p->pid = pid;
 	p->rootfd = open_root(pid);
-	err = read_maps(s, p, &p->maps);
+	err = read_maps(s, p, NULL, &p->maps);
 	if (err) {
 		proc_free(s, p);
 		return err;
@@ -391,8 +433,35 @@ void bt_symbolizer__forget_pid(struct bt_symbolizer *s, int pid)
 	if (!p)
 		return;
 	*pp = p->next;
-	s->nprocs--;
+	if (!p->gone)
+		s->nprocs--;
 	proc_free(s, p);
+}
+
+/*
+ * Remember that pid could not be snapshotted, so that each of its stacks does not try again
+ * (two failed opens per stack of every process that exited before the output).
+ */
+static struct bt_proc *note_gone(struct bt_symbolizer *s, int pid, int err)
+{
+	struct bt_proc *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->rootfd = -1;
+	p->gone = err == -EACCES || err == -EPERM ? BT_SYM_NO_PERMISSION : BT_SYM_PROCESS_GONE;
+	p->next = s->procs[(unsigned int)pid % BT_PROC_BUCKETS];
+	s->procs[(unsigned int)pid % BT_PROC_BUCKETS] = p;
+	return p;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 static const struct bt_map *find_map(const struct bt_maps *m, uint64_t addr)
@@ -416,12 +485,17 @@ static const struct bt_map *find_map(const struct bt_maps *m, uint64_t addr)
 static void refresh(struct bt_symbolizer *s, struct bt_proc *p)
 {
 	struct bt_maps fresh = { 0 };
+	uint64_t now;
 
 	if (p->refreshed_gen == s->gen)
 		return;
 	p->refreshed_gen = s->gen;
+	now = now_ns();
+	if (p->refreshed_ns && now - p->refreshed_ns < BT_REFRESH_NS)
+		return;
+	p->refreshed_ns = now;
 	bt_perfmap__refresh(p->pm);
-	if (read_maps(s, p, &fresh))
+	if (read_maps(s, p, &p->maps, &fresh))
 		return; /* gone: keep the snapshot */
 	maps_free(s, &p->stale);
 	p->stale = p->maps;
@@ -545,14 +619,20 @@ int bt_symbolizer__resolve(struct bt_symbolizer *s, int pid, const uint64_t *add
 		if (flags & BT_RESOLVE_TRIM)
 			start = bt_symbolizer__kernel_trim(s, addrs, n);
 	} else {
-		int err = bt_symbolizer__note_pid(s, pid);
-
 		p = *proc_slot(s, pid);
-		if (p)
+		if (!p) {
+			int err = bt_symbolizer__note_pid(s, pid);
+
+			p = err ? note_gone(s, pid, err) : *proc_slot(s, pid);
+		}
+		if (p && p->gone) {
+			gone = p->gone;
+			p = NULL;
+		} else if (p) {
 			maps_free(s, &p->stale);
-		else
-			gone = err == -EACCES || err == -EPERM ? BT_SYM_NO_PERMISSION
-							       : BT_SYM_PROCESS_GONE;
+		} else {
+			gone = BT_SYM_PROCESS_GONE; /* out of memory */
+		}
 	}
 	for (i = start; i < n && out < cap; i++) {
 		int is_ret = (flags & BT_RESOLVE_STACK) && i > 0;

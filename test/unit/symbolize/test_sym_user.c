@@ -176,6 +176,7 @@ static void test_process_gone(void)
 {
 	struct bt_symbolizer *s = NULL;
 	uint64_t a[2] = { 0x401000, 0x401010 };
+	struct bt_sym_stats stats;
 	struct bt_frame fr[2];
 	char buf[64];
 	pid_t pid = fork();
@@ -190,6 +191,12 @@ static void test_process_gone(void)
 	CHECK_INT(fr[1].reason, BT_SYM_PROCESS_GONE);
 	bt_frame__format(&fr[0], BT_FMT_REASON | BT_FMT_ADDR, buf, sizeof(buf));
 	CHECK_STR(buf, "0x401000 [unknown] (process gone)");
+	/* remembered as gone for later stacks, but not counted, and tried again when noted */
+	CHECK_INT(bt_symbolizer__resolve(s, pid, a, 1, BT_RESOLVE_STACK, fr, 1), 1);
+	CHECK_INT(fr[0].reason, BT_SYM_PROCESS_GONE);
+	bt_symbolizer__stats(s, &stats);
+	CHECK_INT(stats.procs, 0);
+	CHECK_INT(bt_symbolizer__note_pid(s, pid), -ESRCH);
 	CHECK_INT(bt_symbolizer__note_pid(s, 0), -EINVAL);
 	CHECK_INT(bt_symbolizer__resolve(NULL, pid, a, 2, 0, fr, 2), -EINVAL);
 	bt_symbolizer__free(s);
