@@ -35,7 +35,7 @@ enum {
 #define NSEC_PER_SEC 1000000000ULL
 /* Stacks of printed events are freed a generation at a time, this often. */
 #define RECYCLE_EVERY_MS 1000
-/* Look for Ctrl-C this often while draining a ring buffer that keeps refilling. */
+/* Look for Ctrl-C this often while consuming a ring buffer that keeps refilling. */
 #define SIGNAL_CHECK_EVERY 256
 
 static struct stacksnoop_opts {
@@ -146,6 +146,7 @@ struct state {
 	bool kernel, user;
 	unsigned long long start_ns;
 	unsigned long events_seen;
+	struct bt_evloop *loop;
 };
 
 static unsigned long long now_ns(void)
@@ -219,11 +220,22 @@ static int on_event(void *ctx, const void *data, size_t size)
 		bt_stacks__print(s->stacks, stdout, &s->style, e.tgid, e.user_stack, e.user_caller);
 	printf("\n");
 next:
-	/* a probe that fires faster than we print would keep us here forever */
-	if (++s->events_seen % SIGNAL_CHECK_EVERY == 0 &&
-	    (bt_wait(-1, 0) == BT_WAKE_SIGNAL || bt_stop_requested() || bt_output_closed()))
+	/*
+	 * A probe that fires faster than we print would keep us here forever: look for a signal
+	 * now and then. The first one ends tracing, and what is buffered by then is still printed
+	 * (the loop drains it: those calls happened before the Ctrl-C); a second one, while that
+	 * drain runs, gives the rest up.
+	 */
+	if (++s->events_seen % SIGNAL_CHECK_EVERY)
+		return 0;
+	if (bt_output_closed())
 		return -EINTR;
-	return 0;
+	if (!bt_evloop__draining(s->loop))
+		return bt_stop_requested() ? -EINTR : 0;
+	if (bt_stop_signals() < 2)
+		return 0;
+	bt_warn("stopped again: events still buffered are not printed");
+	return -EINTR;
 }
 
 /* Announcements first: a process must be snapshotted before its event is printed. */
@@ -333,6 +345,7 @@ static int run(const struct bt_cmd *cmd)
 	if (bt_output_closed())
 		goto cleanup;
 	err = bt_evloop__new(&loop);
+	s.loop = loop;
 	if (!err)
 		err = bt_evloop__add_fd(loop, bt_events__fd(s.events), ready, &s, BT_EVLOOP_DRAIN);
 	if (!err && bt_stacks__fd(s.stacks) >= 0)

@@ -29,7 +29,8 @@ struct bt_evloop {
 	unsigned long long tick_ms;
 	bt_evloop_fn tick;
 	void *tick_ctx;
-	bool poll; /* some source has BT_EVLOOP_POLL */
+	bool poll;     /* some source has BT_EVLOOP_POLL */
+	bool draining; /* bt_evloop__run() has ended and is draining the sources */
 };
 
 static long long now_ms(void)
@@ -178,10 +179,18 @@ static enum outcome call_flagged(struct bt_evloop *loop, unsigned int flags, int
 	return out;
 }
 
+bool bt_evloop__draining(const struct bt_evloop *loop)
+{
+	return loop && loop->draining;
+}
+
 static int drain(struct bt_evloop *loop)
 {
 	int err = 0;
-	enum outcome out = call_flagged(loop, BT_EVLOOP_DRAIN, &err);
+	enum outcome out;
+
+	loop->draining = true;
+	out = call_flagged(loop, BT_EVLOOP_DRAIN, &err);
 
 	bt_output_closed(); /* flush; a reader gone by now changes nothing */
 	return out == FAILED ? err : 0;
@@ -229,6 +238,13 @@ int bt_evloop__run(struct bt_evloop *loop)
 			src = &loop->src[tag];
 			out = worse(out, judge(src->ready(src->ctx), &err));
 		}
+		/*
+		 * A source may have read the stop signal off the signalfd itself (to leave a
+		 * flood), and a perf buffer's callback cannot pass its -EINTR on: the flag
+		 * stays, the signalfd does not wake us again.
+		 */
+		if (out == GO_ON && bt_stop_requested())
+			out = STOP;
 		now = now_ms();
 		if (out < CLOSED && next_poll >= 0 && now >= next_poll) {
 			out = worse(out, call_flagged(loop, BT_EVLOOP_POLL, &err));

@@ -69,5 +69,12 @@ void bt_evloop__set_tick(struct bt_evloop *loop, unsigned long long ms, bt_evloo
  * BT_EVLOOP_STOP: 0. A callback's -errno (other than -EPIPE) or a failed wait: that -errno.
  */
 int bt_evloop__run(struct bt_evloop *loop);
+/*
+ * Whether the run has ended and the BT_EVLOOP_DRAIN sources are being read one last time: a
+ * source that checks for Ctrl-C while a flood keeps it busy stops at the first one while
+ * running, and only at a second one while draining (what was buffered by the first happened
+ * before it, and is printed).
+ */
+bool bt_evloop__draining(const struct bt_evloop *loop);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -277,6 +278,44 @@ static void test_stop_signal_drains(void)
 	close(p[1]);
 }
 
+/* A flood-checking source that reads the stop signal itself, then goes on (returns 0). */
+static int swallow_stop(void *ctx)
+{
+	char buf[64];
+
+	while (read(*(int *)ctx, buf, sizeof(buf)) > 0)
+		;
+	raise(SIGINT);
+	(void)bt_stop_requested(); /* takes it off the signalfd */
+	return 0;
+}
+
+/*
+ * The loop ends on a stop that a source took off the signalfd: the signalfd never wakes it
+ * again (a perf buffer's callbacks cannot pass on their -EINTR). In a child, as the stop is
+ * for good.
+ */
+static void test_stop_taken_by_source(void)
+{
+	struct bt_evloop *loop = NULL;
+	int p[2], status = -1;
+	pid_t child;
+
+	child = fork();
+	CHECK(child >= 0);
+	if (child == 0) {
+		alarm(3);
+		if (bt_signals_init() || pipe2(p, O_NONBLOCK) || bt_evloop__new(&loop) ||
+		    bt_evloop__add_fd(loop, p[0], swallow_stop, &p[0], BT_EVLOOP_DRAIN) ||
+		    write(p[1], "x", 1) != 1)
+			_exit(2);
+		_exit(bt_evloop__run(loop) == 0 ? 0 : 1);
+	}
+	CHECK(waitpid(child, &status, 0) == child);
+	CHECK(WIFEXITED(status)); /* not killed by the alarm: the loop saw the stop */
+	CHECK_INT(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	alarm(20); /* a hung loop fails the test instead of stalling the tier */
@@ -289,6 +328,7 @@ int main(void)
 	BT_RUN(test_bad_fd);
 	BT_RUN(test_poll_on_timer);
 	BT_RUN(test_closed_stdout_pipe);
+	BT_RUN(test_stop_taken_by_source);
 	BT_RUN(test_stop_signal_drains);
 	return bt_test_done();
 }
