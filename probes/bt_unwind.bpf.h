@@ -124,12 +124,14 @@ static __always_inline bool bt_unwind_mapping(struct bt_unwind_cache *w, __u64 p
 {
 	struct bt_unwind_proc *p;
 	struct bt_unwind_mapping *m;
-	__u32 lo = 0, hi, mid, k;
+	__u32 lo = 0, hi, mid, k, tgid;
 	__u64 gt;
 
 	if (pc >= w->start && pc < w->end)
 		return true;
-	p = bpf_map_lookup_elem(&bt_unwind_procs, &w->tgid);
+	/* a key on the stack: 6.1 takes no other memory as a map key (w is a global function's) */
+	tgid = w->tgid;
+	p = bpf_map_lookup_elem(&bt_unwind_procs, &tgid);
 	if (!p)
 		return false;
 	hi = p->nr;
