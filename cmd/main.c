@@ -125,6 +125,8 @@ static int run_command(const struct bt_cmd *cmd, int argc, char **argv)
 		bt_err("cannot set up signal handling: %s", strerror(-err));
 		return err;
 	}
+	if (cmd->flags & BT_NEED_PRIV)
+		bt_raise_fd_limit();
 	err = cmd->run(cmd);
 	/* Stopped by Ctrl-C/SIGTERM/SIGHUP before tracing began: asked for, not a failure. */
 	if (err == -EINTR && bt_stop_requested())

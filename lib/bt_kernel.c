@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <sys/resource.h>
 #include <linux/capability.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -136,4 +137,14 @@ bool bt_kernel_has_kfunc(const char *name)
 bool bt_kernel_has_helper(enum bpf_prog_type type, enum bpf_func_id id)
 {
 	return libbpf_probe_bpf_helper(type, id, NULL) == 1;
+}
+
+void bt_raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
 }

@@ -13,6 +13,13 @@
 /* 0 when root or holding CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN); -EPERM otherwise. */
 int bt_check_privileges(void);
 
+/*
+ * Raise the open-file limit to its hard limit: every probe link, map and program is a file
+ * descriptor, and one link per function (kprobes without kprobe.multi, fentry) for a
+ * thousand functions needs over a thousand (the usual soft limit is 1024). Best effort.
+ */
+void bt_raise_fd_limit(void);
+
 /* Whether vmlinux BTF exists (/sys/kernel/btf/vmlinux). */
 bool bt_kernel_has_btf(void);
 
