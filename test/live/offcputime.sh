@@ -139,8 +139,9 @@ EOF
 ok "--json"
 
 # 2048 distinct user paths, path p sleeping (p % 3 + 1) times 100 us: every path reported with at
-# least 90 us a sleep (its timer starts a few microseconds before the thread leaves the CPU),
-# nothing lost at the default storage size.
+# least 75 us a sleep, nothing lost at the default storage size. A sleep's timer starts before
+# the thread leaves the CPU, and the CPU's work in between (interrupts) is not off-CPU time:
+# under load it took 14 us once (86 us counted for a 100 us sleep).
 BANNER_IN=err traced_workload "$W" sleep 11 100 -- offcputime -f -U -p @PID
 expect_rc 0 "offcputime -f -U (2048 paths)"
 grep -q 'lost' "$ERR" && fail "2048 paths: stacks lost: $(cat "$ERR")"
@@ -159,8 +160,8 @@ for line in open(sys.argv[1]):
     totals[p] = totals.get(p, 0) + int(value)
 missing = [p for p in range(2048) if p not in totals]
 assert not missing, "missing paths: %s" % missing[:10]
-short = [(p, totals[p]) for p in range(2048) if totals[p] < (p % 3 + 1) * 90]
-assert not short, "short of 90 us a sleep (path, off-CPU): %s" % short[:10]
+short = [(p, totals[p]) for p in range(2048) if totals[p] < (p % 3 + 1) * 75]
+assert not short, "short of 75 us a sleep (path, off-CPU): %s" % short[:10]
 EOF
 ok "2048 distinct paths, all reported, none lost"
 
