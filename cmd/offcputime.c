@@ -21,30 +21,11 @@
 #include "offcputime.h"
 #include "offcputime.skel.h"
 
-static struct offcputime_opts {
-	struct bt_offcpu_opts o;
-} opts = { .o = BT_OFFCPU_OPTS_INIT };
-
-/* Every option is in the shared off-CPU block (lib/bt_offcpu_opts.h). */
-static error_t parse_opt(int key, char *arg, struct argp_state *state)
-{
-	struct offcputime_opts *o = state->input;
-
-	(void)arg;
-	if (key != ARGP_KEY_INIT)
-		return ARGP_ERR_UNKNOWN;
-	state->child_inputs[0] = &o->o;
-	return 0;
-}
-
-static const struct argp_child children[] = {
-	{ &bt_offcpu_argp, 0, NULL, 0 },
-	{ NULL },
-};
+static struct bt_offcpu_opts opts = BT_OFFCPU_OPTS_INIT;
 
 static const struct argp argp = {
-	.parser = parse_opt,
-	.children = children,
+	.parser = bt_offcpu_parser,
+	.children = bt_offcpu_children,
 	.args_doc = "[duration]",
 	.doc = "Summarize off-CPU time by stack trace.\v"
 	       "examples:\n"
@@ -74,12 +55,12 @@ struct state {
 
 static bool want_kernel(void)
 {
-	return !opts.o.user_only;
+	return !opts.user_only;
 }
 
 static bool want_user(void)
 {
-	return !opts.o.kernel_only;
+	return !opts.kernel_only;
 }
 
 static void put_json(struct state *s, const struct offcputime_key *k, unsigned long long us)
@@ -105,19 +86,19 @@ static int add_row(void *ctx, const void *key, const void *value)
 	const struct offcputime_key *k = key;
 	unsigned long long us = *(const __u64 *)value;
 	struct state *s = ctx;
-	bool delimit = opts.o.delimited && BT_STACK_STORED(k->kernel_stack) &&
+	bool delimit = opts.delimited && BT_STACK_STORED(k->kernel_stack) &&
 		       BT_STACK_STORED(k->user_stack);
 	FILE *f = bt_stack_table__begin(&s->table);
 
 	if (!f)
 		return -ENOMEM;
-	if (opts.o.json) {
+	if (opts.json) {
 		struct bt_json j = s->json;
 
 		s->json.out = f;
 		put_json(s, k, us);
 		s->json = j;
-	} else if (opts.o.folded) {
+	} else if (opts.folded) {
 		fprintf(f, "%.*s", BT_OFFCPU_COMM_LEN, k->comm);
 		if (want_user())
 			bt_stacks__fold(s->stacks, f, &s->style, k->tgid, k->user_stack, 0, false);
@@ -152,7 +133,7 @@ static int print_summary(void *ctx)
 {
 	struct state *s = ctx;
 
-	return bt_offcpu_summary(&opts.o, s->stacks, s->counts_fd, sizeof(struct offcputime_key),
+	return bt_offcpu_summary(&opts, s->stacks, s->counts_fd, sizeof(struct offcputime_key),
 				 offsetof(struct offcputime_key, gen), add_row, s, &s->table)
 		       ?: bt_stack_out__write(s->out);
 }
@@ -161,21 +142,21 @@ static void print_banner(void)
 {
 	char who[64 + 12 * BT_OFFCPU_MAX_IDS];
 
-	bt_offcpu_threads(&opts.o, who, sizeof(who));
-	bt_offcpu_banner(&opts.o, "Tracing off-CPU time (us) of %s by %s stack", who,
-			 bt_offcpu_stacks(&opts.o));
+	bt_offcpu_threads(&opts, who, sizeof(who));
+	bt_offcpu_banner(&opts, "Tracing off-CPU time (us) of %s by %s stack", who,
+			 bt_offcpu_stacks(&opts));
 }
 
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_stacks_opts sopts = {
-		.storage_size = opts.o.storage,
+		.storage_size = opts.storage,
 		.user = want_user(),
-		.note_running = want_user() && !opts.o.ntgids && !opts.o.ntids,
+		.note_running = want_user() && !opts.ntgids && !opts.ntids,
 	};
 	struct bt_interval iv = {
-		.interval = opts.o.duration ? opts.o.duration : BT_FOREVER,
-		.duration = opts.o.duration,
+		.interval = opts.duration ? opts.duration : BT_FOREVER,
+		.duration = opts.duration,
 		.count = 1,
 	};
 	struct offcputime_bpf *skel;
@@ -183,10 +164,10 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_poll poll;
 	int err;
 
-	s.style = (struct bt_stack_style){ .indent = "    ",
-					   .fmt = opts.o.offset ? BT_FMT_OFFSET : 0 };
+	s.style =
+		(struct bt_stack_style){ .indent = "    ", .fmt = opts.offset ? BT_FMT_OFFSET : 0 };
 	bt_json_init_compact(&s.json, stdout);
-	err = bt_stack_out__new(&opts.o.out,
+	err = bt_stack_out__new(&opts.out,
 				&(struct bt_profile_opts){ .title = "Off-CPU Time Flame Graph",
 							   .sample_type = "off_cpu",
 							   .unit = "microseconds" },
@@ -199,7 +180,7 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot open the BPF object: %s", strerror(errno));
 		goto cleanup;
 	}
-	err = bt_offcpu_start(skel->skeleton, &opts.o, cmd->probes, &sopts, "sched:sched_switch",
+	err = bt_offcpu_start(skel->skeleton, &opts, cmd->probes, &sopts, "sched:sched_switch",
 			      &s.stacks);
 	if (err)
 		goto cleanup;

@@ -19,30 +19,11 @@
 #include "offwaketime.h"
 #include "offwaketime.skel.h"
 
-static struct offwaketime_opts {
-	struct bt_offcpu_opts o;
-} opts = { .o = BT_OFFCPU_OPTS_INIT };
-
-/* Every option is in the shared off-CPU block (lib/bt_offcpu_opts.h). */
-static error_t parse_opt(int key, char *arg, struct argp_state *state)
-{
-	struct offwaketime_opts *o = state->input;
-
-	(void)arg;
-	if (key != ARGP_KEY_INIT)
-		return ARGP_ERR_UNKNOWN;
-	state->child_inputs[0] = &o->o;
-	return 0;
-}
-
-static const struct argp_child children[] = {
-	{ &bt_offcpu_argp, 0, NULL, 0 },
-	{ NULL },
-};
+static struct bt_offcpu_opts opts = BT_OFFCPU_OPTS_INIT;
 
 static const struct argp argp = {
-	.parser = parse_opt,
-	.children = children,
+	.parser = bt_offcpu_parser,
+	.children = bt_offcpu_children,
 	.args_doc = "[duration]",
 	.doc = "Summarize blocked time by kernel stack trace + waker stack.\v"
 	       "examples:\n"
@@ -69,17 +50,17 @@ struct state {
 
 static bool want_kernel(void)
 {
-	return !opts.o.user_only;
+	return !opts.user_only;
 }
 
 static bool want_user(void)
 {
-	return !opts.o.kernel_only;
+	return !opts.kernel_only;
 }
 
 static bool delimit(void)
 {
-	return opts.o.delimited && want_kernel() && want_user();
+	return opts.delimited && want_kernel() && want_user();
 }
 
 static void put_json_task(struct state *s, struct bt_json *j, const char *key, const char *comm,
@@ -197,9 +178,9 @@ static int add_row(void *ctx, const void *key, const void *value)
 
 	if (!f)
 		return -ENOMEM;
-	if (opts.o.json)
+	if (opts.json)
 		put_json(s, f, k, us);
-	else if (opts.o.folded)
+	else if (opts.folded)
 		put_folded(s, f, k);
 	else
 		put_block(s, f, k);
@@ -210,27 +191,27 @@ static int print_summary(void *ctx)
 {
 	struct state *s = ctx;
 
-	return bt_offcpu_summary(&opts.o, s->stacks, s->counts_fd, sizeof(struct offwaketime_key),
+	return bt_offcpu_summary(&opts, s->stacks, s->counts_fd, sizeof(struct offwaketime_key),
 				 offsetof(struct offwaketime_key, gen), add_row, s, &s->table)
 		       ?: bt_stack_out__write(s->out);
 }
 
 static void print_banner(void)
 {
-	bt_offcpu_banner(&opts.o, "Tracing blocked time (us) by %s off-CPU and waker stack",
-			 bt_offcpu_stacks(&opts.o));
+	bt_offcpu_banner(&opts, "Tracing blocked time (us) by %s off-CPU and waker stack",
+			 bt_offcpu_stacks(&opts));
 }
 
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_stacks_opts sopts = {
-		.storage_size = opts.o.storage,
+		.storage_size = opts.storage,
 		.user = want_user(),
 		.note_running = want_user(),
 	};
 	struct bt_interval iv = {
-		.interval = opts.o.duration ? opts.o.duration : BT_FOREVER,
-		.duration = opts.o.duration,
+		.interval = opts.duration ? opts.duration : BT_FOREVER,
+		.duration = opts.duration,
 		.count = 1,
 	};
 	struct offwaketime_bpf *skel;
@@ -238,11 +219,11 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_poll poll;
 	int err;
 
-	s.leaf_first = (struct bt_stack_style){ .indent = "    ",
-						.fmt = opts.o.offset ? BT_FMT_OFFSET : 0 };
+	s.leaf_first =
+		(struct bt_stack_style){ .indent = "    ", .fmt = opts.offset ? BT_FMT_OFFSET : 0 };
 	s.root_first = s.leaf_first;
 	s.root_first.root_first = true;
-	err = bt_stack_out__new(&opts.o.out,
+	err = bt_stack_out__new(&opts.out,
 				&(struct bt_profile_opts){ .title = "Off-Wake Time Flame Graph",
 							   .sample_type = "off_cpu",
 							   .unit = "microseconds" },
@@ -256,7 +237,7 @@ static int run(const struct bt_cmd *cmd)
 		goto cleanup;
 	}
 	/* wakers can be any process: every running one is snapshotted (note_running) */
-	err = bt_offcpu_start(skel->skeleton, &opts.o, cmd->probes, &sopts,
+	err = bt_offcpu_start(skel->skeleton, &opts, cmd->probes, &sopts,
 			      "sched:sched_switch and sched:sched_waking", &s.stacks);
 	if (err)
 		goto cleanup;

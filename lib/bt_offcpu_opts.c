@@ -218,6 +218,20 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 	return err;
 }
 
+error_t bt_offcpu_parser(int key, char *arg, struct argp_state *state)
+{
+	(void)arg;
+	if (key != ARGP_KEY_INIT)
+		return ARGP_ERR_UNKNOWN;
+	state->child_inputs[0] = state->input;
+	return 0;
+}
+
+const struct argp_child bt_offcpu_children[] = {
+	{ &bt_offcpu_argp, 0, NULL, 0 },
+	{ NULL },
+};
+
 void bt_offcpu_banner(const struct bt_offcpu_opts *o, const char *fmt, ...)
 {
 	char *what = NULL;

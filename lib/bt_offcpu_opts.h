@@ -44,6 +44,12 @@ struct bt_offcpu_opts {
 	}
 
 extern const struct argp bt_offcpu_argp;
+/*
+ * For a command whose options are all the shared block's: its argp's .parser and .children,
+ * with its struct bt_offcpu_opts as .opts (the input argp hands the block).
+ */
+error_t bt_offcpu_parser(int key, char *arg, struct argp_state *state);
+extern const struct argp_child bt_offcpu_children[];
 
 /* Write the thread filters, the block-time window and the stacks wanted into obj's read-only
  * data. */
