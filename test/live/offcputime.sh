@@ -27,7 +27,7 @@ ok "multi-line blocks: kernel stack, user stack, '- comm (tid)', total"
 BANNER_IN=err traced_workload "$W" sleep 2 50000 "$T/slept" -- offcputime -f -p @PID
 expect_rc 0 "offcputime -f -p"
 grep -q '^Tracing' "$OUT" && fail "folded output has a banner line"
-while read -r p slept; do
+while read -r p slept _; do
 	x0=sm_a x1=sm_a
 	[ $((p & 1)) = 1 ] && x0=sm_b
 	[ $((p & 2)) = 2 ] && x1=sm_b
@@ -138,14 +138,18 @@ assert any(f["name"] == "leaf" for f in o["user_stack"]), o
 EOF
 ok "--json"
 
-# 2048 distinct user paths, path p sleeping (p % 3 + 1) times 100 us: every path reported with at
-# least 75 us a sleep, nothing lost at the default storage size. A sleep's timer starts before
-# the thread leaves the CPU, and the CPU's work in between (interrupts) is not off-CPU time:
-# under load it took 14 us once (86 us counted for a 100 us sleep).
-BANNER_IN=err traced_workload "$W" sleep 11 100 -- offcputime -f -U -p @PID
+# 2048 distinct user paths, path p sleeping (p % 3 + 1) times 100 us: every path whose sleeps
+# left the CPU is reported (the workload counts its voluntary switches: a 100 us sleep held on
+# the CPU past its timer, by interrupts or by the host running another vCPU, never blocks), with
+# nothing lost at the default storage size; all paths together were off-CPU at least 80% of
+# the time they slept. The rest is on-CPU time inside the workload's clock readings (the system
+# call, arming the timer, waking up: 6-8% of the ~200 us a 100 us sleep takes here, loaded or
+# not). Per path no such bound holds: what runs on the CPU between the timer's start and the
+# switch (interrupts, the host's other vCPUs; seen: 14-50 us under load) is not off-CPU time.
+BANNER_IN=err traced_workload "$W" sleep 11 100 "$T/slept" -- offcputime -f -U -p @PID
 expect_rc 0 "offcputime -f -U (2048 paths)"
 grep -q 'lost' "$ERR" && fail "2048 paths: stacks lost: $(cat "$ERR")"
-python3 - "$OUT" <<'EOF' || fail "2048 paths: some path missing or short"
+python3 - "$OUT" "$T/slept" <<'EOF' || fail "2048 paths: some path missing or short"
 import sys
 totals = {}
 for line in open(sys.argv[1]):
@@ -158,10 +162,17 @@ for line in open(sys.argv[1]):
     p = sum(1 << d for d, f in enumerate(path) if f == "sm_b")
     assert len(path) == 11, frames
     totals[p] = totals.get(p, 0) + int(value)
-missing = [p for p in range(2048) if p not in totals]
-assert not missing, "missing paths: %s" % missing[:10]
-short = [(p, totals[p]) for p in range(2048) if totals[p] < (p % 3 + 1) * 75]
-assert not short, "short of 75 us a sleep (path, off-CPU): %s" % short[:10]
+slept, blocked = {}, {}
+for line in open(sys.argv[2]):
+    p, us, n = map(int, line.split())
+    slept[p], blocked[p] = us, n
+assert len(slept) == 2048, "the workload reported %d paths" % len(slept)
+blocking = [p for p in range(2048) if blocked[p]]
+assert len(blocking) >= 2000, "only %d of 2048 paths left the CPU" % len(blocking)
+missing = [p for p in blocking if p not in totals]
+assert not missing, "missing paths (of %d that blocked): %s" % (len(blocking), missing[:10])
+off, wall = sum(totals.values()), sum(slept.values())
+assert off >= wall * 0.8, "off-CPU %d us in all, slept %d us: under 80%%" % (off, wall)
 EOF
 ok "2048 distinct paths, all reported, none lost"
 

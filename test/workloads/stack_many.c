@@ -6,14 +6,19 @@
  * raw clock_nanosleep system call of SLEEP_US (no libc frame between the leaf and the kernel,
  * so the frame-pointer walk sees every frame).
  * Usage: stack_many MODE [DEPTH [SLEEP_US [REPORT]]]: MODE "call" or "sleep"; waits for SIGUSR1
- * first. With REPORT, writes "PATH MICROSECONDS" lines there at the end: the wall time each
- * path really spent in its sleeps (runqueue waits included, as off-CPU time counts them).
+ * first. With REPORT, writes "PATH MICROSECONDS BLOCKED" lines there at the end: the wall time
+ * each path really spent in its sleeps (runqueue waits included, as off-CPU time counts them),
+ * and how many of its sleeps left the CPU. A short sleep need not: when the thread is held
+ * between arming the timer and blocking (interrupts, or the host running another guest's vCPU)
+ * until the timer has expired, the kernel returns without switching.
  */
+#define _GNU_SOURCE /* RUSAGE_THREAD */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include "wl_start.h"
@@ -23,6 +28,14 @@ static int sleeping;
 static long sleep_us = 100;
 volatile unsigned long sm_sink;
 static unsigned long long *slept_ns; /* per path */
+static unsigned int *blocked;	     /* per path: sleeps that switched out */
+
+static long voluntary_switches(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nvcsw;
+}
 
 static unsigned long long now_ns(void)
 {
@@ -60,10 +73,12 @@ __attribute__((noinline)) static void leaf(unsigned long path)
 	struct timespec ts = { sleep_us / 1000000, sleep_us % 1000000 * 1000 };
 
 	if (sleeping) {
+		long switches = voluntary_switches();
 		unsigned long long t0 = now_ns();
 
 		raw_nanosleep(&ts);
 		slept_ns[path] += now_ns() - t0;
+		blocked[path] += voluntary_switches() != switches;
 	} else
 		sm_leaf(path);
 	sm_sink++; /* not a tail call: this frame stays on the stack */
@@ -109,7 +124,8 @@ int main(int argc, char **argv)
 		return 2;
 	n = 1UL << depth;
 	slept_ns = calloc(n, sizeof(*slept_ns));
-	if (!slept_ns || wl_wait_start(-1))
+	blocked = calloc(n, sizeof(*blocked));
+	if (!slept_ns || !blocked || wl_wait_start(-1))
 		return 2;
 	/* root first, a path reads main;sm_a;X0;...;X(DEPTH-1);leaf: Xd is sm_b where bit d is set */
 	for (p = 0; p < n; p++)
@@ -121,7 +137,7 @@ int main(int argc, char **argv)
 		if (!f)
 			return 1;
 		for (p = 0; p < n; p++)
-			fprintf(f, "%lu %llu\n", p, slept_ns[p] / 1000);
+			fprintf(f, "%lu %llu %u\n", p, slept_ns[p] / 1000, blocked[p]);
 		if (fclose(f))
 			return 1;
 	}
