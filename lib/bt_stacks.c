@@ -83,6 +83,15 @@ static int on_new_pid(void *ctx, const void *data, size_t size)
 	if (size < sizeof(note))
 		return 0;
 	memcpy(&note, data, sizeof(note));
+	if (note.exec == BT_PID_NOTE_REINDEX) {
+		/*
+		 * Code its table lacks (dlopen), or not in the table at all (evicted): the names
+		 * of the new code too, while the process lives
+		 */
+		bt_symbolizer__refresh_pid(st->sym, (int)note.tgid);
+		bt_unwind__queue_pid(st->unwind, (int)note.tgid);
+		return 0;
+	}
 	if (note.exec) {
 		/* its next traced event announces it again, with the new image's libraries */
 		bt_unwind__forget_pid(st->unwind, (int)note.tgid);
@@ -586,6 +595,15 @@ void bt_stacks__report_lost(struct bt_stacks *st)
 			bt_events__lost(st->pids));
 	if (st->missing)
 		bt_warn("%llu stacks were freed before they were printed", st->missing);
-	if (st->verbose)
+	if (st->verbose) {
 		bt_unwind__report(st->unwind, stderr);
+	} else if (st->unwind) {
+		struct bt_unwind_counts c;
+
+		bt_unwind__counts(st->unwind, &c);
+		if (c.not_indexed)
+			bt_warn("%llu user stacks walked by frame pointers: their process was not "
+				"indexed yet",
+				c.not_indexed);
+	}
 }

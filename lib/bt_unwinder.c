@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -189,6 +190,8 @@ void bt_unwind_fill(const struct bt_unwind_row *rows, size_t nr, const struct bt
 	}
 }
 
+#define BT_UNWIND_ALL_MAPPINGS 512
+
 /* A file seen in some process: its table (0: none) and where its code is in the file. */
 #define MAX_LOADS 8
 struct file_entry {
@@ -228,6 +231,15 @@ struct bt_unwind {
 	pthread_t thread;
 	bool thread_running;
 	struct bt_unwind_proc proc; /* built here: 2 KiB is too much for a stack frame */
+	/* every executable mapping of the process being indexed, before the cut to 64 */
+	struct bt_unwind_mapping all[BT_UNWIND_ALL_MAPPINGS];
+	/*
+	 * The vdso is the same image in every process of this kernel: its table is built from
+	 * ours (it has .eh_frame), and used for every process's [vdso] of the same size.
+	 */
+	bool vdso_tried;
+	struct file_entry vdso;
+	unsigned long vdso_size;
 };
 
 static int map_fd(struct bpf_object *obj, const char *name)
@@ -242,13 +254,15 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 	struct bpf_map *tables = bpf_object__find_map_by_name(obj, "bt_unwind_tables");
 	struct bpf_map *info = bpf_object__find_map_by_name(obj, "bt_unwind_info");
 	struct bpf_map *procs = bpf_object__find_map_by_name(obj, "bt_unwind_procs");
+	struct bpf_map *asked = bpf_object__find_map_by_name(obj, "bt_unwind_asked");
+	unsigned int nprocs = opts->max_procs ? opts->max_procs : 4096;
 	unsigned int ntables = opts->max_tables ? opts->max_tables : 1024;
 	bool yes = false;
 	char why[96];
 	int err;
 
 	*on = false;
-	if (!tables || !info || !procs)
+	if (!tables || !info || !procs || !asked)
 		return opts->mode == BT_UNWIND_DWARF ? -ENOENT : 0;
 	if (opts->mode != BT_UNWIND_FP) {
 		err = bt_unwind_kernel_ok(why, sizeof(why));
@@ -270,8 +284,9 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 		if (!err)
 			err = bpf_map__set_max_entries(info, ntables + 1);
 		if (!err)
-			err = bpf_map__set_max_entries(procs,
-						       opts->max_procs ? opts->max_procs : 4096);
+			err = bpf_map__set_max_entries(procs, nprocs);
+		if (!err)
+			err = bpf_map__set_max_entries(asked, nprocs);
 		if (err)
 			return err;
 	}
@@ -473,6 +488,70 @@ add:
 	return &u->files[u->nfiles++];
 }
 
+/* The layout of an ELF image in memory (the vdso), as read_elf_layout() reads a file's. */
+static int image_layout(const unsigned char *img, size_t size, struct file_entry *f)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	unsigned int i;
+
+	if (size < sizeof(eh))
+		return -ENOEXEC;
+	memcpy(&eh, img, sizeof(eh));
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(ph) || eh.e_phoff > size ||
+	    eh.e_phnum > (size - eh.e_phoff) / sizeof(ph))
+		return -ENOEXEC;
+	for (i = 0; i < eh.e_phnum && f->nloads < MAX_LOADS; i++) {
+		memcpy(&ph, img + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			f->loads[f->nloads].offset = ph.p_offset;
+			f->loads[f->nloads].vaddr = ph.p_vaddr;
+			f->loads[f->nloads].filesz = ph.p_filesz;
+			f->nloads++;
+		}
+	}
+	return f->nloads ? 0 : -ENOEXEC;
+}
+
+/* Our own vdso's table, built once (u->vdso.table 0: none). */
+static void vdso_table(struct bt_unwind *u)
+{
+	const unsigned char *img = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	struct bt_unwind_table *t = NULL;
+	unsigned long long start, end;
+	char line[256];
+	FILE *maps;
+	int err;
+
+	if (u->vdso_tried)
+		return;
+	u->vdso_tried = true;
+	maps = fopen("/proc/self/maps", "re");
+	if (!img || !maps)
+		goto out;
+	while (fgets(line, sizeof(line), maps)) {
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &end) == 2 &&
+		    start == (uintptr_t)img) {
+			u->vdso_size = end - start;
+			break;
+		}
+	}
+	if (!u->vdso_size || image_layout(img, u->vdso_size, &u->vdso))
+		goto out;
+	err = bt_unwind_table_from_memory(img, u->vdso_size, &t);
+	if (!err)
+		u->vdso.table = load_table(u, t);
+	bt_debug("unwind: [vdso] (%lu bytes): %s", u->vdso_size,
+		 err		 ? strerror(-err)
+		 : u->vdso.table ? "table loaded"
+				 : "no room");
+	bt_unwind_table_free(t);
+out:
+	if (maps)
+		fclose(maps);
+}
+
 static int cmp_mapping(const void *a, const void *b)
 {
 	const struct bt_unwind_mapping *x = a, *y = b;
@@ -480,10 +559,57 @@ static int cmp_mapping(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* [start, end) at file offset off of f, as a mapping into m; false when f's code is not there */
+static bool map_file(const struct file_entry *f, unsigned long long start, unsigned long long end,
+		     unsigned long long off, struct bt_unwind_mapping *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nloads; i++) {
+		__u64 o = f->loads[i].offset, v = f->loads[i].vaddr;
+
+		if ((o & ~4095ULL) <= off && off < o + f->loads[i].filesz) {
+			m->start = start;
+			m->end = end;
+			m->bias = start + o - v - off;
+			m->table = f->table;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Fit all[0..n) (sorted) into proc: neighbours without a table merge, and when more than
+ * BT_UNWIND_MAX_MAPPINGS remain, those without a table go first (a pc there then asks for the
+ * process to be indexed again, at most once a second, and steps by frame pointers all the same).
+ */
+static void fit_mappings(struct bt_unwind_mapping *all, unsigned int n, struct bt_unwind_proc *proc)
+{
+	unsigned int i, k = 0, with = 0, room;
+
+	for (i = 0; i < n; i++) {
+		if (k && !all[i].table && !all[k - 1].table && all[k - 1].end == all[i].start) {
+			all[k - 1].end = all[i].end;
+			continue;
+		}
+		all[k++] = all[i];
+		with += !!all[i].table;
+	}
+	room = with < BT_UNWIND_MAX_MAPPINGS ? BT_UNWIND_MAX_MAPPINGS - with : 0;
+	for (i = 0; i < k && proc->nr < BT_UNWIND_MAX_MAPPINGS; i++) {
+		if (all[i].table)
+			proc->maps[proc->nr++] = all[i];
+		else if (room && room--)
+			proc->maps[proc->nr++] = all[i];
+	}
+}
+
 static int note_pid_locked(struct bt_unwind *u, int pid)
 {
 	struct bt_unwind_proc *proc = &u->proc;
 	char path[64], line[4096], root[64];
+	unsigned int n = 0, with = 0;
 	__u32 key = pid;
 	FILE *maps;
 
@@ -493,20 +619,37 @@ static int note_pid_locked(struct bt_unwind *u, int pid)
 	if (!maps)
 		return -errno;
 	memset(proc, 0, sizeof(*proc));
-	while (fgets(line, sizeof(line), maps) && proc->nr < BT_UNWIND_MAX_MAPPINGS) {
+	while (fgets(line, sizeof(line), maps) && n < BT_UNWIND_ALL_MAPPINGS) {
 		unsigned long long start, end, off;
 		char perms[8], file[4096], mf[96];
+		struct bt_unwind_mapping *m = &u->all[n];
 		struct file_entry *f;
-		unsigned int i;
 		int fd;
 
 		file[0] = 0;
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off,
 			   file) < 4)
 			continue;
-		if (perms[2] != 'x' || file[0] != '/')
+		if (perms[2] != 'x' || start >= 0x800000000000ULL)
 			continue;
-		/* map_files reaches the very file mapped: another mount namespace, or replaced */
+		/* known, without a table: frame pointers there, and no asking to be indexed again */
+		*m = (struct bt_unwind_mapping){ .start = start, .end = end };
+		if (!strcmp(file, "[vdso]")) {
+			vdso_table(u);
+			if (u->vdso.table && end - start == u->vdso_size)
+				map_file(&u->vdso, start, end, 0, m);
+			with += !!m->table;
+			n++;
+			continue;
+		}
+		if (file[0] != '/') {
+			n++; /* JIT code, or another anonymous mapping */
+			continue;
+		}
+		/*
+		 * map_files reaches the very file mapped: another mount namespace, or a file
+		 * replaced on disk since (then the path says "(deleted)" or names the new one)
+		 */
 		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid, start, end);
 		fd = open(mf, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
@@ -515,33 +658,23 @@ static int note_pid_locked(struct bt_unwind *u, int pid)
 			snprintf(alt, sizeof(alt), "%s%s", root, file);
 			fd = open(alt, O_RDONLY | O_CLOEXEC);
 		}
-		if (fd < 0)
-			continue;
-		f = file_of(u, fd, file, root);
-		close(fd);
-		if (!f || !f->table)
-			continue;
-		for (i = 0; i < f->nloads; i++) {
-			__u64 o = f->loads[i].offset, v = f->loads[i].vaddr;
-
-			if ((o & ~4095ULL) <= off && off < o + f->loads[i].filesz) {
-				struct bt_unwind_mapping *m = &proc->maps[proc->nr++];
-
-				m->start = start;
-				m->end = end;
-				m->bias = start + o - v - off;
-				m->table = f->table;
-				break;
-			}
+		if (fd >= 0) {
+			f = file_of(u, fd, file, root);
+			close(fd);
+			if (f && f->table)
+				map_file(f, start, end, off, m);
 		}
+		with += !!m->table;
+		n++;
 	}
 	fclose(maps);
-	qsort(proc->maps, proc->nr, sizeof(proc->maps[0]), cmp_mapping);
+	qsort(u->all, n, sizeof(u->all[0]), cmp_mapping);
+	fit_mappings(u->all, n, proc);
 	/* written even when empty: the walker then knows the process was looked at */
 	if (bpf_map_update_elem(u->procs_fd, &key, proc, BPF_ANY))
 		return -errno;
 	u->procs++;
-	bt_debug("unwind: process %d: %u mappings with tables", pid, proc->nr);
+	bt_debug("unwind: process %d: %u mappings with tables (of %u executable)", pid, with, n);
 	return 0;
 }
 
@@ -572,13 +705,9 @@ static void *worker(void *arg)
 	struct timespec t0, t1;
 	unsigned int scanned = 0;
 	DIR *dir = NULL;
-	int self = getpid();
+	int self = getpid(), nice = 0;
+	id_t tid = (id_t)syscall(SYS_gettid);
 
-	/*
-	 * Below the event loop: a system-wide start builds tables for every file mapped, seconds
-	 * of CPU that must not delay the loop noting new processes before they exit.
-	 */
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 	pthread_mutex_lock(&u->qlock);
 	for (;;) {
 		struct dirent *d = NULL;
@@ -588,6 +717,16 @@ static void *worker(void *arg)
 			pthread_cond_wait(&u->qcond, &u->qlock);
 		if (u->stop)
 			break;
+		/*
+		 * The scan of a system-wide start runs below the event loop: it builds tables for
+		 * every file mapped, seconds of CPU that must not delay the loop noting new
+		 * processes before they exit. Queued processes are the ones being traced now, at
+		 * the loop's own priority: their stacks walk by frame pointers until indexed.
+		 */
+		if (nice != (u->qtail != u->qhead ? 0 : 19)) {
+			nice = u->qtail != u->qhead ? 0 : 19;
+			setpriority(PRIO_PROCESS, tid, nice);
+		}
 		if (u->qtail != u->qhead) {
 			pid = u->queue[u->qhead++ % 256];
 		} else {
@@ -641,16 +780,22 @@ static int start_worker(struct bt_unwind *u)
 
 int bt_unwind__queue_pid(struct bt_unwind *u, int pid)
 {
+	unsigned int i;
 	int err;
 
 	if (!u)
 		return 0;
 	pthread_mutex_lock(&u->qlock);
 	err = start_worker(u);
+	/* the announcement and the walker's first request come together: index once */
+	for (i = u->qhead; !err && i != u->qtail; i++)
+		if (u->queue[i % 256] == pid)
+			goto out;
 	if (!err && u->qtail - u->qhead < 256)
 		u->queue[u->qtail++ % 256] = pid;
 	else
 		u->dropped++; /* its stacks keep walking by frame pointers */
+out:
 	pthread_cond_broadcast(&u->qcond);
 	pthread_mutex_unlock(&u->qlock);
 	return err;
@@ -696,6 +841,7 @@ void bt_unwind__counts(struct bt_unwind *u, struct bt_unwind_counts *c)
 	c->frames_table = s[BT_UNWIND_STAT_FRAMES_TABLE];
 	c->frames_fp = s[BT_UNWIND_STAT_FRAMES_FP];
 	c->truncated = s[BT_UNWIND_STAT_TRUNCATED];
+	c->asked = s[BT_UNWIND_STAT_ASKED];
 	pthread_mutex_lock(&u->lock);
 	c->tables = u->next_table - 1;
 	c->table_bytes = u->bytes;
@@ -714,7 +860,8 @@ void bt_unwind__report(struct bt_unwind *u, FILE *out)
 	fprintf(out,
 		"unwind: %llu user stacks, %llu frames through tables, %llu by frame pointers, "
 		"%llu stacks truncated, %llu from processes not indexed yet; %llu tables "
-		"(%llu KiB), %llu files without one, %llu processes indexed\n",
+		"(%llu KiB), %llu files without one, %llu processes indexed, %llu requests to "
+		"index one\n",
 		c.stacks, c.frames_table, c.frames_fp, c.truncated, c.not_indexed, c.tables,
-		c.table_bytes >> 10, c.files_without, c.procs);
+		c.table_bytes >> 10, c.files_without, c.procs, c.asked);
 }

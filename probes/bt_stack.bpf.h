@@ -208,7 +208,7 @@ static __always_inline __u64 bt_get_stack(void *ctx, __u64 flags, __u32 gen)
 		goto out;
 	}
 	if (bt_unwind_on && (flags & BPF_F_USER_STACK))
-		len = bt_unwind_user(depth) * sizeof(__u64); /* sets nr and clears past it */
+		len = bt_unwind_user(ctx, depth) * sizeof(__u64); /* sets nr and clears past it */
 	else
 		len = bpf_get_stack(ctx, v->ips, BT_MAX_STACK_DEPTH * sizeof(__u64), flags);
 	if (len <= 0) {
@@ -247,7 +247,8 @@ static __always_inline void bt_note_pid(void *ctx, __u32 tgid)
 SEC("?raw_tp")
 int bt_on_exec(void *ctx)
 {
-	struct bt_pid_note note = { .tgid = bpf_get_current_pid_tgid() >> 32, .exec = 1 };
+	struct bt_pid_note note = { .tgid = bpf_get_current_pid_tgid() >> 32,
+				    .exec = BT_PID_NOTE_EXEC };
 
 	/* processes snapshotted at start were never announced, but are stale all the same */
 	if (!bt_announce_pids)

@@ -41,9 +41,15 @@ struct bt_stack_short {
 };
 
 /* A process announcement (bt_new_pids): first seen, or its image replaced by exec. */
+enum {
+	BT_PID_NOTE_NEW = 0,	 /* first seen */
+	BT_PID_NOTE_EXEC = 1,	 /* exec()ed: what was noted of it is stale */
+	BT_PID_NOTE_REINDEX = 2, /* the unwinder met code its table lacks: index it again */
+};
+
 struct bt_pid_note {
 	__u32 tgid;
-	__u32 exec; /* 1: it exec()ed; what was noted of it is stale */
+	__u32 exec; /* BT_PID_NOTE_* */
 };
 
 enum bt_stack_lost_kind {

@@ -20,6 +20,10 @@
 #define BT_PF_KTHREAD 0x00200000 /* include/linux/sched.h */
 #define BT_USER_TOP 0x800000000000ULL
 #define BT_UNWIND_RETS 4 /* pending uretprobes followed per stack */
+/* bt_unwind_lookup(): pc in no mapping the process's table knows (a rule no row has) */
+#define BT_UNWIND_ROW_MISS (0xffULL << 48)
+/* a process asks to be indexed again at most this often (lib/bt_unwinder.c re-reads its maps) */
+#define BT_UNWIND_ASK_NS 1000000000ULL
 
 const volatile bool bt_unwind_on = false;    /* user stacks through tables (--unwind) */
 const volatile bool bt_unwind_marks = false; /* mark frames found by frame pointers (-v) */
@@ -55,6 +59,14 @@ struct {
 	__type(value, struct bt_unwind_proc);
 } bt_unwind_procs SEC(".maps");
 
+/* when each process last asked to be indexed again (bt_unwind_ask); sized like the procs */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} bt_unwind_asked SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, BT_UNWIND_STATS);
@@ -78,6 +90,7 @@ struct bt_unwind_walk {
 	__u32 indexed; /* the process has a mapping table */
 	__u32 done, truncated;
 	__u32 frames_table, frames_fp;
+	__u32 miss; /* a pc in no mapping of the process's table: it is to be indexed again */
 	/*
 	 * A uretprobe replaces the return address on the stack with its trampoline: the real
 	 * ones, and the stack slots they were taken from, of the innermost pending uretprobes.
@@ -119,7 +132,11 @@ static __always_inline int bt_unwind_search(const struct bt_unwind_page *pg, __u
 	return lo & (BT_UNWIND_FANOUT - 1);
 }
 
-/* The mapping of pc in w's process; false when it has no table there. */
+/*
+ * The mapping of pc in w's process, into w: true when pc is in one the process's table lists
+ * (whose table may be 0, none), false when it is in none of them (a mapping made after the
+ * process was indexed, or a process not in bt_unwind_procs at all).
+ */
 static __always_inline bool bt_unwind_mapping(struct bt_unwind_cache *w, __u64 pc)
 {
 	struct bt_unwind_proc *p;
@@ -157,8 +174,9 @@ static __always_inline bool bt_unwind_mapping(struct bt_unwind_cache *w, __u64 p
 
 /*
  * The rule covering pc, packed (cfa_offset, rbp_offset << 32, cfa_rule << 48, rbp_rule << 56);
- * 0 where there is no table to follow. A global function: the verifier checks it once, on its
- * own, rather than in every state the walk's steps reach it in.
+ * 0 where there is no table to follow, BT_UNWIND_ROW_MISS where pc is in no mapping the
+ * process's table knows. A global function: the verifier checks it once, on its own, rather
+ * than in every state the walk's steps reach it in.
  */
 __attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w, __u64 pc)
 {
@@ -170,12 +188,14 @@ __attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w, __u6
 	void *inner;
 	int i;
 
-	if (!w || !bt_unwind_mapping(w, pc))
+	if (!w)
 		return 0;
+	if (!bt_unwind_mapping(w, pc))
+		return BT_UNWIND_ROW_MISS;
 	rel = pc - w->bias;
-	if (rel >> 32)
-		return 0;
 	table = w->table;
+	if ((rel >> 32) || !table)
+		return 0;
 	info = bpf_map_lookup_elem(&bt_unwind_info, &table);
 	inner = bpf_map_lookup_elem(&bt_unwind_tables, &table);
 	if (!info || !inner || !info->levels || info->levels > BT_UNWIND_MAX_LEVELS)
@@ -275,6 +295,8 @@ static long bt_unwind_step(__u64 index, void *ctx)
 		w->done = 1;
 		return 1;
 	default:
+		if (row == BT_UNWIND_ROW_MISS)
+			w->miss = 1;
 		row = 0; /* no rule we follow: frame pointers */
 		break;
 	}
@@ -322,10 +344,32 @@ static long bt_unwind_step(__u64 index, void *ctx)
 }
 
 /*
+ * Ask user space to index tgid (again): it is not in bt_unwind_procs (first seen mid-run, or
+ * evicted from the LRU), or has mapped code since it was indexed (dlopen). At most once per
+ * BT_UNWIND_ASK_NS per process: a pc that stays in no table (JIT code in a mapping made after
+ * indexing, a frame-pointer walk into garbage) must not flood the ring.
+ */
+static __always_inline void bt_unwind_ask(void *ctx, __u32 tgid)
+{
+	struct bt_pid_note note = { .tgid = tgid, .exec = BT_PID_NOTE_REINDEX };
+	__u64 now = bpf_ktime_get_ns(), *at;
+
+	at = bpf_map_lookup_elem(&bt_unwind_asked, &tgid);
+	if (at && now - *at < BT_UNWIND_ASK_NS)
+		return;
+	if (at)
+		*at = now;
+	else
+		bpf_map_update_elem(&bt_unwind_asked, &tgid, &now, BPF_ANY);
+	bt_unwind_count(BT_UNWIND_STAT_ASKED, 1);
+	bt_event_output_to(ctx, &bt_new_pids, BT_EVENTS_LOST_PIDS, &note, sizeof(note));
+}
+
+/*
  * Walk the current task's user stack into the scratch buffer slot; the number of frames
  * (0: none, a kernel thread).
  */
-static __always_inline __u32 bt_unwind_user(__u32 slot)
+static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct bt_unwind_walk w = { .slot = slot };
@@ -371,6 +415,8 @@ static __always_inline __u32 bt_unwind_user(__u32 slot)
 	bt_unwind_count(BT_UNWIND_STAT_STACKS, 1);
 	if (!w.indexed)
 		bt_unwind_count(BT_UNWIND_STAT_NOT_INDEXED, 1);
+	if (!w.indexed || w.miss)
+		bt_unwind_ask(ctx, w.cache.tgid);
 	bt_unwind_count(BT_UNWIND_STAT_FRAMES_TABLE, w.frames_table);
 	bt_unwind_count(BT_UNWIND_STAT_FRAMES_FP, w.frames_fp);
 	if (w.truncated)

@@ -45,9 +45,10 @@ struct bt_unwind_info {
 };
 
 /*
- * A process's executable mappings that have a table, sorted by start. A pc in none of them
- * (JIT code, a file without a table, a library mapped after the process was indexed) is
- * stepped over with frame pointers.
+ * A process's executable mappings, sorted by start; table 0 for those without a table (JIT
+ * code, a file without CFI), whose frames step by frame pointers. A pc in none of them (a
+ * library mapped after the process was indexed) steps by frame pointers too, and makes the
+ * walker ask for the process to be indexed again.
  */
 #define BT_UNWIND_MAX_MAPPINGS 64
 #define BT_UNWIND_MAPPING_STEPS 7 /* log2(BT_UNWIND_MAX_MAPPINGS) + 1 */
@@ -73,6 +74,7 @@ enum bt_unwind_stat {
 	BT_UNWIND_STAT_FRAMES_FP,    /* frames found with frame pointers (no table there) */
 	BT_UNWIND_STAT_TRUNCATED,    /* walks cut short: unreadable stack, bad pc, frame limit */
 	BT_UNWIND_STAT_KTHREAD,	     /* events in kernel threads (no user stack) */
+	BT_UNWIND_STAT_ASKED,	     /* requests to index a process (again), rate-limited */
 	BT_UNWIND_STATS,
 };
 

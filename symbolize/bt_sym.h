@@ -72,6 +72,11 @@ void bt_symbolizer__free(struct bt_symbolizer *sym); /* NULL is fine */
  * Idempotent. -ESRCH: gone already; -EACCES: /proc/PID unreadable.
  */
 int bt_symbolizer__note_pid(struct bt_symbolizer *sym, int pid);
+/*
+ * Snapshot pid's mappings again now (it mapped code since: the unwinder met a pc outside its
+ * table), or note it when it was not yet. Frames resolved before stay valid.
+ */
+int bt_symbolizer__refresh_pid(struct bt_symbolizer *sym, int pid);
 /* Drop what was noted for pid (a tool calls this after the exit event has been printed). */
 void bt_symbolizer__forget_pid(struct bt_symbolizer *sym, int pid);
 

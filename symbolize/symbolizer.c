@@ -502,6 +502,21 @@ static void refresh(struct bt_symbolizer *s, struct bt_proc *p)
 	p->maps = fresh;
 }
 
+int bt_symbolizer__refresh_pid(struct bt_symbolizer *s, int pid)
+{
+	struct bt_proc *p;
+
+	if (!s || pid <= 0)
+		return -EINVAL;
+	p = *proc_slot(s, pid);
+	if (!p || p->gone)
+		return bt_symbolizer__note_pid(s, pid);
+	p->refreshed_gen = s->gen + 1;
+	p->refreshed_ns = 0;
+	refresh(s, p);
+	return 0;
+}
+
 static int resolve_user_one(struct bt_symbolizer *s, struct bt_proc *p, uint64_t addr, int is_ret,
 			    struct bt_frame *fr, size_t cap)
 {

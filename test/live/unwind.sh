@@ -4,7 +4,8 @@
 # by stackcount (uprobe), offcputime (clock_nanosleep, pipe read) and funcslower, from the leaf
 # to _start in order with exact counts; --unwind=fp on the same workload shows the broken
 # stacks; C++ template and inlined frames; a corrupt stack and recursion past the frame limit
-# end the walk marked truncated while the tool goes on; system-wide indexing in the background.
+# end the walk marked truncated while the tool goes on; system-wide indexing in the background;
+# the [vdso]; a library dlopen()ed while traced; a binary replaced on disk while traced.
 . "$(dirname "$0")/lib.sh"
 require root btf tracepoints uprobes
 
@@ -125,7 +126,76 @@ expect_stack "$CHAIN_A 3" "system-wide"
 expect_stack "$CHAIN_B 5" "system-wide"
 ok "system-wide: $(grep -o 'indexed [0-9]* running processes in [0-9]* ms' "$ERR")"
 
-# 11. bad input
+# 11. the vdso: its table is built from our own vdso and used for every process's [vdso]; the
+# leaf is the system call the vdso's clock_gettime makes for the process CPU clock
+trace "clock 3 5 -1" stackcount -v -p @PID -U t:syscalls:sys_enter_clock_gettime
+VDSO='__vdso_clock_gettime;clock_gettime'
+expect_stack "$VDSO;$CHAIN_A 3" "vdso"
+expect_stack "$VDSO;$CHAIN_B 5" "vdso"
+grep -q '\[fp\]\|\[truncated\]' "$OUT" && fail "vdso: frames marked: $(stacks | tr '\n' '|')"
+ok "[vdso]: through the vdso's table, 16 frames"
+
+# dlopen_trace LIB WORKLOAD...: trace a workload in "dlopen LIB 3" mode with stackcount -v at
+# LIB:uwd_leaf; release it (it loads LIB and calls the chain once, walked by frame pointers),
+# wait until the unwinder has indexed the process again with LIB mapped (one more mapping with
+# a table), release it again for 3 calls. $BEFORE_DL runs after the tool started.
+dlopen_trace() {
+	dl=$1
+	shift
+	"$@" dlopen "$dl" 3 &
+	wpid=$!
+	BANNER_IN=err BANNER="unwind: process $wpid:" start_tool stackcount --debug -v -p $wpid -U "$dl:uwd_leaf"
+	first=$(grep -o "unwind: process $wpid: [0-9]*" "$ERR" | head -1 | awk '{print $NF}')
+	${BEFORE_DL:-:}
+	kill -USR1 $wpid
+	i=0
+	until grep -o "unwind: process $wpid: [0-9]*" "$ERR" | awk -v f="$first" '$NF > f { x = 1 } END { exit !x }'; do
+		i=$((i + 1))
+		[ $i -le 100 ] || { kill -TERM $wpid; finish_tool INT; fail "dlopen: process $wpid never indexed again with the library ($(grep -c "unwind: process $wpid" "$ERR") indexings)"; }
+		sleep 0.1
+	done
+	kill -USR1 $wpid
+	wait $wpid || fail "dlopen workload exited $?"
+	finish_tool INT
+	expect_rc 0 "stackcount, dlopen"
+}
+
+# 12. a library dlopen()ed while traced: the walker meets code its table lacks, asks for the
+# process to be indexed again, and the next calls walk whole (not one frame by frame pointers)
+DL=$BT_WORKLOADS/libunwind_dl.so
+DLCHAIN='uwd_leaf;uwd_6;uwd_5;uwd_4;uwd_3;uwd_2;uwd_1;uw_dl;'"$BOTTOM"
+dlopen_trace "$DL" "$W"
+expect_stack "$DLCHAIN 3" "dlopen"
+grep -q '^unwind: .* [1-9][0-9]* requests to index one$' "$ERR" || fail "dlopen: no request counted: $(grep '^unwind:' "$ERR")"
+ok "dlopen: indexed again on request, then 3 whole stacks"
+
+# 13. a binary replaced on disk (renamed over, other content) while the process runs: tables
+# and names come from the file the process maps (/proc/PID/map_files), not from the path.
+mkdir -p "$T/rep"
+cp "$W" "$T/rep/unwind_work"
+"$T/rep/unwind_work" call 3 5 -1 &
+wpid=$!
+i=0
+until grep -q "$T/rep/unwind_work" /proc/$wpid/maps 2>/dev/null || [ $i -gt 100 ]; do
+	i=$((i + 1))
+	sleep 0.01
+done
+cp "$WXX" "$T/rep/new" && mv "$T/rep/new" "$T/rep/unwind_work"
+start_tool stackcount -v -p $wpid -U "$LIB:uwl_leaf"
+kill -USR1 $wpid
+wait $wpid || fail "replaced workload exited $?"
+finish_tool INT
+expect_rc 0 "stackcount, binary replaced before the tool started"
+expect_stack "$CHAIN_A 3" "binary replaced"
+expect_stack "$CHAIN_B 5" "binary replaced"
+# replaced after the tool indexed it, then indexed again (dlopen): still the old file's table
+cp "$W" "$T/rep/unwind_work"
+BEFORE_DL='eval cp "$WXX" "$T/rep/new" \&\& mv "$T/rep/new" "$T/rep/unwind_work"' \
+	dlopen_trace "$DL" "$T/rep/unwind_work"
+expect_stack "$DLCHAIN 3" "binary replaced while traced, then indexed again"
+ok "binary replaced on disk: the mapped file's tables and names, before and while traced"
+
+# 14. bad input
 run stackcount --unwind=bogus -U c:malloc
 expect_rc 2 "--unwind=bogus"
 grep -q "invalid --unwind 'bogus'" "$ERR" || fail "--unwind=bogus: no message naming it"

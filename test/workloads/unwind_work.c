@@ -5,12 +5,18 @@
  * uwl_2 -> uwl_3 -> uwl_4 -> uwl_leaf, which returns (call), sleeps in clock_nanosleep (sleep)
  * or reads a pipe a child writes to (pipe). Path a is taken A times, path b B times.
  *
- * Usage: unwind_work call|sleep|pipe A B [DELAY_MS [SLEEP_MS]]
+ * Usage: unwind_work call|sleep|pipe|clock A B [DELAY_MS [SLEEP_MS]]
+ *        (clock: the leaf calls clock_gettime(CLOCK_PROCESS_CPUTIME_ID), a system call made
+ *        from the vdso)
+ *        unwind_work dlopen LIB N     wait for SIGUSR1, dlopen LIB (libunwind_dl.so), call its
+ *                                     chain once through uw_dl, wait for SIGUSR1 again, call
+ *                                     it N times
  *        unwind_work deep N [DELAY_MS [REPEAT]]  recursion N deep, then uw_leaf; REPEAT times
  *        unwind_work badsp [DELAY_MS]     uw_leaf on a stack whose caller's frame is unmapped,
  *                                         then uw_leaf once from main
  * DELAY_MS -1 waits for SIGUSR1 (test/workloads/wl_start.h).
  */
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -79,6 +85,35 @@ UW_FN static long uw_recurse(long n)
 
 	UW_KEEP(x);
 	return x + 1;
+}
+
+/* the chain of a library loaded with dlopen(), called through a pointer */
+UW_FN static long uw_dl(long (*fn)(long), long x)
+{
+	x = fn(x);
+	UW_KEEP(x);
+	return x + 1;
+}
+
+static int run_dlopen(const char *lib, long n)
+{
+	long (*fn)(long), x = 0;
+	void *h;
+
+	if (wl_wait_start(-1))
+		return 1;
+	h = dlopen(lib, RTLD_NOW);
+	fn = h ? (long (*)(long))dlsym(h, "uwd_1") : NULL;
+	if (!fn)
+		return 1;
+	x += uw_dl(fn, 0);
+	if (wl_wait_start(-1))
+		return 1;
+	for (long i = 0; i < n; i++) {
+		x += uw_dl(fn, i);
+		UW_KEEP(x);
+	}
+	return x < 0;
 }
 
 /*
@@ -176,8 +211,12 @@ int main(int argc, char **argv)
 			return 1;
 		return run_badsp();
 	}
+	if (!strcmp(mode, "dlopen"))
+		return argc > 3 ? run_dlopen(argv[2], atol(argv[3])) : 2;
 	if (!strcmp(mode, "sleep"))
 		uwl_setup(UW_SLEEP, ms, -1);
+	else if (!strcmp(mode, "clock"))
+		uwl_setup(UW_CLOCK, 0, -1);
 	else if (!strcmp(mode, "pipe"))
 		uwl_setup(UW_PIPE, 0, -1);
 	else if (strcmp(mode, "call"))

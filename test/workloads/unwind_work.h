@@ -7,6 +7,7 @@ enum uw_leaf_kind {
 	UW_CALL,  /* return at once: the leaf is what is probed */
 	UW_SLEEP, /* clock_nanosleep */
 	UW_PIPE,  /* read one byte from a pipe */
+	UW_CLOCK, /* clock_gettime(CLOCK_PROCESS_CPUTIME_ID): a system call from the vdso */
 };
 
 void uwl_setup(enum uw_leaf_kind kind, long sleep_ms, int fd);

@@ -28,6 +28,13 @@ UW_FN long uwl_leaf(long x)
 		clock_nanosleep(CLOCK_MONOTONIC, 0, &leaf_sleep, NULL);
 	else if (leaf_kind == UW_PIPE && read(leaf_fd, &c, 1) == 1)
 		x += c;
+	else if (leaf_kind == UW_CLOCK) {
+		struct timespec ts;
+
+		/* the vdso's clock_gettime makes the system call itself for this clock */
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+		x += ts.tv_nsec & 1;
+	}
 	UW_KEEP(x);
 	return x + 1;
 }
