@@ -135,25 +135,38 @@ expect_stack "$VDSO;$CHAIN_B 5" "vdso"
 grep -q '\[fp\]\|\[truncated\]' "$OUT" && fail "vdso: frames marked: $(stacks | tr '\n' '|')"
 ok "[vdso]: through the vdso's table, 16 frames"
 
-# dlopen_trace LIB WORKLOAD...: trace a workload in "dlopen LIB 3" mode with stackcount -v at
-# LIB:uwd_leaf; release it (it loads LIB and calls the chain once, walked by frame pointers),
-# wait until the unwinder has indexed the process again with LIB mapped (one more mapping with
-# a table), release it again for 3 calls. $BEFORE_DL runs after the tool started.
+# dlopen_trace LIB WORKLOAD...: run WORKLOAD... dlopen LIB 3 under stackcount -v -U at the
+# clock_gettime system call. Release it three times: a call from main (the process is seen and
+# indexed), then LIB is loaded and its chain called once (walked by frame pointers there: the
+# walker asks for the process to be indexed again), then, once it was indexed with one more
+# mapping with a table, 3 calls. $BEFORE_DL runs just before the dlopen.
+index_lines() {
+	grep -o "unwind: process $wpid: [0-9]*" "$ERR" | awk '{print $NF}'
+}
+wait_index() { # wait_index AWK-CONDITION-ON-THE-LINES WHAT
+	i=0
+	until index_lines | awk "$1"; do
+		i=$((i + 1))
+		if [ $i -gt 100 ]; then
+			kill -TERM $wpid
+			finish_tool INT
+			fail "dlopen: $2 (indexings: $(index_lines | tr '\n' ' '))"
+		fi
+		sleep 0.1
+	done
+}
 dlopen_trace() {
 	dl=$1
 	shift
 	"$@" dlopen "$dl" 3 &
 	wpid=$!
-	BANNER_IN=err BANNER="unwind: process $wpid:" start_tool stackcount --debug -v -p $wpid -U "$dl:uwd_leaf"
-	first=$(grep -o "unwind: process $wpid: [0-9]*" "$ERR" | head -1 | awk '{print $NF}')
+	start_tool stackcount --debug -v -p $wpid -U t:syscalls:sys_enter_clock_gettime
+	kill -USR1 $wpid
+	wait_index 'END { exit NR < 2 }' "process $wpid not indexed on its first event"
 	${BEFORE_DL:-:}
 	kill -USR1 $wpid
-	i=0
-	until grep -o "unwind: process $wpid: [0-9]*" "$ERR" | awk -v f="$first" '$NF > f { x = 1 } END { exit !x }'; do
-		i=$((i + 1))
-		[ $i -le 100 ] || { kill -TERM $wpid; finish_tool INT; fail "dlopen: process $wpid never indexed again with the library ($(grep -c "unwind: process $wpid" "$ERR") indexings)"; }
-		sleep 0.1
-	done
+	wait_index 'NR == 1 { f = $1 } $1 > f { x = 1 } END { exit !x }' \
+		"process $wpid never indexed again with the library"
 	kill -USR1 $wpid
 	wait $wpid || fail "dlopen workload exited $?"
 	finish_tool INT
@@ -163,9 +176,10 @@ dlopen_trace() {
 # 12. a library dlopen()ed while traced: the walker meets code its table lacks, asks for the
 # process to be indexed again, and the next calls walk whole (not one frame by frame pointers)
 DL=$BT_WORKLOADS/libunwind_dl.so
-DLCHAIN='uwd_leaf;uwd_6;uwd_5;uwd_4;uwd_3;uwd_2;uwd_1;uw_dl;'"$BOTTOM"
+DLCHAIN="$VDSO;uwd_leaf;uwd_6;uwd_5;uwd_4;uwd_3;uwd_2;uwd_1;uw_dl;$BOTTOM"
 dlopen_trace "$DL" "$W"
 expect_stack "$DLCHAIN 3" "dlopen"
+expect_stack "$VDSO;$BOTTOM 1" "dlopen, the call before"
 grep -q '^unwind: .* [1-9][0-9]* requests to index one$' "$ERR" || fail "dlopen: no request counted: $(grep '^unwind:' "$ERR")"
 ok "dlopen: indexed again on request, then 3 whole stacks"
 

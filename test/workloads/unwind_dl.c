@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A library unwind_work dlopen()s while traced (libunwind_dl.so): uwd_1 -> ... -> uwd_6 ->
- * uwd_leaf, built -O2 -fomit-frame-pointer, each call kept a call. Its frames walk whole only
+ * uwd_leaf -> clock_gettime(CLOCK_PROCESS_CPUTIME_ID), built -O2 -fomit-frame-pointer, each call kept a call. Its frames walk whole only
  * once the unwinder has indexed the process again with the library mapped.
  */
+#include <time.h>
+
 #include "unwind_work.h"
 
 UW_FN long uwd_leaf(long x)
 {
+	struct timespec ts;
+
+	/* a system call from the vdso: the tests trace it, not this library */
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	x += ts.tv_nsec & 1;
 	UW_KEEP(x);
 	return x + 1;
 }

@@ -8,9 +8,10 @@
  * Usage: unwind_work call|sleep|pipe|clock A B [DELAY_MS [SLEEP_MS]]
  *        (clock: the leaf calls clock_gettime(CLOCK_PROCESS_CPUTIME_ID), a system call made
  *        from the vdso)
- *        unwind_work dlopen LIB N     wait for SIGUSR1, dlopen LIB (libunwind_dl.so), call its
- *                                     chain once through uw_dl, wait for SIGUSR1 again, call
- *                                     it N times
+ *        unwind_work dlopen LIB N     at each SIGUSR1: call clock_gettime(CLOCK_PROCESS_CPUTIME_ID)
+ *                                     from main; dlopen LIB (libunwind_dl.so) and call its chain
+ *                                     (which ends in the same call) once through uw_dl; call it
+ *                                     N times
  *        unwind_work deep N [DELAY_MS [REPEAT]]  recursion N deep, then uw_leaf; REPEAT times
  *        unwind_work badsp [DELAY_MS]     uw_leaf on a stack whose caller's frame is unmapped,
  *                                         then uw_leaf once from main
@@ -98,8 +99,12 @@ UW_FN static long uw_dl(long (*fn)(long), long x)
 static int run_dlopen(const char *lib, long n)
 {
 	long (*fn)(long), x = 0;
+	struct timespec ts;
 	void *h;
 
+	if (wl_wait_start(-1))
+		return 1;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); /* seen, and indexed, before the dlopen */
 	if (wl_wait_start(-1))
 		return 1;
 	h = dlopen(lib, RTLD_NOW);
