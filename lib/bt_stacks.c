@@ -539,12 +539,17 @@ int bt_stacks__json(struct bt_stacks *st, struct bt_json *j, const char *key,
 		    const struct bt_stack_style *style, int pid, uint64_t id, uint64_t caller)
 {
 	int n = frames_of(st, pid, id, caller), i;
+	unsigned char marks[BT_MAX_STACK_DEPTH * (1 + BT_SYM_MAX_INLINE)];
+	/* the unwinder's marks exist with -v (probes/bt_unwind_maps.h): as in the text output */
+	bool marked = st->verbose && st->unwind && pid != BT_PID_KERNEL, truncated = false;
 	char name[1024];
 
 	if (n < 0) {
 		bt_json_null(j, key); /* lost: distinct from an empty stack */
 		return 0;
 	}
+	if (marked)
+		frame_marks(st, pid, n, marks);
 	bt_json_begin_array(j, key);
 	for (i = 0; i < n; i++) {
 		const struct bt_frame *f = &st->frames[i];
@@ -561,9 +566,18 @@ int bt_stacks__json(struct bt_stacks *st, struct bt_json *j, const char *key,
 			bt_json_string(j, "file", f->file);
 			bt_json_int(j, "line", f->line);
 		}
+		if (marked) {
+			bt_json_bool(j, "fp", marks[i] & (BT_UNWIND_MARK_FP >> 56));
+			truncated |= !!(marks[i] & (BT_UNWIND_MARK_TRUNC >> 56));
+		}
 		bt_json_end_object(j);
 	}
 	bt_json_end_array(j);
+	if (marked) {
+		/* an array has no room for it: a member of its own next to the stack */
+		snprintf(name, sizeof(name), "%s_truncated", key);
+		bt_json_bool(j, name, truncated);
+	}
 	return n;
 }
 

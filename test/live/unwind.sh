@@ -126,6 +126,25 @@ expect_stack "$CHAIN_A 3" "system-wide"
 expect_stack "$CHAIN_B 5" "system-wide"
 ok "system-wide: $(grep -o 'indexed [0-9]* running processes in [0-9]* ms' "$ERR")"
 
+# --json -v: each user frame says whether frame pointers found it ("fp"), each stack whether
+# its walk was cut short ("user_stack_truncated")
+BANNER_IN=err traced_workload "$W" badsp -1 -- stackcount --json -v -p @PID -U "$W:uw_leaf"
+expect_rc 0 "stackcount --json -v, bad stack pointer"
+j=$(jq -c '.stacks[] | [.user_stack_truncated, ([.user_stack[] | .name + (if .fp then " fp" else "" end)] | join(";"))]' "$OUT" | sort | tr '\n' '|')
+[ "$j" = '[false,"uw_leaf;main;__libc_start_call_main;__libc_start_main;_start"]|[true,"uw_leaf;uw_badsp"]|' ] ||
+	fail "--json -v: not one whole stack and one truncated, no frame by frame pointers: $j"
+# a JIT frame (anonymous code, no table): its caller is found by frame pointers, and the
+# mapping being known to have no table, the walker does not ask for the process again
+JIT=$BT_WORKLOADS/jit_work
+BANNER_IN=err traced_workload "$JIT" 3 -- stackcount --json -v -p @PID -U "$JIT:jw_probed"
+expect_rc 0 "stackcount --json -v, JIT frame"
+j=$(jq -c '.stacks[] | [.user_stack_truncated, ([.user_stack[] | .name + (if .fp then " fp" else "" end)] | join(";"))]' "$OUT" | tr '\n' '|')
+echo "$j" | grep -Eq '^\[false,"jw_probed;[^;]*;jw_caller fp;main;__libc_start_call_main;__libc_start_main;_start"\]\|$' ||
+	fail "--json -v: not jw_probed, the JIT frame, then jw_caller found by frame pointers: $j"
+grep -q '^unwind: 3 user stacks, .* 3 by frame pointers, .* 0 requests to index one$' "$ERR" ||
+	fail "JIT: not 3 frames by frame pointers and no request: $(grep '^unwind:' "$ERR")"
+ok "--json -v: \"fp\" per frame, \"user_stack_truncated\" per stack; a JIT frame asks nothing"
+
 # 11. the vdso: its table is built from our own vdso and used for every process's [vdso]; the
 # leaf is the system call the vdso's clock_gettime makes for the process CPU clock
 trace "clock 3 5 -1" stackcount -v -p @PID -U t:syscalls:sys_enter_clock_gettime
