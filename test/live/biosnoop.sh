@@ -9,6 +9,11 @@ require root btf tracepoints
 
 blk_setup
 N=32
+
+# disk_rows: the rows on the test's disk, for a failure message.
+disk_rows() {
+	awk -v d="$BLK_DISK" '$4 == d' "$OUT" | head -n 30
+}
 RD=bsrd_$$
 
 # BCC's header, and one row per 4 KiB read by our dd, with its pid and the disk's name.
@@ -21,7 +26,7 @@ stop_tool
 expect_rc 0 "biosnoop, then SIGINT"
 [ "$(head -1 "$OUT")" = "TIME(s)     COMM           PID     DISK      T SECTOR     BYTES  LAT(ms)" ] ||
 	fail "header differs from BCC's"
-rows=$(awk -v c="$RD" '$2 == c' "$OUT")
+rows=$(file_reads '$2 == c')
 n=$(printf '%s\n' "$rows" | grep -c .)
 [ "$n" -eq $N ] || fail "$n rows for $RD, expected $N (one per direct read)"
 printf '%s\n' "$rows" | awk -v p=$ddpid -v d="$BLK_DISK" \
@@ -82,7 +87,7 @@ if [ "$CG" != "/bt_biosnoop_$$" ] && mkdir "$CG" 2>/dev/null; then
 	rmdir "$CG"
 	expect_rc 0 "biosnoop -c $CG"
 	# Both readers are the same binary; only the one inside may show, and nothing else.
-	inside=$(awk -v c="$RD" '$2 == c' "$OUT" | grep -c .)
+	inside=$(file_reads '$2 == c' | grep -c .)
 	[ "$inside" -eq 16 ] ||
 		fail "-c: $inside rows of $RD, expected the 16 reads from inside the cgroup only"
 	awk -v c="$RD" 'NR > 1 && $2 != c { exit 1 }' "$OUT" || fail "-c: a row from outside the cgroup"
@@ -128,8 +133,8 @@ stop_tool
 unset BPFTOOLS_NO_TP_BTF BPFTOOLS_DEBUG
 expect_rc 0 "biosnoop without tp_btf"
 grep -q "using 'issue_raw' instead of 'issue_btf'" "$ERR" || fail "raw_tp fallback not taken"
-n=$(awk -v c="$RD" -v p=$ddpid -v d="$BLK_DISK" '$2 == c && $3 == p && $4 == d' "$OUT" | grep -c .)
-[ "$n" -eq 8 ] || fail "raw_tp: $n rows of $RD (pid $ddpid) on $BLK_DISK, expected 8"
+n=$(file_reads '$2 == c && $3 == p' | grep -c .)
+[ "$n" -eq 8 ] || fail "raw_tp: $n rows of $RD (pid $ddpid) on $BLK_DISK, expected 8: $(disk_rows)"
 ok "raw_tp fallback"
 
 # Kernels without block_io_start (and without kprobes): the submitter is noted per bio at
@@ -144,8 +149,8 @@ stop_tool
 unset BPFTOOLS_SKIP_PROGS BPFTOOLS_DEBUG
 expect_rc 0 "biosnoop -Q without block_io_start"
 grep -q "the issuing task is noted per bio" "$ERR" || fail "block_getrq path not taken"
-n=$(awk -v c="$RD" -v p=$ddpid -v d="$BLK_DISK" '$2 == c && $3 == p && $4 == d && $8 ~ /^[0-9]/' "$OUT" | grep -c .)
-[ "$n" -eq 8 ] || fail "block_getrq: $n rows of $RD (pid $ddpid) with a queue time, expected 8"
+n=$(file_reads '$2 == c && $3 == p && $8 ~ /^[0-9]/' | grep -c .)
+[ "$n" -eq 8 ] || fail "block_getrq: $n rows of $RD (pid $ddpid) with a queue time, expected 8: $(disk_rows)"
 ok "submitter through block_getrq"
 
 # A duration: the trace ends by itself.
