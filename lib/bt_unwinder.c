@@ -584,7 +584,8 @@ static bool map_file(const struct file_entry *f, unsigned long long start, unsig
  * BT_UNWIND_MAX_MAPPINGS remain, those without a table go first (a pc there then asks for the
  * process to be indexed again, at most once a second, and steps by frame pointers all the same).
  */
-static void fit_mappings(struct bt_unwind_mapping *all, unsigned int n, struct bt_unwind_proc *proc)
+void bt_unwind_fit_mappings(struct bt_unwind_mapping *all, unsigned int n,
+			    struct bt_unwind_proc *proc)
 {
 	unsigned int i, k = 0, with = 0, room;
 
@@ -669,7 +670,7 @@ static int note_pid_locked(struct bt_unwind *u, int pid)
 	}
 	fclose(maps);
 	qsort(u->all, n, sizeof(u->all[0]), cmp_mapping);
-	fit_mappings(u->all, n, proc);
+	bt_unwind_fit_mappings(u->all, n, proc);
 	/* written even when empty: the walker then knows the process was looked at */
 	if (bpf_map_update_elem(u->procs_fd, &key, proc, BPF_ANY))
 		return -errno;

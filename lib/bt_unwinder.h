@@ -89,4 +89,14 @@ unsigned int bt_unwind_layout(size_t nr, struct bt_unwind_info *info);
 void bt_unwind_fill(const struct bt_unwind_row *rows, size_t nr, const struct bt_unwind_info *info,
 		    struct bt_unwind_page *pages, unsigned int count);
 
+/*
+ * A process's executable mappings all[0..n) (sorted by start; table 0: none) into proc, at most
+ * BT_UNWIND_MAX_MAPPINGS: neighbours without a table merge, and those without a table are left
+ * out first. all[] is rewritten. Exposed for the unit tests.
+ */
+struct bt_unwind_mapping;
+struct bt_unwind_proc;
+void bt_unwind_fit_mappings(struct bt_unwind_mapping *all, unsigned int n,
+			    struct bt_unwind_proc *proc);
+
 #endif

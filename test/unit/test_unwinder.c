@@ -2,9 +2,11 @@
 /*
  * lib/bt_unwinder.c's page layout of unwind tables (probes/bt_unwind_maps.h), searched here
  * exactly as probes/bt_unwind.bpf.h searches it: every pc of tables of one, two and three
- * levels finds the row a linear scan finds.
+ * levels finds the row a linear scan finds. And how a process's mappings are fitted into its
+ * entry of 64.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "bt_unwinder.h"
 #include "bt_unwind_maps.h"
@@ -121,11 +123,56 @@ static void test_layout_limits(void)
 		0);
 }
 
+static struct bt_unwind_mapping all[512];
+static struct bt_unwind_proc proc;
+
+/* n mappings of one page each, from 0x10000 on; every k-th has a table, the others none */
+static void fit(unsigned int n, unsigned int k, unsigned int gap)
+{
+	unsigned int i;
+
+	memset(&proc, 0, sizeof(proc));
+	for (i = 0; i < n; i++) {
+		all[i].start = 0x10000 + (uint64_t)i * (0x1000 + gap);
+		all[i].end = all[i].start + 0x1000;
+		all[i].table = i % k ? 0 : i + 1;
+	}
+	bt_unwind_fit_mappings(all, n, &proc);
+}
+
+static void test_fit_mappings(void)
+{
+	unsigned int i, with;
+
+	/* contiguous neighbours without a table merge: [T][0 0 0][T][0 0 0]... */
+	fit(8, 4, 0);
+	CHECK_INT(proc.nr, 4);
+	CHECK(proc.maps[0].table == 1 && proc.maps[1].table == 0);
+	CHECK(proc.maps[1].start == 0x11000 && proc.maps[1].end == 0x14000);
+	CHECK(proc.maps[2].table == 5 && proc.maps[3].end == 0x18000);
+	/* with gaps nothing merges (a gap may be a library mapped later) */
+	fit(8, 4, 0x1000);
+	CHECK_INT(proc.nr, 8);
+	/* 200 apart, 50 with a table: all 50 kept, 14 without, in order */
+	fit(200, 4, 0x1000);
+	CHECK_INT(proc.nr, BT_UNWIND_MAX_MAPPINGS);
+	for (i = with = 0; i < proc.nr; i++) {
+		with += !!proc.maps[i].table;
+		CHECK(!i || proc.maps[i].start > proc.maps[i - 1].start);
+	}
+	CHECK_INT(with, 50);
+	/* 100 with a table: the first 64 */
+	fit(100, 1, 0x1000);
+	CHECK_INT(proc.nr, BT_UNWIND_MAX_MAPPINGS);
+	CHECK(proc.maps[63].table == 64);
+}
+
 int main(void)
 {
 	BT_RUN(test_one_level);
 	BT_RUN(test_two_levels);
 	BT_RUN(test_three_levels);
 	BT_RUN(test_layout_limits);
+	BT_RUN(test_fit_mappings);
 	return bt_test_done();
 }
