@@ -854,15 +854,21 @@ void bt_unwind__counts(struct bt_unwind *u, struct bt_unwind_counts *c)
 void bt_unwind__report(struct bt_unwind *u, FILE *out)
 {
 	struct bt_unwind_counts c;
+	char line[512];
 
 	if (!u)
 		return;
 	bt_unwind__counts(u, &c);
-	fprintf(out,
-		"unwind: %llu user stacks, %llu frames through tables, %llu by frame pointers, "
-		"%llu stacks truncated, %llu from processes not indexed yet; %llu tables "
-		"(%llu KiB), %llu files without one, %llu processes indexed, %llu requests to "
-		"index one\n",
-		c.stacks, c.frames_table, c.frames_fp, c.truncated, c.not_indexed, c.tables,
-		c.table_bytes >> 10, c.files_without, c.procs, c.asked);
+	snprintf(line, sizeof(line),
+		 "unwind: %llu user stacks, %llu frames through tables, %llu by frame pointers, "
+		 "%llu stacks truncated, %llu from processes not indexed yet; %llu tables "
+		 "(%llu KiB), %llu files without one, %llu processes indexed, %llu requests to "
+		 "index one",
+		 c.stacks, c.frames_table, c.frames_fp, c.truncated, c.not_indexed, c.tables,
+		 c.table_bytes >> 10, c.files_without, c.procs, c.asked);
+	/* with --json, stderr is JSON Lines too (docs/json.md) */
+	if (bt_json_mode())
+		bt_note("%s", line);
+	else
+		fprintf(out, "%s\n", line);
 }

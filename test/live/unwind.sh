@@ -133,6 +133,9 @@ expect_rc 0 "stackcount --json -v, bad stack pointer"
 j=$(jq -c '.stacks[] | [.user_stack_truncated, ([.user_stack[] | .name + (if .fp then " fp" else "" end)] | join(";"))]' "$OUT" | sort | tr '\n' '|')
 [ "$j" = '[false,"uw_leaf;main;__libc_start_call_main;__libc_start_main;_start"]|[true,"uw_leaf;uw_badsp"]|' ] ||
 	fail "--json -v: not one whole stack and one truncated, no frame by frame pointers: $j"
+# stderr is JSON Lines too, the unwinder's counts an info message
+jq -e 'select(.message | startswith("unwind: 2 user stacks")) | .level == "info"' "$ERR" >/dev/null ||
+	fail "--json -v: the unwinder's counts not a JSON info message: $(cat "$ERR")"
 # a JIT frame (anonymous code, no table): its caller is found by frame pointers, and the
 # mapping being known to have no table, the walker does not ask for the process again
 JIT=$BT_WORKLOADS/jit_work
@@ -141,9 +144,19 @@ expect_rc 0 "stackcount --json -v, JIT frame"
 j=$(jq -c '.stacks[] | [.user_stack_truncated, ([.user_stack[] | .name + (if .fp then " fp" else "" end)] | join(";"))]' "$OUT" | tr '\n' '|')
 echo "$j" | grep -Eq '^\[false,"jw_probed;[^;]*;jw_caller fp;main;__libc_start_call_main;__libc_start_main;_start"\]\|$' ||
 	fail "--json -v: not jw_probed, the JIT frame, then jw_caller found by frame pointers: $j"
-grep -q '^unwind: 3 user stacks, .* 3 by frame pointers, .* 0 requests to index one$' "$ERR" ||
-	fail "JIT: not 3 frames by frame pointers and no request: $(grep '^unwind:' "$ERR")"
+jq -r .message "$ERR" | grep -q '^unwind: 3 user stacks, .* 3 by frame pointers, .* 0 requests to index one$' ||
+	fail "JIT: not 3 frames by frame pointers and no request: $(grep 'unwind:' "$ERR")"
 ok "--json -v: \"fp\" per frame, \"user_stack_truncated\" per stack; a JIT frame asks nothing"
+
+# a process started after the tool: its first stack (at least) walks by frame pointers before
+# it is indexed, and without -v a warning says how many stacks that was
+start_tool stackcount -U "$LIB:uwl_leaf"
+"$W" call 3 5 0 || fail "workload exited $?"
+finish_tool INT
+expect_rc 0 "stackcount, a process started after the tool"
+grep -Eq '^stackcount: warning: [1-8] user stacks walked by frame pointers: their process was not indexed yet$' "$ERR" ||
+	fail "no warning counting the stacks of a process not indexed yet: $(cat "$ERR")"
+ok "not indexed yet: $(grep -o '[0-9]* user stacks walked by frame pointers' "$ERR")"
 
 # 11. the vdso: its table is built from our own vdso and used for every process's [vdso]; the
 # leaf is the system call the vdso's clock_gettime makes for the process CPU clock
