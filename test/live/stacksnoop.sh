@@ -188,11 +188,13 @@ if ! [ -e /sys/bus/event_source/devices/kprobe/type ]; then
 	ok "kernel functions refused: $(cat "$ERR")"
 fi
 
-# -K -U on a process started after the tool that lives a few milliseconds: its user frames are
-# named (its announcement is read before its events, and snapshots it while it lives).
+# -K -U on a process started after the tool that exits right after its last call (the three
+# 40 ms sleeps are its whole life after its first event): its user frames are named (its
+# announcement is read before its events, and snapshots it while it lives). With 1 ms sleeps
+# the process was gone first when other work held both CPUs for those 3 ms (docs/stackcount.md).
 SM=$BT_WORKLOADS/stack_many
 BANNER='^TIME(s)' start_tool stacksnoop -v -K -U t:syscalls:sys_enter_clock_nanosleep
-"$SM" sleep 1 1000 &
+"$SM" sleep 1 40000 &
 smpid=$!
 # release it once it waits for the signal (SIGUSR1, bit 10 of SigBlk, blocked)
 i=0
