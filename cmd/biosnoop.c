@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "bt_args.h"
+#include "bt_core_btf.h"
 #include "bt_block.h"
 #include "bt_block_probes.h"
 #include "bt_cmd.h"
@@ -239,7 +240,7 @@ static int run(const struct bt_cmd *cmd)
 	if (opts.json)
 		bt_json_init_compact(&s.json, stdout);
 
-	skel = biosnoop_bpf__open();
+	skel = biosnoop_bpf__open_opts(bt_core_btf_open_opts(biosnoop_bpf__elf_bytes));
 	if (!skel) {
 		err = -errno;
 		bt_err("cannot open the BPF object: %s", strerror(errno));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bt_args.h"
+#include "bt_core_btf.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_irq_opts.h"
@@ -181,7 +182,7 @@ static int run(const struct bt_cmd *cmd)
 	};
 	int err;
 
-	skel = hardirqs_bpf__open();
+	skel = hardirqs_bpf__open_opts(bt_core_btf_open_opts(hardirqs_bpf__elf_bytes));
 	if (!skel) {
 		err = -errno;
 		bt_err("cannot open the BPF object: %s", strerror(errno));

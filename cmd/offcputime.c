@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 
 #include "bt_args.h"
+#include "bt_core_btf.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_json.h"
@@ -174,7 +175,7 @@ static int run(const struct bt_cmd *cmd)
 				&s.out);
 	if (err)
 		return err;
-	skel = offcputime_bpf__open();
+	skel = offcputime_bpf__open_opts(bt_core_btf_open_opts(offcputime_bpf__elf_bytes));
 	if (!skel) {
 		err = -errno;
 		bt_err("cannot open the BPF object: %s", strerror(errno));

@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 
 #include "bt_args.h"
+#include "bt_core_btf.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_json.h"
@@ -230,7 +231,7 @@ static int run(const struct bt_cmd *cmd)
 				&s.out);
 	if (err)
 		return err;
-	skel = offwaketime_bpf__open();
+	skel = offwaketime_bpf__open_opts(bt_core_btf_open_opts(offwaketime_bpf__elf_bytes));
 	if (!skel) {
 		err = -errno;
 		bt_err("cannot open the BPF object: %s", strerror(errno));

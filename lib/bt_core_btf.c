@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include <linux/bpf.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 
+#include "bt_btf_ids.h"
 #include "bt_core_btf.h"
 #include "bt_err.h"
 #include "bt_kernel.h"
@@ -458,7 +458,7 @@ cleanup:
 
 /* ---- the cache: /run/bpftools/btf/OBJECT-KEY.btf --------------------------------------- */
 
-#define CACHE_DIR "/run/bpftools/btf"
+#define CACHE_DIR BT_BTF_CACHE_DIR
 #define CACHE_FORMAT 1 /* bump when the reduction changes what it keeps */
 
 /* An ELF section of the object image by name, bounds-checked. */
@@ -499,48 +499,6 @@ static __u64 fnv(__u64 h, const void *p, size_t n)
 	while (n--)
 		h = (h ^ *c++) * 0x100000001b3ULL;
 	return h;
-}
-
-/* The kernel's identity: its build id note, release, version string and BTF size. */
-static __u64 kernel_key(__u64 h)
-{
-	struct utsname u;
-	struct stat st;
-	char buf[512];
-	ssize_t n;
-	int fd;
-
-	fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		while ((n = read(fd, buf, sizeof(buf))) > 0)
-			h = fnv(h, buf, n);
-		close(fd);
-	}
-	if (!uname(&u)) {
-		h = fnv(h, u.release, strlen(u.release));
-		h = fnv(h, u.version, strlen(u.version));
-	}
-	if (!stat("/sys/kernel/btf/vmlinux", &st))
-		h = fnv(h, &st.st_size, sizeof(st.st_size));
-	return h;
-}
-
-/* /run/bpftools/btf, made 0700; refused unless it is ours and no one else can write it. */
-static int cache_dir(void)
-{
-	static const char *const dirs[] = { "/run/bpftools", CACHE_DIR };
-	struct stat st;
-	size_t i;
-
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		if (mkdir(dirs[i], 0700) && errno != EEXIST)
-			return -errno;
-		if (lstat(dirs[i], &st))
-			return -errno;
-		if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
-			return -EPERM;
-	}
-	return 0;
 }
 
 static int write_cache(const char *path, const struct btf *btf)
@@ -606,6 +564,7 @@ const struct bpf_object_open_opts *bt_core_btf_open_opts(const void *(*elf_bytes
 	__u64 key;
 	int err;
 
+	bt_btf_ids_tp_btf_handler(); /* before the open: libbpf picks a handler per program then */
 	if ((env && *env && *env != '0') || !bt_kernel_has_btf())
 		return NULL;
 	elf = elf_bytes(&size);
@@ -618,8 +577,8 @@ const struct bpf_object_open_opts *bt_core_btf_open_opts(const void *(*elf_bytes
 	sec = elf_section(elf, size, ".BTF", &len);
 	if (!sec)
 		return NULL;
-	key = kernel_key(fnv(key, sec, len));
-	err = cache_dir();
+	key = bt_btf_kernel_key(fnv(key, sec, len));
+	err = bt_btf_cache_dir();
 	if (err) {
 		bt_debug("no CO-RE BTF cache in %s: %s", CACHE_DIR, strerror(-err));
 		return NULL;

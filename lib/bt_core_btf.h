@@ -19,7 +19,9 @@
  * btf_custom_path set to the object's cached small BTF (made now when missing), or NULL
  * (libbpf's own search: the whole vmlinux BTF) when the object has relocations this cannot
  * reduce, the kernel has no /sys/kernel/btf/vmlinux, the cache cannot be written, or
- * BPFTOOLS_NO_CORE_BTF is set. The options live until the next call.
+ * BPFTOOLS_NO_CORE_BTF is set. The options live until the next call. Also registers the tp_btf
+ * handler of lib/bt_btf_ids.h, so that the object's tp_btf programs load without libbpf
+ * reading the whole vmlinux BTF either.
  */
 const struct bpf_object_open_opts *bt_core_btf_open_opts(const void *(*elf_bytes)(size_t *sz));
 

@@ -15,6 +15,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "bt_btf_ids.h"
 #include "bt_err.h"
 #include "bt_kernel.h"
 
@@ -84,13 +85,18 @@ bool bt_kernel_tp_btf_ok(const char *event)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_RAW_TP);
 	char name[256];
-	struct btf *btf = bt_vmlinux_btf();
+	struct btf *btf;
 	int id, fd;
 
-	if (!btf || getenv("BPFTOOLS_NO_TP_BTF")) /* the tests' way to take the raw_tp path */
+	if (!bt_kernel_has_btf() || getenv("BPFTOOLS_NO_TP_BTF")) /* the tests' raw_tp path */
 		return false;
 	snprintf(name, sizeof(name), "btf_trace_%s", event);
-	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	/* the id alone, without parsing the whole BTF (cached per kernel) */
+	id = bt_btf_id(name, BTF_KIND_TYPEDEF, NULL);
+	if (id < 0 && id != -ENOENT) { /* a layout the scan refuses */
+		btf = bt_vmlinux_btf();
+		id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) : -ENOENT;
+	}
 	if (id <= 0)
 		return false;
 	opts.attach_btf_id = id;

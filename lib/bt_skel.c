@@ -14,11 +14,37 @@
 #include <bpf/btf.h>
 
 #include "bt_attach_internal.h"
+#include "bt_btf_ids.h"
 #include "bt_err.h"
 #include "bt_features.h"
 #include "bt_kernel.h"
 #include "bt_skel.h"
 #include "bt_variant.h"
+
+/*
+ * What the kernel's BTF says of the probe point: its typedef btf_trace_NAME or function and the
+ * types their prototype names, and nothing else (lib/bt_btf_ids: no parse of the whole BTF,
+ * cached per kernel). *owned: the caller frees it. NULL when the kernel has no BTF.
+ */
+static struct btf *point_btf(const struct bt_point *pt, bool *owned)
+{
+	bool func = pt->kind == BT_POINT_KPROBE || pt->kind == BT_POINT_FENTRY;
+	struct btf *btf = NULL;
+	char name[192];
+	int id;
+
+	*owned = true;
+	if (!bt_kernel_has_btf())
+		return NULL;
+	snprintf(name, sizeof(name), "%s%s", func ? "" : "btf_trace_", pt->name);
+	id = bt_btf_id(name, func ? BTF_KIND_FUNC : BTF_KIND_TYPEDEF, &btf);
+	if (id > 0)
+		return btf;
+	if (id == -ENOENT)
+		return btf__new_empty(); /* for bt_sig_match() to say there is no such point */
+	*owned = false;
+	return bt_vmlinux_btf(); /* a layout the scan refuses */
+}
 
 /* Whether the kernel can take this program, declared for the probe point signature sig. */
 static bool prog_fits(struct bpf_program *prog, const char *sig, char *why, size_t whysize)
@@ -27,19 +53,24 @@ static bool prog_fits(struct bpf_program *prog, const char *sig, char *why, size
 	struct bt_point pt;
 	struct btf *btf;
 	char path[512];
+	bool owned, fits;
 
 	bt_point_parse(bpf_program__section_name(prog), &pt);
 	if (pt.kind == BT_POINT_OTHER)
 		return true;
-	btf = bt_vmlinux_btf();
 	/*
 	 * With no signature, only functions must exist in BTF: a tracepoint of a module has its
 	 * btf_trace_ typedef in the module's BTF, not in vmlinux. Without any BTF a signature
 	 * cannot be checked, and the first form whose probe point exists is taken.
 	 */
-	if (btf && (sig || pt.kind == BT_POINT_FENTRY) &&
-	    bt_sig_match(btf, &pt, sig, why, whysize) <= 0)
-		return false;
+	if (sig || pt.kind == BT_POINT_FENTRY) {
+		btf = point_btf(&pt, &owned);
+		fits = !btf || bt_sig_match(btf, &pt, sig, why, whysize) > 0;
+		if (owned)
+			btf__free(btf);
+		if (!fits)
+			return false;
+	}
 	switch (pt.kind) {
 	case BT_POINT_TP_BTF:
 		if (!bt_kernel_tp_btf_ok(pt.name)) {
@@ -72,7 +103,7 @@ static bool prog_fits(struct bpf_program *prog, const char *sig, char *why, size
 			snprintf(why, whysize, "%s", f->why);
 			return false;
 		}
-		return btf != NULL;
+		return bt_kernel_has_btf();
 	default:
 		return true;
 	}

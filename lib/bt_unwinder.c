@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 
 #include "bt_args.h"
+#include "bt_core_btf.h"
 #include "bt_err.h"
 #include "bt_percpu.h"
 #include "bt_skel.h"
@@ -69,7 +70,8 @@ enum bt_unwind_mode bt_unwind_mode_arg(void)
 /* Load the walker with everything on, never attached: does this kernel's verifier take it? */
 static int probe_load(char *why, size_t len)
 {
-	struct bt_unwind_probe_bpf *skel = bt_unwind_probe_bpf__open();
+	struct bt_unwind_probe_bpf *skel = bt_unwind_probe_bpf__open_opts(
+		bt_core_btf_open_opts(bt_unwind_probe_bpf__elf_bytes));
 	struct bt_unwind_opts o = {
 		.mode = BT_UNWIND_DWARF, .marks = true, .max_procs = 1, .max_tables = 1
 	};
