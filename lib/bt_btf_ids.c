@@ -523,10 +523,13 @@ int bt_btf_cache_dir(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		if (mkdir(dirs[i], 0700) && errno != EEXIST)
-			return -errno;
-		if (lstat(dirs[i], &st))
-			return -errno;
+		/* lstat first: a mkdir that finds the directory still costs a path walk and a lock */
+		if (lstat(dirs[i], &st)) {
+			if (errno != ENOENT || (mkdir(dirs[i], 0700) && errno != EEXIST))
+				return -errno;
+			if (lstat(dirs[i], &st))
+				return -errno;
+		}
 		if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
 			return -EPERM;
 	}
@@ -534,7 +537,7 @@ int bt_btf_cache_dir(void)
 }
 
 /* The cache file for name (an identifier), or false when it is not to be cached. */
-static bool cache_path(const char *name, int kind, char *path, size_t size)
+static bool cache_path(const char *name, int kind, const char *suffix, char *path, size_t size)
 {
 	static __u64 key;
 	static int dir_err = 1;
@@ -557,8 +560,8 @@ static bool cache_path(const char *name, int kind, char *path, size_t size)
 	}
 	if (dir_err)
 		return false;
-	snprintf(path, size, BT_BTF_CACHE_DIR "/%016llx-%d-%s.id", (unsigned long long)key, kind,
-		 name);
+	snprintf(path, size, BT_BTF_CACHE_DIR "/%016llx-%d-%s.%s", (unsigned long long)key, kind,
+		 name, suffix);
 	return true;
 }
 
@@ -628,7 +631,7 @@ int bt_btf_id(const char *name, int kind, struct btf **excerpt)
 {
 	struct btf *x = NULL;
 	char path[PATH_MAX];
-	bool cached = cache_path(name, kind, path, sizeof(path));
+	bool cached = cache_path(name, kind, "id", path, sizeof(path));
 	int fd, id, err;
 
 	if (excerpt)
@@ -657,6 +660,25 @@ int bt_btf_id(const char *name, int kind, struct btf **excerpt)
 	else
 		btf__free(x);
 	return id;
+}
+
+bool bt_btf_id_loads(const char *name, int kind)
+{
+	char path[PATH_MAX];
+
+	return cache_path(name, kind, "loads", path, sizeof(path)) && !access(path, F_OK);
+}
+
+void bt_btf_id_note_loads(const char *name, int kind)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (!cache_path(name, kind, "loads", path, sizeof(path)))
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0)
+		close(fd);
 }
 
 /* ---- tp_btf programs loaded with the id found here -------------------------------------- */

@@ -13,6 +13,7 @@
 #ifndef BT_BTF_IDS_H
 #define BT_BTF_IDS_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 struct btf;
@@ -29,6 +30,15 @@ struct btf;
  * cannot walk). BPFTOOLS_NO_BTF_IDS_CACHE=1 skips the cache (reads and writes).
  */
 int bt_btf_id(const char *name, int kind, struct btf **excerpt);
+
+/*
+ * Whether a program attached by that type has loaded on this kernel before (noted with
+ * bt_btf_id_note_loads()): a kernel that took one takes it again, so the trial load that asks
+ * (a verifier pass and a search of the kernel's BTF) is made once per kernel. Only successes
+ * are noted: a refusal may be passing (memory, limits).
+ */
+bool bt_btf_id_loads(const char *name, int kind);
+void bt_btf_id_note_loads(const char *name, int kind);
 
 /* The same from the raw BTF in file fd, never cached: what bt_btf_id() does on a miss. */
 int bt_btf_scan(int fd, const char *name, int kind, struct btf **excerpt);

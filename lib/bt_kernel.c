@@ -99,6 +99,8 @@ bool bt_kernel_tp_btf_ok(const char *event)
 	}
 	if (id <= 0)
 		return false;
+	if (bt_btf_id_loads(name, BTF_KIND_TYPEDEF))
+		return true;
 	opts.attach_btf_id = id;
 	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", ret0, 2, &opts);
 	if (fd < 0) {
@@ -106,6 +108,7 @@ bool bt_kernel_tp_btf_ok(const char *event)
 		return false;
 	}
 	close(fd);
+	bt_btf_id_note_loads(name, BTF_KIND_TYPEDEF);
 	return true;
 }
 

@@ -76,7 +76,7 @@ static struct btf *sample_btf(void)
 	btf__add_func_param(b, "fmt", pcchr);
 	btf__add_func_param(b, NULL, 0);
 	btf__add_func(b, "do_work", BTF_FUNC_GLOBAL, proto);
-	btf__add_typedef(b, "fill_windows", i32); /* the tail of every filler's name */
+	btf__add_typedef(b, "fill_windows", i32);	    /* the tail of every filler's name */
 	btf__add_typedef(b, "btf_trace_sched_switch", i32); /* a second one: the first counts */
 	btf__add_typedef(b, "xbtf_trace_tail", i32);
 	btf__add_typedef(b, "placeholder", i32); /* last: test_tail renames it */
