@@ -138,9 +138,18 @@ const char *bt_tracefs(void)
 
 bool bt_kernel_has_kfunc(const char *name)
 {
-	struct btf *btf = bt_vmlinux_btf();
+	struct btf *btf;
+	int id;
 
-	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+	if (!bt_kernel_has_btf())
+		return false;
+	/* cached per kernel: opensnoop's libbpf load then parses the whole BTF once, not twice */
+	id = bt_btf_id(name, BTF_KIND_FUNC, NULL);
+	if (id < 0 && id != -ENOENT) { /* a layout the scan refuses */
+		btf = bt_vmlinux_btf();
+		id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) : -ENOENT;
+	}
+	return id > 0;
 }
 
 bool bt_kernel_has_helper(enum bpf_prog_type type, enum bpf_func_id id)
