@@ -125,12 +125,16 @@ void bt_vmessage(const char *who, const char *prefix, const char *fmt, va_list a
 		free(msg);
 		return;
 	}
+	/* stderr is unbuffered: one write per piece, so hold it against the other threads'
+	 * lines (the unwinder's worker) until this one is whole */
+	flockfile(stderr);
 	fprintf(stderr, "%s: %s", who, prefix);
 	if (n >= 0)
 		put_line(stderr, msg, n);
 	else
 		fputs(fmt, stderr); /* out of memory: the format at least says what failed */
 	fputc('\n', stderr);
+	funlockfile(stderr);
 	free(msg);
 }
 

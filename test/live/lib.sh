@@ -66,7 +66,8 @@ value_of() {
 # SIGUSR1; run bpftools TOOL ARGS ("@PID" in ARGS becomes the workload's pid); release the
 # workload once the tool prints its banner ($BANNER, default ^Tracing or a JSON info line whose
 # message starts "Tracing", looked for in
-# $BANNER_IN: out, the default, or err); then Ctrl-C the tool.
+# $BANNER_IN: out, the default, or err) within $BANNER_WAIT tenths of a second (100); then
+# Ctrl-C the tool.
 # $PIN prefixes the workload (e.g. "taskset -c 0"); with $READY_MAPS set, the tool starts only
 # once the workload has that library mapped (-p resolves libraries through the maps).
 # $ALSO: pids of other paused workloads, released together with this one (so that a filter
@@ -106,7 +107,7 @@ traced_workload() {
 	[ "${BANNER_IN:-out}" = err ] && banner_file=$ERR
 	until grep -q "${BANNER:-^Tracing\|message.: .Tracing}" "$banner_file" 2>/dev/null; do
 		i=$((i + 1))
-		if [ $i -gt 100 ] || ! kill -0 $fpid 2>/dev/null; then
+		if [ $i -gt "${BANNER_WAIT:-100}" ] || ! kill -0 $fpid 2>/dev/null; then
 			kill -TERM $wpid $fpid ${ALSO:-} 2>/dev/null
 			wait $fpid
 			RC=$?
@@ -138,7 +139,7 @@ start_tool() {
 	i=0
 	until grep -q "${BANNER:-^Tracing\|message.: .Tracing}" "$banner_file" 2>/dev/null; do
 		i=$((i + 1))
-		if [ $i -gt 100 ] || ! kill -0 $FPID 2>/dev/null; then
+		if [ $i -gt "${BANNER_WAIT:-100}" ] || ! kill -0 $FPID 2>/dev/null; then
 			kill -TERM $FPID 2>/dev/null
 			wait $FPID
 			RC=$?
