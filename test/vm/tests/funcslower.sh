@@ -45,17 +45,19 @@ for mode in $(attach_modes); do
   assert_no_probes "after funcslower --attach=$mode exited"
   log "$mode: $c slow $fn calls for $K sleeps"
 
-  # -KB: where each slow call of the kernel function blocked. Each 5 ms sleep blocks once, at
-  # the nanosleep path below the function, until its timer fires: the block ends at least
-  # ~5 ms after the call began (offset + blocked), and lies within the call (sched_switch
-  # through tp_btf or raw_tp; the call timed by fentry/fexit or kprobes). Not the block's own
-  # length: under TCG a stalled vCPU can run 3 ms of the call before it reaches schedule().
+  # -KB: where each slow call of the kernel function blocked. Each 5 ms sleep blocks at the
+  # nanosleep path below the function until its timer fires: the block ends at least ~5 ms
+  # after the call began (FIRST + SPAN), and lies within the call (sched_switch through tp_btf
+  # or raw_tp; the call timed by fentry/fexit or kprobes). Not the block's own length: under
+  # TCG a stalled vCPU can run 3 ms of the call before it reaches schedule(). Usually once, but
+  # every switch-out counts (docs/funcslower.md): on a busy guest a sleep was seen switched out
+  # twice there (`B 2 0.06 9.38 5.30`), so COUNT is at least 1, not exactly 1.
   slow -v -m 2 -KB $fn
   assert_contains "$OUT" '^funcslower: -B: (tp_btf|raw_tp)/sched_switch$' "funcslower -KB: sched_switch attached"
-  c=$(count_matching "$OUT" '^B +1 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}$')
-  assert_ge "$c" $K "funcslower --attach=$mode -KB: B lines of one block each"
+  c=$(count_matching "$OUT" '^B +[1-9][0-9]* +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}$')
+  assert_ge "$c" $K "funcslower --attach=$mode -KB: B lines"
   awk -v f=$fn '$1 == "funcslower_wor" { lat = $3; rows++ }
-    $1 == "B" && $2 == 1 && $3 + $4 >= 4.5 && $3 + $4 <= lat + 0.02 { good++ }
+    $1 == "B" && $2 >= 1 && $3 + $4 >= 4.5 && $3 + $4 <= lat + 0.02 { good++ }
     END { exit !(rows > 0 && good >= rows) }' "$OUT" ||
     fail "funcslower --attach=$mode -KB: a slow call without a ~5 ms block"
   assert_contains "$OUT" '^    schedule$' "funcslower --attach=$mode -KB: blocked in schedule"
