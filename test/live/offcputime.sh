@@ -141,7 +141,8 @@ ok "--json"
 # 2048 distinct user paths, path p sleeping (p % 3 + 1) times 100 us: every path whose sleeps
 # left the CPU is reported (the workload counts its voluntary switches: a 100 us sleep held on
 # the CPU past its timer, by interrupts or by the host running another vCPU, never blocks), with
-# nothing lost at the default storage size; all paths together were off-CPU at least 80% of
+# nothing lost at the default storage size (at least 1,800 paths must block for that to mean
+# something: under a heavy load 61 did not); all paths together were off-CPU at least 80% of
 # the time they slept. The rest is on-CPU time inside the workload's clock readings (the system
 # call, arming the timer, waking up: 6-8% of the ~200 us a 100 us sleep takes here, loaded or
 # not). Per path no such bound holds: what runs on the CPU between the timer's start and the
@@ -168,7 +169,7 @@ for line in open(sys.argv[2]):
     slept[p], blocked[p] = us, n
 assert len(slept) == 2048, "the workload reported %d paths" % len(slept)
 blocking = [p for p in range(2048) if blocked[p]]
-assert len(blocking) >= 2000, "only %d of 2048 paths left the CPU" % len(blocking)
+assert len(blocking) >= 1800, "only %d of 2048 paths left the CPU" % len(blocking)
 missing = [p for p in blocking if p not in totals]
 assert not missing, "missing paths (of %d that blocked): %s" % (len(blocking), missing[:10])
 off, wall = sum(totals.values()), sum(slept.values())
