@@ -616,8 +616,8 @@ void bt_stacks__report_lost(struct bt_stacks *st)
 
 		bt_unwind__counts(st->unwind, &c);
 		if (c.not_indexed)
-			bt_warn("%llu user stacks walked by frame pointers: their process was not "
-				"indexed yet",
+			bt_warn("%llu user stacks walked partly by frame pointers: their process "
+				"was not indexed yet",
 				c.not_indexed);
 	}
 }

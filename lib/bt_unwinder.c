@@ -9,6 +9,7 @@
 #include <sys/auxv.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <dirent.h>
@@ -106,6 +107,7 @@ int bt_unwind_kernel_ok(char *why, size_t len)
 		{ BPF_FUNC_task_pt_regs, "bpf_task_pt_regs (5.15)" },
 		{ BPF_FUNC_get_current_task_btf, "bpf_get_current_task_btf (5.11)" },
 		{ BPF_FUNC_probe_read_user, "bpf_probe_read_user (5.5)" },
+		{ BPF_FUNC_find_vma, "bpf_find_vma (5.17)" },
 	};
 	static char reason[160];
 	static int cached = 1;
@@ -195,7 +197,7 @@ void bt_unwind_fill(const struct bt_unwind_row *rows, size_t nr, const struct bt
 #define BT_UNWIND_ALL_MAPPINGS 512
 
 /* A file seen in some process: its table (0: none) and where its code is in the file. */
-#define MAX_LOADS 8
+#define MAX_LOADS BT_UNWIND_FILE_LOADS
 struct file_entry {
 	dev_t dev;
 	ino_t ino;
@@ -211,7 +213,7 @@ struct file_entry {
 };
 
 struct bt_unwind {
-	int tables_fd, info_fd, procs_fd, stats_fd;
+	int tables_fd, info_fd, procs_fd, stats_fd, files_fd;
 	unsigned int max_tables;
 	unsigned long max_bytes, bytes;
 	__u32 next_table;
@@ -257,6 +259,7 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 	struct bpf_map *info = bpf_object__find_map_by_name(obj, "bt_unwind_info");
 	struct bpf_map *procs = bpf_object__find_map_by_name(obj, "bt_unwind_procs");
 	struct bpf_map *asked = bpf_object__find_map_by_name(obj, "bt_unwind_asked");
+	struct bpf_map *files = bpf_object__find_map_by_name(obj, "bt_unwind_files");
 	unsigned int nprocs = opts->max_procs ? opts->max_procs : 4096;
 	unsigned int ntables = opts->max_tables ? opts->max_tables : 1024;
 	bool yes = false;
@@ -264,7 +267,7 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 	int err;
 
 	*on = false;
-	if (!tables || !info || !procs || !asked)
+	if (!tables || !info || !procs || !asked || !files)
 		return opts->mode == BT_UNWIND_DWARF ? -ENOENT : 0;
 	if (opts->mode != BT_UNWIND_FP) {
 		err = bt_unwind_kernel_ok(why, sizeof(why));
@@ -289,6 +292,8 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 			err = bpf_map__set_max_entries(procs, nprocs);
 		if (!err)
 			err = bpf_map__set_max_entries(asked, nprocs);
+		if (!err)
+			err = bpf_map__set_max_entries(files, ntables);
 		if (err)
 			return err;
 	}
@@ -310,10 +315,12 @@ int bt_unwind__new(struct bpf_object *obj, const struct bt_unwind_opts *opts,
 	u->info_fd = map_fd(obj, "bt_unwind_info");
 	u->procs_fd = map_fd(obj, "bt_unwind_procs");
 	u->stats_fd = map_fd(obj, "bt_unwind_stats");
+	u->files_fd = map_fd(obj, "bt_unwind_files");
 	u->max_tables = opts->max_tables ? opts->max_tables : 1024;
 	u->max_bytes = opts->max_bytes ? opts->max_bytes : 64UL << 20;
 	u->next_table = 1;
-	if (u->tables_fd < 0 || u->info_fd < 0 || u->procs_fd < 0 || u->stats_fd < 0) {
+	if (u->tables_fd < 0 || u->info_fd < 0 || u->procs_fd < 0 || u->stats_fd < 0 ||
+	    u->files_fd < 0) {
 		bt_unwind__free(u);
 		return -ENOENT;
 	}
@@ -477,6 +484,20 @@ static struct file_entry *file_of(struct bt_unwind *u, int fd, const char *path,
 	if (!f.table)
 		u->files_without++;
 add:
+	if (f.table) {
+		/* the kernel's encoding of the device: the walker reads it from the inode */
+		struct bt_unwind_file_key key = { .dev = (__u64)major(f.dev) << 20 | minor(f.dev),
+						  .ino = f.ino };
+		struct bt_unwind_file val = { .table = f.table, .nloads = f.nloads };
+
+		for (i = 0; i < f.nloads; i++) {
+			val.loads[i].offset = f.loads[i].offset;
+			val.loads[i].vaddr = f.loads[i].vaddr;
+			val.loads[i].filesz = f.loads[i].filesz;
+		}
+		if (bpf_map_update_elem(u->files_fd, &key, &val, BPF_ANY))
+			bt_debug("unwind: cannot note %s by its inode: %s", path, strerror(errno));
+	}
 	if (u->nfiles == u->cap) {
 		size_t cap = u->cap ? 2 * u->cap : 64;
 		struct file_entry *n = realloc(u->files, cap * sizeof(*n));
@@ -810,6 +831,12 @@ int bt_unwind__index_running(struct bt_unwind *u)
 
 	if (!u)
 		return 0;
+	/*
+	 * Our own files first, before tracing starts: libc, ld.so and the vdso are those of most
+	 * processes, and with their tables loaded a process not indexed yet walks through them
+	 * by file (bpf_find_vma) from its first event. Milliseconds.
+	 */
+	bt_unwind__note_pid(u, getpid());
 	pthread_mutex_lock(&u->qlock);
 	err = start_worker(u);
 	if (!err)
@@ -845,6 +872,7 @@ void bt_unwind__counts(struct bt_unwind *u, struct bt_unwind_counts *c)
 	c->frames_fp = s[BT_UNWIND_STAT_FRAMES_FP];
 	c->truncated = s[BT_UNWIND_STAT_TRUNCATED];
 	c->asked = s[BT_UNWIND_STAT_ASKED];
+	c->by_file = s[BT_UNWIND_STAT_BY_FILE];
 	pthread_mutex_lock(&u->lock);
 	c->tables = u->next_table - 1;
 	c->table_bytes = u->bytes;
@@ -865,9 +893,9 @@ void bt_unwind__report(struct bt_unwind *u, FILE *out)
 		 "unwind: %llu user stacks, %llu frames through tables, %llu by frame pointers, "
 		 "%llu stacks truncated, %llu from processes not indexed yet; %llu tables "
 		 "(%llu KiB), %llu files without one, %llu processes indexed, %llu requests to "
-		 "index one",
+		 "index one, %llu mappings found by file",
 		 c.stacks, c.frames_table, c.frames_fp, c.truncated, c.not_indexed, c.tables,
-		 c.table_bytes >> 10, c.files_without, c.procs, c.asked);
+		 c.table_bytes >> 10, c.files_without, c.procs, c.asked, c.by_file);
 	/* with --json, stderr is JSON Lines too (docs/json.md) */
 	if (bt_json_mode())
 		bt_note("%s", line);

@@ -20,8 +20,6 @@
 #define BT_PF_KTHREAD 0x00200000 /* include/linux/sched.h */
 #define BT_USER_TOP 0x800000000000ULL
 #define BT_UNWIND_RETS 4 /* pending uretprobes followed per stack */
-/* bt_unwind_lookup(): pc in no mapping the process's table knows (a rule no row has) */
-#define BT_UNWIND_ROW_MISS (0xffULL << 48)
 /* a process asks to be indexed again at most this often (lib/bt_unwinder.c re-reads its maps) */
 #define BT_UNWIND_ASK_NS 1000000000ULL
 
@@ -59,6 +57,14 @@ struct {
 	__type(value, struct bt_unwind_proc);
 } bt_unwind_procs SEC(".maps");
 
+/* lib/bt_unwinder.c: every file with a table (probes/bt_unwind_maps.h), sized before load */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct bt_unwind_file_key);
+	__type(value, struct bt_unwind_file);
+} bt_unwind_files SEC(".maps");
+
 /* when each process last asked to be indexed again (bt_unwind_ask); sized like the procs */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -79,6 +85,7 @@ struct bt_unwind_cache {
 	__u64 start, end, bias;
 	__u32 table;
 	__u32 tgid;
+	__u32 miss; /* a pc was in no mapping of the process's table: to be indexed again */
 };
 
 struct bt_unwind_walk {
@@ -87,10 +94,10 @@ struct bt_unwind_walk {
 	__u32 slot; /* the scratch buffer of bt_stack_scratch being written */
 	__u32 n;
 	__u32 from_fp; /* the frame about to be written was found with frame pointers */
-	__u32 indexed; /* the process has a mapping table */
+	__u32 indexed; /* the process has a mapping table (for the counts) */
 	__u32 done, truncated;
 	__u32 frames_table, frames_fp;
-	__u32 miss; /* a pc in no mapping of the process's table: it is to be indexed again */
+	__u32 no_table; /* some frame had no table (stepped, or ended, by frame pointers) */
 	/*
 	 * A uretprobe replaces the return address on the stack with its trampoline: the real
 	 * ones, and the stack slots they were taken from, of the innermost pending uretprobes.
@@ -132,9 +139,66 @@ static __always_inline int bt_unwind_search(const struct bt_unwind_page *pg, __u
 	return lo & (BT_UNWIND_FANOUT - 1);
 }
 
+struct bt_unwind_vma {
+	__u64 start, end, pgoff, dev, ino;
+	__u32 found;
+};
+
+static long bt_unwind_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct bt_unwind_vma *c = data;
+	struct inode *inode = vma->vm_file ? vma->vm_file->f_inode : NULL;
+
+	if (!inode)
+		return 0; /* anonymous: JIT code, or the vdso */
+	c->start = vma->vm_start;
+	c->end = vma->vm_end;
+	c->pgoff = vma->vm_pgoff;
+	c->ino = inode->i_ino;
+	c->dev = inode->i_sb->s_dev;
+	c->found = 1;
+	return 0;
+}
+
+/*
+ * pc's mapping found by its file rather than the process's table (not indexed yet, or mapped
+ * since): the kernel's vma, then the file's table if some process mapping it was indexed.
+ */
+static __always_inline bool bt_unwind_by_file(struct bt_unwind_cache *w, __u64 pc)
+{
+	struct bt_unwind_vma c = {};
+	struct bt_unwind_file_key key;
+	struct bt_unwind_file *f;
+	__u64 off, o;
+	__u32 i;
+
+	if (bpf_find_vma(bpf_get_current_task_btf(), pc, bt_unwind_vma_cb, &c, 0) || !c.found)
+		return false;
+	key.dev = c.dev;
+	key.ino = c.ino;
+	f = bpf_map_lookup_elem(&bt_unwind_files, &key);
+	if (!f)
+		return false;
+	off = c.pgoff << 12;
+#pragma unroll
+	for (i = 0; i < BT_UNWIND_FILE_LOADS; i++) {
+		o = f->loads[i].offset;
+		if (i < f->nloads && (o & ~4095ULL) <= off && off < o + f->loads[i].filesz) {
+			w->start = c.start;
+			w->end = c.end;
+			w->bias = c.start + o - f->loads[i].vaddr - off;
+			w->table = f->table;
+			bt_unwind_count(BT_UNWIND_STAT_BY_FILE, 1);
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
  * The mapping of pc in w's process, into w: true when pc is in one the process's table lists
- * (whose table may be 0, none), false when it is in none of them (a mapping made after the
+ * (whose table may be 0, none), or failing that in a file with a table (bt_unwind_by_file);
+ * false when neither. w->miss says the process's table lacked it (a mapping made after the
  * process was indexed, or a process not in bt_unwind_procs at all).
  */
 static __always_inline bool bt_unwind_mapping(struct bt_unwind_cache *w, __u64 pc)
@@ -150,10 +214,10 @@ static __always_inline bool bt_unwind_mapping(struct bt_unwind_cache *w, __u64 p
 	tgid = w->tgid;
 	p = bpf_map_lookup_elem(&bt_unwind_procs, &tgid);
 	if (!p)
-		return false;
+		goto by_file;
 	hi = p->nr;
 	if (!hi || hi > BT_UNWIND_MAX_MAPPINGS)
-		return false;
+		goto by_file;
 #pragma unroll
 	for (k = 0; k < BT_UNWIND_MAPPING_STEPS; k++) {
 		mid = (lo + hi) >> 1;
@@ -164,18 +228,20 @@ static __always_inline bool bt_unwind_mapping(struct bt_unwind_cache *w, __u64 p
 	}
 	m = &p->maps[lo & (BT_UNWIND_MAX_MAPPINGS - 1)];
 	if (pc < m->start || pc >= m->end)
-		return false;
+		goto by_file;
 	w->start = m->start;
 	w->end = m->end;
 	w->bias = m->bias;
 	w->table = m->table;
 	return true;
+by_file:
+	w->miss = 1;
+	return bt_unwind_by_file(w, pc);
 }
 
 /*
  * The rule covering pc, packed (cfa_offset, rbp_offset << 32, cfa_rule << 48, rbp_rule << 56);
- * 0 where there is no table to follow, BT_UNWIND_ROW_MISS where pc is in no mapping the
- * process's table knows. A global function: the verifier checks it once, on its own, rather
+ * 0 where there is no table to follow. A global function: the verifier checks it once, on its own, rather
  * than in every state the walk's steps reach it in.
  */
 __attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w, __u64 pc)
@@ -191,7 +257,7 @@ __attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w, __u6
 	if (!w)
 		return 0;
 	if (!bt_unwind_mapping(w, pc))
-		return BT_UNWIND_ROW_MISS;
+		return 0;
 	rel = pc - w->bias;
 	table = w->table;
 	if ((rel >> 32) || !table)
@@ -279,7 +345,7 @@ static long bt_unwind_step(__u64 index, void *ctx)
 	w->n = n + 1;
 
 	/* a return address is just past its call, which may be a function's last instruction */
-	row = w->indexed ? bt_unwind_lookup(&w->cache, n ? pc - 1 : pc) : 0;
+	row = bt_unwind_lookup(&w->cache, n ? pc - 1 : pc);
 	switch (row >> 48 & 0xff) {
 	case BT_CFA_RSP:
 		cfa = w->sp + (__s32)row;
@@ -295,9 +361,8 @@ static long bt_unwind_step(__u64 index, void *ctx)
 		w->done = 1;
 		return 1;
 	default:
-		if (row == BT_UNWIND_ROW_MISS)
-			w->miss = 1;
 		row = 0; /* no rule we follow: frame pointers */
+		w->no_table = 1;
 		break;
 	}
 	if (row) {
@@ -413,9 +478,9 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot)
 	if (bt_unwind_marks && w.truncated)
 		v->ips[(w.n - 1) & BT_MAX_STACK_DEPTH] |= BT_UNWIND_MARK_TRUNC;
 	bt_unwind_count(BT_UNWIND_STAT_STACKS, 1);
-	if (!w.indexed)
+	if (!w.indexed && w.no_table)
 		bt_unwind_count(BT_UNWIND_STAT_NOT_INDEXED, 1);
-	if (!w.indexed || w.miss)
+	if (!w.indexed || w.cache.miss)
 		bt_unwind_ask(ctx, w.cache.tgid);
 	bt_unwind_count(BT_UNWIND_STAT_FRAMES_TABLE, w.frames_table);
 	bt_unwind_count(BT_UNWIND_STAT_FRAMES_FP, w.frames_fp);

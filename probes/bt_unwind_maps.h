@@ -66,15 +66,37 @@ struct bt_unwind_proc {
 	struct bt_unwind_mapping maps[BT_UNWIND_MAX_MAPPINGS];
 };
 
+/*
+ * Every file with a table, by the kernel's identity of its inode (s_dev as the kernel encodes
+ * it: major << 20 | minor, and i_ino): a pc in no mapping of its process's table (or of a
+ * process not indexed yet) is looked up here through bpf_find_vma(), so a process first seen
+ * mid-run, or a library it dlopen()ed, walks through tables already built for other processes.
+ */
+#define BT_UNWIND_FILE_LOADS 8
+
+struct bt_unwind_file_key {
+	__u64 dev;
+	__u64 ino;
+};
+
+struct bt_unwind_file {
+	__u32 table;
+	__u32 nloads;
+	struct {
+		__u64 offset, vaddr, filesz;
+	} loads[BT_UNWIND_FILE_LOADS]; /* the executable PT_LOAD segments */
+};
+
 /* Per-CPU counters (lib/bt_unwind.c reports them with -v). */
 enum bt_unwind_stat {
 	BT_UNWIND_STAT_STACKS,	    /* user stacks walked by the unwinder */
-	BT_UNWIND_STAT_NOT_INDEXED, /* ... whose process had no mapping table yet: frame pointers */
+	BT_UNWIND_STAT_NOT_INDEXED, /* ... partly by frame pointers: the process was not indexed yet */
 	BT_UNWIND_STAT_FRAMES_TABLE, /* frames found through a table */
 	BT_UNWIND_STAT_FRAMES_FP,    /* frames found with frame pointers (no table there) */
 	BT_UNWIND_STAT_TRUNCATED,    /* walks cut short: unreadable stack, bad pc, frame limit */
 	BT_UNWIND_STAT_KTHREAD,	     /* events in kernel threads (no user stack) */
 	BT_UNWIND_STAT_ASKED,	     /* requests to index a process (again), rate-limited */
+	BT_UNWIND_STAT_BY_FILE, /* mappings found by file (bpf_find_vma), not in the process's table */
 	BT_UNWIND_STATS,
 };
 

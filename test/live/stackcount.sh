@@ -60,10 +60,10 @@ ok "folded output"
 # -s offsets, -d delimiter between kernel and user stacks, -T/-i repeated summaries: two runs
 # of the workload in different intervals are counted in their own interval (each interval
 # closes a stack generation and frees it), and their stacks are named in both.
-# (--unwind=fp: a process first seen mid-run walks by frame pointers until the unwinder has
-# indexed it, then through tables, and one path may then count under two stacks; here the
-# intervals are tested, test/live/unwind.sh tests the unwinder)
-start_tool stackcount --unwind=fp -s -d -T -i 1 -D 4 "$W:bt_leaf"
+# (A process first seen mid-run walks through the tables of files already indexed, found by
+# file, and by frame pointers elsewhere until it is indexed itself: stack_paths keeps frame
+# pointers, so both walks give the same frames, and a path never counts under two stacks.)
+start_tool stackcount -s -d -T -i 1 -D 4 "$W:bt_leaf"
 "$W" 3 5 0 300
 sleep 1.5
 "$W" 3 5 0 300
@@ -87,11 +87,9 @@ for events in ringbuf perfbuf; do
 	"$W" 3 5 1500 1000 &
 	wpid=$!
 	if [ $events = perfbuf ]; then
-		BPFTOOLS_NO_RINGBUF=1 run stackcount --unwind=fp -U -P -D 4 "$W:bt_leaf"
+		BPFTOOLS_NO_RINGBUF=1 run stackcount -U -P -D 4 "$W:bt_leaf"
 	else
-		# (--unwind=fp: see -i 1 above; the background indexing may reach the process
-		# between its calls)
-		run stackcount --unwind=fp -U -P -D 4 "$W:bt_leaf"
+		run stackcount -U -P -D 4 "$W:bt_leaf"
 	fi
 	wait $wpid
 	expect_rc 0 "stackcount -U -P -D 4 ($events)"

@@ -147,7 +147,7 @@ expect_rc 0 "stackcount --json -v, JIT frame"
 j=$(jq -c '.stacks[] | [.user_stack_truncated, ([.user_stack[] | .name + (if .fp then " fp" else "" end)] | join(";"))]' "$OUT" | tr '\n' '|')
 echo "$j" | grep -Eq '^\[false,"jw_probed;[^;]*;jw_caller fp;main;__libc_start_call_main;__libc_start_main;_start"\]\|$' ||
 	fail "--json -v: not jw_probed, the JIT frame, then jw_caller found by frame pointers: $j"
-jq -r .message "$ERR" | grep -q '^unwind: 3 user stacks, .* 3 by frame pointers, .* 0 requests to index one$' ||
+jq -r .message "$ERR" | grep -q '^unwind: 3 user stacks, .* 3 by frame pointers, .* 0 requests to index one,' ||
 	fail "JIT: not 3 frames by frame pointers and no request: $(grep 'unwind:' "$ERR")"
 ok "--json -v: \"fp\" per frame, \"user_stack_truncated\" per stack; a JIT frame asks nothing"
 
@@ -157,9 +157,26 @@ start_tool stackcount -U "$LIB:uwl_leaf"
 "$W" call 3 5 0 || fail "workload exited $?"
 finish_tool INT
 expect_rc 0 "stackcount, a process started after the tool"
-grep -Eq '^stackcount: warning: [1-8] user stacks walked by frame pointers: their process was not indexed yet$' "$ERR" ||
+grep -Eq '^stackcount: warning: [1-8] user stacks walked partly by frame pointers: their process was not indexed yet$' "$ERR" ||
 	fail "no warning counting the stacks of a process not indexed yet: $(cat "$ERR")"
-ok "not indexed yet: $(grep -o '[0-9]* user stacks walked by frame pointers' "$ERR")"
+ok "not indexed yet: $(grep -o '[0-9]* user stacks walked partly by frame pointers' "$ERR")"
+
+# a process started after the tool whose files already have tables (another process mapping
+# them was indexed): whole stacks from its first event, through the tables found by file
+"$W" call 3 5 -1 &
+other=$!
+BANNER='indexed [0-9]* running processes' BANNER_IN=err start_tool stackcount --debug -v -U "$LIB:uwl_leaf"
+"$W" call 3 5 0 || fail "workload exited $?"
+kill -TERM $other
+wait $other
+finish_tool INT
+expect_rc 0 "stackcount, a new process through tables found by file"
+expect_stack "$CHAIN_A 3" "found by file"
+expect_stack "$CHAIN_B 5" "found by file"
+grep -q '\[fp\]\|\[truncated\]' "$OUT" && fail "found by file: frames marked: $(stacks | tr '\n' '|')"
+grep -Eq '^unwind: 8 user stacks, 104 frames through tables, 0 by frame pointers, 0 stacks truncated, 0 from processes not indexed yet;.* [1-9][0-9]* mappings found by file$' "$ERR" ||
+	fail "found by file: not 8 whole stacks through tables: $(grep '^unwind:' "$ERR")"
+ok "a process not indexed yet: whole stacks through tables found by file (bpf_find_vma)"
 
 # 11. the vdso: its table is built from our own vdso and used for every process's [vdso]; the
 # leaf is the system call the vdso's clock_gettime makes for the process CPU clock
@@ -215,7 +232,7 @@ DLCHAIN="$VDSO;uwd_leaf;uwd_6;uwd_5;uwd_4;uwd_3;uwd_2;uwd_1;uw_dl;$BOTTOM"
 dlopen_trace "$DL" "$W"
 expect_stack "$DLCHAIN 3" "dlopen"
 expect_stack "$VDSO;$BOTTOM 1" "dlopen, the call before"
-grep -q '^unwind: .* [1-9][0-9]* requests to index one$' "$ERR" || fail "dlopen: no request counted: $(grep '^unwind:' "$ERR")"
+grep -q '^unwind: .* [1-9][0-9]* requests to index one,' "$ERR" || fail "dlopen: no request counted: $(grep '^unwind:' "$ERR")"
 ok "dlopen: indexed again on request, then 3 whole stacks"
 
 # 13. a binary replaced on disk (renamed over, other content) while the process runs: tables
