@@ -140,22 +140,40 @@ static __always_inline int bt_unwind_search(const struct bt_unwind_page *pg, __u
 }
 
 struct bt_unwind_vma {
-	__u64 start, end, pgoff, dev, ino;
+	struct bt_unwind_file_key key; /* the mapping's file */
+	__u64 start, end, pgoff;
 	__u32 found;
 };
 
+/*
+ * bpf_find_vma()'s answer. Not on the stack: the verifier adds up the stacks of the program,
+ * the walk's step, bt_unwind_lookup() and this callback (each rounded up to 32 bytes) against
+ * its 512, and offcputime's program already takes 384 (6.1 refused it with the answer on the
+ * stack: "combined stack size of 4 calls is 544").
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bt_unwind_vma);
+} bt_unwind_vma_found SEC(".maps");
+
 static long bt_unwind_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
 {
-	struct bt_unwind_vma *c = data;
 	struct inode *inode = vma->vm_file ? vma->vm_file->f_inode : NULL;
+	struct bt_unwind_vma *c;
+	__u32 zero = 0;
 
 	if (!inode)
 		return 0; /* anonymous: JIT code, or the vdso */
+	c = bpf_map_lookup_elem(&bt_unwind_vma_found, &zero);
+	if (!c)
+		return 0;
 	c->start = vma->vm_start;
 	c->end = vma->vm_end;
 	c->pgoff = vma->vm_pgoff;
-	c->ino = inode->i_ino;
-	c->dev = inode->i_sb->s_dev;
+	c->key.ino = inode->i_ino;
+	c->key.dev = inode->i_sb->s_dev;
 	c->found = 1;
 	return 0;
 }
@@ -166,27 +184,28 @@ static long bt_unwind_vma_cb(struct task_struct *task, struct vm_area_struct *vm
  */
 static __always_inline bool bt_unwind_by_file(struct bt_unwind_cache *w, __u64 pc)
 {
-	struct bt_unwind_vma c = {};
-	struct bt_unwind_file_key key;
 	struct bt_unwind_file *f;
+	struct bt_unwind_vma *c;
 	__u64 off, o;
-	__u32 i;
+	__u32 i = 0;
 
-	if (bpf_find_vma(bpf_get_current_task_btf(), pc, bt_unwind_vma_cb, &c, 0) || !c.found)
+	c = bpf_map_lookup_elem(&bt_unwind_vma_found, &i);
+	if (!c)
 		return false;
-	key.dev = c.dev;
-	key.ino = c.ino;
-	f = bpf_map_lookup_elem(&bt_unwind_files, &key);
+	c->found = 0;
+	if (bpf_find_vma(bpf_get_current_task_btf(), pc, bt_unwind_vma_cb, NULL, 0) || !c->found)
+		return false;
+	f = bpf_map_lookup_elem(&bt_unwind_files, &c->key);
 	if (!f)
 		return false;
-	off = c.pgoff << 12;
+	off = c->pgoff << 12;
 #pragma unroll
 	for (i = 0; i < BT_UNWIND_FILE_LOADS; i++) {
 		o = f->loads[i].offset;
 		if (i < f->nloads && (o & ~4095ULL) <= off && off < o + f->loads[i].filesz) {
-			w->start = c.start;
-			w->end = c.end;
-			w->bias = c.start + o - f->loads[i].vaddr - off;
+			w->start = c->start;
+			w->end = c->end;
+			w->bias = c->start + o - f->loads[i].vaddr - off;
 			w->table = f->table;
 			bt_unwind_count(BT_UNWIND_STAT_BY_FILE, 1);
 			return true;
