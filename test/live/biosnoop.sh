@@ -122,6 +122,18 @@ for r in ours:
 EOF
 ok "--json"
 
+# fallback_reads WHAT AWK-CONDITION: the file's rows of dd's 8 reads through a fallback path:
+# every one attributed to dd (comm and pid) and meeting the condition. Not all 8 are asked:
+# biosnoop rarely loses a request whole (docs/biosnoop.md, "Known issue": 3 of 8 once in a clean
+# run, 1 of 8 in ~60 runs under concurrent I/O); this path's point is the attribution.
+fallback_reads() {
+	bad=$(file_reads "\$2 != c || \$3 != p || !($2)" | grep -c .)
+	n=$(file_reads '$2 == c && $3 == p' | grep -c .)
+	[ "$bad" -eq 0 ] || fail "$1: $bad rows of the file not $RD (pid $ddpid) as expected: $(disk_rows)"
+	[ "$n" -ge 4 ] && [ "$n" -le 8 ] ||
+		fail "$1: $n rows of $RD (pid $ddpid) on $BLK_DISK, expected 8 (at least 4): $(disk_rows)"
+}
+
 # Kernels where tp_btf cannot be loaded take raw_tp (forced here): the same rows.
 export BPFTOOLS_NO_TP_BTF=1 BPFTOOLS_DEBUG=1
 start_tool biosnoop
@@ -133,8 +145,7 @@ stop_tool
 unset BPFTOOLS_NO_TP_BTF BPFTOOLS_DEBUG
 expect_rc 0 "biosnoop without tp_btf"
 grep -q "using 'issue_raw' instead of 'issue_btf'" "$ERR" || fail "raw_tp fallback not taken"
-n=$(file_reads '$2 == c && $3 == p' | grep -c .)
-[ "$n" -eq 8 ] || fail "raw_tp: $n rows of $RD (pid $ddpid) on $BLK_DISK, expected 8: $(disk_rows)"
+fallback_reads "raw_tp" '1'
 ok "raw_tp fallback"
 
 # Kernels without block_io_start (and without kprobes): the submitter is noted per bio at
@@ -149,8 +160,7 @@ stop_tool
 unset BPFTOOLS_SKIP_PROGS BPFTOOLS_DEBUG
 expect_rc 0 "biosnoop -Q without block_io_start"
 grep -q "the issuing task is noted per bio" "$ERR" || fail "block_getrq path not taken"
-n=$(file_reads '$2 == c && $3 == p && $8 ~ /^[0-9]/' | grep -c .)
-[ "$n" -eq 8 ] || fail "block_getrq: $n rows of $RD (pid $ddpid) with a queue time, expected 8: $(disk_rows)"
+fallback_reads "block_getrq" '$8 ~ /^[0-9]/'
 ok "submitter through block_getrq"
 
 # A duration: the trace ends by itself.
