@@ -484,7 +484,7 @@ struct cache_hdr {
 	__u32 btf_size;
 };
 
-static __u64 fnv(__u64 h, const void *p, size_t n)
+__u64 bt_fnv(__u64 h, const void *p, size_t n)
 {
 	const unsigned char *c = p;
 
@@ -504,15 +504,15 @@ __u64 bt_btf_kernel_key(__u64 h)
 	fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		while ((n = read(fd, buf, sizeof(buf))) > 0)
-			h = fnv(h, buf, n);
+			h = bt_fnv(h, buf, n);
 		close(fd);
 	}
 	if (!uname(&u)) {
-		h = fnv(h, u.release, strlen(u.release));
-		h = fnv(h, u.version, strlen(u.version));
+		h = bt_fnv(h, u.release, strlen(u.release));
+		h = bt_fnv(h, u.version, strlen(u.version));
 	}
 	if (!stat("/sys/kernel/btf/vmlinux", &st))
-		h = fnv(h, &st.st_size, sizeof(st.st_size));
+		h = bt_fnv(h, &st.st_size, sizeof(st.st_size));
 	return h;
 }
 
@@ -556,7 +556,7 @@ static bool cache_path(const char *name, int kind, const char *suffix, char *pat
 		dir_err = bt_btf_cache_dir();
 		if (dir_err)
 			bt_debug("no BTF id cache in %s: %s", BT_BTF_CACHE_DIR, strerror(-dir_err));
-		key = bt_btf_kernel_key(fnv(0xcbf29ce484222325ULL, "bpftools-btf-ids", 16));
+		key = bt_btf_kernel_key(bt_fnv(0xcbf29ce484222325ULL, "bpftools-btf-ids", 16));
 	}
 	if (dir_err)
 		return false;
@@ -598,24 +598,18 @@ cleanup:
 	return ret;
 }
 
-static int write_cache(const char *path, int id, const struct btf *excerpt)
+int bt_btf_cache_write(const char *path, const void *head, size_t head_len, const void *data,
+		       size_t len)
 {
-	struct cache_hdr h = { .magic = "BTID", .format = CACHE_FORMAT, .id = id };
 	char tmp[PATH_MAX + 8];
-	const void *data = NULL;
 	int fd, err = 0;
 
-	if (excerpt) {
-		data = btf__raw_data(excerpt, &h.btf_size);
-		if (!data)
-			return -ENOMEM;
-	}
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -errno;
-	if (write(fd, &h, sizeof(h)) != sizeof(h) ||
-	    (h.btf_size && write(fd, data, h.btf_size) != (ssize_t)h.btf_size))
+	if ((head_len && write(fd, head, head_len) != (ssize_t)head_len) ||
+	    (len && write(fd, data, len) != (ssize_t)len))
 		err = errno ? -errno : -EIO;
 	if (close(fd) && !err)
 		err = -errno;
@@ -625,6 +619,19 @@ static int write_cache(const char *path, int id, const struct btf *excerpt)
 	if (err)
 		unlink(tmp);
 	return err;
+}
+
+static int write_cache(const char *path, int id, const struct btf *excerpt)
+{
+	struct cache_hdr h = { .magic = "BTID", .format = CACHE_FORMAT, .id = id };
+	const void *data = NULL;
+
+	if (excerpt) {
+		data = btf__raw_data(excerpt, &h.btf_size);
+		if (!data)
+			return -ENOMEM;
+	}
+	return bt_btf_cache_write(path, &h, sizeof(h), data, h.btf_size);
 }
 
 int bt_btf_id(const char *name, int kind, struct btf **excerpt)

@@ -45,6 +45,11 @@ int bt_btf_scan(int fd, const char *name, int kind, struct btf **excerpt);
 
 /* The running kernel's identity, hashed into h: its build-id note, release, version, BTF size. */
 __u64 bt_btf_kernel_key(__u64 h);
+/* FNV-1a over n bytes at p, continuing from h (the cache keys). */
+__u64 bt_fnv(__u64 h, const void *p, size_t n);
+/* Write head then data to path through a temporary file renamed over it: whole or not at all. */
+int bt_btf_cache_write(const char *path, const void *head, size_t head_len, const void *data,
+		       size_t len);
 
 /* BT_BTF_CACHE_DIR, made 0700 when missing; -EPERM unless ours and writable by no one else. */
 int bt_btf_cache_dir(void);

@@ -492,39 +492,15 @@ static const void *elf_section(const void *elf, size_t size, const char *want, s
 	return NULL;
 }
 
-static __u64 fnv(__u64 h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	while (n--)
-		h = (h ^ *c++) * 0x100000001b3ULL;
-	return h;
-}
-
 static int write_cache(const char *path, const struct btf *btf)
 {
-	char tmp[PATH_MAX + 8];
 	const void *data;
 	__u32 size;
-	int fd, err = 0;
 
 	data = btf__raw_data(btf, &size);
 	if (!data)
 		return -ENOMEM;
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, data, size) != (ssize_t)size)
-		err = errno ? -errno : -EIO;
-	if (close(fd) && !err)
-		err = -errno;
-	/* whole or not at all: another run may be reading the same name */
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return bt_btf_cache_write(path, NULL, 0, data, size);
 }
 
 static int make_cache(const char *path, const void *elf, size_t size)
@@ -571,13 +547,13 @@ const struct bpf_object_open_opts *bt_core_btf_open_opts(const void *(*elf_bytes
 	sec = elf_section(elf, size, ".BTF.ext", &len);
 	if (!sec)
 		return NULL; /* no relocations: libbpf parses nothing either */
-	key = fnv(0xcbf29ce484222325ULL, "bpftools-core-btf", 17);
-	key = fnv(key, &(int){ CACHE_FORMAT }, sizeof(int));
-	key = fnv(key, sec, len);
+	key = bt_fnv(0xcbf29ce484222325ULL, "bpftools-core-btf", 17);
+	key = bt_fnv(key, &(int){ CACHE_FORMAT }, sizeof(int));
+	key = bt_fnv(key, sec, len);
 	sec = elf_section(elf, size, ".BTF", &len);
 	if (!sec)
 		return NULL;
-	key = bt_btf_kernel_key(fnv(key, sec, len));
+	key = bt_btf_kernel_key(bt_fnv(key, sec, len));
 	err = bt_btf_cache_dir();
 	if (err) {
 		bt_debug("no CO-RE BTF cache in %s: %s", CACHE_DIR, strerror(-err));
