@@ -319,17 +319,6 @@ cleanup:
 	return err;
 }
 
-static const char *return_how(const char *how)
-{
-	if (!strcmp(how, "fentry"))
-		return "fexit";
-	if (!strcmp(how, "kprobe"))
-		return "kretprobe";
-	if (!strcmp(how, "kprobe.multi"))
-		return "kretprobe.multi";
-	return how;
-}
-
 /* -v: what each function is attached with; BCC prints its generated program instead. */
 static void describe(const struct bt_targets *t, const struct bt_attach *a, size_t n)
 {
@@ -345,7 +334,7 @@ static void describe(const struct bt_targets *t, const struct bt_attach *a, size
 				out ? out : "none");
 		else
 			bt_note("'%s' (%s): entry %s, return %s", e->name, e->func,
-				in ? in : "none", out ? return_how(out) : "none");
+				in ? in : "none", out ? out : "none");
 	}
 }
 

@@ -870,18 +870,6 @@ cleanup:
 	return err;
 }
 
-/* The attach layer names a kernel return probe by its mechanism's entry form. */
-static const char *return_how(const char *how)
-{
-	if (!strcmp(how, "fentry"))
-		return "fexit";
-	if (!strcmp(how, "kprobe"))
-		return "kretprobe";
-	if (!strcmp(how, "kprobe.multi"))
-		return "kretprobe.multi";
-	return how;
-}
-
 static void describe(const struct bt_targets *targets, char **names, const struct bt_attach *a)
 {
 	size_t n = targets->n / 2, i;
@@ -898,7 +886,7 @@ static void describe(const struct bt_targets *targets, char **names, const struc
 				r->category, r->event, bt_attach__how(a, i));
 		else
 			bt_note("'%s': kernel function %s: %s + %s", names[i], t->func,
-				bt_attach__how(a, i), return_how(bt_attach__how(a, n + i)));
+				bt_attach__how(a, i), bt_attach__how(a, n + i));
 	}
 }
 

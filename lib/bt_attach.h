@@ -134,7 +134,10 @@ int bt_attach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pro
 		       struct bt_attach **out);
 /* After load: attach every target; progress on a terminal past 100 links. */
 int bt_attach__commit(struct bt_attach *a);
-/* How target i was attached: "fentry", "kprobe", "kprobe.multi", "uprobe", "tracepoint", "usdt". */
+/*
+ * How target i was attached: "fentry", "kprobe", "kprobe.multi", "uprobe", "tracepoint", "usdt";
+ * a kernel return target by its return form ("fexit", "kretprobe", "kretprobe.multi").
+ */
 const char *bt_attach__how(const struct bt_attach *a, size_t i);
 /* Detach everything (also removes legacy tracefs probe events). NULL is fine. */
 void bt_attach__destroy(struct bt_attach *a);

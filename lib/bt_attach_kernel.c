@@ -41,6 +41,13 @@ static const char *const mech_names[] = {
 	[KM_KPROBE_MULTI] = "kprobe.multi",
 };
 
+static const char *const return_mech_names[] = {
+	[KM_NONE] = "failed",
+	[KM_FENTRY] = "fexit",
+	[KM_KPROBE] = "kretprobe",
+	[KM_KPROBE_MULTI] = "kretprobe.multi",
+};
+
 struct ktarget {
 	size_t idx; /* position in the caller's targets: the cookie */
 	const struct bt_target *t;
@@ -515,9 +522,12 @@ size_t bt_kattach__count(const struct bt_kattach *k)
 
 const char *bt_kattach__how(const struct bt_kattach *k, size_t i)
 {
+	const struct ktarget *kt;
+
 	if (!k || i >= k->ntargets || k->pos[i] < 0)
 		return NULL;
-	return mech_names[k->v[k->pos[i]].how];
+	kt = &k->v[k->pos[i]];
+	return (kt->t->retprobe ? return_mech_names : mech_names)[kt->how];
 }
 
 void bt_kattach__destroy(struct bt_kattach *k)
