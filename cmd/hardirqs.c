@@ -202,16 +202,9 @@ static int run(const struct bt_cmd *cmd)
 		err = bt_skel_select(skel->obj, cmd->probes);
 	if (err)
 		goto cleanup;
-	err = hardirqs_bpf__load(skel);
-	if (err) {
-		bt_err("cannot load the BPF programs: %s", strerror(-err));
+	err = bt_skel_load_attach(skel->skeleton, "irq:irq_handler_entry/exit");
+	if (err)
 		goto cleanup;
-	}
-	err = hardirqs_bpf__attach(skel);
-	if (err) {
-		bt_err("cannot attach to irq:irq_handler_entry/exit: %s", strerror(-err));
-		goto cleanup;
-	}
 	s.totals = bt_summary__new(bpf_map__fd(skel->maps.totals), &totals_opts);
 	s.dists = s.totals ? bt_summary__new(bpf_map__fd(skel->maps.dists), &dists_opts) : NULL;
 	if (!s.dists) {

@@ -464,16 +464,9 @@ static int run(const struct bt_cmd *cmd)
 		err = choose_programs(skel, mode);
 	if (err)
 		goto cleanup;
-	err = opensnoop_bpf__load(skel);
-	if (err) {
-		bt_err("cannot load the BPF programs: %s", strerror(-err));
+	err = bt_skel_load_attach(skel->skeleton, "the open syscall tracepoints");
+	if (err)
 		goto cleanup;
-	}
-	err = opensnoop_bpf__attach(skel);
-	if (err) {
-		bt_err("cannot attach to the open syscall tracepoints: %s", strerror(-err));
-		goto cleanup;
-	}
 	err = bt_events__new(skel->obj, skel->maps.events, on_event, s, &events);
 	if (err) {
 		bt_err("cannot open the event buffer: %s", strerror(-err));

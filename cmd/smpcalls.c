@@ -291,16 +291,9 @@ static int run(const struct bt_cmd *cmd)
 		err = bt_stacks__configure(skel->obj, &sopts);
 	if (err)
 		goto cleanup;
-	err = smpcalls_bpf__load(skel);
-	if (err) {
-		bt_err("cannot load the BPF programs: %s", strerror(-err));
+	err = bt_skel_load_attach(skel->skeleton, "the cross-call probes");
+	if (err)
 		goto cleanup;
-	}
-	err = smpcalls_bpf__attach(skel);
-	if (err) {
-		bt_err("cannot attach the cross-call probes: %s", strerror(-err));
-		goto cleanup;
-	}
 	if (opts.stacks) {
 		err = bt_stacks__new(skel->obj, &sopts, &s.stacks);
 		if (err) {

@@ -172,16 +172,9 @@ static int run(const struct bt_cmd *cmd)
 		err = bt_skel_select(skel->obj, cmd->probes);
 	if (err)
 		goto cleanup;
-	err = softirqs_bpf__load(skel);
-	if (err) {
-		bt_err("cannot load the BPF programs: %s", strerror(-err));
+	err = bt_skel_load_attach(skel->skeleton, "irq:softirq_entry/exit");
+	if (err)
 		goto cleanup;
-	}
-	err = softirqs_bpf__attach(skel);
-	if (err) {
-		bt_err("cannot attach to irq:softirq_entry/exit: %s", strerror(-err));
-		goto cleanup;
-	}
 	s.sum = bt_summary__new(bpf_map__fd(skel->maps.stats), &sum_opts);
 	if (!s.sum) {
 		err = -errno;

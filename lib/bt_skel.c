@@ -467,6 +467,21 @@ static void *destroy_link(void *link)
 	return NULL;
 }
 
+int bt_skel_load_attach(struct bpf_object_skeleton *s, const char *what)
+{
+	int err;
+
+	err = bpf_object__load_skeleton(s);
+	if (err) {
+		bt_err("cannot load the BPF programs: %s", strerror(-err));
+		return err;
+	}
+	err = bpf_object__attach_skeleton(s);
+	if (err)
+		bt_err("cannot attach to %s: %s", what, strerror(-err));
+	return err;
+}
+
 void bt_skel_detach(struct bpf_object_skeleton *s)
 {
 	pthread_t *threads;

@@ -56,6 +56,13 @@ int bt_rodata_set(struct bpf_object *obj, const char *var, const void *val, size
 int bt_rodata_get(struct bpf_object *obj, const char *var, void *val, size_t size);
 
 /*
+ * Load the skeleton's programs and attach them: what every command does once its options
+ * are in the object. One line on failure ("cannot load the BPF programs", "cannot attach to
+ * WHAT"); 0 or -errno.
+ */
+int bt_skel_load_attach(struct bpf_object_skeleton *s, const char *what);
+
+/*
  * Detach every link of an attached skeleton, all at once: closing a classic tracepoint's perf
  * event waits for an RCU grace period (~50 ms here), and closes in parallel share one. Call
  * before NAME_bpf__destroy(), which then has nothing left to detach.
