@@ -18,16 +18,19 @@ struct bt_ksyms {
 	int restricted;
 };
 
-struct raw_sym {
-	uint64_t addr;
-	size_t name, module; /* offsets into strs; module (size_t)-1 for vmlinux */
-	char type;
-	size_t seq;
-};
+/*
+ * While loading, a bt_ksym holds offsets into the string arena, not pointers (the arena
+ * moves as it grows): name as is, module + 1 (0 for vmlinux), and in size the line number,
+ * which keeps the sort stable among aliases. One array serves from parsing to the end, so
+ * the peak is that array, the names and the sort's index: ~11 MB for 122,000 symbols,
+ * where a separate parsing array cost another 5 MB.
+ */
+#define KS_NAME(strs, s) ((strs) + (size_t)(s)->name)
+#define KS_SEQ(s) ((s)->size)
 
-static int ksym_rank(const struct raw_sym *s, const char *strs)
+static int ksym_rank(const struct bt_ksym *s, const char *strs)
 {
-	const char *p = strs + s->name;
+	const char *p = KS_NAME(strs, s);
 	int r = (s->type >= 'a' && s->type <= 'z') ? 10 : 0; /* global over local */
 
 	if (s->type == 'W' || s->type == 'w' || s->type == 'V' || s->type == 'v')
@@ -47,7 +50,7 @@ static const char *sort_strs; /* qsort has no context argument in C11 */
 
 static int cmp_raw(const void *a, const void *b)
 {
-	const struct raw_sym *x = a, *y = b;
+	const struct bt_ksym *x = a, *y = b;
 	int rx, ry;
 
 	if (x->addr != y->addr)
@@ -56,7 +59,7 @@ static int cmp_raw(const void *a, const void *b)
 	ry = ksym_rank(y, sort_strs);
 	if (rx != ry)
 		return rx - ry;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return KS_SEQ(x) < KS_SEQ(y) ? -1 : KS_SEQ(x) > KS_SEQ(y);
 }
 
 static int push_str(char **buf, size_t *len, size_t *cap, const char *s, size_t n, size_t *off)
@@ -81,7 +84,7 @@ static int push_str(char **buf, size_t *len, size_t *cap, const char *s, size_t 
 }
 
 /* "ffffffff81000000 T _stext" or "ffffffffc0001000 t fn\t[module]" */
-static int parse_line(char *line, struct raw_sym *rs, char **name, size_t *name_len, char **mod,
+static int parse_line(char *line, struct bt_ksym *rs, char **name, size_t *name_len, char **mod,
 		      size_t *mod_len)
 {
 	char *p = line, *end;
@@ -114,10 +117,10 @@ static int parse_line(char *line, struct raw_sym *rs, char **name, size_t *name_
 
 int bt_ksyms__load(const char *path, struct bt_ksyms **out)
 {
-	struct raw_sym *raw = NULL, *nr;
+	struct bt_ksym *syms = NULL, *grown;
 	size_t nraw = 0, rcap = 0, slen = 0, scap = 0, i, n;
-	size_t prev_mod = (size_t)-1, prev_mod_len = 0;
-	char *line = NULL, *strs = NULL;
+	size_t prev_mod = 0, prev_mod_len = 0, off;
+	char *line = NULL, *strs = NULL, *shrunk;
 	size_t lcap = 0;
 	struct bt_ksyms *ks = NULL;
 	int err = 0, nonzero = 0;
@@ -128,7 +131,7 @@ int bt_ksyms__load(const char *path, struct bt_ksyms **out)
 	if (!f)
 		return -errno;
 	while (getline(&line, &lcap, f) > 0) {
-		struct raw_sym rs = { 0 };
+		struct bt_ksym rs = { 0 };
 		char *name, *mod;
 		size_t name_len, mod_len;
 
@@ -138,70 +141,70 @@ int bt_ksyms__load(const char *path, struct bt_ksyms **out)
 			continue; /* absolute values (percpu offsets), not code */
 		if (nraw == rcap) {
 			rcap = rcap ? rcap * 2 : 65536;
-			nr = realloc(raw, rcap * sizeof(*raw));
-			if (!nr) {
+			grown = realloc(syms, rcap * sizeof(*syms));
+			if (!grown) {
 				err = -ENOMEM;
 				goto cleanup;
 			}
-			raw = nr;
+			syms = grown;
 		}
-		err = push_str(&strs, &slen, &scap, name, name_len, &rs.name);
+		err = push_str(&strs, &slen, &scap, name, name_len, &off);
 		if (err)
 			goto cleanup;
-		rs.module = (size_t)-1;
+		rs.name = (const char *)off;
 		if (mod) {
 			/* a module's symbols come in one run: intern against the last one */
-			if (prev_mod != (size_t)-1 && prev_mod_len == mod_len &&
-			    !memcmp(strs + prev_mod, mod, mod_len)) {
-				rs.module = prev_mod;
+			if (prev_mod && prev_mod_len == mod_len &&
+			    !memcmp(strs + prev_mod - 1, mod, mod_len)) {
+				off = prev_mod - 1;
 			} else {
-				err = push_str(&strs, &slen, &scap, mod, mod_len, &rs.module);
+				err = push_str(&strs, &slen, &scap, mod, mod_len, &off);
 				if (err)
 					goto cleanup;
-				prev_mod = rs.module;
+				prev_mod = off + 1;
 				prev_mod_len = mod_len;
 			}
+			rs.module = (const char *)(off + 1);
 		}
-		rs.seq = nraw;
+		KS_SEQ(&rs) = nraw;
 		nonzero |= rs.addr != 0;
-		raw[nraw++] = rs;
+		syms[nraw++] = rs;
 	}
 	ks = calloc(1, sizeof(*ks));
-	if (!ks || !(ks->syms = calloc(nraw ? nraw : 1, sizeof(*ks->syms)))) {
+	if (!ks) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
 	sort_strs = strs;
-	qsort(raw, nraw, sizeof(*raw), cmp_raw);
+	qsort(syms, nraw, sizeof(*syms), cmp_raw);
 	for (i = 0, n = 0; i < nraw; i++) {
-		if (n && raw[i].addr == ks->syms[n - 1].addr)
+		if (n && syms[i].addr == syms[n - 1].addr)
 			continue; /* an alias; the best name sorted first */
-		ks->syms[n++] = (struct bt_ksym){
-			.addr = raw[i].addr,
-			.name = (const char *)raw[i].name, /* offsets until strs stops moving */
-			.module = raw[i].module == (size_t)-1 ? NULL : (const char *)raw[i].module,
-			.type = raw[i].type,
-		};
+		syms[n++] = syms[i];
 	}
+	/* give back what doubling left over: large blocks are mmap'ed, so this is real */
+	if (n && (grown = realloc(syms, n * sizeof(*syms))))
+		syms = grown;
+	if (slen && (shrunk = realloc(strs, slen)))
+		strs = shrunk;
 	for (i = 0; i < n; i++) {
-		ks->syms[i].name = strs + (size_t)ks->syms[i].name;
-		if (ks->syms[i].module)
-			ks->syms[i].module = strs + (size_t)ks->syms[i].module;
-		ks->syms[i].size = i + 1 < n ? ks->syms[i + 1].addr - ks->syms[i].addr : 0;
+		syms[i].name = strs + (size_t)syms[i].name;
+		if (syms[i].module)
+			syms[i].module = strs + (size_t)syms[i].module - 1;
+		syms[i].size = i + 1 < n ? syms[i + 1].addr - syms[i].addr : 0;
 	}
+	ks->syms = syms;
 	ks->n = n;
 	ks->strs = strs;
 	ks->restricted = nraw > 0 && !nonzero;
+	syms = NULL;
 	strs = NULL;
 	*out = ks;
 	ks = NULL;
 cleanup:
-	if (ks) {
-		free(ks->syms);
-		free(ks);
-	}
+	free(ks);
+	free(syms);
 	free(strs);
-	free(raw);
 	free(line);
 	fclose(f);
 	return err;
