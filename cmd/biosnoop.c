@@ -295,6 +295,9 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot read events: %s", strerror(-err));
 	if (!ferror(stdout)) /* after `| head`, events left unread are nobody's loss */
 		bt_events__report_lost(events);
+	if (skel->bss->unseen) /* docs/biosnoop.md, "Unseen completions" */
+		bt_warn("%llu requests ended unseen: the kernel ran no completion probe for them",
+			(unsigned long long)skel->bss->unseen);
 cleanup:
 	bt_evloop__free(loop);
 	bt_events__free(events);
