@@ -59,6 +59,25 @@ n=$(grep -c 'prog_type=BPF_PROG_TYPE_TRACING' "$T/st")
 [ "$n" = 2 ] || fail "a warm softirqs made $n BPF_PROG_TYPE_TRACING loads, not its 2 programs"
 ok "a warm run makes no trial tp_btf load"
 
+# The unwinder's probe object (--unwind=auto: does this kernel's verifier take the walker?) is
+# loaded once per kernel and build: a success is noted in BT_BTF_CACHE_DIR (bt_unwind_probe_*).
+probe_loads() { # $1: label; the rest: env for the run
+	label=$1
+	shift
+	env "$@" timeout -s INT -k 5 20 strace -f --seccomp-bpf -e trace=bpf -o "$T/st" \
+		"$BPFTOOLS" offcputime -p 1 1 >/dev/null 2>"$T/err" ||
+		fail "offcputime ($label) under strace: $(head -3 "$T/err")"
+	grep -c 'prog_name="bt_unwind_probe"' "$T/st"
+}
+rm -f /run/bpftools/btf/*-bt_unwind_probe_*.loads
+[ "$(probe_loads cold)" = 1 ] || fail "a cold offcputime did not load the unwinder's probe"
+ls /run/bpftools/btf/*-bt_unwind_probe_*.loads >/dev/null 2>&1 ||
+	fail "the probe's success was not noted"
+[ "$(probe_loads warm)" = 0 ] || fail "a warm offcputime loaded the unwinder's probe again"
+[ "$(probe_loads no-cache BPFTOOLS_NO_BTF_IDS_CACHE=1)" = 1 ] ||
+	fail "BPFTOOLS_NO_BTF_IDS_CACHE=1 did not load the unwinder's probe"
+ok "the unwinder's probe loads once per kernel (cold 1, warm 0)"
+
 # A warm run of each tp_btf tool reads nothing of the raw BTF (strace -y names each read's file;
 # --seccomp-bpf stops only on the traced calls, so the symbolizer's reads run at full speed).
 for tool in "biolatency 1 1" "softirqs 1 1" "hardirqs 1 1" "offcputime 1" "offwaketime 1"; do
