@@ -1027,9 +1027,6 @@ static int run(const struct bt_cmd *cmd)
 		s.entries_fd = bpf_map__fd(skel->maps.entries);
 		s.profiles_fd = bpf_map__fd(skel->maps.profiles);
 	}
-	/* after the -p target is indexed: tests take this line as "tracing now" */
-	if (opts.verbose)
-		describe(&targets, names, attach);
 	err = bt_events__new(skel->obj, skel->maps.events, on_event, &s, &s.events);
 	if (err) {
 		bt_err("cannot open the event buffer: %s", strerror(-err));
@@ -1046,7 +1043,10 @@ static int run(const struct bt_cmd *cmd)
 	}
 	if (s.stacks)
 		bt_evloop__set_tick(loop, 1000, recycle_stacks, &s);
-	/* last, so that a script can take these lines to mean that tracing has started */
+	/*
+	 * Last (after the -p target is indexed, too), so that a script can take these lines to
+	 * mean that tracing has started.
+	 */
 	if (opts.verbose)
 		describe(&targets, names, attach);
 

@@ -118,6 +118,14 @@ struct bt_attach_progs {
 	 */
 	struct bpf_program *tracepoint_ret;
 	struct bpf_program *usdt;
+	/*
+	 * SEC("?uprobe.session"), optional: one program for a user function's entry and return
+	 * (6.13+), which then has one link instead of two. It runs with the entry target's index
+	 * and tells the two apart itself (at the entry, PT_REGS_IP() == bpf_get_func_ip()); it
+	 * returns 0 at the entry to be run at the return, 1 not to be. Used for an entry and a
+	 * return target of the same function, file and pid; the return target has no link.
+	 */
+	struct bpf_program *usession;
 };
 
 struct bt_attach; /* the chosen modes and, after commit, every link */

@@ -26,6 +26,18 @@
  */
 #define BT_TRACE_UPROBE_MULTI 48
 #define BT_F_UPROBE_MULTI_RETURN 1
+/*
+ * uprobe.session (6.13): one program runs at a function's entry and, when it returned 0 there,
+ * at its return, through one link. Entry and return links would cost two removals at exit,
+ * each waiting for the kernel's uprobe grace periods (30-50 ms on 6.18, serialized).
+ */
+#define BT_TRACE_UPROBE_SESSION 57
+
+enum urole {
+	UR_OWN = 0,	/* a link (or a share of a uprobe.multi link) of its own */
+	UR_SESSION,	/* an entry whose session link also runs at its return */
+	UR_SESSION_RET, /* that return: carried by its entry's link */
+};
 
 struct bt_umulti_attr { /* union bpf_attr's link_create with its uprobe_multi member */
 	__u32 prog_fd;
@@ -47,8 +59,9 @@ struct bt_uattach {
 	struct bpf_link **links;
 	const char **how;
 	size_t nuser;
-	bool multi; /* user functions through uprobe.multi links */
-	int *mfd;   /* those links: one per file, direction and pid */
+	bool multi;	     /* user functions through uprobe.multi links */
+	unsigned char *role; /* enum urole, per target */
+	int *mfd;	     /* those links: one per file, direction and pid */
 	size_t nmfd;
 };
 
@@ -92,6 +105,16 @@ static const char *kind_name(const struct bt_target *t)
 	}
 }
 
+/* BPFTOOLS_NO_UPROBE_SESSION=1 keeps separate entry and return links where sessions work. */
+static bool use_session(const struct bt_attach_progs *progs)
+{
+	const char *env = getenv("BPFTOOLS_NO_UPROBE_SESSION");
+
+	if (!progs->usession || (env && *env && *env != '0'))
+		return false;
+	return bt_feature(BT_FEAT_UPROBE_SESSION)->ok;
+}
+
 /* BPFTOOLS_NO_UPROBE_MULTI=1 takes the one-link-per-function path older kernels get. */
 static bool use_multi(void)
 {
@@ -100,6 +123,34 @@ static bool use_multi(void)
 	if (env && *env && *env != '0')
 		return false;
 	return bt_feature(BT_FEAT_UPROBE_MULTI)->ok;
+}
+
+/*
+ * Each user function's entry with its return (same file, offset and pid), where the tool has a
+ * session program: the entry's link then serves both, under the entry's index.
+ */
+static void pair_sessions(struct bt_uattach *u)
+{
+	const struct bt_targets *ts = u->targets;
+	size_t i, j;
+
+	for (i = 0; i < ts->n; i++) {
+		const struct bt_target *e = &ts->v[i];
+
+		if (e->kind != BT_SPEC_UFUNC || e->retprobe)
+			continue;
+		for (j = 0; j < ts->n; j++) {
+			const struct bt_target *r = &ts->v[j];
+
+			if (r->kind == BT_SPEC_UFUNC && r->retprobe && u->role[j] == UR_OWN &&
+			    r->offset == e->offset && r->pid == e->pid &&
+			    !strcmp(r->path, e->path)) {
+				u->role[i] = UR_SESSION;
+				u->role[j] = UR_SESSION_RET;
+				break;
+			}
+		}
+	}
 }
 
 int bt_uattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *progs,
@@ -116,10 +167,13 @@ int bt_uattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 	u->progs = *progs;
 	u->links = calloc(targets->n ? targets->n : 1, sizeof(*u->links));
 	u->how = calloc(targets->n ? targets->n : 1, sizeof(*u->how));
-	if (!u->links || !u->how) {
+	u->role = calloc(targets->n ? targets->n : 1, sizeof(*u->role));
+	if (!u->links || !u->how || !u->role) {
 		bt_uattach__destroy(u);
 		return -ENOMEM;
 	}
+	if (use_multi() && use_session(progs))
+		pair_sessions(u);
 	for (i = 0; i < targets->n; i++) {
 		const struct bt_target *t = &targets->v[i];
 		struct bpf_program *prog;
@@ -127,6 +181,19 @@ int bt_uattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 
 		if (!is_user(t))
 			continue;
+		if (u->role[i] != UR_OWN) {
+			prog = progs->usession;
+			/* no section libbpf 1.1 knows: the type is set here, and no auto-attach */
+			bpf_program__set_autoload(prog, true);
+			bpf_program__set_autoattach(prog, false);
+			bpf_program__set_type(prog, BPF_PROG_TYPE_KPROBE);
+			bpf_program__set_expected_attach_type(prog, BT_TRACE_UPROBE_SESSION);
+			u->how[i] = u->role[i] == UR_SESSION ? "uprobe.session"
+							     : "uprobe.session (return)";
+			u->nuser++;
+			u->multi = true;
+			continue;
+		}
 		prog = prog_for(progs, t, &how);
 		if (!prog) {
 			bt_err("this tool cannot trace %s ('%s')", kind_name(t), t->name);
@@ -202,7 +269,10 @@ static bool same_group(const struct bt_target *a, const struct bt_target *b)
 static int attach_group(struct bt_uattach *u, size_t first, bool *done, struct bt_progress *p)
 {
 	const struct bt_target *t = &u->targets->v[first];
-	struct bpf_program *prog = t->retprobe ? u->progs.uretprobe : u->progs.uprobe;
+	bool session = u->role[first] == UR_SESSION;
+	struct bpf_program *prog = session	 ? u->progs.usession
+				   : t->retprobe ? u->progs.uretprobe
+						 : u->progs.uprobe;
 	struct bt_umulti_attr attr;
 	__u64 *offsets, *cookies;
 	size_t i, n = 0;
@@ -217,7 +287,8 @@ static int attach_group(struct bt_uattach *u, size_t first, bool *done, struct b
 	}
 	u->mfd = mfd;
 	for (i = first; i < u->targets->n; i++) {
-		if (done[i] || !u->how[i] || !same_group(t, &u->targets->v[i]))
+		if (done[i] || !u->how[i] || u->role[i] != u->role[first] ||
+		    !same_group(t, &u->targets->v[i]))
 			continue;
 		offsets[n] = u->targets->v[i].offset;
 		cookies[n++] = i;
@@ -225,24 +296,25 @@ static int attach_group(struct bt_uattach *u, size_t first, bool *done, struct b
 	}
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = bpf_program__fd(prog);
-	attr.attach_type = BT_TRACE_UPROBE_MULTI;
+	attr.attach_type = session ? BT_TRACE_UPROBE_SESSION : BT_TRACE_UPROBE_MULTI;
 	attr.path = (__u64)(uintptr_t)t->path;
 	attr.offsets = (__u64)(uintptr_t)offsets;
 	attr.cookies = (__u64)(uintptr_t)cookies;
 	attr.cnt = n;
-	attr.umulti_flags = t->retprobe ? BT_F_UPROBE_MULTI_RETURN : 0;
+	attr.umulti_flags = !session && t->retprobe ? BT_F_UPROBE_MULTI_RETURN : 0;
 	attr.pid = t->pid > 0 ? t->pid : 0;
 	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 	if (fd < 0) {
 		err = -errno;
-		bt_err("cannot attach to %zu user function%s in '%s' (uprobe.multi%s): %s", n,
-		       n == 1 ? "" : "s", t->path, t->retprobe ? ", returns" : "", strerror(-err));
+		bt_err("cannot attach to %zu user function%s in '%s' (uprobe.%s%s): %s", n,
+		       n == 1 ? "" : "s", t->path, session ? "session" : "multi",
+		       t->retprobe ? ", returns" : "", strerror(-err));
 		goto cleanup;
 	}
 	u->mfd[u->nmfd++] = fd;
 	bt_progress_add(p, n);
-	bt_debug("%zu user function%s in '%s': one uprobe.multi link%s", n, n == 1 ? "" : "s",
-		 t->path, t->retprobe ? " (returns)" : "");
+	bt_debug("%zu user function%s in '%s': one uprobe.%s link%s", n, n == 1 ? "" : "s", t->path,
+		 session ? "session" : "multi", t->retprobe ? " (returns)" : "");
 cleanup:
 	free(offsets);
 	free(cookies);
@@ -258,7 +330,8 @@ static int attach_multi(struct bt_uattach *u, struct bt_progress *p)
 	if (!done)
 		return -ENOMEM;
 	for (i = 0; i < u->targets->n && !err; i++) {
-		if (done[i] || !u->how[i] || u->targets->v[i].kind != BT_SPEC_UFUNC)
+		if (done[i] || !u->how[i] || u->targets->v[i].kind != BT_SPEC_UFUNC ||
+		    u->role[i] == UR_SESSION_RET)
 			continue;
 		err = bt_stop_requested() ? -EINTR : attach_group(u, i, done, p);
 	}
@@ -360,5 +433,6 @@ void bt_uattach__destroy(struct bt_uattach *u)
 	free(u->mfd);
 	free(u->links);
 	free(u->how);
+	free(u->role);
 	free(u);
 }

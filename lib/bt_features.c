@@ -38,6 +38,7 @@ static struct bt_feature feats[BT_FEAT__COUNT] = {
 	[BT_FEAT_KPROBE_MULTI] = { "kprobe_multi", "kprobe.multi" },
 	[BT_FEAT_UPROBES] = { "uprobes", "uprobes" },
 	[BT_FEAT_UPROBE_MULTI] = { "uprobe_multi", "uprobe.multi" },
+	[BT_FEAT_UPROBE_SESSION] = { "uprobe_session", "uprobe.session" },
 	[BT_FEAT_USDT] = { "usdt", "USDT" },
 	[BT_FEAT_TP_BTF] = { "tp_btf", "tp_btf" },
 	[BT_FEAT_RAW_TP] = { "raw_tp", "raw_tp" },
@@ -351,10 +352,11 @@ static void probe_uprobes(struct bt_feature *f)
 		set_no(f, ENOENT, "kernel built without uprobes");
 }
 
-static void probe_uprobe_multi(struct bt_feature *f)
+/* attach_type: BPF_TRACE_UPROBE_MULTI (48) or BPF_TRACE_UPROBE_SESSION (57), which libbpf
+ * 1.1's headers predate */
+static void probe_uprobe_link(struct bt_feature *f, unsigned int attach_type, const char *older)
 {
-	/* BPF_TRACE_UPROBE_MULTI, which libbpf 1.1's headers predate */
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = 48);
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = attach_type);
 	char why[96];
 	int fd;
 
@@ -380,7 +382,7 @@ static void probe_uprobe_multi(struct bt_feature *f)
 	}
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = fd;
-	attr.attach_type = 48;
+	attr.attach_type = attach_type;
 	attr.path = (__u64)(uintptr_t) "/";
 	attr.offsets = (__u64)(uintptr_t)&offset;
 	attr.cnt = 1;
@@ -388,7 +390,7 @@ static void probe_uprobe_multi(struct bt_feature *f)
 	if (link >= 0 || errno != EBADF) {
 		if (link >= 0)
 			close(link);
-		set_no(f, EOPNOTSUPP, "kernel older than 6.6");
+		set_no(f, EOPNOTSUPP, "kernel older than %s", older);
 	} else {
 		f->ok = true;
 	}
@@ -521,7 +523,10 @@ const struct bt_feature *bt_feature(enum bt_feat id)
 		probe_uprobes(f);
 		break;
 	case BT_FEAT_UPROBE_MULTI:
-		probe_uprobe_multi(f);
+		probe_uprobe_link(f, 48, "6.6");
+		break;
+	case BT_FEAT_UPROBE_SESSION:
+		probe_uprobe_link(f, 57, "6.13");
 		break;
 	case BT_FEAT_USDT:
 		dep = bt_feature(BT_FEAT_UPROBES);

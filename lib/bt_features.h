@@ -19,6 +19,7 @@ enum bt_feat {
 	BT_FEAT_KPROBE_MULTI,
 	BT_FEAT_UPROBES,
 	BT_FEAT_UPROBE_MULTI,
+	BT_FEAT_UPROBE_SESSION, /* one program at entry and return of a uprobe.multi link (6.13+) */
 	BT_FEAT_USDT,
 	BT_FEAT_TP_BTF,
 	BT_FEAT_RAW_TP,

@@ -40,6 +40,7 @@ static struct bpf_program **progs_slot(struct bt_attach_progs *p, const char *se
 		{ "uretprobe", offsetof(struct bt_attach_progs, uretprobe) },
 		{ "tracepoint", offsetof(struct bt_attach_progs, tracepoint) },
 		{ "usdt", offsetof(struct bt_attach_progs, usdt) },
+		{ "uprobe.session", offsetof(struct bt_attach_progs, usession) },
 	};
 	size_t i, n = strcspn(sec, "/");
 

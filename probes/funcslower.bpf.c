@@ -367,6 +367,30 @@ int fs_uretprobe(struct pt_regs *ctx)
 }
 
 /*
+ * Entry and return in one program through one link (6.13+; lib/bt_attach.h, usession): the
+ * exit then removes one link, not two, each removal waiting out the kernel's uprobe grace
+ * periods. At the entry the probed address is the pc; at the return the pc is the caller's.
+ * The index is the entry target's; its return target is nr_entries further.
+ */
+SEC("?uprobe.session")
+int fs_usession(struct pt_regs *ctx)
+{
+	__u64 caller = 0;
+
+	if (PT_REGS_IP(ctx) != bpf_get_func_ip(ctx)) {
+		on_return(ctx, bt_target_index(ctx) + nr_entries, PT_REGS_RC(ctx));
+		return 0;
+	}
+	/* filtered out: 1 spares this call the return probe too */
+	if (bt_filtered_out())
+		return 1;
+	if (want_user)
+		bpf_probe_read_user(&caller, sizeof(caller), (void *)PT_REGS_SP(ctx));
+	regs_entry(ctx, caller);
+	return 0;
+}
+
+/*
  * syscall:NAME: sys_enter_NAME is the entry, sys_exit_NAME the return, each with its own
  * program: the kernel refuses a program that reads past a tracepoint's record, and
  * sys_enter_getppid's ends before sys_exit's ret.

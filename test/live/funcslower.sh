@@ -94,6 +94,25 @@ trace $N 0 -m 0 "$F"
 expect_line '^Tracing function calls slower than 0 ms\.\.\. Ctrl\+C to quit\.$'
 ok "-m 0 shows every call"
 
+# A user function's entry and return: one uprobe.session link where the kernel has it (6.13+;
+# the exit then removes one link, not two), else an entry link and a return link. Both show
+# every call with its return value; the runs above and below take the default.
+if "$BPFTOOLS" features | grep -q '^uprobe.session *yes'; then
+	grep -q ": uprobe.session + uprobe.session (return)\$" "$ERR" ||
+		fail "-v: not attached as one uprobe.session: $(head -1 "$ERR")"
+	(
+		BPFTOOLS_NO_UPROBE_SESSION=1
+		export BPFTOOLS_NO_UPROBE_SESSION
+		trace $N 0 -m 0 "$F"
+	) || fail "funcslower with separate entry and return links"
+	grep -q ": uprobe + uretprobe\$" "$ERR" ||
+		fail "BPFTOOLS_NO_UPROBE_SESSION=1 -v: not an entry and a return link: $(head -1 "$ERR")"
+	[ "$(rows)" = $N ] || fail "entry and return links: expected all $N calls, got $(rows)"
+	ok "a user function through one uprobe.session link, and through an entry and a return link"
+else
+	echo "note: no uprobe.session on this kernel (older than 6.13): entry and return links only"
+fi
+
 # -a 2: the arguments in hex; two functions, FUNC as given; -1 is ffffffffffffffff.
 trace $N 2 -m 0.5 -a 2 "$F" "$FAIL"
 expect_line '^COMM           PID    LAT\(ms\)             RVAL FUNC ARGS$'
