@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <bpf/libbpf.h>
@@ -7,6 +8,8 @@
 #include "bt_block_probes.h"
 #include "bt_disk.h"
 #include "bt_err.h"
+#include "bt_features.h"
+#include "bt_skel.h"
 
 const struct bt_probe bt_block_probes[] = {
 	/* creation: block_io_start (6.5+), else the accounting function it replaced */
@@ -57,6 +60,20 @@ int bt_block_choose(struct bpf_object *obj, bool queue_start, bool submitter,
 	struct bpf_map *notes = bpf_object__find_map_by_name(obj, "bt_bio_tasks");
 	bool created;
 
+	const char *lockdown = bt_lockdown(), *env = getenv("BPFTOOLS_BLOCK_DIRECT");
+	bool direct =
+		(lockdown && !strcmp(lockdown, "confidentiality")) || (env && *env && *env != '0');
+	int err;
+
+	/*
+	 * tp_btf programs walk the request only where probe reads are refused (BPFTOOLS_BLOCK_DIRECT=1
+	 * forces it, for the tests; probes/bt_block.bpf.h says why not always)
+	 */
+	err = bt_rodata_set(obj, "bt_block_direct", &direct, sizeof(direct));
+	if (err)
+		return err;
+	if (direct)
+		bt_debug("tp_btf programs read the request directly, not through probe reads");
 	any_loads(obj, insert_progs, !queue_start);
 	created = any_loads(obj, start_progs, !queue_start && !submitter);
 	if (!submitter || created) {

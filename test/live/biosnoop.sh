@@ -147,6 +147,21 @@ grep -q "using 'issue_raw' instead of 'issue_btf'" "$ERR" || fail "raw_tp fallba
 fallback_reads "raw_tp" '1'
 ok "raw_tp fallback"
 
+# Under lockdown=confidentiality (no probe reads) tp_btf programs walk the request directly
+# (forced here): the same rows, from the same disk and sectors.
+export BPFTOOLS_BLOCK_DIRECT=1 BPFTOOLS_DEBUG=1
+start_tool biosnoop
+"$(dd_as "$RD")" if="$BLK_FILE" of=/dev/null bs=4k count=8 iflag=direct 2>/dev/null &
+ddpid=$!
+wait $ddpid
+sleep 0.5
+stop_tool
+unset BPFTOOLS_BLOCK_DIRECT BPFTOOLS_DEBUG
+expect_rc 0 "biosnoop reading requests directly"
+grep -q "read the request directly" "$ERR" || fail "direct reads not taken"
+fallback_reads "direct reads" '1'
+ok "tp_btf reading requests directly"
+
 # Kernels without block_io_start (and without kprobes): the submitter is noted per bio at
 # block_getrq and taken by the request it made (forced here by skipping block_io_start).
 export BPFTOOLS_SKIP_PROGS=start_btf,start_raw BPFTOOLS_DEBUG=1
