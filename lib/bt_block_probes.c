@@ -70,8 +70,10 @@ int bt_block_choose(struct bpf_object *obj, bool queue_start, bool submitter,
 	 * forces it, for the tests; probes/bt_block.bpf.h says why not always)
 	 */
 	err = bt_rodata_set(obj, "bt_block_direct", &direct, sizeof(direct));
-	if (err)
+	if (err) {
+		bt_err("cannot set up the block probes: %s", strerror(-err));
 		return err;
+	}
 	if (direct)
 		bt_debug("tp_btf programs read the request directly, not through probe reads");
 	any_loads(obj, insert_progs, !queue_start);
