@@ -340,6 +340,9 @@ static int run(const struct bt_cmd *cmd)
 	if (bt_output_closed())
 		goto cleanup;
 	err = bt_interval_loop(&opts.iv, print_interval, &s);
+	if (skel->bss->unseen) /* docs/biosnoop.md, "Unseen completions" */
+		bt_warn("%llu requests ended unseen: the kernel ran no completion probe for them",
+			(unsigned long long)skel->bss->unseen);
 cleanup:
 	bt_summary__free(s.sum);
 	biolatency_bpf__destroy(skel);
