@@ -35,7 +35,9 @@ trace() {
   # SIGUSR1 only once it waits for it (in rt_sigtimedwait, 128 on x86-64): before that it
   # would kill the workload, and a tool walking by frame pointers can be ready first under TCG
   _i=0
-  until [ "$(cut -d' ' -f1 /proc/$wpid/syscall 2>/dev/null)" = 128 ]; do
+  # and only once it is the workload: the forked shell before its exec is not
+  until [ "$(readlink /proc/$wpid/exe 2>/dev/null)" = "$W" ] &&
+    [ "$(cut -d' ' -f1 /proc/$wpid/syscall 2>/dev/null)" = 128 ]; do
     [ $_i -ge 100 ] && fail "the workload never waited for SIGUSR1"
     sleep 0.1
     _i=$((_i + 1))
