@@ -319,6 +319,15 @@ static int run(const struct bt_cmd *cmd)
 	if (err)
 		goto cleanup;
 	skel->rodata->task_from_bio = how == BT_BLOCK_BY_BIO;
+	/* a preallocated per-CPU entry is 536 bytes per CPU: 1024 of them are 35 MB on 64 CPUs */
+	if (opts.disks || opts.flags)
+		err = bpf_map__set_map_flags(skel->maps.dist, BPF_F_NO_PREALLOC);
+	else
+		err = bpf_map__set_max_entries(skel->maps.dist, 1);
+	if (err) {
+		bt_err("cannot size the histogram map: %s", strerror(-err));
+		goto cleanup;
+	}
 	err = biolatency_bpf__load(skel);
 	if (err) {
 		bt_err("cannot load the BPF programs: %s", strerror(-err));
@@ -343,6 +352,9 @@ static int run(const struct bt_cmd *cmd)
 	if (skel->bss->unseen) /* docs/biosnoop.md, "Unseen completions" */
 		bt_warn("%llu requests ended unseen: the kernel ran no completion probe for them",
 			(unsigned long long)skel->bss->unseen);
+	if (skel->bss->uncounted)
+		bt_warn("%llu requests left out: no room for another histogram",
+			(unsigned long long)skel->bss->uncounted);
 cleanup:
 	bt_summary__free(s.sum);
 	biolatency_bpf__destroy(skel);

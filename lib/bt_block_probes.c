@@ -37,6 +37,23 @@ static const char *const start_progs[] = { "start_btf", "start_raw", "start_kp",
 					   NULL };
 static const char *const getrq_progs[] = { "getrq_btf", "getrq_raw", NULL };
 
+/* Each chosen tp_btf program gives way to its raw_tp fallback (the same signature). */
+static void prefer_raw_tp(struct bpf_object *obj)
+{
+	const struct bt_probe *p;
+	struct bpf_program *btf, *raw;
+
+	for (p = bt_block_probes; p->prog; p++) {
+		btf = bpf_object__find_program_by_name(obj, p->prog);
+		raw = p->fallback ? bpf_object__find_program_by_name(obj, p->fallback) : NULL;
+		if (!btf || !raw || !bpf_program__autoload(btf))
+			continue;
+		bpf_program__set_autoload(btf, false);
+		bpf_program__set_autoload(raw, true);
+		bt_debug("'%s' in place of '%s': probe reads are allowed", p->fallback, p->prog);
+	}
+}
+
 /* Whether any of the programs still loads; with off, switch them all off first. */
 static bool any_loads(struct bpf_object *obj, const char *const *names, bool off)
 {
@@ -58,24 +75,20 @@ int bt_block_choose(struct bpf_object *obj, bool queue_start, bool submitter,
 		    enum bt_block_submitter *how)
 {
 	struct bpf_map *notes = bpf_object__find_map_by_name(obj, "bt_bio_tasks");
-	bool created;
-
 	const char *lockdown = bt_lockdown(), *env = getenv("BPFTOOLS_BLOCK_DIRECT");
 	bool direct =
 		(lockdown && !strcmp(lockdown, "confidentiality")) || (env && *env && *env != '0');
-	int err;
+	bool created;
 
 	/*
-	 * tp_btf programs walk the request only where probe reads are refused (BPFTOOLS_BLOCK_DIRECT=1
-	 * forces it, for the tests; probes/bt_block.bpf.h says why not always)
+	 * tp_btf programs only where probe reads are refused (BPFTOOLS_BLOCK_DIRECT=1 forces
+	 * them, for the tests): elsewhere their raw_tp twins cost the verifier less (probes/
+	 * bt_block.bpf.h), ~1.5 ms of biolatency's start-up here.
 	 */
-	err = bt_rodata_set(obj, "bt_block_direct", &direct, sizeof(direct));
-	if (err) {
-		bt_err("cannot set up the block probes: %s", strerror(-err));
-		return err;
-	}
 	if (direct)
 		bt_debug("tp_btf programs read the request directly, not through probe reads");
+	else
+		prefer_raw_tp(obj);
 	any_loads(obj, insert_progs, !queue_start);
 	created = any_loads(obj, start_progs, !queue_start && !submitter);
 	if (!submitter || created) {

@@ -37,6 +37,7 @@ struct {
 	__type(value, struct start);
 } starts SEC(".maps");
 
+/* One entry without -D or -F; with them allocated as keys appear (cmd/biolatency.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 1024);
@@ -49,6 +50,8 @@ static const struct biolat_val zero_val; /* too big for the stack */
 /* Requests freed with no completion probe run for them (docs/biosnoop.md, "Unseen
  * completions"), found when the next request takes the address. */
 __u64 unseen = 0;
+/* Requests left out of the histograms: a new key found dist full, or no memory for it. */
+__u64 uncounted = 0;
 
 /*
  * Creation (attached with -Q or -c) and insertion (with -Q): the submitter is running at
@@ -164,8 +167,10 @@ static __always_inline int bt_block_completed(void *ctx, __u64 key)
 	if (!v) {
 		bpf_map_update_elem(&dist, &k, &zero_val, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(&dist, &k);
-		if (!v)
+		if (!v) {
+			__sync_fetch_and_add(&uncounted, 1);
 			return 0;
+		}
 	}
 	delta /= unit_ns;
 	slot = bt_log2_slot(delta);

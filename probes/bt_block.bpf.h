@@ -4,9 +4,9 @@
  * - the disk is rq->q->disk since 5.16-ish and rq->rq_disk before (CO-RE field check);
  * - operation and flag bits are found by their enumerator names in the kernel's BTF
  *   (bpf_core_enum_value), not by the numbers of the kernel we were compiled against.
- * Two readers: BPF_CORE_READ (raw_tp and kprobe programs get plain numbers; tp_btf programs
- * too, see bt_block_direct), and a direct walk of tp_btf's BTF pointers, which also works
- * under lockdown=confidentiality, where bpf_probe_read_kernel is refused.
+ * Two readers: BPF_CORE_READ (raw_tp and kprobe programs get plain numbers), and a direct
+ * walk of tp_btf's BTF pointers, which also works under lockdown=confidentiality, where
+ * bpf_probe_read_kernel is refused.
  */
 #ifndef BT_BLOCK_BPF_H
 #define BT_BLOCK_BPF_H
@@ -99,16 +99,12 @@ static __always_inline __u32 bt_rq_flags(__u32 f)
 }
 
 /*
- * Set by lib/bt_block_probes.c before load: tp_btf programs walk the request directly only
- * where bpf_probe_read_kernel is refused (lockdown=confidentiality). Elsewhere they read it
- * like raw_tp programs do: walking a BTF pointer makes the verifier search the kernel's
- * ~126,000 types by name for a trusted variant at each pointer followed
- * (btf_nested_type_is_trusted), 3 ms of a warm `biolatency 1 1`'s 15 (11 runs each, medians),
- * against ~8 helper calls (~0.25 us) per request. The branch not taken is never verified.
+ * tp_btf: rq is a BTF pointer the verifier lets us walk. These programs load only where
+ * bpf_probe_read_kernel is refused (lib/bt_block_probes.c): the walk makes the verifier
+ * search the kernel's ~126,000 types by name for a trusted variant at each pointer followed
+ * (btf_nested_type_is_trusted), and since 6.10 each tp_btf load searches them once more for
+ * the tracepoint's __bpf_trace function; raw_tp programs pay neither.
  */
-const volatile bool bt_block_direct = false;
-
-/* tp_btf: rq is a BTF pointer the verifier lets us walk. */
 static __always_inline void bt_rq_read_btf(struct request *rq, struct bt_rq *r)
 {
 	struct gendisk *disk;
@@ -144,20 +140,6 @@ static __always_inline void bt_rq_read_raw(struct request *rq, struct bt_rq *r)
 	r->len = BPF_CORE_READ(rq, __data_len);
 	r->op = bt_rq_op(cmd_flags);
 	r->flags = bt_rq_flags(cmd_flags);
-}
-
-/* What a tp_btf program calls: see bt_block_direct. */
-static __always_inline void bt_rq_read_tp_btf(struct request *rq, struct bt_rq *r)
-{
-	if (bt_block_direct)
-		bt_rq_read_btf(rq, r);
-	else
-		bt_rq_read_raw(rq, r);
-}
-
-static __always_inline __u64 bt_rq_bio_tp_btf(struct request *rq)
-{
-	return bt_block_direct ? (__u64)rq->bio : (__u64)BPF_CORE_READ(rq, bio);
 }
 
 /*

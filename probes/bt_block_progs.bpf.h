@@ -63,7 +63,7 @@ int BPF_PROG(getrq_raw, struct bio *bio)
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(insert_btf, struct request *rq)
 {
-	return bt_block_inserted(ctx, (__u64)rq, bt_rq_bio_tp_btf(rq));
+	return bt_block_inserted(ctx, (__u64)rq, (__u64)rq->bio);
 }
 
 SEC("raw_tp/block_rq_insert")
@@ -75,7 +75,7 @@ int BPF_PROG(insert_raw, struct request *rq)
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(insert_btf_q, void *q, struct request *rq)
 {
-	return bt_block_inserted(ctx, (__u64)rq, bt_rq_bio_tp_btf(rq));
+	return bt_block_inserted(ctx, (__u64)rq, (__u64)rq->bio);
 }
 
 SEC("raw_tp/block_rq_insert")
@@ -89,7 +89,7 @@ int BPF_PROG(issue_btf, struct request *rq)
 {
 	struct bt_rq r;
 
-	bt_rq_read_tp_btf(rq, &r);
+	bt_rq_read_btf(rq, &r);
 	return bt_block_issued(ctx, (__u64)rq, &r);
 }
 
@@ -107,7 +107,7 @@ int BPF_PROG(issue_btf_q, void *q, struct request *rq)
 {
 	struct bt_rq r;
 
-	bt_rq_read_tp_btf(rq, &r);
+	bt_rq_read_btf(rq, &r);
 	return bt_block_issued(ctx, (__u64)rq, &r);
 }
 

@@ -8,6 +8,8 @@
 #ifndef BT_COMMON_BPF_H
 #define BT_COMMON_BPF_H
 
+#include "bt_log2.h"
+
 #define BT_FILTER_COMM_LEN 16 /* TASK_COMM_LEN */
 
 const volatile __s32 bt_filter_cpu = -1;
@@ -117,31 +119,7 @@ static __always_inline bool bt_filtered_out(void)
 /* BCC's bpf_log2l(): slot 1 for 0 and 1, slot i for [2^(i-1), 2^i - 1]; see lib/bt_hist.h. */
 static __always_inline __u32 bt_log2_slot(__u64 v)
 {
-	__u32 r = 0;
-
-	if (v >> 32) {
-		v >>= 32;
-		r += 32;
-	}
-	if (v >> 16) {
-		v >>= 16;
-		r += 16;
-	}
-	if (v >> 8) {
-		v >>= 8;
-		r += 8;
-	}
-	if (v >> 4) {
-		v >>= 4;
-		r += 4;
-	}
-	if (v >> 2) {
-		v >>= 2;
-		r += 2;
-	}
-	if (v >> 1)
-		r += 1;
-	return r + 1;
+	return bt_log2_slot_branchless(v);
 }
 
 #endif

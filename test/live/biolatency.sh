@@ -75,6 +75,8 @@ if [ "$CG" != "/bt_biolatency_$$" ] && mkdir "$CG" 2>/dev/null; then
 		reads_ok "$c" 16 || fail "-e $q -c: count $c, expected 16 ($(unseen) reported unseen)"
 		[ -z "${BPFTOOLS_SKIP_PROGS:-}" ] || grep -q "noted per bio" "$ERR" ||
 			fail "-c: block_getrq path not taken"
+		[ -z "${BPFTOOLS_SKIP_PROGS:-}" ] || grep -q "'issue_raw' in place of 'issue_btf'" "$ERR" ||
+			fail "-c: tp_btf loaded where raw_tp reads the request for less"
 		h=$(hist_total)
 		reads_ok "$h" 16 || fail "-c $q: the histogram holds $h requests, expected 16 ($(unseen) reported unseen)"
 		ok "-c $q ${BPFTOOLS_SKIP_PROGS:+(block_getrq)}: the 16 reads from inside the cgroup, none from outside"

@@ -159,6 +159,7 @@ stop_tool
 unset BPFTOOLS_BLOCK_DIRECT BPFTOOLS_DEBUG
 expect_rc 0 "biosnoop reading requests directly"
 grep -q "read the request directly" "$ERR" || fail "direct reads not taken"
+! grep -q "in place of 'issue_btf'" "$ERR" || fail "raw_tp taken though direct reads were forced"
 fallback_reads "direct reads" '1'
 ok "tp_btf reading requests directly"
 

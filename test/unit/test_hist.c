@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdlib.h>
 
+#include <linux/types.h>
+
 #include "bt_hist.h"
+#include "bt_log2.h"
 #include "harness.h"
 
 static char *render(const uint64_t *vals, int n, const char *label)
@@ -27,6 +30,30 @@ static void test_slots_match_bcc(void)
 	CHECK_INT(bt_log2_slot(1024), 11);
 	CHECK_INT(bt_log2_slot(1ULL << 63), 64);
 	CHECK_INT(bt_log2_slot(~0ULL), 64);
+}
+
+/* The probes' branch-free slot (probes/bt_log2.h) against this one, at every edge. */
+static void test_bpf_slots_match(void)
+{
+	uint64_t v, x = 0x9e3779b97f4a7c15ULL;
+	int bit, n;
+
+	for (v = 0; v < 4096; v++)
+		CHECK_INT(bt_log2_slot_branchless(v), bt_log2_slot(v));
+	for (bit = 0; bit < 64; bit++) {
+		v = 1ULL << bit;
+		CHECK_INT(bt_log2_slot_branchless(v), bt_log2_slot(v));
+		CHECK_INT(bt_log2_slot_branchless(v - 1), bt_log2_slot(v - 1));
+		CHECK_INT(bt_log2_slot_branchless(v + 1), bt_log2_slot(v + 1));
+		CHECK_INT(bt_log2_slot_branchless(v | (v - 1)), bt_log2_slot(v | (v - 1)));
+	}
+	for (n = 0; n < 100000; n++) { /* xorshift: values of every width */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v = x >> (x & 63);
+		CHECK_INT(bt_log2_slot_branchless(v), bt_log2_slot(v));
+	}
 }
 
 static void test_bcc_python_format(void)
@@ -93,6 +120,7 @@ static void test_star_rounding_floors(void)
 int main(void)
 {
 	BT_RUN(test_slots_match_bcc);
+	BT_RUN(test_bpf_slots_match);
 	BT_RUN(test_bcc_python_format);
 	BT_RUN(test_empty_prints_nothing);
 	BT_RUN(test_wide_layout_past_slot_32);
