@@ -149,11 +149,31 @@ static struct bpf_program *find_prog(struct bpf_object *obj, const char *name)
 	return prog;
 }
 
+/*
+ * BPFTOOLS_VERIFIER_STATS=1 (with BPFTOOLS_DEBUG=1): the verifier's figures per program
+ * loaded (time, instructions walked, states), which libbpf prints when a program that asked
+ * for a log loads. What start-up spends in the kernel is mostly there (docs/performance.md).
+ */
+static void verifier_stats(struct bpf_object *obj)
+{
+	const char *env = getenv("BPFTOOLS_VERIFIER_STATS");
+	struct bpf_program *prog;
+
+	if (!env || !*env || *env == '0')
+		return;
+	bpf_object__for_each_program(prog, obj)
+	{
+		bpf_program__set_log_level(prog, 4); /* BPF_LOG_STATS */
+	}
+}
+
 int bt_skel_select(struct bpf_object *obj, const struct bt_probe *probes)
 {
 	const struct bt_probe *p;
 	struct bt_choice choice;
 	int i;
+
+	verifier_stats(obj);
 
 	for (p = probes; p && p->prog; p += choice.n) {
 		bt_probe_choose(p, fits_by_name, obj, &choice);

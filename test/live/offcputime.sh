@@ -177,6 +177,17 @@ assert off >= wall * 0.8, "off-CPU %d us in all, slept %d us: under 80%%" % (off
 EOF
 ok "2048 distinct paths, all reported, none lost"
 
+# What loading costs the kernel's verifier, per program (BPFTOOLS_VERIFIER_STATS): the
+# sched_switch program with the unwinder stays within a few thousand instructions walked (it
+# took ~300,000, 0.3 s, before the stack store and the unwinder's frame step were global
+# functions, and before the stack loops hid their exits from it: docs/performance.md).
+BPFTOOLS_DEBUG=1 BPFTOOLS_VERIFIER_STATS=1 run offcputime 1
+expect_rc 0 "offcputime 1 with the verifier's statistics"
+walked=$(awk '/BEGIN PROG LOAD LOG/ { p = ($0 ~ /offcpu_/) } p && /^processed/ { print $2; exit }' "$ERR")
+[ -n "$walked" ] || fail "no verifier statistics for the sched_switch program"
+[ "$walked" -le 20000 ] || fail "the verifier walked $walked instructions of the sched_switch program (at most 20000)"
+ok "sched_switch program: $walked instructions walked by the verifier"
+
 # Bad input: one line naming it, exit 2.
 for bad in "--stack-storage-size 0" "-u -k" "-m 10 -M 5" "-p 1,x" "-t ,,," "--state 70000" \
 	"-f -s" "-K -U" "0" "junk"; do
