@@ -242,11 +242,21 @@ struct file_entry {
 	unsigned int build_id_len;
 };
 
+#define PENDING_TABLES 64
+
 struct bt_unwind {
 	int tables_fd, info_fd, procs_fd, stats_fd, files_fd;
 	unsigned int max_tables;
 	unsigned long max_bytes, bytes;
 	__u32 next_table;
+	/*
+	 * Tables built for the process being indexed, not yet in bt_unwind_tables: each update
+	 * of a map of maps waits for an RCU grace period (~10 ms here), one batch waits once
+	 * (6.8+; older kernels take them one at a time).
+	 */
+	__u32 pending_ids[PENDING_TABLES];
+	int pending_fds[PENDING_TABLES];
+	unsigned int npending;
 	unsigned long long files_without, procs;
 	struct file_entry *files;
 	size_t nfiles, cap;
@@ -376,6 +386,28 @@ void bt_unwind__free(struct bt_unwind *u)
 	free(u);
 }
 
+/* Put the pending tables' maps in bt_unwind_tables, at once where the kernel can. */
+static void flush_tables(struct bt_unwind *u)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, o);
+	__u32 count = u->npending, i;
+
+	if (!count)
+		return;
+	if (bpf_map_update_batch(u->tables_fd, u->pending_ids, u->pending_fds, &count, &o)) {
+		bt_debug("unwind: %u tables stored one at a time (%s)", u->npending,
+			 strerror(errno));
+		for (i = count; i < u->npending; i++)
+			if (bpf_map_update_elem(u->tables_fd, &u->pending_ids[i],
+						&u->pending_fds[i], BPF_ANY))
+				bt_debug("unwind: cannot store table %u: %s", u->pending_ids[i],
+					 strerror(errno));
+	}
+	for (i = 0; i < u->npending; i++)
+		close(u->pending_fds[i]);
+	u->npending = 0;
+}
+
 /* Copy a table into a new inner map under a new id; 0 when it does not fit. */
 static __u32 load_table(struct bt_unwind *u, const struct bt_unwind_table *t)
 {
@@ -407,12 +439,19 @@ static __u32 load_table(struct bt_unwind *u, const struct bt_unwind_table *t)
 	for (p = 0; p < count; p++)
 		if (bpf_map_update_elem(fd, &p, &pages[p], BPF_ANY))
 			goto out;
-	/* the info first: the walker looks at both, and an id without a map finds nothing */
-	if (bpf_map_update_elem(u->info_fd, &u->next_table, &info, BPF_ANY) ||
-	    bpf_map_update_elem(u->tables_fd, &u->next_table, &fd, BPF_ANY)) {
+	/*
+	 * the info first: the walker looks at both, and an id without a map finds nothing;
+	 * the map goes in with the process's others (flush_tables)
+	 */
+	if (bpf_map_update_elem(u->info_fd, &u->next_table, &info, BPF_ANY)) {
 		bt_debug("unwind: cannot store table %u: %s", u->next_table, strerror(errno));
 		goto out;
 	}
+	if (u->npending == PENDING_TABLES)
+		flush_tables(u);
+	u->pending_ids[u->npending] = u->next_table;
+	u->pending_fds[u->npending++] = fd;
+	fd = -1;
 	id = u->next_table++;
 	u->bytes += bytes;
 out:
@@ -722,6 +761,7 @@ static int note_pid_locked(struct bt_unwind *u, int pid)
 		n++;
 	}
 	fclose(maps);
+	flush_tables(u);
 	qsort(u->all, n, sizeof(u->all[0]), cmp_mapping);
 	bt_unwind_fit_mappings(u->all, n, proc);
 	/* written even when empty: the walker then knows the process was looked at */
