@@ -52,11 +52,12 @@ struct bt_frame {
 };
 
 struct bt_sym_opts {
-	int debuginfo;	      /* source lines and inlined frames from DWARF (libdw), lazily */
-	int debuginfod;	      /* allow libdw to ask debuginfod servers; never silently */
-	int no_demangle;      /* print C++/Rust names as they are in the symbol table */
-	size_t max_files;     /* LRU bound on files with loaded symbols; 0 means 64 */
-	const char *kallsyms; /* default "/proc/kallsyms" (tests pass fixtures) */
+	int debuginfo;		 /* source lines and inlined frames from DWARF (libdw), lazily */
+	int debuginfod;		 /* allow libdw to ask debuginfod servers; never silently */
+	int no_demangle;	 /* print C++/Rust names as they are in the symbol table */
+	size_t max_files;	 /* LRU bound on files with loaded symbols; 0 means 64 */
+	const char *kallsyms;	 /* default "/proc/kallsyms" (tests pass fixtures) */
+	const char *ksyms_cache; /* a directory for bt_ksyms__load_cached(); NULL: none */
 	/* where warnings go (kptr_restrict, said once); NULL prints to stderr */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
@@ -132,6 +133,16 @@ struct bt_ksym {
 	char type;	    /* 't', 'T', 'd', ... */
 };
 int bt_ksyms__load(const char *path, struct bt_ksyms **out); /* NULL: /proc/kallsyms */
+/*
+ * The same through a copy kept in dir for this boot and this set of modules (the kernel
+ * prints its ~200,000 lines in ~70 ms of CPU each time they are read). The copy leaves out
+ * code made at run time (BPF programs, ftrace and kprobe trampolines), which changes without
+ * notice: such an address resolves to "[jit]" in module "bpf", a tracing artefact
+ * (docs/symbolize.md). NULL paths: /proc/kallsyms, /proc/modules. Falls back to reading
+ * kallsyms when no copy can be read or written.
+ */
+int bt_ksyms__load_cached(const char *dir, const char *kallsyms, const char *modules,
+			  struct bt_ksyms **out);
 void bt_ksyms__free(struct bt_ksyms *ks);
 size_t bt_ksyms__count(const struct bt_ksyms *ks);
 /* All addresses were 0: kptr_restrict or no CAP_SYSLOG; lookups then fail. */

@@ -8,15 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bt_sym.h"
-
-struct bt_ksyms {
-	struct bt_ksym *syms; /* sorted by address, one per address */
-	size_t n;
-	char *strs;	 /* every name and module, NUL-separated */
-	size_t *by_name; /* lazily: indexes into syms sorted by name */
-	int restricted;
-};
+#include "sym_internal.h"
 
 /*
  * While loading, a bt_ksym holds offsets into the string arena, not pointers (the arena
@@ -246,11 +238,9 @@ const struct bt_ksym *bt_ksyms__lookup(const struct bt_ksyms *ks, uint64_t addr,
 		else
 			hi = mid;
 	}
-	if (!lo)
-		return NULL;
-	s = &ks->syms[lo - 1];
-	if (s->size && addr - s->addr >= s->size)
-		return NULL;
+	s = lo ? &ks->syms[lo - 1] : NULL;
+	if (!s || (s->size && addr - s->addr >= s->size))
+		return bt_ksyms__miss(ks, addr, off);
 	if (off)
 		*off = addr - s->addr;
 	return s;

@@ -10,6 +10,23 @@
 #include "bt_elf.h"
 #include "bt_sym.h"
 
+/* kallsyms.c, ksyms_cache.c */
+struct bt_ksyms {
+	struct bt_ksym *syms; /* sorted by address, one per address */
+	size_t n;
+	char *strs;	 /* every name and module, NUL-separated */
+	size_t *by_name; /* lazily: indexes into syms sorted by name */
+	int restricted;
+	/*
+	 * Read from a per-boot copy (ksyms_cache.c), which leaves out code made at run time:
+	 * an address past vmlinux in no symbol of the copy is such code.
+	 */
+	int from_cache;
+	uint64_t vmlinux_end;
+};
+/* A lookup that found no symbol: NULL, or the stand-in for code made at run time. */
+const struct bt_ksym *bt_ksyms__miss(const struct bt_ksyms *ks, uint64_t addr, uint64_t *off);
+
 /* procmaps.c: one line of /proc/PID/maps */
 struct bt_map_line {
 	uint64_t start, end, pgoff;

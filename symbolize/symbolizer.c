@@ -555,7 +555,10 @@ retry:
 static int load_ksyms(struct bt_symbolizer *s)
 {
 	if (!s->ks_err) {
-		s->ks_err = bt_ksyms__load(s->opts.kallsyms, &s->ks);
+		s->ks_err = s->opts.ksyms_cache
+				    ? bt_ksyms__load_cached(s->opts.ksyms_cache, s->opts.kallsyms,
+							    NULL, &s->ks)
+				    : bt_ksyms__load(s->opts.kallsyms, &s->ks);
 		if (!s->ks_err)
 			s->ks_err = 1;
 	}

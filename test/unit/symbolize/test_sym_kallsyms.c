@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Kernel symbols from kallsyms fixtures: modules, BPF programs, long names, hidden addresses. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "bt_sym.h"
 #include "harness.h"
+#include "sym_internal.h"
 
 #define KS FX_SRC "/data/kallsyms"
 #define KS_ZERO FX_SRC "/data/kallsyms.zero"
@@ -169,6 +172,157 @@ static void test_restricted(void)
 	bt_symbolizer__free(s);
 }
 
+static char cache_dir[64], modules[96];
+
+/* The copy in cache_dir, its path into path; how many copies there are. */
+static int cache_files(char *path, size_t size)
+{
+	DIR *d = opendir(cache_dir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, "ksyms-", 6))
+			continue;
+		snprintf(path, size, "%s/%s", cache_dir, e->d_name);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void write_modules(const char *text)
+{
+	FILE *f = fopen(modules, "w");
+
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* The per-boot copy: the first load reads kallsyms and writes it; the next reads it. */
+static void test_cache(void)
+{
+	struct bt_ksyms *ks = NULL, *live = NULL;
+	const struct bt_ksym *k;
+	char path[256], first[256];
+	uint64_t off = 1;
+	FILE *f;
+
+	snprintf(cache_dir, sizeof(cache_dir), "/tmp/bt_ksyms_XXXXXX");
+	CHECK(mkdtemp(cache_dir) != NULL);
+	snprintf(modules, sizeof(modules), "%s/modules.txt", cache_dir);
+	write_modules("ext4 8192 0 - Live 0xffffffffc0001000\n"
+		      "fakemod 4096 0 - Live 0xffffffffc0002000\n");
+	CHECK_INT(bt_ksyms__load_cached(cache_dir, KS, modules, &live), 0);
+	CHECK_INT(bt_ksyms__count(live), 20); /* read whole: BPF programs too */
+	CHECK_INT(cache_files(first, sizeof(first)), 1);
+	CHECK_INT(bt_ksyms__load_cached(cache_dir, KS, modules, &ks), 0);
+	CHECK_INT(bt_ksyms__count(ks), 17); /* from the copy: without the three [bpf] */
+	k = bt_ksyms__lookup(ks, K(0x1115), &off);
+	CHECK_STR(k ? k->name : NULL, "vfs_read");
+	CHECK(k && !k->module && k->type == 'T' && off == 5);
+	k = bt_ksyms__lookup(ks, K(0x1410), NULL);
+	CHECK_STR(k ? k->name : NULL, longname);
+	k = bt_ksyms__lookup(ks, M(0x1210), NULL);
+	CHECK_STR(k ? k->name : NULL, "ext4_file_write_iter");
+	CHECK_STR(k ? k->module : NULL, "ext4");
+	/* BPF code is no module's: a tracing artefact, whatever program it is now */
+	k = bt_ksyms__lookup(ks, M(0x3010), &off);
+	CHECK_STR(k ? k->module : NULL, "bpf");
+	CHECK(k && bt_ksym__is_trace_artefact(k->name, k->module) && off == 0);
+	k = bt_ksyms__lookup(ks, M(0x9000), NULL);
+	CHECK_STR(k ? k->name : NULL, "[jit]");
+	/* inside vmlinux a miss stays a miss */
+	CHECK(bt_ksyms__lookup(ks, K(-1), NULL) == NULL);
+	k = bt_ksyms__find(ks, "vfs_read", "fakemod");
+	CHECK(k && k->addr == M(0x2000));
+	bt_ksyms__free(ks);
+
+	/* a damaged copy is read past: kallsyms again, and a good copy written */
+	f = fopen(first, "r+");
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_INT(ftruncate(fileno(f), 100), 0);
+		fclose(f);
+	}
+	CHECK_INT(bt_ksyms__load_cached(cache_dir, KS, modules, &ks), 0);
+	CHECK_INT(bt_ksyms__count(ks), 20);
+	bt_ksyms__free(ks);
+	CHECK_INT(bt_ksyms__load_cached(cache_dir, KS, modules, &ks), 0);
+	CHECK_INT(bt_ksyms__count(ks), 17);
+	bt_ksyms__free(ks);
+
+	/* a module loaded: another key, and the old copy goes */
+	write_modules("ext4 8192 0 - Live 0xffffffffc0001000\n"
+		      "fakemod 4096 0 - Live 0xffffffffc0002000\n"
+		      "newmod 4096 0 - Live 0xffffffffc0005000\n");
+	CHECK_INT(bt_ksyms__load_cached(cache_dir, KS, modules, &ks), 0);
+	CHECK_INT(bt_ksyms__count(ks), 20);
+	bt_ksyms__free(ks);
+	CHECK_INT(cache_files(path, sizeof(path)), 1);
+	CHECK(strcmp(path, first) != 0);
+	unlink(path);
+	unlink(modules);
+	rmdir(cache_dir);
+	bt_ksyms__free(live);
+}
+
+/*
+ * This kernel's own table, where it can be read: every symbol the copy keeps resolves as the
+ * whole table resolves it, and every address of run-time code is an artefact.
+ */
+static void test_cache_live(void)
+{
+	struct bt_ksyms *all = NULL, *ks = NULL;
+	size_t i, kept = 0, jit = 0, bad = 0;
+	const struct bt_ksym *c;
+	char path[256];
+	uint64_t off;
+
+	if (bt_ksyms__load(NULL, &all) || bt_ksyms__restricted(all) || !bt_ksyms__count(all)) {
+		printf("# skip: /proc/kallsyms unreadable or its addresses hidden\n");
+		bt_ksyms__free(all);
+		return;
+	}
+	snprintf(cache_dir, sizeof(cache_dir), "/tmp/bt_ksyms_XXXXXX");
+	CHECK(mkdtemp(cache_dir) != NULL);
+	CHECK_INT(bt_ksyms__load_cached(cache_dir, NULL, NULL, &ks), 0);
+	bt_ksyms__free(ks);
+	ks = NULL;
+	CHECK_INT(bt_ksyms__load_cached(cache_dir, NULL, NULL, &ks), 0);
+	CHECK(ks && ks->from_cache);
+	for (i = 0; ks && i < all->n; i++) {
+		const struct bt_ksym *s = &all->syms[i];
+		int dynamic = s->module && (!strcmp(s->module, "bpf") ||
+					    !strcmp(s->module, "__builtin__ftrace") ||
+					    !strcmp(s->module, "__builtin__kprobes"));
+
+		c = bt_ksyms__lookup(ks, s->addr, &off);
+		if (dynamic) {
+			jit++;
+			bad += !c || !bt_ksym__is_trace_artefact(c->name, c->module);
+		} else {
+			kept++;
+			bad += !c || off || strcmp(c->name, s->name) ||
+			       (s->module ? !c->module || strcmp(c->module, s->module)
+					  : c->module != NULL);
+		}
+	}
+	printf("# %zu symbols resolve alike, %zu of run-time code as artefacts, %zu otherwise\n",
+	       kept, jit, bad);
+	CHECK(kept > 1000);
+	CHECK_INT(bad, 0);
+	bt_ksyms__free(ks);
+	bt_ksyms__free(all);
+	if (cache_files(path, sizeof(path)))
+		unlink(path);
+	rmdir(cache_dir);
+}
+
 int main(void)
 {
 	read_longname();
@@ -177,5 +331,7 @@ int main(void)
 	BT_RUN(test_artefacts);
 	BT_RUN(test_resolve_and_trim);
 	BT_RUN(test_restricted);
+	BT_RUN(test_cache);
+	BT_RUN(test_cache_live);
 	return bt_test_done();
 }
