@@ -6,6 +6,7 @@
  * or reads a pipe a child writes to (pipe). Path a is taken A times, path b B times.
  *
  * Usage: unwind_work call|sleep|pipe|clock A B [DELAY_MS [SLEEP_MS]]
+ *        (call: SLEEP_MS, when given, is how long the process stays after its calls)
  *        (clock: the leaf calls clock_gettime(CLOCK_PROCESS_CPUTIME_ID), a system call made
  *        from the vdso)
  *        unwind_work dlopen LIB N     at each SIGUSR1: call clock_gettime(CLOCK_PROCESS_CPUTIME_ID)
@@ -238,5 +239,10 @@ int main(int argc, char **argv)
 	uw_run(b, 1);
 	if (writer > 0)
 		waitpid(writer, NULL, 0);
+	if (!strcmp(mode, "call") && argc > 5) {
+		struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
 	return 0;
 }
