@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bt_args.h"
+#include "bt_btf_ids.h"
 #include "bt_core_btf.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
@@ -184,7 +185,7 @@ static int print_out(void *ctx)
 	}
 	if (!s->ksyms && !s->ksyms_tried) {
 		s->ksyms_tried = true;
-		err = bt_ksyms__load(NULL, &s->ksyms);
+		err = bt_ksyms__load_cached(bt_ksyms_cache_dir(), NULL, NULL, &s->ksyms);
 		if (err)
 			bt_warn("cannot read kernel symbols, functions print as addresses: %s",
 				strerror(-err));

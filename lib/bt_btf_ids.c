@@ -536,6 +536,15 @@ int bt_btf_cache_dir(void)
 	return 0;
 }
 
+const char *bt_ksyms_cache_dir(void)
+{
+	const char *env = getenv("BPFTOOLS_NO_KSYMS_CACHE");
+
+	if ((env && *env && *env != '0') || bt_btf_cache_dir())
+		return NULL;
+	return "/run/bpftools";
+}
+
 /* The cache file for name (an identifier), or false when it is not to be cached. */
 static bool cache_path(const char *name, int kind, const char *suffix, char *path, size_t size)
 {

@@ -55,6 +55,12 @@ int bt_btf_cache_write(const char *path, const void *head, size_t head_len, cons
 int bt_btf_cache_dir(void);
 
 /*
+ * Where kernel symbols keep their per-boot copy (bt_ksyms__load_cached): /run/bpftools, or
+ * NULL without a usable cache directory or with BPFTOOLS_NO_KSYMS_CACHE=1.
+ */
+const char *bt_ksyms_cache_dir(void);
+
+/*
  * Load tp_btf programs without libbpf reading vmlinux BTF (libbpf 1.1 parses all of it for any
  * BPF_PROG_TYPE_TRACING program, to find the attach id this file finds). Registers a libbpf
  * section handler for "tp_btf/" (process-wide; skeletons opened afterwards use it). No-op on a

@@ -160,7 +160,6 @@ int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 	struct bpf_map *lost = bpf_object__find_map_by_name(obj, "bt_stack_lost");
 	struct bpf_map *gen = bpf_object__find_map_by_name(obj, "bt_stack_gen");
 	struct bpf_map *pids = bpf_object__find_map_by_name(obj, "bt_new_pids");
-	const char *env;
 	struct bt_stacks *st;
 	int err;
 
@@ -187,10 +186,8 @@ int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 	if (!sym.warn)
 		sym.warn = sym_warn; /* "CMD: warning: ...", a JSON line in JSON mode */
 	/* kallsyms formatted by the kernel once per boot, not per run (symbolize/ksyms_cache.c) */
-	env = getenv("BPFTOOLS_NO_KSYMS_CACHE");
-	if (!sym.kallsyms && !sym.ksyms_cache && !(env && *env && *env != '0') &&
-	    !bt_btf_cache_dir())
-		sym.ksyms_cache = "/run/bpftools";
+	if (!sym.kallsyms && !sym.ksyms_cache)
+		sym.ksyms_cache = bt_ksyms_cache_dir();
 	err = bt_symbolizer__new(&sym, &st->sym);
 	if (err)
 		goto cleanup;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "sym_internal.h"
 
@@ -207,7 +208,10 @@ void bt_ksyms__free(struct bt_ksyms *ks)
 	if (!ks)
 		return;
 	free(ks->syms);
-	free(ks->strs);
+	if (ks->map)
+		munmap(ks->map, ks->map_len);
+	else
+		free(ks->strs);
 	free(ks->by_name);
 	free(ks);
 }

@@ -23,6 +23,8 @@ struct bt_ksyms {
 	 */
 	int from_cache;
 	uint64_t vmlinux_end;
+	void *map; /* the copy's names, mapped (strs points into it) rather than read */
+	size_t map_len;
 };
 /* A lookup that found no symbol: NULL, or the stand-in for code made at run time. */
 const struct bt_ksym *bt_ksyms__miss(const struct bt_ksyms *ks, uint64_t addr, uint64_t *off);
