@@ -800,16 +800,19 @@ static int note_pid_locked(struct bt_unwind *u, int pid, const struct file_ids *
 	return 0;
 }
 
-int bt_unwind__note_pid(struct bt_unwind *u, int pid)
+static int note_pid(struct bt_unwind *u, int pid, const struct file_ids *only)
 {
 	int err;
 
-	if (!u)
-		return 0;
 	pthread_mutex_lock(&u->lock);
-	err = note_pid_locked(u, pid, NULL);
+	err = note_pid_locked(u, pid, only);
 	pthread_mutex_unlock(&u->lock);
 	return err;
+}
+
+int bt_unwind__note_pid(struct bt_unwind *u, int pid)
+{
+	return u ? note_pid(u, pid, NULL) : 0;
 }
 
 void bt_unwind__forget_pid(struct bt_unwind *u, int pid)
@@ -942,16 +945,9 @@ static int self_core_files(struct file_ids *core)
 	return 0;
 }
 
-static void note_self_core(struct bt_unwind *u, const struct file_ids *core)
-{
-	pthread_mutex_lock(&u->lock);
-	note_pid_locked(u, getpid(), core);
-	pthread_mutex_unlock(&u->lock);
-}
-
 int bt_unwind__index_running(struct bt_unwind *u)
 {
-	struct file_ids core = { 0 };
+	struct file_ids core;
 	int err;
 
 	if (!u)
@@ -962,17 +958,14 @@ int bt_unwind__index_running(struct bt_unwind *u)
 	 * by file (bpf_find_vma) from its first event. A few milliseconds; our other libraries
 	 * (the tables of all 13 took 30 ms) are indexed first thing in the background.
 	 */
-	if (self_core_files(&core))
-		bt_unwind__note_pid(u, getpid());
-	else
-		note_self_core(u, &core);
+	err = self_core_files(&core);
+	note_pid(u, getpid(), err ? NULL : &core);
+	if (!err)
+		bt_unwind__queue_pid(u, getpid());
 	pthread_mutex_lock(&u->qlock);
 	err = start_worker(u);
-	if (!err) {
+	if (!err)
 		u->scan = true;
-		if (core.n)
-			u->queue[u->qtail++ % 256] = getpid();
-	}
 	pthread_cond_broadcast(&u->qcond);
 	pthread_mutex_unlock(&u->qlock);
 	return err;

@@ -6,7 +6,7 @@
  * Without branches: the verifier must track the slot exactly (it indexes the histogram), so
  * each branch of a branching log2 doubles the states it walks through the rest of the
  * program (biolatency's completion: 1331 instructions verified and 1.5 ms of its start-up
- * with six branches, 178 without). Each step halves the width w of what is left:
+ * with six branches, 136 without). Each step halves the width w of what is left:
  * (x + 2^w - 1) >> w is 1 exactly when x, below 2^w, is not 0.
  */
 #ifndef BT_LOG2_H

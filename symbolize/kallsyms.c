@@ -334,13 +334,18 @@ static const char *const artefact_prefix[] = {
 	"uprobe_dispatcher",
 };
 
+int bt_ksym__runtime_module(const char *module)
+{
+	/* BPF programs ([bpf]), ftrace trampolines and optimized-kprobe detour buffers */
+	return module && (!strcmp(module, "bpf") || !strcmp(module, "__builtin__ftrace") ||
+			  !strcmp(module, "__builtin__kprobes"));
+}
+
 int bt_ksym__is_trace_artefact(const char *name, const char *module)
 {
 	size_t i;
 
-	/* BPF programs ([bpf]), ftrace trampolines and optimized-kprobe detour buffers */
-	if (module && (!strcmp(module, "bpf") || !strcmp(module, "__builtin__ftrace") ||
-		       !strcmp(module, "__builtin__kprobes")))
+	if (bt_ksym__runtime_module(module))
 		return 1;
 	if (!name)
 		return 0;

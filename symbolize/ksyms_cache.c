@@ -215,16 +215,12 @@ out:
 	return err;
 }
 
-static int dynamic_module(const char *m)
-{
-	return m && (!strcmp(m, "bpf") || !strcmp(m, "__builtin__ftrace") ||
-		     !strcmp(m, "__builtin__kprobes"));
-}
-
 /* Write ks (read whole from kallsyms) as the copy at path: to a temporary file, renamed. */
 static int write_cache(const char *path, uint64_t key, const struct bt_ksyms *ks,
 		       const struct modules *mods)
 {
+	const struct module_range *mod = NULL;
+	const char *last_module = NULL;
 	struct cache_head h = { .key = key };
 	struct cache_sym rec[CHUNK];
 	char tmp[4200];
@@ -234,7 +230,7 @@ static int write_cache(const char *path, uint64_t key, const struct bt_ksyms *ks
 	for (i = 0; i < ks->n; i++) {
 		if (!ks->syms[i].module)
 			last_vmlinux = i;
-		if (!dynamic_module(ks->syms[i].module))
+		if (!bt_ksym__runtime_module(ks->syms[i].module))
 			h.n++;
 	}
 	h.vmlinux_end = ks->syms[last_vmlinux].addr + 4096;
@@ -259,11 +255,17 @@ static int write_cache(const char *path, uint64_t key, const struct bt_ksyms *ks
 	err = write_all(fd, &h, sizeof(h));
 	for (i = 0; !err && i < ks->n; i++) {
 		const struct bt_ksym *s = &ks->syms[i];
-		const struct module_range *m = module_of(mods, s->module);
+		const struct module_range *m;
 		uint64_t size = s->size;
 
-		if (dynamic_module(s->module))
+		if (bt_ksym__runtime_module(s->module))
 			continue;
+		/* a module's symbols come in one run, under one interned name */
+		if (s->module != last_module) {
+			mod = module_of(mods, s->module);
+			last_module = s->module;
+		}
+		m = mod;
 		if (m && s->addr >= m->start && s->addr < m->end &&
 		    (!size || size > m->end - s->addr))
 			size = m->end - s->addr;

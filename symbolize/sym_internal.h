@@ -26,6 +26,8 @@ struct bt_ksyms {
 	void *map; /* the copy's names, mapped (strs points into it) rather than read */
 	size_t map_len;
 };
+/* The pseudo-modules kallsyms gives code made at run time: BPF, ftrace, kprobes. */
+int bt_ksym__runtime_module(const char *module);
 /* A lookup that found no symbol: NULL, or the stand-in for code made at run time. */
 const struct bt_ksym *bt_ksyms__miss(const struct bt_ksyms *ks, uint64_t addr, uint64_t *off);
 
