@@ -287,6 +287,7 @@ static int run(const struct bt_cmd *cmd)
 	struct state s = { .label = opts.milliseconds ? "msecs" : "usecs" };
 	enum bt_block_submitter how;
 	__u32 kdev = 0;
+	unsigned long long unseen;
 	int err;
 
 	if (opts.disk) {
@@ -349,9 +350,10 @@ static int run(const struct bt_cmd *cmd)
 	if (bt_output_closed())
 		goto cleanup;
 	err = bt_interval_loop(&opts.iv, print_interval, &s);
-	if (skel->bss->unseen) /* docs/biosnoop.md, "Unseen completions" */
+	unseen = bt_block_unseen(skel->obj, skel->bss->unseen);
+	if (unseen) /* docs/biosnoop.md, "Unseen completions" */
 		bt_warn("%llu requests ended unseen: the kernel ran no completion probe for them",
-			(unsigned long long)skel->bss->unseen);
+			unseen);
 	if (skel->bss->uncounted)
 		bt_warn("%llu requests left out: no room for another histogram",
 			(unsigned long long)skel->bss->uncounted);

@@ -227,6 +227,7 @@ static int run(const struct bt_cmd *cmd)
 	struct state s = { 0 };
 	enum bt_block_submitter how;
 	__u32 kdev = 0;
+	unsigned long long unseen;
 	int err;
 
 	if (opts.disk) {
@@ -295,9 +296,10 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot read events: %s", strerror(-err));
 	if (!ferror(stdout)) /* after `| head`, events left unread are nobody's loss */
 		bt_events__report_lost(events);
-	if (skel->bss->unseen) /* docs/biosnoop.md, "Unseen completions" */
+	unseen = bt_block_unseen(skel->obj, skel->bss->unseen);
+	if (unseen) /* docs/biosnoop.md, "Unseen completions" */
 		bt_warn("%llu requests ended unseen: the kernel ran no completion probe for them",
-			(unsigned long long)skel->bss->unseen);
+			unseen);
 cleanup:
 	bt_evloop__free(loop);
 	bt_events__free(events);

@@ -106,6 +106,17 @@ int bt_block_choose(struct bpf_object *obj, bool queue_start, bool submitter,
 	return 0;
 }
 
+unsigned long long bt_block_unseen(struct bpf_object *obj, unsigned long long stale)
+{
+	unsigned long long skipped = bt_skel_recursion_misses(obj);
+
+	if (skipped)
+		bt_debug("the kernel skipped the block programs %llu times (already running on "
+			 "the CPU); %llu requests found stale",
+			 skipped, stale);
+	return skipped > stale ? skipped : stale;
+}
+
 int bt_block_disk_arg(const char *name, __u32 *kdev)
 {
 	struct bt_disk d;

@@ -33,6 +33,13 @@ enum bt_block_submitter {
 int bt_block_choose(struct bpf_object *obj, bool queue_start, bool submitter,
 		    enum bt_block_submitter *how);
 
+/*
+ * Requests whose completion was not seen: the larger of those found stale (an issued entry
+ * met again at its address, counted by the probes) and the kernel's skips of the block
+ * programs (a completion interrupting one on the same CPU), which also catch the last ones.
+ */
+unsigned long long bt_block_unseen(struct bpf_object *obj, unsigned long long stale);
+
 /* -d DISK as the kernel numbers the disk; -BT_EUSAGE after one line saying why not. */
 int bt_block_disk_arg(const char *name, __u32 *kdev);
 

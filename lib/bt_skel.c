@@ -167,6 +167,23 @@ static void verifier_stats(struct bpf_object *obj)
 	}
 }
 
+unsigned long long bt_skel_recursion_misses(struct bpf_object *obj)
+{
+	unsigned long long misses = 0;
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, obj)
+	{
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			misses += info.recursion_misses;
+	}
+	return misses;
+}
+
 int bt_skel_select(struct bpf_object *obj, const struct bt_probe *probes)
 {
 	const struct bt_probe *p;

@@ -63,6 +63,13 @@ int bt_rodata_get(struct bpf_object *obj, const char *var, void *val, size_t siz
 int bt_skel_load_attach(struct bpf_object_skeleton *s, const char *what);
 
 /*
+ * How many times the kernel skipped a loaded program of the object because it was already
+ * running on that CPU (bpf_prog_info.recursion_misses, 5.12+; 0 before): a completion
+ * interrupting a completion in process context, for one. Each skip is an event not seen.
+ */
+unsigned long long bt_skel_recursion_misses(struct bpf_object *obj);
+
+/*
  * Detach every link of an attached skeleton, all at once: closing a classic tracepoint's perf
  * event waits for an RCU grace period (~50 ms here), and closes in parallel share one. Call
  * before NAME_bpf__destroy(), which then has nothing left to detach.
