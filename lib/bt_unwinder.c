@@ -14,8 +14,6 @@
 #include <unistd.h>
 #include <dirent.h>
 #include <ctype.h>
-#include <dlfcn.h>
-#include <stdio.h>
 #include <bpf/bpf.h>
 
 #include "bt_args.h"
@@ -700,29 +698,7 @@ void bt_unwind_fit_mappings(struct bt_unwind_mapping *all, unsigned int n,
 	}
 }
 
-/* Files by identity: what a partial index builds tables for (the others stay without). */
-struct file_ids {
-	dev_t dev[2];
-	ino_t ino[2];
-	unsigned int n;
-};
-
-static bool wanted(const struct file_ids *only, int fd)
-{
-	struct stat st;
-	unsigned int i;
-
-	if (!only)
-		return true;
-	if (fstat(fd, &st))
-		return false;
-	for (i = 0; i < only->n; i++)
-		if (only->dev[i] == st.st_dev && only->ino[i] == st.st_ino)
-			return true;
-	return false;
-}
-
-static int note_pid_locked(struct bt_unwind *u, int pid, const struct file_ids *only)
+static int note_pid_locked(struct bt_unwind *u, int pid)
 {
 	struct bt_unwind_proc *proc = &u->proc;
 	char path[64], line[4096], root[64];
@@ -775,10 +751,6 @@ static int note_pid_locked(struct bt_unwind *u, int pid, const struct file_ids *
 			snprintf(alt, sizeof(alt), "%s%s", root, file);
 			fd = open(alt, O_RDONLY | O_CLOEXEC);
 		}
-		if (fd >= 0 && !wanted(only, fd)) {
-			close(fd);
-			fd = -1;
-		}
 		if (fd >= 0) {
 			f = file_of(u, fd, file, root);
 			close(fd);
@@ -800,19 +772,16 @@ static int note_pid_locked(struct bt_unwind *u, int pid, const struct file_ids *
 	return 0;
 }
 
-static int note_pid(struct bt_unwind *u, int pid, const struct file_ids *only)
+int bt_unwind__note_pid(struct bt_unwind *u, int pid)
 {
 	int err;
 
+	if (!u)
+		return 0;
 	pthread_mutex_lock(&u->lock);
-	err = note_pid_locked(u, pid, only);
+	err = note_pid_locked(u, pid);
 	pthread_mutex_unlock(&u->lock);
 	return err;
-}
-
-int bt_unwind__note_pid(struct bt_unwind *u, int pid)
-{
-	return u ? note_pid(u, pid, NULL) : 0;
 }
 
 void bt_unwind__forget_pid(struct bt_unwind *u, int pid)
@@ -878,7 +847,7 @@ static void *worker(void *arg)
 		}
 		u->busy = true;
 		pthread_mutex_unlock(&u->qlock);
-		if ((!d || pid != self) && !bt_unwind__note_pid(u, pid) && d)
+		if (pid != self && !bt_unwind__note_pid(u, pid) && d)
 			scanned++;
 		pthread_mutex_lock(&u->qlock);
 		u->busy = false;
@@ -926,42 +895,18 @@ out:
 	return err;
 }
 
-/* The C library's file and the dynamic loader's, as this process maps them. */
-static int self_core_files(struct file_ids *core)
-{
-	const void *addrs[] = { (const void *)&printf, (const void *)getauxval(AT_BASE) };
-	struct stat st;
-	Dl_info info;
-	unsigned int i;
-
-	core->n = 0;
-	for (i = 0; i < 2; i++) {
-		if (!addrs[i] || !dladdr(addrs[i], &info) || !info.dli_fname ||
-		    stat(info.dli_fname, &st))
-			return -ENOENT; /* a static binary: index it all */
-		core->dev[core->n] = st.st_dev;
-		core->ino[core->n++] = st.st_ino;
-	}
-	return 0;
-}
-
 int bt_unwind__index_running(struct bt_unwind *u)
 {
-	struct file_ids core;
 	int err;
 
 	if (!u)
 		return 0;
 	/*
-	 * Before tracing starts, the C library, the dynamic loader and the vdso: those of most
+	 * Our own files first, before tracing starts: libc, ld.so and the vdso are those of most
 	 * processes, and with their tables loaded a process not indexed yet walks through them
-	 * by file (bpf_find_vma) from its first event. A few milliseconds; our other libraries
-	 * (the tables of all 13 took 30 ms) are indexed first thing in the background.
+	 * by file (bpf_find_vma) from its first event. Milliseconds.
 	 */
-	err = self_core_files(&core);
-	note_pid(u, getpid(), err ? NULL : &core);
-	if (!err)
-		bt_unwind__queue_pid(u, getpid());
+	bt_unwind__note_pid(u, getpid());
 	pthread_mutex_lock(&u->qlock);
 	err = start_worker(u);
 	if (!err)
