@@ -51,7 +51,7 @@ struct state {
 	struct bt_stack_table table;
 	struct bt_json json;
 	struct bt_stack_out *out; /* --flamegraph, --pprof */
-	int counts_fd;
+	struct bt_offcpu_counts counts;
 };
 
 static bool want_kernel(void)
@@ -64,13 +64,13 @@ static bool want_user(void)
 	return !opts.kernel_only;
 }
 
-static void put_json(struct state *s, const struct offcputime_key *k, unsigned long long us)
+/* The row without its total, which bt_offcpu_summary() puts in as off_cpu_us. */
+static void put_json(struct state *s, const struct offcputime_key *k)
 {
 	bt_json_begin_object(&s->json, NULL);
 	bt_json_string(&s->json, "comm", k->comm);
 	bt_json_uint(&s->json, "pid", k->tgid);
 	bt_json_uint(&s->json, "tid", k->tid);
-	bt_json_uint(&s->json, "off_cpu_us", us);
 	if (want_kernel())
 		bt_stacks__json(s->stacks, &s->json, "kernel_stack", &s->style, BT_PID_KERNEL,
 				k->kernel_stack, 0);
@@ -97,7 +97,7 @@ static int add_row(void *ctx, const void *key, const void *value)
 		struct bt_json j = s->json;
 
 		s->json.out = f;
-		put_json(s, k, us);
+		put_json(s, k);
 		s->json = j;
 	} else if (opts.folded) {
 		fprintf(f, "%.*s", BT_OFFCPU_COMM_LEN, k->comm);
@@ -134,9 +134,7 @@ static int print_summary(void *ctx)
 {
 	struct state *s = ctx;
 
-	return bt_offcpu_summary(&opts, s->stacks, s->counts_fd, sizeof(struct offcputime_key),
-				 offsetof(struct offcputime_key, gen), add_row, s, &s->table)
-		       ?: bt_stack_out__write(s->out);
+	return bt_offcpu_summary(&opts, &s->counts) ?: bt_stack_out__write(s->out);
 }
 
 static void print_banner(void)
@@ -185,7 +183,15 @@ static int run(const struct bt_cmd *cmd)
 			      &s.stacks);
 	if (err)
 		goto cleanup;
-	s.counts_fd = bpf_map__fd(skel->maps.counts);
+	s.counts = (struct bt_offcpu_counts){ s.stacks,
+					      bpf_map__fd(skel->maps.counts),
+					      sizeof(struct offcputime_key),
+					      offsetof(struct offcputime_key, gen),
+					      add_row,
+					      &s,
+					      &s.table,
+					      "off_cpu_us" };
+	bt_stacks__set_collector(s.stacks, bt_offcpu_collect, &s.counts);
 
 	print_banner();
 	if (bt_output_closed())

@@ -46,7 +46,7 @@ struct state {
 	struct bt_stack_style leaf_first, root_first;
 	struct bt_stack_table table;
 	struct bt_stack_out *out; /* --flamegraph, --pprof */
-	int counts_fd;
+	struct bt_offcpu_counts counts;
 };
 
 static bool want_kernel(void)
@@ -79,7 +79,8 @@ static void put_json_task(struct state *s, struct bt_json *j, const char *key, c
 	bt_json_end_object(j);
 }
 
-static void put_json(struct state *s, FILE *f, const struct offwaketime_key *k, __u64 us)
+/* The row without its total, which bt_offcpu_summary() puts in as blocked_us. */
+static void put_json(struct state *s, FILE *f, const struct offwaketime_key *k)
 {
 	struct bt_json j;
 
@@ -89,7 +90,6 @@ static void put_json(struct state *s, FILE *f, const struct offwaketime_key *k, 
 		      k->target_kernel_stack, k->target_user_stack);
 	put_json_task(s, &j, "waker", k->waker, k->waker_tgid, k->waker_tid, k->waker_kernel_stack,
 		      k->waker_user_stack);
-	bt_json_uint(&j, "blocked_us", us);
 	bt_json_end_object(&j);
 	bt_json_finish(&j);
 }
@@ -180,7 +180,7 @@ static int add_row(void *ctx, const void *key, const void *value)
 	if (!f)
 		return -ENOMEM;
 	if (opts.json)
-		put_json(s, f, k, us);
+		put_json(s, f, k);
 	else if (opts.folded)
 		put_folded(s, f, k);
 	else
@@ -192,9 +192,7 @@ static int print_summary(void *ctx)
 {
 	struct state *s = ctx;
 
-	return bt_offcpu_summary(&opts, s->stacks, s->counts_fd, sizeof(struct offwaketime_key),
-				 offsetof(struct offwaketime_key, gen), add_row, s, &s->table)
-		       ?: bt_stack_out__write(s->out);
+	return bt_offcpu_summary(&opts, &s->counts) ?: bt_stack_out__write(s->out);
 }
 
 static void print_banner(void)
@@ -242,7 +240,15 @@ static int run(const struct bt_cmd *cmd)
 			      "sched:sched_switch and sched:sched_waking", &s.stacks);
 	if (err)
 		goto cleanup;
-	s.counts_fd = bpf_map__fd(skel->maps.counts);
+	s.counts = (struct bt_offcpu_counts){ s.stacks,
+					      bpf_map__fd(skel->maps.counts),
+					      sizeof(struct offwaketime_key),
+					      offsetof(struct offwaketime_key, gen),
+					      add_row,
+					      &s,
+					      &s.table,
+					      "blocked_us" };
+	bt_stacks__set_collector(s.stacks, bt_offcpu_collect, &s.counts);
 
 	print_banner();
 	if (bt_output_closed())

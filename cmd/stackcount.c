@@ -291,6 +291,29 @@ static int add_row(void *ctx, const void *key, const void *value)
 		       ?: bt_stack_table__end(&s->table, k->tgid, *(const __u64 *)value);
 }
 
+/*
+ * Counts so far into the table, named now and merged: before each output, and whenever
+ * exited processes wait to be named (lib/bt_stacks.h).
+ */
+static int collect_counts(void *ctx)
+{
+	struct state *s = ctx;
+	int err;
+
+	err = bt_stacks__flip(s->stacks);
+	if (err >= 0)
+		err = bt_stacks__drain(s->stacks, s->counts_fd, sizeof(struct stackcount_key),
+				       sizeof(__u64), offsetof(struct stackcount_key, gen), add_row,
+				       s);
+	if (err < 0) {
+		bt_err("cannot read the stack counts: %s", strerror(-err));
+		return err;
+	}
+	bt_stacks__release(s->stacks, NULL, 0);
+	bt_stack_table__sort(&s->table);
+	return 0;
+}
+
 static int print_counts(void *ctx)
 {
 	struct state *s = ctx;
@@ -303,17 +326,9 @@ static int print_counts(void *ctx)
 		bt_print_time(stdout, "%H:%M:%S");
 		printf("\n");
 	}
-	err = bt_stacks__flip(s->stacks);
-	if (err >= 0)
-		err = bt_stacks__drain(s->stacks, s->counts_fd, sizeof(struct stackcount_key),
-				       sizeof(__u64), offsetof(struct stackcount_key, gen), add_row,
-				       s);
-	if (err < 0) {
-		bt_err("cannot read the stack counts: %s", strerror(-err));
+	err = collect_counts(s);
+	if (err)
 		return err;
-	}
-	bt_stacks__release(s->stacks, NULL, 0);
-	bt_stack_table__sort(&s->table);
 	if (bt_json_mode()) {
 		err = print_json(&s->table);
 		bt_stack_table__clear(&s->table);
@@ -407,6 +422,7 @@ static int run(const struct bt_cmd *cmd)
 	if (opts.pid && !opts.kernel_only)
 		bt_stacks__note_pid(s.stacks, opts.pid);
 	s.counts_fd = bpf_map__fd(skel->maps.counts);
+	bt_stacks__set_collector(s.stacks, collect_counts, &s);
 
 	/* folded output is data only: the banner goes where messages go */
 	bt_banner(opts.folded ? stderr : stdout,

@@ -251,31 +251,40 @@ void bt_offcpu_banner(const struct bt_offcpu_opts *o, const char *fmt, ...)
 	free(what);
 }
 
-int bt_offcpu_summary(const struct bt_offcpu_opts *o, struct bt_stacks *st, int counts_fd,
-		      size_t key_size, size_t gen_offset, bt_stacks_entry_fn add_row, void *ctx,
-		      struct bt_stack_table *t)
+int bt_offcpu_collect(void *counts)
 {
+	struct bt_offcpu_counts *c = counts;
 	int gen, err = 0;
-	size_t i;
 
 	for (gen = 0; gen < 2 && !err; gen++) {
-		err = bt_stacks__flip(st);
+		err = bt_stacks__flip(c->stacks);
 		if (err >= 0)
-			err = bt_stacks__drain(st, counts_fd, key_size, sizeof(__u64), gen_offset,
-					       add_row, ctx);
+			err = bt_stacks__drain(c->stacks, c->fd, c->key_size, sizeof(__u64),
+					       c->gen_offset, c->add_row, c->ctx);
 	}
 	if (err < 0) {
 		bt_err("cannot read the off-CPU counts: %s", strerror(-err));
 		return err;
 	}
+	bt_stack_table__sort(c->table); /* merged: what is kept is what will print */
+	return 0;
+}
+
+int bt_offcpu_summary(const struct bt_offcpu_opts *o, struct bt_offcpu_counts *c)
+{
+	struct bt_stack_table *t = c->table;
+	int err = bt_offcpu_collect(c);
+	size_t i;
+
+	if (err)
+		return err;
 	if (!o->folded && !o->json)
 		printf("\n");
-	bt_stack_table__sort(t);
 	for (i = 0; i < t->n; i++) {
 		const struct bt_stack_row *r = &t->rows[i];
 
 		if (o->json)
-			fputs(r->text, stdout);
+			bt_stack_row__json(r, c->value_name, stdout);
 		else if (o->folded)
 			printf("%s %llu\n", r->text, r->value);
 		else

@@ -77,14 +77,27 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 void bt_offcpu_banner(const struct bt_offcpu_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Where a tool's off-CPU sums are and how they become rows. */
+struct bt_offcpu_counts {
+	struct bt_stacks *stacks;
+	int fd;			     /* keys of key_size, __u64 values */
+	size_t key_size, gen_offset; /* the key's generation (__u32) at gen_offset */
+	bt_stacks_entry_fn add_row;  /* one row of table per key (--json: without the sum) */
+	void *ctx;		     /* add_row's */
+	struct bt_stack_table *table;
+	const char *value_name; /* --json: the member the sum is printed as */
+};
+
 /*
- * The summary: every count so far (both stack generations, whichever is current) read and
- * deleted from counts_fd (keys of key_size with the generation at gen_offset, __u64 values),
- * each made a row of t by add_row(ctx, key, value), then the rows merged, sorted and printed
- * in o's form (BCC's blocks, -f or --json), and t emptied. 0 or -errno (said on stderr).
+ * Every count so far (both stack generations, whichever is current) read and deleted, each
+ * made a row of the table, rows that print the same merged. A bt_stacks_collect_fn: it runs
+ * whenever exited processes wait to be named (lib/bt_stacks.h), and before the summary.
  */
-int bt_offcpu_summary(const struct bt_offcpu_opts *o, struct bt_stacks *st, int counts_fd,
-		      size_t key_size, size_t gen_offset, bt_stacks_entry_fn add_row, void *ctx,
-		      struct bt_stack_table *t);
+int bt_offcpu_collect(void *counts);
+/*
+ * The summary: bt_offcpu_collect(), then the rows sorted and printed in o's form (BCC's
+ * blocks, -f or --json), and the table emptied. 0 or -errno (said on stderr).
+ */
+int bt_offcpu_summary(const struct bt_offcpu_opts *o, struct bt_offcpu_counts *c);
 
 #endif

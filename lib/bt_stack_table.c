@@ -68,10 +68,6 @@ static int cmp_value(const void *a, const void *b)
 	return strcmp(x->text, y->text);
 }
 
-/*
- * Within one process distinct stacks stay distinct even when they read alike ([unknown]
- * frames of different addresses): only rows of different processes merge.
- */
 void bt_stack_table__sort(struct bt_stack_table *t)
 {
 	size_t i, out = 0;
@@ -80,7 +76,7 @@ void bt_stack_table__sort(struct bt_stack_table *t)
 	for (i = 0; i < t->n; i++) {
 		struct bt_stack_row *last = out ? &t->rows[out - 1] : NULL;
 
-		if (last && last->tgid != t->rows[i].tgid && !strcmp(last->text, t->rows[i].text)) {
+		if (last && !strcmp(last->text, t->rows[i].text)) {
 			last->tgid = t->rows[i].tgid;
 			last->value += t->rows[i].value;
 			free(t->rows[i].text);
@@ -111,4 +107,12 @@ void bt_stack_table__free(struct bt_stack_table *t)
 	free(t->cur_buf);
 	free(t->rows);
 	memset(t, 0, sizeof(*t));
+}
+
+void bt_stack_row__json(const struct bt_stack_row *r, const char *name, FILE *out)
+{
+	const char *rest = r->text[0] == '{' ? r->text + 1 : r->text;
+
+	/* the object's other members follow, "}" and the newline included */
+	fprintf(out, "{\"%s\": %llu%s%s", name, r->value, rest[0] == '}' ? "" : ", ", rest);
 }

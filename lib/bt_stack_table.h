@@ -36,8 +36,17 @@ struct bt_stack_table {
 FILE *bt_stack_table__begin(struct bt_stack_table *t);
 /* Close the row begun last. 0 or -ENOMEM. */
 int bt_stack_table__end(struct bt_stack_table *t, unsigned int tgid, unsigned long long value);
-/* Merge rows of equal text (adding values), then sort ascending by value, then by text. */
+/*
+ * Merge rows of equal text (adding values), then sort ascending by value, then by text. A row
+ * is what prints: two stacks that read alike (a stack walked partly by frame pointers and
+ * then through tables, [unknown] frames at other addresses) are one row, as in every output.
+ */
 void bt_stack_table__sort(struct bt_stack_table *t);
+/*
+ * A row whose text is a JSON object without its value, printed as one line with the value
+ * first: {"name": value, ...}.
+ */
+void bt_stack_row__json(const struct bt_stack_row *r, const char *name, FILE *out);
 /* Drop every row (keeps the allocation). */
 void bt_stack_table__clear(struct bt_stack_table *t);
 void bt_stack_table__free(struct bt_stack_table *t);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
+#include <malloc.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -27,6 +28,15 @@ struct bt_stacks {
 	unsigned long long missing; /* ids printed after their stack was freed (a bug if > 0) */
 	struct bt_events *pids;
 	struct bpf_link *exec_link; /* probes/bt_stack.bpf.h: bt_on_exec */
+	struct bpf_link *exit_link; /* and bt_on_exit */
+	/*
+	 * Exited processes: their snapshots are freed once the output that may name them is
+	 * out. exits counts those noted; a flip or a collection records how many were noted
+	 * before it, and what was noted before the one before is freed at the next release.
+	 */
+	uint64_t exits, exits_at_flip[2], exits_at_collect[2];
+	bt_stacks_collect_fn collect;
+	void *collect_ctx;
 	struct bt_symbolizer *sym;
 	struct bt_unwind *unwind; /* NULL: user stacks by frame pointers */
 	bool verbose;
@@ -71,6 +81,9 @@ int bt_stacks__configure(struct bpf_object *obj, const struct bt_stacks_opts *op
 	exec_prog = bpf_object__find_program_by_name(obj, "bt_on_exec");
 	if (exec_prog)
 		bpf_program__set_autoload(exec_prog, announce);
+	exec_prog = bpf_object__find_program_by_name(obj, "bt_on_exit");
+	if (exec_prog)
+		bpf_program__set_autoload(exec_prog, announce);
 	err = bt_rodata_set(obj, "bt_announce_pids", &announce, sizeof(announce));
 	return err == -ENOENT ? 0 : err; /* folded away when the program never announces */
 }
@@ -91,6 +104,12 @@ static int on_new_pid(void *ctx, const void *data, size_t size)
 		 */
 		bt_symbolizer__refresh_pid(st->sym, (int)note.tgid);
 		bt_unwind__queue_pid(st->unwind, (int)note.tgid);
+		return 0;
+	}
+	if (note.exec == BT_PID_NOTE_EXIT) {
+		/* the kernel forgot it already; its names stay until its stacks are printed */
+		bt_unwind__forget_pid(st->unwind, (int)note.tgid);
+		bt_symbolizer__exit_pid(st->sym, (int)note.tgid, ++st->exits);
 		return 0;
 	}
 	if (note.exec) {
@@ -224,6 +243,14 @@ int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 			bt_warn("cannot follow exec(): a process that execs keeps its old names "
 				"(%s)",
 				strerror(errno));
+		prog = bpf_object__find_program_by_name(obj, "bt_on_exit");
+		st->exit_link =
+			prog ? bpf_program__attach_raw_tracepoint(prog, "sched_process_exit")
+			     : NULL;
+		if (prog && !st->exit_link)
+			bt_warn("cannot follow process exits: memory grows with every process "
+				"traced, and a reused pid keeps the old process's names (%s)",
+				strerror(errno));
 	}
 	*out = st;
 	return 0;
@@ -241,6 +268,7 @@ void bt_stacks__free(struct bt_stacks *st)
 	if (st->sync_inner_fd >= 0)
 		close(st->sync_inner_fd);
 	bpf_link__destroy(st->exec_link);
+	bpf_link__destroy(st->exit_link);
 	bt_unwind__free(st->unwind);
 	bt_events__free(st->pids);
 	bt_symbolizer__free(st->sym);
@@ -253,11 +281,43 @@ int bt_stacks__fd(const struct bt_stacks *st)
 	return st->pids ? bt_events__fd(st->pids) : -1;
 }
 
+/* Exited processes kept at most, past the last collection, before the tool collects. */
+#define BT_STACKS_EXITED_MAX 128
+
 int bt_stacks__poll(void *ctx)
 {
 	struct bt_stacks *st = ctx;
+	int err;
 
-	return st->pids ? bt_events__poll(st->pids) : 0;
+	err = st->pids ? bt_events__poll(st->pids) : 0;
+	if (err < 0 || !st->collect || st->exits - st->exits_at_collect[1] < BT_STACKS_EXITED_MAX)
+		return err;
+	/*
+	 * The tool names what it has counted so far while the snapshots are here; what exited
+	 * before the collection before this one is named by now, late writes included.
+	 */
+	st->exits_at_collect[0] = st->exits_at_collect[1];
+	st->exits_at_collect[1] = st->exits;
+	err = st->collect(st->collect_ctx);
+	if (err < 0)
+		return err;
+	bt_symbolizer__release_exited(st->sym, st->exits_at_collect[0]);
+	if (bt_debug_enabled()) {
+		struct bt_sym_stats ss;
+
+		bt_symbolizer__stats(st->sym, &ss);
+		bt_debug("counts named while %llu exited processes waited: %zu running and %zu "
+			 "exited processes kept, %zu files (%zu with symbols), heap %zu KiB",
+			 (unsigned long long)(st->exits - st->exits_at_collect[0]), ss.procs,
+			 ss.exited, ss.files, ss.files_loaded, mallinfo2().uordblks >> 10);
+	}
+	return 0;
+}
+
+void bt_stacks__set_collector(struct bt_stacks *st, bt_stacks_collect_fn fn, void *ctx)
+{
+	st->collect = fn;
+	st->collect_ctx = ctx;
 }
 
 struct bt_symbolizer *bt_stacks__symbolizer(struct bt_stacks *st)
@@ -293,6 +353,8 @@ int bt_stacks__flip(struct bt_stacks *st)
 		return -errno;
 	st->gen = next;
 	wait_for_programs(st);
+	st->exits_at_flip[0] = st->exits_at_flip[1];
+	st->exits_at_flip[1] = st->exits;
 	return next ^ 1;
 }
 
@@ -396,6 +458,9 @@ int bt_stacks__release(struct bt_stacks *st, const uint64_t *held, size_t nheld)
 	if (!err)
 		err = release_in(st->deep_fd, closed, sorted, nheld);
 	free(sorted);
+	/* the closed generation is printed: so is every process that exited before the flip
+	 * before it (a count written late, a waker's stack, lands at most one flip later) */
+	bt_symbolizer__release_exited(st->sym, st->exits_at_flip[0]);
 	return err;
 }
 

@@ -55,6 +55,16 @@ int bt_stacks__poll(void *st);
 struct bt_symbolizer *bt_stacks__symbolizer(struct bt_stacks *st);
 
 /*
+ * Processes exit while a tool traces; their snapshots are kept until the output that may name
+ * them is out. A tool that releases generations (bt_stacks__release) frees them there. A tool
+ * that prints only at the end gives a collector: called from bt_stacks__poll() when many
+ * exited processes wait, it drains what is counted so far into the tool's own summary (named
+ * now), after which those processes are freed. It returns 0 or -errno.
+ */
+typedef int (*bt_stacks_collect_fn)(void *ctx);
+void bt_stacks__set_collector(struct bt_stacks *st, bt_stacks_collect_fn fn, void *ctx);
+
+/*
  * Snapshot a process known in advance (-p) now, rather than at its first event: a process
  * that exits within microseconds of that event would otherwise be gone before user space
  * reads the announcement.

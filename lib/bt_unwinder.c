@@ -788,8 +788,12 @@ void bt_unwind__forget_pid(struct bt_unwind *u, int pid)
 {
 	__u32 key = pid;
 
-	if (u)
-		bpf_map_delete_elem(u->procs_fd, &key);
+	if (!u)
+		return;
+	/* after a worker's indexing of pid under way, which would write the entry again */
+	pthread_mutex_lock(&u->lock);
+	bpf_map_delete_elem(u->procs_fd, &key);
+	pthread_mutex_unlock(&u->lock);
 }
 
 /* The worker: queued processes first, then the next running process of the scan. */

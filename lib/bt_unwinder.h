@@ -57,7 +57,7 @@ void bt_unwind__free(struct bt_unwind *u); /* NULL is fine; waits for the indexi
 int bt_unwind__note_pid(struct bt_unwind *u, int pid);
 /* The same in the background (for the event loop: no wait for a table to be built). */
 int bt_unwind__queue_pid(struct bt_unwind *u, int pid);
-/* pid exec()ed: its mapping table is stale. */
+/* pid exec()ed or exited: its mapping table is stale. */
 void bt_unwind__forget_pid(struct bt_unwind *u, int pid);
 /*
  * Index every running process in a background thread: start-up stays fast, and until a

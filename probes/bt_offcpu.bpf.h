@@ -24,6 +24,7 @@
 #include "bt_stack.bpf.h"
 
 #define BT_PF_KTHREAD 0x00200000 /* include/linux/sched.h */
+#define BT_TASK_DEAD 0x00000080	 /* the same value from 4.14 on */
 
 const volatile __u32 bt_offcpu_ntgids = 0;
 const volatile __u32 bt_offcpu_tgids[BT_OFFCPU_MAX_IDS] = {};
@@ -163,6 +164,15 @@ static __always_inline void bt_offcpu_switch_out(void *ctx, __u32 tgid, __u32 ti
 {
 	struct bt_offcpu_start s = {};
 
+	/*
+	 * The thread's last switch: it never comes back, and its id may soon name another
+	 * thread, whose first switch-in must not close a block begun here
+	 */
+	if (state & BT_TASK_DEAD) {
+		bpf_map_delete_elem(&bt_offcpu_starts, &tid);
+		bt_offcpu_block_over(tid);
+		return;
+	}
 	if (!bt_offcpu_wanted(tgid, tid, flags, state))
 		return;
 	/* first: the thread stops running its own code here, stack walks included */

@@ -279,4 +279,29 @@ int bt_on_exec(void *ctx)
 	return 0;
 }
 
+/*
+ * A process's main thread exits: nothing of the pid may outlive it in the kernel, or a new
+ * process that reuses the pid is never announced (bt_seen_pids) and is walked with the old
+ * one's mapping table (bt_unwind_procs). User space is told, to free its snapshot once the
+ * output that may still name the process is out. Attached with bt_on_exec. Other threads
+ * exiting leave the process as it is; a main thread that exits before the others (rare:
+ * pthread_exit in main) only makes the next event of the process announce it again.
+ */
+SEC("?raw_tp")
+int bt_on_exit(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct bt_pid_note note = { .tgid = id >> 32, .exec = BT_PID_NOTE_EXIT };
+
+	if (!bt_announce_pids || (__u32)id != note.tgid)
+		return 0;
+	bpf_map_delete_elem(&bt_seen_pids, &note.tgid);
+	if (bt_unwind_on) {
+		bpf_map_delete_elem(&bt_unwind_procs, &note.tgid);
+		bpf_map_delete_elem(&bt_unwind_asked, &note.tgid);
+	}
+	bt_event_output_to(ctx, &bt_new_pids, BT_EVENTS_LOST_PIDS, &note, sizeof(note));
+	return 0;
+}
+
 #endif

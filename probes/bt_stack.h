@@ -45,6 +45,7 @@ enum {
 	BT_PID_NOTE_NEW = 0,	 /* first seen */
 	BT_PID_NOTE_EXEC = 1,	 /* exec()ed: what was noted of it is stale */
 	BT_PID_NOTE_REINDEX = 2, /* the unwinder met code its table lacks: index it again */
+	BT_PID_NOTE_EXIT = 3,	 /* its main thread exited: what was noted of it may go */
 };
 
 struct bt_pid_note {

@@ -80,6 +80,13 @@ int bt_symbolizer__note_pid(struct bt_symbolizer *sym, int pid);
 int bt_symbolizer__refresh_pid(struct bt_symbolizer *sym, int pid);
 /* Drop what was noted for pid (a tool calls this after the exit event has been printed). */
 void bt_symbolizer__forget_pid(struct bt_symbolizer *sym, int pid);
+/*
+ * pid exited: its snapshot still names its stacks (found by pid while no new process has been
+ * noted under it) until bt_symbolizer__release_exited() is called with upto >= seq, once the
+ * output that may name it is out. seq orders the exits (ascending, from 1).
+ */
+void bt_symbolizer__exit_pid(struct bt_symbolizer *sym, int pid, uint64_t seq);
+void bt_symbolizer__release_exited(struct bt_symbolizer *sym, uint64_t upto);
 
 enum bt_resolve_flags {
 	/* addrs[0] is an instruction pointer, the rest are return addresses: look those up at
@@ -103,7 +110,8 @@ struct bt_sym_stats {
 	size_t files;	     /* files known (open descriptors) */
 	size_t files_loaded; /* files with symbols in memory (bounded by max_files) */
 	size_t evictions;    /* symbol tables dropped by the LRU */
-	size_t procs;	     /* processes noted */
+	size_t procs;	     /* processes noted, running */
+	size_t exited;	     /* processes exited, kept for the output still to come */
 };
 void bt_symbolizer__stats(const struct bt_symbolizer *sym, struct bt_sym_stats *st);
 

@@ -58,6 +58,7 @@ struct bt_proc {
 	uint64_t refreshed_gen;
 	uint64_t refreshed_ns;
 	enum bt_sym_reason gone; /* not BT_SYM_OK: the snapshot failed, nothing else is kept */
+	uint64_t exit_seq;	 /* 0 while it runs; then the order in which exits were noted */
 	struct bt_proc *next;
 };
 
@@ -67,6 +68,9 @@ struct bt_symbolizer {
 	struct bt_dso_cache *dsos;
 	struct bt_proc *procs[BT_PROC_BUCKETS];
 	size_t nprocs;
+	/* exited, kept until the output that may name them is out; newest first per bucket */
+	struct bt_proc *exited[BT_PROC_BUCKETS];
+	size_t nexited;
 	uint64_t gen;
 	struct bt_ksyms *ks;
 	int ks_err; /* 0 not tried yet, 1 loaded, -errno */
@@ -148,6 +152,7 @@ void bt_symbolizer__free(struct bt_symbolizer *s)
 			proc_free(s, p);
 		}
 	}
+	bt_symbolizer__release_exited(s, UINT64_MAX);
 	bt_dso__put(s->dsos, s->vdso);
 	bt_dso_cache__free(s->dsos);
 	bt_ksyms__free(s->ks);
@@ -438,6 +443,62 @@ void bt_symbolizer__forget_pid(struct bt_symbolizer *s, int pid)
 	proc_free(s, p);
 }
 
+void bt_symbolizer__exit_pid(struct bt_symbolizer *s, int pid, uint64_t seq)
+{
+	struct bt_proc **pp, *p;
+	unsigned int b = (unsigned int)pid % BT_PROC_BUCKETS;
+
+	if (!s || pid <= 0)
+		return;
+	pp = proc_slot(s, pid);
+	p = *pp;
+	if (!p)
+		return;
+	*pp = p->next;
+	if (p->gone) {
+		proc_free(s, p); /* nothing to name with: the pid is free for its next process */
+		return;
+	}
+	s->nprocs--;
+	p->exit_seq = seq ? seq : 1;
+	p->next = s->exited[b];
+	s->exited[b] = p;
+	s->nexited++;
+}
+
+void bt_symbolizer__release_exited(struct bt_symbolizer *s, uint64_t upto)
+{
+	size_t i;
+
+	if (!s || !s->nexited)
+		return;
+	for (i = 0; i < BT_PROC_BUCKETS; i++) {
+		struct bt_proc **pp = &s->exited[i];
+
+		while (*pp) {
+			struct bt_proc *p = *pp;
+
+			if (p->exit_seq > upto) {
+				pp = &p->next;
+				continue;
+			}
+			*pp = p->next;
+			proc_free(s, p);
+			s->nexited--;
+		}
+	}
+}
+
+/* The newest exited snapshot of pid, for stacks printed after it exited. */
+static struct bt_proc *find_exited(struct bt_symbolizer *s, int pid)
+{
+	struct bt_proc *p = s->exited[(unsigned int)pid % BT_PROC_BUCKETS];
+
+	while (p && p->pid != pid)
+		p = p->next;
+	return p;
+}
+
 /*
  * Remember that pid could not be snapshotted, so that each of its stacks does not try again
  * (two failed opens per stack of every process that exited before the output).
@@ -638,6 +699,8 @@ int bt_symbolizer__resolve(struct bt_symbolizer *s, int pid, const uint64_t *add
 			start = bt_symbolizer__kernel_trim(s, addrs, n);
 	} else {
 		p = *proc_slot(s, pid);
+		if (!p)
+			p = find_exited(s, pid);
 		if (!p) {
 			int err = bt_symbolizer__note_pid(s, pid);
 
@@ -681,4 +744,5 @@ void bt_symbolizer__stats(const struct bt_symbolizer *s, struct bt_sym_stats *st
 		return;
 	bt_dso_cache__stats(s->dsos, &st->files, &st->files_loaded, &st->evictions);
 	st->procs = s->nprocs;
+	st->exited = s->nexited;
 }
