@@ -1,0 +1,87 @@
+#!/bin/sh
+# Processes that come and go during a trace (docs/symbolize.md "Memory"): memory and the BPF
+# maps keyed by pid stay at their level through 10,000 short processes; a thread id reused by a
+# new process never closes a block the thread before it began; rows that print alike are one.
+. "$(dirname "$0")/lib.sh"
+require root btf tracepoints
+command -v bpftool >/dev/null || skip "needs bpftool (to count the tool's map entries)"
+CHURN=$BT_WORKLOADS/churn
+
+rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+
+# entries NAME: entries in the tool's ($FPID) map NAME, found through its descriptors.
+entries() {
+	for fd in /proc/$FPID/fdinfo/*; do
+		id=$(awk '/^map_id:/ {print $2}' "$fd" 2>/dev/null)
+		[ -n "$id" ] || continue
+		if bpftool map show id "$id" 2>/dev/null | grep -q " name $1 "; then
+			bpftool map dump id "$id" 2>/dev/null | grep -c '"key"\|^key' || true
+			return
+		fi
+	done
+	echo "no map $1" >&2
+	echo 999999
+}
+
+# soak TOOL ARGS...: 2,000 processes to warm up, then 10,000: RSS within 2 MiB, and the
+# announcement set ($MAPS: more maps) back to its level.
+soak() {
+	start_tool "$@"
+	$CHURN 2000 || fail "churn failed"
+	sleep 1
+	r0=$(rss $FPID)
+	e0=""
+	for m in bt_seen_pids $MAPS; do e0="$e0 $(entries $m)"; done
+	$CHURN 10000 || fail "churn failed"
+	sleep 1
+	r1=$(rss $FPID)
+	e1=""
+	for m in bt_seen_pids $MAPS; do e1="$e1 $(entries $m)"; done
+	finish_tool INT
+	[ "$RC" = 0 ] || fail "$1 exited $RC"
+	[ $((r1 - r0)) -le 2048 ] || fail "$*: RSS grew from $r0 to $r1 KiB over 10,000 processes"
+	set -- $e0
+	for after in $e1; do
+		# what else runs on the machine may hold a few more
+		[ "$after" -le $(($1 + 64)) ] || fail "map entries $e0 became $e1 over 10,000 processes"
+		shift
+	done
+	ok "$SOAK: RSS $r0 -> $r1 KiB, map entries$e0 ->$e1 over 10,000 processes"
+}
+
+# Blocks of 10 s and more only: what is printed stays the same whatever else the machine runs,
+# while every process is still announced, snapshotted and indexed at its first switch.
+BANNER_IN=err MAPS=bt_offcpu_starts SOAK="offcputime -f" soak offcputime -f -m 10000000
+MAPS="" SOAK="stackcount -U" soak stackcount -U t:sched:sched_process_exec
+
+# A process's last switch-out leaves nothing a new thread of the same id could close: phantomA
+# blocks 50 ms and exits; 1.5 s later a new process is made to take its pid. Before, that
+# process's first switch-in closed a "block" of phantomA 1.5 s long.
+cp /bin/sleep "$T/phantomA"
+BANNER_IN=err start_tool offcputime -f -K
+"$T/phantomA" 0.05 &
+A=$!
+wait $A
+sleep 1.5
+PID=$A $CHURN 1 || { finish_tool INT; skip "could not have pid $A again (ns_last_pid)"; }
+finish_tool INT
+[ "$RC" = 0 ] || fail "offcputime exited $RC"
+grep -q '^phantomA' "$OUT" || fail "no off-CPU row of phantomA"
+max=$(awk '/^phantomA/ {if ($NF > m) m = $NF} END {print m + 0}' "$OUT")
+[ "$max" -lt 1000000 ] || fail "phantomA shown off-CPU for $max us after its pid was reused"
+ok "pid $A reused 1.5 s after its process exited: its longest block is $max us"
+
+# Two tracers on sched_switch: the kernel adds a frame (__traceiter_sched_switch) to stacks
+# taken while both are attached, trimmed before printing; the rows then read alike and are one.
+sh -c 'while :; do sleep 0.01; done' &
+W=$!
+BANNER_IN=err start_tool offcputime -f -p $W
+sleep 1
+"$BPFTOOLS" offcputime -K 1 >/dev/null 2>&1
+sleep 1
+finish_tool INT
+kill $W
+[ "$RC" = 0 ] || fail "offcputime exited $RC"
+dups=$(sed 's/ [0-9]*$//' "$OUT" | sort | uniq -d | head -3)
+[ -z "$dups" ] || fail "rows printed twice: $dups"
+ok "a second tracer on sched_switch: every row once ($(wc -l <"$OUT") rows)"
