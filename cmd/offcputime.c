@@ -75,8 +75,8 @@ static void put_json(struct state *s, const struct offcputime_key *k)
 		bt_stacks__json(s->stacks, &s->json, "kernel_stack", &s->style, BT_PID_KERNEL,
 				k->kernel_stack, 0);
 	if (want_user())
-		bt_stacks__json(s->stacks, &s->json, "user_stack", &s->style, k->tgid,
-				k->user_stack, 0);
+		bt_stacks__json(s->stacks, &s->json, "user_stack", &s->style,
+				BT_PROC(k->tgid, k->cookie), k->user_stack, 0);
 	bt_json_end_object(&s->json);
 	bt_json_finish(&s->json);
 }
@@ -102,7 +102,8 @@ static int add_row(void *ctx, const void *key, const void *value)
 	} else if (opts.folded) {
 		fprintf(f, "%.*s", BT_OFFCPU_COMM_LEN, k->comm);
 		if (want_user())
-			bt_stacks__fold(s->stacks, f, &s->style, k->tgid, k->user_stack, 0, false);
+			bt_stacks__fold(s->stacks, f, &s->style, BT_PROC(k->tgid, k->cookie),
+					k->user_stack, 0, false);
 		if (delimit)
 			fputs(";-", f);
 		if (want_kernel())
@@ -115,13 +116,15 @@ static int add_row(void *ctx, const void *key, const void *value)
 		if (delimit)
 			fputs("    --\n", f);
 		if (want_user())
-			bt_stacks__print(s->stacks, f, &s->style, k->tgid, k->user_stack, 0);
+			bt_stacks__print(s->stacks, f, &s->style, BT_PROC(k->tgid, k->cookie),
+					 k->user_stack, 0);
 		fprintf(f, "    %-16s %.*s (%u)\n", "-", BT_OFFCPU_COMM_LEN, k->comm, k->tid);
 	}
 	/* --flamegraph/--pprof: the folded line's frames, whatever was printed */
 	bt_stack_out__name(s->out, k->comm, BT_OFFCPU_COMM_LEN, BT_PROF_OTHER);
 	if (want_user())
-		bt_stack_out__stack(s->out, s->stacks, &s->style, k->tgid, k->user_stack, 0, false);
+		bt_stack_out__stack(s->out, s->stacks, &s->style, BT_PROC(k->tgid, k->cookie),
+				    k->user_stack, 0, false);
 	if (delimit)
 		bt_stack_out__name(s->out, "-", 1, BT_PROF_OTHER);
 	if (want_kernel())

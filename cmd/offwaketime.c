@@ -65,7 +65,7 @@ static bool delimit(void)
 }
 
 static void put_json_task(struct state *s, struct bt_json *j, const char *key, const char *comm,
-			  __u32 tgid, __u32 tid, __u64 kstack, __u64 ustack)
+			  __u32 tgid, __u32 cookie, __u32 tid, __u64 kstack, __u64 ustack)
 {
 	bt_json_begin_object(j, key);
 	bt_json_string(j, "comm", comm);
@@ -75,7 +75,8 @@ static void put_json_task(struct state *s, struct bt_json *j, const char *key, c
 		bt_stacks__json(s->stacks, j, "kernel_stack", &s->leaf_first, BT_PID_KERNEL, kstack,
 				0);
 	if (want_user())
-		bt_stacks__json(s->stacks, j, "user_stack", &s->leaf_first, tgid, ustack, 0);
+		bt_stacks__json(s->stacks, j, "user_stack", &s->leaf_first, BT_PROC(tgid, cookie),
+				ustack, 0);
 	bt_json_end_object(j);
 }
 
@@ -86,10 +87,10 @@ static void put_json(struct state *s, FILE *f, const struct offwaketime_key *k)
 
 	bt_json_init_compact(&j, f);
 	bt_json_begin_object(&j, NULL);
-	put_json_task(s, &j, "target", k->target, k->target_tgid, k->target_tid,
+	put_json_task(s, &j, "target", k->target, k->target_tgid, k->target_cookie, k->target_tid,
 		      k->target_kernel_stack, k->target_user_stack);
-	put_json_task(s, &j, "waker", k->waker, k->waker_tgid, k->waker_tid, k->waker_kernel_stack,
-		      k->waker_user_stack);
+	put_json_task(s, &j, "waker", k->waker, k->waker_tgid, k->waker_cookie, k->waker_tid,
+		      k->waker_kernel_stack, k->waker_user_stack);
 	bt_json_end_object(&j);
 	bt_json_finish(&j);
 }
@@ -99,8 +100,9 @@ static void put_folded(struct state *s, FILE *f, const struct offwaketime_key *k
 {
 	fprintf(f, "%.*s", BT_OFFCPU_COMM_LEN, k->target);
 	if (want_user())
-		bt_stacks__fold(s->stacks, f, &s->leaf_first, k->target_tgid, k->target_user_stack,
-				0, false);
+		bt_stacks__fold(s->stacks, f, &s->leaf_first,
+				BT_PROC(k->target_tgid, k->target_cookie), k->target_user_stack, 0,
+				false);
 	if (delimit())
 		fputs(";-", f);
 	if (want_kernel())
@@ -113,7 +115,8 @@ static void put_folded(struct state *s, FILE *f, const struct offwaketime_key *k
 	if (delimit())
 		fputs(";-", f);
 	if (want_user())
-		bt_stacks__fold(s->stacks, f, &s->leaf_first, k->waker_tgid, k->waker_user_stack, 0,
+		bt_stacks__fold(s->stacks, f, &s->leaf_first,
+				BT_PROC(k->waker_tgid, k->waker_cookie), k->waker_user_stack, 0,
 				true);
 	fprintf(f, ";%.*s", BT_OFFCPU_COMM_LEN, k->waker[0] ? k->waker : "[unknown]");
 }
@@ -124,8 +127,8 @@ static void put_block(struct state *s, FILE *f, const struct offwaketime_key *k)
 	fprintf(f, "    %-16s %.*s %u\n", "waker:", BT_OFFCPU_COMM_LEN,
 		k->waker[0] ? k->waker : "[unknown]", k->waker_tid);
 	if (want_user())
-		bt_stacks__print(s->stacks, f, &s->root_first, k->waker_tgid, k->waker_user_stack,
-				 0);
+		bt_stacks__print(s->stacks, f, &s->root_first,
+				 BT_PROC(k->waker_tgid, k->waker_cookie), k->waker_user_stack, 0);
 	if (delimit())
 		fputs("    -\n", f);
 	if (want_kernel())
@@ -138,7 +141,8 @@ static void put_block(struct state *s, FILE *f, const struct offwaketime_key *k)
 	if (delimit())
 		fputs("    -\n", f);
 	if (want_user())
-		bt_stacks__print(s->stacks, f, &s->leaf_first, k->target_tgid, k->target_user_stack,
+		bt_stacks__print(s->stacks, f, &s->leaf_first,
+				 BT_PROC(k->target_tgid, k->target_cookie), k->target_user_stack,
 				 0);
 	fprintf(f, "    %-16s %.*s %u\n", "target:", BT_OFFCPU_COMM_LEN, k->target, k->target_tid);
 }
@@ -150,8 +154,9 @@ static int put_profile(struct state *s, const struct offwaketime_key *k, __u64 u
 
 	bt_stack_out__name(s->out, k->target, BT_OFFCPU_COMM_LEN, BT_PROF_OTHER);
 	if (want_user())
-		bt_stack_out__stack(s->out, s->stacks, &s->leaf_first, k->target_tgid,
-				    k->target_user_stack, 0, false);
+		bt_stack_out__stack(s->out, s->stacks, &s->leaf_first,
+				    BT_PROC(k->target_tgid, k->target_cookie), k->target_user_stack,
+				    0, false);
 	if (delimit())
 		bt_stack_out__name(s->out, "-", 1, BT_PROF_OTHER);
 	if (want_kernel())
@@ -164,8 +169,9 @@ static int put_profile(struct state *s, const struct offwaketime_key *k, __u64 u
 	if (delimit())
 		bt_stack_out__name(s->out, "-", 1, BT_PROF_OTHER);
 	if (want_user())
-		bt_stack_out__stack(s->out, s->stacks, &s->leaf_first, k->waker_tgid,
-				    k->waker_user_stack, 0, true);
+		bt_stack_out__stack(s->out, s->stacks, &s->leaf_first,
+				    BT_PROC(k->waker_tgid, k->waker_cookie), k->waker_user_stack, 0,
+				    true);
 	bt_stack_out__name(s->out, waker, BT_OFFCPU_COMM_LEN, BT_PROF_OTHER);
 	return bt_stack_out__add(s->out, us);
 }

@@ -214,8 +214,8 @@ static void json_row(struct state *s, FILE *f, const struct stackcount_key *k)
 		bt_stacks__json(s->stacks, &j, "kernel_stack", &s->style, BT_PID_KERNEL,
 				k->kernel_stack, 0);
 	if (!opts.kernel_only)
-		bt_stacks__json(s->stacks, &j, "user_stack", &s->style, k->tgid, k->user_stack,
-				k->user_caller);
+		bt_stacks__json(s->stacks, &j, "user_stack", &s->style, BT_PROC(k->tgid, k->cookie),
+				k->user_stack, k->user_caller);
 	bt_json_end_object(&j);
 }
 
@@ -257,8 +257,8 @@ static int add_row(void *ctx, const void *key, const void *value)
 		if (opts.perpid)
 			fputs(k->comm, f);
 		if (!opts.kernel_only)
-			bt_stacks__fold(s->stacks, f, &s->style, k->tgid, k->user_stack,
-					k->user_caller, false);
+			bt_stacks__fold(s->stacks, f, &s->style, BT_PROC(k->tgid, k->cookie),
+					k->user_stack, k->user_caller, false);
 		if (s->delimiter)
 			fputs(";-", f);
 		if (!opts.user_only)
@@ -271,8 +271,8 @@ static int add_row(void *ctx, const void *key, const void *value)
 		if (s->delimiter)
 			fputs("    --\n", f);
 		if (!opts.kernel_only)
-			bt_stacks__print(s->stacks, f, &s->style, k->tgid, k->user_stack,
-					 k->user_caller);
+			bt_stacks__print(s->stacks, f, &s->style, BT_PROC(k->tgid, k->cookie),
+					 k->user_stack, k->user_caller);
 		if (opts.perpid && !opts.pid)
 			fprintf(f, "    %s [%u]\n", k->comm, k->tgid);
 	}
@@ -280,8 +280,8 @@ static int add_row(void *ctx, const void *key, const void *value)
 	if (opts.perpid)
 		bt_stack_out__name(s->out, k->comm, sizeof(k->comm), BT_PROF_OTHER);
 	if (!opts.kernel_only)
-		bt_stack_out__stack(s->out, s->stacks, &s->style, k->tgid, k->user_stack,
-				    k->user_caller, false);
+		bt_stack_out__stack(s->out, s->stacks, &s->style, BT_PROC(k->tgid, k->cookie),
+				    k->user_stack, k->user_caller, false);
 	if (s->delimiter)
 		bt_stack_out__name(s->out, "-", 1, BT_PROF_OTHER);
 	if (!opts.user_only)

@@ -182,8 +182,8 @@ static void print_json(struct state *s, const struct stacksnoop_event *e, const 
 		bt_stacks__json(s->stacks, &j, "kernel_stack", &s->style, BT_PID_KERNEL,
 				e->kernel_stack, 0);
 	if (s->user)
-		bt_stacks__json(s->stacks, &j, "user_stack", &s->style, e->tgid, e->user_stack,
-				e->user_caller);
+		bt_stacks__json(s->stacks, &j, "user_stack", &s->style, BT_PROC(e->tgid, e->cookie),
+				e->user_stack, e->user_caller);
 	bt_json_end_object(&j);
 	bt_json_finish(&j);
 }
@@ -217,7 +217,8 @@ static int on_event(void *ctx, const void *data, size_t size)
 	if (s->kernel && s->user)
 		printf("\t--\n");
 	if (s->user)
-		bt_stacks__print(s->stacks, stdout, &s->style, e.tgid, e.user_stack, e.user_caller);
+		bt_stacks__print(s->stacks, stdout, &s->style, BT_PROC(e.tgid, e.cookie),
+				 e.user_stack, e.user_caller);
 	printf("\n");
 next:
 	/*

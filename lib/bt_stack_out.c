@@ -165,16 +165,17 @@ enum bt_prof_kind bt_stack_out_kind(const struct bt_frame *f, int pid)
 }
 
 int bt_stack_out__stack(struct bt_stack_out *so, struct bt_stacks *st,
-			const struct bt_stack_style *style, int pid, uint64_t id, uint64_t caller,
-			bool leaf_first)
+			const struct bt_stack_style *style, uint64_t proc, uint64_t id,
+			uint64_t caller, bool leaf_first)
 {
 	const struct bt_frame *frames;
+	int pid = bt_proc_pid(proc);
 	char name[1024];
 	int n, i;
 
 	if (!so)
 		return 0;
-	n = bt_stacks__frames(st, pid, id, caller, &frames);
+	n = bt_stacks__frames(st, proc, id, caller, &frames);
 	if (n < 0) {
 		push(so,
 		     strdup(pid == BT_PID_KERNEL ? "[Missed Kernel Stack]" : "[Missed User Stack]"),

@@ -67,8 +67,8 @@ void bt_stack_out__name(struct bt_stack_out *so, const char *name, size_t len,
  * leaf_first, leaf first; a lost stack is one missed frame. Returns the frames added.
  */
 int bt_stack_out__stack(struct bt_stack_out *so, struct bt_stacks *st,
-			const struct bt_stack_style *style, int pid, uint64_t id, uint64_t caller,
-			bool leaf_first);
+			const struct bt_stack_style *style, uint64_t proc, uint64_t id,
+			uint64_t caller, bool leaf_first);
 /* The row's value: the frames named since the last add become one sample. 0 or -errno. */
 int bt_stack_out__add(struct bt_stack_out *so, uint64_t value);
 /* Write every file asked for: the whole profile so far. 0 or -errno (said on stderr). */

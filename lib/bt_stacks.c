@@ -31,10 +31,10 @@ struct bt_stacks {
 	struct bpf_link *exit_link; /* and bt_on_exit */
 	/*
 	 * Exited processes: their snapshots are freed once the output that may name them is
-	 * out. exits counts those noted; a flip or a collection records how many were noted
-	 * before it, and what was noted before the one before is freed at the next release.
+	 * out. A flip or a collection records how many exits were noted before it
+	 * (bt_symbolizer__exits), and those noted before the one before are freed at the next.
 	 */
-	uint64_t exits, exits_at_flip[2], exits_at_collect[2];
+	uint64_t exits_at_flip[2], exits_at_collect[2];
 	bt_stacks_collect_fn collect;
 	void *collect_ctx;
 	struct bt_symbolizer *sym;
@@ -106,21 +106,20 @@ static int on_new_pid(void *ctx, const void *data, size_t size)
 		bt_unwind__queue_pid(st->unwind, (int)note.tgid);
 		return 0;
 	}
-	if (note.exec == BT_PID_NOTE_EXIT) {
-		/* the kernel forgot it already; its names stay until its stacks are printed */
-		bt_unwind__forget_pid(st->unwind, (int)note.tgid);
-		bt_symbolizer__exit_pid(st->sym, (int)note.tgid, ++st->exits);
-		return 0;
-	}
 	if (note.exec) {
-		/* its next traced event announces it again, with the new image's libraries */
+		/*
+		 * Exit or exec: the kernel forgot the pid already; the old image's names stay
+		 * until its stacks are printed. After an exec the next traced event announces
+		 * the process again, with the new image's libraries.
+		 */
 		bt_unwind__forget_pid(st->unwind, (int)note.tgid);
-		bt_symbolizer__forget_pid(st->sym, (int)note.tgid);
-		bt_debug("process %u exec()ed: its mappings will be noted again", note.tgid);
+		bt_symbolizer__exit_pid(st->sym, (int)note.tgid, note.cookie);
+		bt_debug("process %u (%u) %s", note.tgid, note.cookie,
+			 note.exec == BT_PID_NOTE_EXIT ? "exited" : "exec()ed");
 		return 0;
 	}
 	/* A process that is already gone just gets [unknown] frames later. */
-	err = bt_symbolizer__note_pid(st->sym, (int)note.tgid);
+	err = bt_symbolizer__note_proc(st->sym, (int)note.tgid, note.cookie);
 	bt_debug("process %u first seen: %s", note.tgid, err ? strerror(-err) : "mappings noted");
 	/* its stacks walk by frame pointers until the unwinder's worker has indexed it */
 	bt_unwind__queue_pid(st->unwind, (int)note.tgid);
@@ -290,14 +289,15 @@ int bt_stacks__poll(void *ctx)
 	int err;
 
 	err = st->pids ? bt_events__poll(st->pids) : 0;
-	if (err < 0 || !st->collect || st->exits - st->exits_at_collect[1] < BT_STACKS_EXITED_MAX)
+	if (err < 0 || !st->collect ||
+	    bt_symbolizer__exits(st->sym) - st->exits_at_collect[1] < BT_STACKS_EXITED_MAX)
 		return err;
 	/*
 	 * The tool names what it has counted so far while the snapshots are here; what exited
 	 * before the collection before this one is named by now, late writes included.
 	 */
 	st->exits_at_collect[0] = st->exits_at_collect[1];
-	st->exits_at_collect[1] = st->exits;
+	st->exits_at_collect[1] = bt_symbolizer__exits(st->sym);
 	err = st->collect(st->collect_ctx);
 	if (err < 0)
 		return err;
@@ -308,8 +308,9 @@ int bt_stacks__poll(void *ctx)
 		bt_symbolizer__stats(st->sym, &ss);
 		bt_debug("counts named while %llu exited processes waited: %zu running and %zu "
 			 "exited processes kept, %zu files (%zu with symbols), heap %zu KiB",
-			 (unsigned long long)(st->exits - st->exits_at_collect[0]), ss.procs,
-			 ss.exited, ss.files, ss.files_loaded, mallinfo2().uordblks >> 10);
+			 (unsigned long long)(st->exits_at_collect[1] - st->exits_at_collect[0]),
+			 ss.procs, ss.exited, ss.files, ss.files_loaded,
+			 mallinfo2().uordblks >> 10);
 	}
 	return 0;
 }
@@ -354,7 +355,7 @@ int bt_stacks__flip(struct bt_stacks *st)
 	st->gen = next;
 	wait_for_programs(st);
 	st->exits_at_flip[0] = st->exits_at_flip[1];
-	st->exits_at_flip[1] = st->exits;
+	st->exits_at_flip[1] = bt_symbolizer__exits(st->sym);
 	return next ^ 1;
 }
 
@@ -508,67 +509,71 @@ int bt_stack_splice_caller(uint64_t *ips, int n, uint64_t caller)
 	return n + 1;
 }
 
-int bt_stacks__resolve(struct bt_stacks *st, int pid, const uint64_t *ips, int n,
+int bt_stacks__resolve(struct bt_stacks *st, uint64_t proc, const uint64_t *ips, int n,
 		       struct bt_frame *frames)
 {
 	unsigned int flags = BT_RESOLVE_STACK;
+	int pid = bt_proc_pid(proc);
 
 	if (pid == BT_PID_KERNEL)
 		flags |= BT_RESOLVE_TRIM;
-	return bt_symbolizer__resolve(st->sym, pid, ips, n, flags, frames,
-				      BT_MAX_STACK_DEPTH * (1 + BT_SYM_MAX_INLINE));
+	return bt_symbolizer__resolve_proc(st->sym, pid, pid == BT_PID_KERNEL ? 0 : proc >> 32, ips,
+					   n, flags, frames,
+					   BT_MAX_STACK_DEPTH * (1 + BT_SYM_MAX_INLINE));
 }
 
 /* Frames of id into st->frames; 0 for none, -ENOENT for lost. */
-static int frames_of(struct bt_stacks *st, int pid, uint64_t id, uint64_t caller)
+static int frames_of(struct bt_stacks *st, uint64_t proc, uint64_t id, uint64_t caller)
 {
 	int n = bt_stacks__get(st, id, caller, st->ips);
 
 	if (n <= 0)
 		return n;
-	return bt_stacks__resolve(st, pid, st->ips, n, st->frames);
+	return bt_stacks__resolve(st, proc, st->ips, n, st->frames);
 }
 
-int bt_stacks__frames(struct bt_stacks *st, int pid, uint64_t id, uint64_t caller,
+int bt_stacks__frames(struct bt_stacks *st, uint64_t proc, uint64_t id, uint64_t caller,
 		      const struct bt_frame **frames)
 {
 	*frames = st->frames;
-	return frames_of(st, pid, id, caller);
+	return frames_of(st, proc, id, caller);
 }
 
 /*
  * The unwinder's mark of each resolved frame: inlined frames take the mark of the address
  * they were expanded from (the next frame that is not inlined).
  */
-static void frame_marks(struct bt_stacks *st, int pid, int n, unsigned char *marks)
+static void frame_marks(struct bt_stacks *st, uint64_t proc, int n, unsigned char *marks)
 {
 	int i, ip = 0;
 
 	for (i = 0; i < n; i++) {
-		marks[i] = pid != BT_PID_KERNEL && ip < BT_MAX_STACK_DEPTH ? st->marks[ip] : 0;
+		marks[i] = bt_proc_pid(proc) != BT_PID_KERNEL && ip < BT_MAX_STACK_DEPTH
+				   ? st->marks[ip]
+				   : 0;
 		if (!st->frames[i].inlined)
 			ip++;
 	}
 }
 
-static const char *missed(int pid)
+static const char *missed(uint64_t proc)
 {
-	return pid == BT_PID_KERNEL ? "[Missed Kernel Stack]" : "[Missed User Stack]";
+	return bt_proc_pid(proc) == BT_PID_KERNEL ? "[Missed Kernel Stack]" : "[Missed User Stack]";
 }
 
-int bt_stacks__print(struct bt_stacks *st, FILE *out, const struct bt_stack_style *style, int pid,
-		     uint64_t id, uint64_t caller)
+int bt_stacks__print(struct bt_stacks *st, FILE *out, const struct bt_stack_style *style,
+		     uint64_t proc, uint64_t id, uint64_t caller)
 {
-	int n = frames_of(st, pid, id, caller), i;
+	int n = frames_of(st, proc, id, caller), i;
 	unsigned char marks[BT_MAX_STACK_DEPTH * (1 + BT_SYM_MAX_INLINE)];
 	char name[1024];
 
 	if (n < 0) {
-		fprintf(out, "%s%s\n", style->indent, missed(pid));
+		fprintf(out, "%s%s\n", style->indent, missed(proc));
 		return 1;
 	}
 	if (style->addresses)
-		frame_marks(st, pid, n, marks);
+		frame_marks(st, proc, n, marks);
 	for (i = 0; i < n; i++) {
 		int k = style->root_first ? n - 1 - i : i;
 		const struct bt_frame *f = &st->frames[k];
@@ -585,14 +590,14 @@ int bt_stacks__print(struct bt_stacks *st, FILE *out, const struct bt_stack_styl
 	return n;
 }
 
-int bt_stacks__fold(struct bt_stacks *st, FILE *out, const struct bt_stack_style *style, int pid,
-		    uint64_t id, uint64_t caller, bool leaf_first)
+int bt_stacks__fold(struct bt_stacks *st, FILE *out, const struct bt_stack_style *style,
+		    uint64_t proc, uint64_t id, uint64_t caller, bool leaf_first)
 {
-	int n = frames_of(st, pid, id, caller), i;
+	int n = frames_of(st, proc, id, caller), i;
 	char name[1024];
 
 	if (n < 0) {
-		fprintf(out, ";%s", missed(pid));
+		fprintf(out, ";%s", missed(proc));
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
@@ -605,12 +610,13 @@ int bt_stacks__fold(struct bt_stacks *st, FILE *out, const struct bt_stack_style
 }
 
 int bt_stacks__json(struct bt_stacks *st, struct bt_json *j, const char *key,
-		    const struct bt_stack_style *style, int pid, uint64_t id, uint64_t caller)
+		    const struct bt_stack_style *style, uint64_t proc, uint64_t id, uint64_t caller)
 {
-	int n = frames_of(st, pid, id, caller), i;
+	int n = frames_of(st, proc, id, caller), i;
 	unsigned char marks[BT_MAX_STACK_DEPTH * (1 + BT_SYM_MAX_INLINE)];
 	/* the unwinder's marks exist with -v (probes/bt_unwind_maps.h): as in the text output */
-	bool marked = st->verbose && st->unwind && pid != BT_PID_KERNEL, truncated = false;
+	bool marked = st->verbose && st->unwind && bt_proc_pid(proc) != BT_PID_KERNEL;
+	bool truncated = false;
 	char name[1024];
 
 	if (n < 0) {
@@ -618,7 +624,7 @@ int bt_stacks__json(struct bt_stacks *st, struct bt_json *j, const char *key,
 		return 0;
 	}
 	if (marked)
-		frame_marks(st, pid, n, marks);
+		frame_marks(st, proc, n, marks);
 	bt_json_begin_array(j, key);
 	for (i = 0; i < n; i++) {
 		const struct bt_frame *f = &st->frames[i];

@@ -27,6 +27,17 @@
 
 struct bt_stacks;
 
+/*
+ * Stacks are printed for a process reference: BT_PROC(pid, cookie) of probes/bt_stack.h for a
+ * user stack (the cookie the count was recorded with tells a process from another that has
+ * the pid before or after it; a plain pid means whichever has it), BT_PID_KERNEL for a kernel
+ * stack.
+ */
+static inline int bt_proc_pid(uint64_t proc)
+{
+	return (int)(uint32_t)proc;
+}
+
 struct bt_stacks_opts {
 	unsigned int storage_size; /* stacks stored at once (--stack-storage-size); 0: 1024 */
 	bool generations;	   /* flipped while running (-i, per-event tools): room for two */
@@ -111,14 +122,14 @@ int bt_stack_splice_caller(uint64_t *ips, int n, uint64_t caller);
  * stacks (tracing artefacts at the top trimmed). frames must hold
  * BT_MAX_STACK_DEPTH * (1 + BT_SYM_MAX_INLINE). Returns the number of frames.
  */
-int bt_stacks__resolve(struct bt_stacks *st, int pid, const uint64_t *ips, int n,
+int bt_stacks__resolve(struct bt_stacks *st, uint64_t proc, const uint64_t *ips, int n,
 		       struct bt_frame *frames);
 
 /*
  * The resolved frames of a stack id, leaf first, in *frames until the next call on st.
  * Returns their number, 0 for BT_STACK_NONE, -ENOENT for a lost or freed stack.
  */
-int bt_stacks__frames(struct bt_stacks *st, int pid, uint64_t id, uint64_t caller,
+int bt_stacks__frames(struct bt_stacks *st, uint64_t proc, uint64_t id, uint64_t caller,
 		      const struct bt_frame **frames);
 
 /*
@@ -132,14 +143,15 @@ struct bt_stack_style {
 	bool addresses;	    /* multi-line: the raw address in a column before the name (-v) */
 	bool root_first;    /* outermost caller first; folded output is always root first */
 };
-int bt_stacks__print(struct bt_stacks *st, FILE *out, const struct bt_stack_style *style, int pid,
-		     uint64_t id, uint64_t caller);
+int bt_stacks__print(struct bt_stacks *st, FILE *out, const struct bt_stack_style *style,
+		     uint64_t proc, uint64_t id, uint64_t caller);
 /* ";frame" per frame, root first (or leaf first with style->root_first false and reverse) */
-int bt_stacks__fold(struct bt_stacks *st, FILE *out, const struct bt_stack_style *style, int pid,
-		    uint64_t id, uint64_t caller, bool leaf_first);
+int bt_stacks__fold(struct bt_stacks *st, FILE *out, const struct bt_stack_style *style,
+		    uint64_t proc, uint64_t id, uint64_t caller, bool leaf_first);
 /* An array member `key` of frames {name, offset, module, inlined, address}, leaf first. */
 int bt_stacks__json(struct bt_stacks *st, struct bt_json *j, const char *key,
-		    const struct bt_stack_style *style, int pid, uint64_t id, uint64_t caller);
+		    const struct bt_stack_style *style, uint64_t proc, uint64_t id,
+		    uint64_t caller);
 
 /* Print "N stacks lost; raise --stack-storage-size" (and why) to stderr when any were lost. */
 void bt_stacks__report_lost(struct bt_stacks *st);

@@ -102,6 +102,7 @@ struct bt_offcpu_start {
 	__u64 kernel_stack;
 	__u64 user_stack;
 	__u32 tgid;
+	__u32 cookie; /* the process's (bt_note_pid): names its user stack after it is gone */
 	__u32 gen;
 	char comm[BT_OFFCPU_COMM_LEN];
 };
@@ -183,7 +184,7 @@ static __always_inline void bt_offcpu_switch_out(void *ctx, __u32 tgid, __u32 ti
 	/* a kernel thread has no user stack to take */
 	if (bt_offcpu_want_user && !(flags & BT_PF_KTHREAD)) {
 		s.user_stack = bt_get_stack(ctx, BPF_F_USER_STACK, s.gen);
-		bt_note_pid(ctx, tgid);
+		s.cookie = bt_note_pid(ctx, tgid);
 	}
 	s.tgid = tgid;
 	bpf_get_current_comm(s.comm, sizeof(s.comm));

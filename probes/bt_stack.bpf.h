@@ -71,12 +71,15 @@ struct {
 	__type(value, __u64);
 } bt_stack_lost SEC(".maps");
 
+/* Processes announced, by pid: the cookie each was announced with. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 8192);
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u32);
 } bt_seen_pids SEC(".maps");
+
+__u32 bt_pid_cookie_last = 0; /* cookies handed out so far */
 
 BT_EVENT_MAP(bt_new_pids, 64 * 1024);
 
@@ -246,16 +249,40 @@ out:
 	return id;
 }
 
-/* Announce tgid once (per LRU lifetime, and again after exec) through bt_new_pids. */
-static __always_inline void bt_note_pid(void *ctx, __u32 tgid)
+/*
+ * Announce tgid once (per LRU lifetime, and again after exec) through bt_new_pids. Returns its
+ * cookie, for the keys of counts that may be printed after the process is gone (0 when
+ * processes are not announced).
+ */
+static __always_inline __u32 bt_note_pid(void *ctx, __u32 tgid)
 {
 	struct bt_pid_note note = { .tgid = tgid };
-	__u8 one = 1;
+	__u32 *seen;
 
-	if (!bt_announce_pids || !tgid || bpf_map_lookup_elem(&bt_seen_pids, &tgid))
-		return;
-	if (bpf_map_update_elem(&bt_seen_pids, &tgid, &one, BPF_NOEXIST))
-		return;
+	if (!bt_announce_pids || !tgid)
+		return 0;
+	seen = bpf_map_lookup_elem(&bt_seen_pids, &tgid);
+	if (seen)
+		return *seen;
+	note.cookie = __sync_fetch_and_add(&bt_pid_cookie_last, 1) + 1;
+	if (bpf_map_update_elem(&bt_seen_pids, &tgid, &note.cookie, BPF_NOEXIST)) {
+		/* announced by another CPU in between */
+		seen = bpf_map_lookup_elem(&bt_seen_pids, &tgid);
+		return seen ? *seen : 0;
+	}
+	bt_event_output_to(ctx, &bt_new_pids, BT_EVENTS_LOST_PIDS, &note, sizeof(note));
+	return note.cookie;
+}
+
+/* What was announced of tgid is over (exec, exit): forget it, say so with its cookie. */
+static __always_inline void bt_pid_over(void *ctx, __u32 tgid, __u32 how)
+{
+	struct bt_pid_note note = { .tgid = tgid, .exec = how };
+	__u32 *seen = bpf_map_lookup_elem(&bt_seen_pids, &tgid);
+
+	if (seen)
+		note.cookie = *seen;
+	bpf_map_delete_elem(&bt_seen_pids, &tgid);
 	bt_event_output_to(ctx, &bt_new_pids, BT_EVENTS_LOST_PIDS, &note, sizeof(note));
 }
 
@@ -268,14 +295,9 @@ static __always_inline void bt_note_pid(void *ctx, __u32 tgid)
 SEC("?raw_tp")
 int bt_on_exec(void *ctx)
 {
-	struct bt_pid_note note = { .tgid = bpf_get_current_pid_tgid() >> 32,
-				    .exec = BT_PID_NOTE_EXEC };
-
 	/* processes snapshotted at start were never announced, but are stale all the same */
-	if (!bt_announce_pids)
-		return 0;
-	bpf_map_delete_elem(&bt_seen_pids, &note.tgid);
-	bt_event_output_to(ctx, &bt_new_pids, BT_EVENTS_LOST_PIDS, &note, sizeof(note));
+	if (bt_announce_pids)
+		bt_pid_over(ctx, bpf_get_current_pid_tgid() >> 32, BT_PID_NOTE_EXEC);
 	return 0;
 }
 
@@ -291,16 +313,15 @@ SEC("?raw_tp")
 int bt_on_exit(void *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct bt_pid_note note = { .tgid = id >> 32, .exec = BT_PID_NOTE_EXIT };
+	__u32 tgid = id >> 32;
 
-	if (!bt_announce_pids || (__u32)id != note.tgid)
+	if (!bt_announce_pids || (__u32)id != tgid)
 		return 0;
-	bpf_map_delete_elem(&bt_seen_pids, &note.tgid);
 	if (bt_unwind_on) {
-		bpf_map_delete_elem(&bt_unwind_procs, &note.tgid);
-		bpf_map_delete_elem(&bt_unwind_asked, &note.tgid);
+		bpf_map_delete_elem(&bt_unwind_procs, &tgid);
+		bpf_map_delete_elem(&bt_unwind_asked, &tgid);
 	}
-	bt_event_output_to(ctx, &bt_new_pids, BT_EVENTS_LOST_PIDS, &note, sizeof(note));
+	bt_pid_over(ctx, tgid, BT_PID_NOTE_EXIT);
 	return 0;
 }
 

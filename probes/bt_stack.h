@@ -50,8 +50,18 @@ enum {
 
 struct bt_pid_note {
 	__u32 tgid;
-	__u32 exec; /* BT_PID_NOTE_* */
+	__u32 exec;   /* BT_PID_NOTE_* */
+	__u32 cookie; /* which process of that pid (bt_note_pid); 0: not known */
+	__u32 pad;
 };
+
+/*
+ * A pid names a process only while it lives; the kernel reuses it after. Counts that outlive
+ * the process carry the cookie it was announced with (bt_note_pid), so that the right
+ * process's mappings name them: user space takes both as one 64-bit process reference. A
+ * cookie of 0 names whichever process has the pid now.
+ */
+#define BT_PROC(pid, cookie) ((__u64)(__u32)(cookie) << 32 | (__u32)(pid))
 
 enum bt_stack_lost_kind {
 	BT_STACK_LOST_FULL,    /* the stack map is full (--stack-storage-size) */

@@ -28,6 +28,7 @@ static __always_inline void bt_offcpu_add_block(__u32 tid, const struct bt_offcp
 	key.user_stack = s->user_stack;
 	key.tid = tid;
 	key.tgid = s->tgid;
+	key.cookie = s->cookie;
 	key.gen = s->gen;
 	__builtin_memcpy(key.comm, s->comm, sizeof(key.comm));
 	bt_offcpu_sum(&counts, &key, us);

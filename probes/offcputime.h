@@ -11,7 +11,8 @@ struct offcputime_key {
 	__u64 user_stack;
 	__u32 tid;
 	__u32 tgid;
-	__u32 gen; /* the stack generation the entry was written in */
+	__u32 gen;    /* the stack generation the entry was written in */
+	__u32 cookie; /* which process of tgid (probes/bt_stack.h: BT_PROC) */
 	char comm[BT_OFFCPU_COMM_LEN];
 };
 

@@ -18,6 +18,7 @@ struct waker {
 	__u64 kernel_stack;
 	__u64 user_stack;
 	__u32 tid, tgid;
+	__u32 cookie;
 	__u32 gen;
 	char comm[BT_OFFCPU_COMM_LEN];
 };
@@ -51,7 +52,7 @@ static __always_inline void waking(void *ctx, __u32 tgid, __u32 tid, __u32 flags
 		w.kernel_stack = bt_get_stack(ctx, 0, w.gen);
 	if (bt_offcpu_want_user && w.tgid) {
 		w.user_stack = bt_get_stack(ctx, BPF_F_USER_STACK, w.gen);
-		bt_note_pid(ctx, w.tgid);
+		w.cookie = bt_note_pid(ctx, w.tgid);
 	}
 	bpf_get_current_comm(w.comm, sizeof(w.comm));
 	bpf_map_update_elem(&wakers, &tid, &w, BPF_ANY);
@@ -67,12 +68,14 @@ static __always_inline void bt_offcpu_add_block(__u32 tid, const struct bt_offcp
 	key.target_user_stack = s->user_stack;
 	key.target_tid = tid;
 	key.target_tgid = s->tgid;
+	key.target_cookie = s->cookie;
 	__builtin_memcpy(key.target, s->comm, sizeof(key.target));
 	if (w) {
 		key.waker_kernel_stack = w->kernel_stack;
 		key.waker_user_stack = w->user_stack;
 		key.waker_tid = w->tid;
 		key.waker_tgid = w->tgid;
+		key.waker_cookie = w->cookie;
 		__builtin_memcpy(key.waker, w->comm, sizeof(key.waker));
 	}
 	key.gen = s->gen;

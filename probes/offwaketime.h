@@ -13,7 +13,8 @@ struct offwaketime_key {
 	__u64 waker_user_stack;
 	__u32 target_tid, target_tgid;
 	__u32 waker_tid, waker_tgid;
-	__u32 gen; /* the stack generation the entry was written in */
+	__u32 gen;			   /* the stack generation the entry was written in */
+	__u32 target_cookie, waker_cookie; /* which process of each tgid (BT_PROC) */
 	char target[BT_OFFCPU_COMM_LEN];
 	char waker[BT_OFFCPU_COMM_LEN];
 };

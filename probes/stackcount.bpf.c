@@ -36,7 +36,7 @@ static __always_inline int count_stack(void *ctx, __u64 user_caller)
 	if (want_user) {
 		key.user_stack = bt_get_stack(ctx, BPF_F_USER_STACK, key.gen);
 		key.user_caller = BT_STACK_STORED(key.user_stack) ? user_caller : 0;
-		bt_note_pid(ctx, key.tgid);
+		key.cookie = bt_note_pid(ctx, key.tgid);
 	}
 	v = bpf_map_lookup_elem(&counts, &key);
 	if (v) {

@@ -15,6 +15,7 @@ struct stackcount_key {
 	 */
 	__u64 user_caller;
 	__u32 tgid;			/* always recorded: user frames are named per process */
+	__u32 cookie;			/* which process of tgid (probes/bt_stack.h: BT_PROC) */
 	__u32 gen;			/* the stack generation the entry was written in */
 	char comm[STACKCOUNT_COMM_LEN]; /* only with -P (keeps keys fewer otherwise) */
 };

@@ -40,7 +40,7 @@ static __always_inline int snoop(void *ctx, __u32 index, __u64 user_caller)
 		e.user_stack = bt_get_stack(ctx, BPF_F_USER_STACK, gen);
 		if (BT_STACK_STORED(e.user_stack))
 			e.user_caller = user_caller;
-		bt_note_pid(ctx, e.tgid);
+		e.cookie = bt_note_pid(ctx, e.tgid);
 	}
 	bt_event_output(ctx, &events, &e, sizeof(e));
 	return 0;

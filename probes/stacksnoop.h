@@ -17,8 +17,8 @@ struct stacksnoop_event {
 	__u64 user_stack;
 	__u32 tgid;
 	__u32 cpu;
-	__u32 index; /* the target that fired (its FUNCTION name) */
-	__u32 pad;
+	__u32 index;  /* the target that fired (its FUNCTION name) */
+	__u32 cookie; /* which process of tgid (probes/bt_stack.h: BT_PROC) */
 	char comm[STACKSNOOP_COMM_LEN];
 };
 

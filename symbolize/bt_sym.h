@@ -74,6 +74,12 @@ void bt_symbolizer__free(struct bt_symbolizer *sym); /* NULL is fine */
  */
 int bt_symbolizer__note_pid(struct bt_symbolizer *sym, int pid);
 /*
+ * The same for one process of the pid, told from others that have it before or after by a
+ * cookie (the tools' announcements, probes/bt_stack.h; 0: whichever has it). A live snapshot
+ * of another cookie is retired first, as at exit.
+ */
+int bt_symbolizer__note_proc(struct bt_symbolizer *sym, int pid, uint32_t cookie);
+/*
  * Snapshot pid's mappings again now (it mapped code since: the unwinder met a pc outside its
  * table), or note it when it was not yet. Frames resolved before stay valid.
  */
@@ -81,11 +87,15 @@ int bt_symbolizer__refresh_pid(struct bt_symbolizer *sym, int pid);
 /* Drop what was noted for pid (a tool calls this after the exit event has been printed). */
 void bt_symbolizer__forget_pid(struct bt_symbolizer *sym, int pid);
 /*
- * pid exited: its snapshot still names its stacks (found by pid while no new process has been
- * noted under it) until bt_symbolizer__release_exited() is called with upto >= seq, once the
- * output that may name it is out. seq orders the exits (ascending, from 1).
+ * pid's process (cookie: 0 for whichever) exited, or exec()ed: its snapshot still names its
+ * stacks (by pid and cookie; by pid alone while no other process is noted under it) until
+ * bt_symbolizer__release_exited() is given a count of exits taken at or after this one, once
+ * the output that may name it is out.
  */
-void bt_symbolizer__exit_pid(struct bt_symbolizer *sym, int pid, uint64_t seq);
+void bt_symbolizer__exit_pid(struct bt_symbolizer *sym, int pid, uint32_t cookie);
+/* Exits noted so far (retired snapshots, a new process under a known pid included). */
+uint64_t bt_symbolizer__exits(const struct bt_symbolizer *sym);
+/* Free the snapshots of the first upto exits. */
 void bt_symbolizer__release_exited(struct bt_symbolizer *sym, uint64_t upto);
 
 enum bt_resolve_flags {
@@ -104,6 +114,10 @@ enum bt_resolve_flags {
  */
 int bt_symbolizer__resolve(struct bt_symbolizer *sym, int pid, const uint64_t *addrs, size_t n,
 			   unsigned int flags, struct bt_frame *frames, size_t cap);
+/* The same for one process of the pid (bt_symbolizer__note_proc): another gets no names. */
+int bt_symbolizer__resolve_proc(struct bt_symbolizer *sym, int pid, uint32_t cookie,
+				const uint64_t *addrs, size_t n, unsigned int flags,
+				struct bt_frame *frames, size_t cap);
 
 /* Statistics, for the bench and tests. */
 struct bt_sym_stats {

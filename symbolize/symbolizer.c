@@ -58,6 +58,7 @@ struct bt_proc {
 	uint64_t refreshed_gen;
 	uint64_t refreshed_ns;
 	enum bt_sym_reason gone; /* not BT_SYM_OK: the snapshot failed, nothing else is kept */
+	uint32_t cookie;	 /* which process of the pid (probes/bt_stack.h); 0: not known */
 	uint64_t exit_seq;	 /* 0 while it runs; then the order in which exits were noted */
 	struct bt_proc *next;
 };
@@ -71,6 +72,7 @@ struct bt_symbolizer {
 	/* exited, kept until the output that may name them is out; newest first per bucket */
 	struct bt_proc *exited[BT_PROC_BUCKETS];
 	size_t nexited;
+	uint64_t exits; /* exits noted so far: the last exit_seq */
 	uint64_t gen;
 	struct bt_ksyms *ks;
 	int ks_err; /* 0 not tried yet, 1 loaded, -errno */
@@ -386,7 +388,20 @@ static int open_root(int pid)
 	return fd;
 }
 
+static void retire(struct bt_symbolizer *s, struct bt_proc **pp);
+
+/* Whether p is the process cookie names (0 on either side: not known, so taken as it). */
+static bool same_proc(const struct bt_proc *p, uint32_t cookie)
+{
+	return !cookie || !p->cookie || p->cookie == cookie;
+}
+
 int bt_symbolizer__note_pid(struct bt_symbolizer *s, int pid)
+{
+	return bt_symbolizer__note_proc(s, pid, 0);
+}
+
+int bt_symbolizer__note_proc(struct bt_symbolizer *s, int pid, uint32_t cookie)
 {
 	struct bt_proc **pp, *p;
 	int err;
@@ -394,8 +409,16 @@ int bt_symbolizer__note_pid(struct bt_symbolizer *s, int pid)
 	if (!s || pid <= 0)
 		return -EINVAL;
 	pp = proc_slot(s, pid);
-	if (*pp && !(*pp)->gone)
+	if (*pp && !(*pp)->gone && same_proc(*pp, cookie)) {
+		if (cookie)
+			(*pp)->cookie = cookie; /* snapshotted at start, announced now */
 		return 0;
+	}
+	if (*pp && !(*pp)->gone) {
+		/* another process has the pid now: what was noted names the one before */
+		retire(s, pp);
+		pp = proc_slot(s, pid);
+	}
 	if (*pp) {
 		/* a failed snapshot is tried again when asked (a new process may reuse the pid) */
 		p = *pp;
@@ -407,6 +430,7 @@ int bt_symbolizer__note_pid(struct bt_symbolizer *s, int pid)
 	if (!p)
 		return -ENOMEM;
 	p->pid = pid;
+	p->cookie = cookie;
 	p->rootfd = open_root(pid);
 	err = read_maps(s, p, NULL, &p->maps);
 	if (err) {
@@ -443,27 +467,38 @@ void bt_symbolizer__forget_pid(struct bt_symbolizer *s, int pid)
 	proc_free(s, p);
 }
 
-void bt_symbolizer__exit_pid(struct bt_symbolizer *s, int pid, uint64_t seq)
+/* *pp's process is over: kept, by pid and cookie, until released. */
+static void retire(struct bt_symbolizer *s, struct bt_proc **pp)
 {
-	struct bt_proc **pp, *p;
-	unsigned int b = (unsigned int)pid % BT_PROC_BUCKETS;
+	struct bt_proc *p = *pp;
+	unsigned int b = (unsigned int)p->pid % BT_PROC_BUCKETS;
 
-	if (!s || pid <= 0)
-		return;
-	pp = proc_slot(s, pid);
-	p = *pp;
-	if (!p)
-		return;
 	*pp = p->next;
 	if (p->gone) {
 		proc_free(s, p); /* nothing to name with: the pid is free for its next process */
 		return;
 	}
 	s->nprocs--;
-	p->exit_seq = seq ? seq : 1;
+	p->exit_seq = ++s->exits;
 	p->next = s->exited[b];
 	s->exited[b] = p;
 	s->nexited++;
+}
+
+void bt_symbolizer__exit_pid(struct bt_symbolizer *s, int pid, uint32_t cookie)
+{
+	struct bt_proc **pp;
+
+	if (!s || pid <= 0)
+		return;
+	pp = proc_slot(s, pid);
+	if (*pp && same_proc(*pp, cookie))
+		retire(s, pp);
+}
+
+uint64_t bt_symbolizer__exits(const struct bt_symbolizer *s)
+{
+	return s ? s->exits : 0;
 }
 
 void bt_symbolizer__release_exited(struct bt_symbolizer *s, uint64_t upto)
@@ -489,12 +524,12 @@ void bt_symbolizer__release_exited(struct bt_symbolizer *s, uint64_t upto)
 	}
 }
 
-/* The newest exited snapshot of pid, for stacks printed after it exited. */
-static struct bt_proc *find_exited(struct bt_symbolizer *s, int pid)
+/* The exited snapshot of pid and cookie (cookie 0: the newest), for stacks printed later. */
+static struct bt_proc *find_exited(struct bt_symbolizer *s, int pid, uint32_t cookie)
 {
 	struct bt_proc *p = s->exited[(unsigned int)pid % BT_PROC_BUCKETS];
 
-	while (p && p->pid != pid)
+	while (p && (p->pid != pid || (cookie && p->cookie && p->cookie != cookie)))
 		p = p->next;
 	return p;
 }
@@ -686,6 +721,13 @@ static void resolve_kernel(struct bt_symbolizer *s, uint64_t addr, int is_ret, s
 int bt_symbolizer__resolve(struct bt_symbolizer *s, int pid, const uint64_t *addrs, size_t n,
 			   unsigned int flags, struct bt_frame *frames, size_t cap)
 {
+	return bt_symbolizer__resolve_proc(s, pid, 0, addrs, n, flags, frames, cap);
+}
+
+int bt_symbolizer__resolve_proc(struct bt_symbolizer *s, int pid, uint32_t cookie,
+				const uint64_t *addrs, size_t n, unsigned int flags,
+				struct bt_frame *frames, size_t cap)
+{
 	struct bt_proc *p = NULL;
 	enum bt_sym_reason gone = BT_SYM_OK;
 	size_t i, start = 0, out = 0;
@@ -698,11 +740,15 @@ int bt_symbolizer__resolve(struct bt_symbolizer *s, int pid, const uint64_t *add
 		if (flags & BT_RESOLVE_TRIM)
 			start = bt_symbolizer__kernel_trim(s, addrs, n);
 	} else {
-		p = *proc_slot(s, pid);
+		struct bt_proc *live = *proc_slot(s, pid);
+
+		p = live && (live->gone || same_proc(live, cookie)) ? live : NULL;
 		if (!p)
-			p = find_exited(s, pid);
-		if (!p) {
-			int err = bt_symbolizer__note_pid(s, pid);
+			p = find_exited(s, pid, cookie);
+		if (!p && live) {
+			gone = BT_SYM_PROCESS_GONE; /* another process has the pid now */
+		} else if (!p) {
+			int err = bt_symbolizer__note_proc(s, pid, cookie);
 
 			p = err ? note_gone(s, pid, err) : *proc_slot(s, pid);
 		}
@@ -711,7 +757,7 @@ int bt_symbolizer__resolve(struct bt_symbolizer *s, int pid, const uint64_t *add
 			p = NULL;
 		} else if (p) {
 			maps_free(s, &p->stale);
-		} else {
+		} else if (!gone) {
 			gone = BT_SYM_PROCESS_GONE; /* out of memory */
 		}
 	}

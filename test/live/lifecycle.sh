@@ -85,3 +85,23 @@ kill $W
 dups=$(sed 's/ [0-9]*$//' "$OUT" | sort | uniq -d | head -3)
 [ -z "$dups" ] || fail "rows printed twice: $dups"
 ok "a second tracer on sched_switch: every row once ($(wc -l <"$OUT") rows)"
+
+# A pid that a new process takes names each process by its own binary: reuse_a sleeps and exits,
+# reuse_b is made to take its pid; both are printed at the end, reuse_a from its snapshot (kept
+# under its cookie), reuse_b from its own.
+BANNER_IN=err start_tool offcputime -f
+"$BT_WORKLOADS/reuse_a" &
+A=$!
+wait $A
+PID=$A $CHURN 1 "$BT_WORKLOADS/reuse_b" || { finish_tool INT; skip "could not have pid $A again (ns_last_pid)"; }
+sleep 0.5
+finish_tool INT
+[ "$RC" = 0 ] || fail "offcputime exited $RC"
+for n in a b; do
+	grep "^reuse_$n;" "$OUT" | grep -q ";main;reuse_${n}_outer;reuse_${n}_sleep;" ||
+		fail "reuse_$n (pid $A) not named by its own binary: $(grep "^reuse_$n;" "$OUT" | head -3)"
+	other=$( [ $n = a ] && echo b || echo a)
+	! grep "^reuse_$n;" "$OUT" | grep -q "reuse_${other}_" ||
+		fail "reuse_$n (pid $A) named by reuse_$other's binary"
+done
+ok "pid $A run by reuse_a, then reuse_b: each named by its own binary"
