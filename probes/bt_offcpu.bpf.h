@@ -115,6 +115,18 @@ struct {
 	__type(value, struct bt_offcpu_start);
 } bt_offcpu_starts SEC(".maps");
 
+/*
+ * A start is built here, not on the stack: with the unwinder's calls below it the switch-out
+ * would need more than the 512 bytes of stack Linux 6.1 allows (meta/bpf_stack). One program
+ * at a time runs on a CPU (sched_switch does not nest).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bt_offcpu_start);
+} bt_offcpu_scratch SEC(".maps");
+
 /* The thread's clocks at a switch, read by each program its own way. */
 struct bt_offcpu_clock {
 	__u64 runtime;
@@ -163,7 +175,8 @@ static __always_inline void bt_offcpu_close_unseen(__u32 tid, const struct bt_of
 static __always_inline void bt_offcpu_switch_out(void *ctx, __u32 tgid, __u32 tid, __u32 flags,
 						 __u32 state, const struct bt_offcpu_clock *c)
 {
-	struct bt_offcpu_start s = {};
+	struct bt_offcpu_start *s;
+	__u32 zero = 0;
 
 	/*
 	 * The thread's last switch: it never comes back, and its id may soon name another
@@ -176,22 +189,26 @@ static __always_inline void bt_offcpu_switch_out(void *ctx, __u32 tgid, __u32 ti
 	}
 	if (!bt_offcpu_wanted(tgid, tid, flags, state))
 		return;
+	s = bpf_map_lookup_elem(&bt_offcpu_scratch, &zero);
+	if (!s)
+		return;
 	/* first: the thread stops running its own code here, stack walks included */
-	s.ts = bpf_ktime_get_ns();
-	s.gen = bt_stack_generation();
-	if (bt_offcpu_want_kernel)
-		s.kernel_stack = bt_get_stack(ctx, 0, s.gen);
+	s->ts = bpf_ktime_get_ns();
+	s->gen = bt_stack_generation();
+	s->kernel_stack = bt_offcpu_want_kernel ? bt_get_stack(ctx, 0, s->gen) : 0;
+	s->user_stack = 0;
+	s->cookie = 0;
 	/* a kernel thread has no user stack to take */
 	if (bt_offcpu_want_user && !(flags & BT_PF_KTHREAD)) {
-		s.user_stack = bt_get_stack(ctx, BPF_F_USER_STACK, s.gen);
-		s.cookie = bt_note_pid(ctx, tgid);
+		s->user_stack = bt_get_stack(ctx, BPF_F_USER_STACK, s->gen);
+		s->cookie = bt_note_pid(ctx, tgid);
 	}
-	s.tgid = tgid;
-	bpf_get_current_comm(s.comm, sizeof(s.comm));
-	s.runtime = c->runtime;
-	s.arrivals = c->arrivals;
-	bt_offcpu_close_unseen(tid, c, s.ts);
-	bpf_map_update_elem(&bt_offcpu_starts, &tid, &s, BPF_ANY);
+	s->tgid = tgid;
+	bpf_get_current_comm(s->comm, sizeof(s->comm));
+	s->runtime = c->runtime;
+	s->arrivals = c->arrivals;
+	bt_offcpu_close_unseen(tid, c, s->ts);
+	bpf_map_update_elem(&bt_offcpu_starts, &tid, s, BPF_ANY);
 }
 
 static __always_inline void bt_offcpu_switch_in(__u32 tid)
