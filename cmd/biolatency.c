@@ -273,6 +273,15 @@ static int print_interval(void *ctx)
 	return 0;
 }
 
+/* A request of the traced ones issued and not completed: its completion was not seen. */
+static bool issued_not_done(const void *value, void *ctx)
+{
+	const struct biolat_start *s = value;
+
+	/* no bio: the flush request, which the kernel reuses (left out as the stale check does) */
+	return s->issued && s->bio && (!opts.cgroup || s->passed);
+}
+
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_summary_opts sopts = {
@@ -287,7 +296,7 @@ static int run(const struct bt_cmd *cmd)
 	struct state s = { .label = opts.milliseconds ? "msecs" : "usecs" };
 	enum bt_block_submitter how;
 	__u32 kdev = 0;
-	unsigned long long unseen;
+	unsigned long long unseen, left;
 	int err;
 
 	if (opts.disk) {
@@ -320,6 +329,8 @@ static int run(const struct bt_cmd *cmd)
 	if (err)
 		goto cleanup;
 	skel->rodata->task_from_bio = how == BT_BLOCK_BY_BIO;
+	if (opts.cgroup)
+		bt_block_count_bio_merges(skel->obj);
 	/* a preallocated per-CPU entry is 536 bytes per CPU: 1024 of them are 35 MB on 64 CPUs */
 	if (opts.disks || opts.flags)
 		err = bpf_map__set_map_flags(skel->maps.dist, BPF_F_NO_PREALLOC);
@@ -350,10 +361,16 @@ static int run(const struct bt_cmd *cmd)
 	if (bt_output_closed())
 		goto cleanup;
 	err = bt_interval_loop(&opts.iv, print_interval, &s);
-	unseen = bt_block_unseen(skel->obj, skel->bss->unseen);
+	left = bt_block_left(&skel->bss->draining, bpf_map__fd(skel->maps.starts),
+			     sizeof(struct biolat_start), issued_not_done, NULL);
+	unseen = bt_block_unseen(skel->obj, skel->bss->unseen + left);
 	if (unseen) /* docs/biosnoop.md, "Unseen completions" */
 		bt_warn("%llu requests ended unseen: the kernel ran no completion probe for them",
 			unseen);
+	if (skel->bss->merged) /* docs/biolatency.md, "Merged I/O" */
+		bt_warn("%llu I/Os from %s made no request of their own (merged into another "
+			"request, counted only if its maker is in the cgroup too)",
+			(unsigned long long)skel->bss->merged, opts.cgroup);
 	if (skel->bss->uncounted)
 		bt_warn("%llu requests left out: no room for another histogram",
 			(unsigned long long)skel->bss->uncounted);

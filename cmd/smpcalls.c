@@ -96,9 +96,17 @@ struct state {
 	char name[64];
 };
 
-static const char *kind_name(__u32 kind)
+/* The map a kind prints as, and its JSON "kind". */
+static const char *kind_name(__u32 kind, bool json)
 {
-	return kind == SMPCALL_QUEUE ? "queue_ns" : "time_ns";
+	switch (kind) {
+	case SMPCALL_QUEUE:
+		return json ? "queue" : "queue_ns";
+	case SMPCALL_LOCAL:
+		return json ? "local" : "local_ns";
+	default:
+		return json ? "time" : "time_ns";
+	}
 }
 
 /* The called function's name, as bpftrace's ksym() prints it. */
@@ -144,7 +152,7 @@ static void print_header(FILE *out, const void *key, void *ctx)
 	const struct smpcall_key *k = key;
 	struct state *s = ctx;
 
-	fprintf(out, "\n@%s[", kind_name(k->kind));
+	fprintf(out, "\n@%s[", kind_name(k->kind, false));
 	if (s->stacks) {
 		fprintf(out, "%.*s, \n", SMPCALL_COMM_LEN, k->comm);
 		bt_stacks__print(s->stacks, out, &s->style, BT_PID_KERNEL, k->stack, 0);
@@ -160,7 +168,7 @@ static void json_row(struct bt_json *j, const void *key, const uint64_t *val, vo
 	struct state *s = ctx;
 	char comm[SMPCALL_COMM_LEN + 1];
 
-	bt_json_string(j, "kind", k->kind == SMPCALL_QUEUE ? "queue" : "time");
+	bt_json_string(j, "kind", kind_name(k->kind, true));
 	bt_json_string(j, "function", func_name(s, k->func));
 	if (s->stacks) {
 		memcpy(comm, k->comm, SMPCALL_COMM_LEN);
@@ -295,6 +303,8 @@ static int run(const struct bt_cmd *cmd)
 	err = bt_skel_load_attach(skel->skeleton, "the cross-call probes");
 	if (err)
 		goto cleanup;
+	/* count from here: attaching made cross calls of its own (see armed in the probes) */
+	skel->bss->armed = true;
 	if (opts.stacks) {
 		err = bt_stacks__new(skel->obj, &sopts, &s.stacks);
 		if (err) {

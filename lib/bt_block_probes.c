@@ -2,6 +2,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <bpf/bpf.h>
 
 #include <bpf/libbpf.h>
 
@@ -115,6 +118,65 @@ unsigned long long bt_block_unseen(struct bpf_object *obj, unsigned long long st
 			 "the CPU); %llu requests found stale",
 			 skipped, stale);
 	return skipped > stale ? skipped : stale;
+}
+
+void bt_block_count_bio_merges(struct bpf_object *obj)
+{
+	static const char *const progs[] = { "bio_backmerge_raw", "bio_frontmerge_raw", NULL };
+	const char *const *name;
+	struct bpf_program *p;
+
+	for (name = progs; *name; name++) {
+		p = bpf_object__find_program_by_name(obj, *name);
+		if (p)
+			bpf_program__set_autoload(p, true);
+	}
+}
+
+/* The entries of map_fd that lost() picks; -errno if the map cannot be read. */
+static long long count_left(int map_fd, void *value, bool (*lost)(const void *value, void *ctx),
+			    void *ctx)
+{
+	__u64 key, next, *prev = NULL;
+	long long n = 0;
+	int err;
+
+	while (!(err = bpf_map_get_next_key(map_fd, prev, &next))) {
+		key = next;
+		prev = &key;
+		if (!bpf_map_lookup_elem(map_fd, &key, value) && lost(value, ctx))
+			n++;
+	}
+	return err == -ENOENT ? n : err;
+}
+
+unsigned long long bt_block_left(volatile bool *draining, int map_fd, __u32 value_size,
+				 bool (*lost)(const void *value, void *ctx), void *ctx)
+{
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+	void *value = malloc(value_size);
+	long long n = 0;
+	int waited;
+
+	if (!value)
+		return 0;
+	*draining = true;
+	/* a request in flight completes within milliseconds; one lost never does */
+	for (waited = 0; waited <= BT_BLOCK_DRAIN_MS; waited += 10) {
+		n = count_left(map_fd, value, lost, ctx);
+		if (n <= 0)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	free(value);
+	if (n < 0) {
+		bt_debug("cannot count the requests left: %s", strerror((int)-n));
+		return 0;
+	}
+	if (n)
+		bt_debug("%lld requests issued and not completed %d ms after the end", n,
+			 BT_BLOCK_DRAIN_MS);
+	return (unsigned long long)n;
 }
 
 int bt_block_disk_arg(const char *name, __u32 *kdev)

@@ -40,6 +40,23 @@ int bt_block_choose(struct bpf_object *obj, bool queue_start, bool submitter,
  */
 unsigned long long bt_block_unseen(struct bpf_object *obj, unsigned long long stale);
 
+/*
+ * Also attach the bio-merge programs (bt_block_bio_merged): a bio that joins a request already
+ * made makes none of its own, so a tool filtering by who made each request would lose it
+ * silently. After bt_block_choose().
+ */
+void bt_block_count_bio_merges(struct bpf_object *obj);
+
+/*
+ * At exit, after the last output: set *draining (the probes then take no new request), give
+ * the requests in flight up to BT_BLOCK_DRAIN_MS to complete, and count the entries of the
+ * request map map_fd (u64 keys, values of value_size bytes) that lost() says were issued: their
+ * completions were not seen. Those no later request at the same address revealed as stale.
+ */
+#define BT_BLOCK_DRAIN_MS 200
+unsigned long long bt_block_left(volatile bool *draining, int map_fd, __u32 value_size,
+				 bool (*lost)(const void *value, void *ctx), void *ctx);
+
 /* -d DISK as the kernel numbers the disk; -BT_EUSAGE after one line saying why not. */
 int bt_block_disk_arg(const char *name, __u32 *kdev);
 

@@ -20,21 +20,11 @@ const volatile bool require_task = false;  /* -c: only requests created by a tas
 const volatile bool queued = false;	   /* -Q */
 const volatile bool task_from_bio = false; /* -c, no creation probe: the task noted at getrq */
 
-struct start {
-	__u64 ts;    /* 0: not started yet (created, without -Q) */
-	bool queued; /* ts is the creation or insertion, kept when the request is issued */
-	bool passed; /* the creating task passed the process filter (-c) */
-	bool issued; /* the fields below are read */
-	__u32 dev;   /* read at issue, as the completion's key: the request does not move */
-	__u32 op_flags;
-	__u64 bio; /* the first bio at issue: a requeued request keeps it, another one has its own */
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u64); /* the struct request's address */
-	__type(value, struct start);
+	__type(value, struct biolat_start);
 } starts SEC(".maps");
 
 /* One entry without -D or -F; with them allocated as keys appear (cmd/biolatency.c). */
@@ -52,18 +42,20 @@ static const struct biolat_val zero_val; /* too big for the stack */
 __u64 unseen = 0;
 /* Requests left out of the histograms: a new key found dist full, or no memory for it. */
 __u64 uncounted = 0;
+/*
+ * With a process filter (-c): I/O of the processes it passes that made no request of its own,
+ * a bio added to a request already made, or a request that joined another one. It completes
+ * in that request, which counts only if its own maker passes the filter.
+ */
+__u64 merged = 0;
+/* Set at exit: no new requests, so that what is still in flight can be told from the lost. */
+bool draining = false;
 
 /*
  * Creation (attached with -Q or -c) and insertion (with -Q): the submitter is running at
  * creation, so the process filter is decided there; without creation probes, at insertion
  * or issue. With -Q the first of them starts the clock.
  */
-static __always_inline int bt_block_merged(void *ctx, __u64 key)
-{
-	bpf_map_delete_elem(&starts, &key);
-	return 0;
-}
-
 static __always_inline bool submitter_passes(__u64 bio)
 {
 	struct bt_bio_task t;
@@ -73,8 +65,27 @@ static __always_inline bool submitter_passes(__u64 bio)
 	return !bt_filtered_out();
 }
 
+static __always_inline int bt_block_merged(void *ctx, __u64 key, __u64 bio)
+{
+	struct biolat_start *s = bpf_map_lookup_elem(&starts, &key);
+
+	/* merged at insertion, before any probe saw it, its submitter is known by its bio only */
+	if (require_task && (s ? s->passed : task_from_bio && submitter_passes(bio)))
+		__sync_fetch_and_add(&merged, 1);
+	bpf_map_delete_elem(&starts, &key);
+	return 0;
+}
+
+/* Attached with -c only: the submitter is running. */
+static __always_inline int bt_block_bio_merged(void *ctx)
+{
+	if (require_task && !draining && !bt_filtered_out())
+		__sync_fetch_and_add(&merged, 1);
+	return 0;
+}
+
 /* The entry at key is an earlier request's, issued and never completed: count it. */
-static __always_inline bool stale(struct start *s, __u64 bio, bool created)
+static __always_inline bool stale(struct biolat_start *s, __u64 bio, bool created)
 {
 	if (!s || !s->issued || (!created && s->bio == bio))
 		return false;
@@ -84,9 +95,11 @@ static __always_inline bool stale(struct start *s, __u64 bio, bool created)
 
 static __always_inline int on_queue(__u64 key, __u64 bio, bool created)
 {
-	struct start *s = bpf_map_lookup_elem(&starts, &key);
-	struct start st = {};
+	struct biolat_start *s = bpf_map_lookup_elem(&starts, &key);
+	struct biolat_start st = {};
 
+	if (draining)
+		return 0;
 	if (stale(s, bio, created))
 		s = NULL;
 	if (s && !created) {
@@ -117,14 +130,17 @@ static __always_inline int bt_block_inserted(void *ctx, __u64 key, __u64 bio)
 
 static __always_inline int bt_block_issued(void *ctx, __u64 key, struct bt_rq *rq)
 {
-	struct start *s = bpf_map_lookup_elem(&starts, &key);
-	struct start st = {};
+	struct biolat_start *s = bpf_map_lookup_elem(&starts, &key);
+	struct biolat_start st = {};
 
 	if (filter_dev && rq->dev != filter_dev) {
 		if (s)
 			bpf_map_delete_elem(&starts, &key);
 		return 0;
 	}
+	/* draining: nothing new, and an entry left behind stays for the count at exit */
+	if (draining && (!s || (s->issued && s->bio != rq->bio)))
+		return 0;
 	if (stale(s, rq->bio, false))
 		s = NULL;
 	if (!s) {
@@ -145,7 +161,7 @@ static __always_inline int bt_block_issued(void *ctx, __u64 key, struct bt_rq *r
 
 static __always_inline int bt_block_completed(void *ctx, __u64 key)
 {
-	struct start *s = bpf_map_lookup_elem(&starts, &key);
+	struct biolat_start *s = bpf_map_lookup_elem(&starts, &key);
 	struct biolat_key k = {};
 	struct biolat_val *v;
 	__u64 delta;

@@ -80,9 +80,15 @@ static __always_inline void take_task(struct io_req *r)
 	r->has_task = true;
 }
 
-static __always_inline int bt_block_merged(void *ctx, __u64 key)
+static __always_inline int bt_block_merged(void *ctx, __u64 key, __u64 bio)
 {
 	bpf_map_delete_elem(&reqs, &key);
+	return 0;
+}
+
+/* not attached: a merged bio has no row of its own in biosnoop either way */
+static __always_inline int bt_block_bio_merged(void *ctx)
+{
 	return 0;
 }
 

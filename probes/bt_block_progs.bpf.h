@@ -8,8 +8,12 @@
  *   bt_block_inserted(ctx, key, bio)    queued in the I/O scheduler (attached for -Q)
  *   bt_block_issued(ctx, key, &rq)      handed to the driver; disk, sector, size read
  *   bt_block_completed(ctx, key)        done, in whatever context the completion runs
- *   bt_block_merged(ctx, key)           freed without completing: forget it (the address
- *                                       is reused by the next request)
+ *   bt_block_merged(ctx, key, bio)      joined another request and freed without
+ *                                       completing: forget it (the address is reused by the
+ *                                       next request); bio is its first
+ *   bt_block_bio_merged(ctx)            a bio joined a request already made instead of
+ *                                       making one; its submitter is running (attached
+ *                                       only on request: bt_block_count_bio_merges())
  *
  * key is the struct request's address. Which forms load is lib/bt_block.c's choice
  * (bt_block_probes): creation is block_io_start (6.5+) or the accounting function it
@@ -135,25 +139,42 @@ int BPF_PROG(complete_raw, struct request *rq)
 SEC("tp_btf/block_rq_merge")
 int BPF_PROG(merge_btf, struct request *rq)
 {
-	return bt_block_merged(ctx, (__u64)rq);
+	return bt_block_merged(ctx, (__u64)rq, (__u64)rq->bio);
 }
 
 SEC("raw_tp/block_rq_merge")
 int BPF_PROG(merge_raw, struct request *rq)
 {
-	return bt_block_merged(ctx, (__u64)rq);
+	return bt_block_merged(ctx, (__u64)rq, (__u64)BPF_CORE_READ(rq, bio));
 }
 
 SEC("tp_btf/block_rq_merge")
 int BPF_PROG(merge_btf_q, void *q, struct request *rq)
 {
-	return bt_block_merged(ctx, (__u64)rq);
+	return bt_block_merged(ctx, (__u64)rq, (__u64)rq->bio);
 }
 
 SEC("raw_tp/block_rq_merge")
 int BPF_PROG(merge_raw_q, void *q, struct request *rq)
 {
-	return bt_block_merged(ctx, (__u64)rq);
+	return bt_block_merged(ctx, (__u64)rq, (__u64)BPF_CORE_READ(rq, bio));
+}
+
+/*
+ * Bio merges (a bio added to the front or back of a request in the submitter's plug or the I/O
+ * scheduler): no request is made for it, so a tool that filters by who made each request does
+ * not see it. The arguments are not read, so one form fits every kernel's signature.
+ */
+SEC("?raw_tp/block_bio_backmerge")
+int BPF_PROG(bio_backmerge_raw)
+{
+	return bt_block_bio_merged(ctx);
+}
+
+SEC("?raw_tp/block_bio_frontmerge")
+int BPF_PROG(bio_frontmerge_raw)
+{
+	return bt_block_bio_merged(ctx);
 }
 
 #endif

@@ -5,7 +5,8 @@
  * With the csd tracepoints (6.3+): csd_queue_cpu notes when and by whom a call was queued for
  * another CPU (keyed by its csd), csd_function_entry/exit time the function where it runs, and
  * the queue-to-entry latency is kept too. A function run locally (the caller's own CPU) passes
- * a NULL csd: its entry is in the caller's context, so the filter and stack are taken there.
+ * a NULL csd: its entry is in the caller's context, so the filter and stack are taken there,
+ * and it is counted apart from the cross calls (SMPCALL_LOCAL).
  *
  * Without them, the bpftrace original's kprobes: the caller's time inside
  * smp_call_function_single() and smp_call_function_many_cond() keyed by the function argument,
@@ -26,6 +27,14 @@
 #include "smpcalls.h"
 
 const volatile bool want_stack = false; /* -K */
+
+/*
+ * Set by user space once every program is attached. Attaching patches kernel text, and each
+ * patch synchronises the CPUs with a cross call (do_sync_core, queued while the programs
+ * attached first already run): those are the tool's own, not the traced system's. Every
+ * patch has completed when the attach returns (the synchronisation waits for all CPUs).
+ */
+bool armed;
 
 /* Who queued a cross call, and when: from csd_queue_cpu to csd_function_entry. */
 struct queued {
@@ -120,7 +129,7 @@ static __always_inline int on_queue(void *ctx, __u64 func, __u64 csd)
 {
 	struct queued q = {};
 
-	if (bt_filtered_out())
+	if (!armed || bt_filtered_out())
 		return 0;
 	caller_of(ctx, &q.stack, q.comm);
 	q.ts = bpf_ktime_get_ns();
@@ -135,6 +144,8 @@ static __always_inline int on_entry(void *ctx, __u64 func, __u64 csd)
 	struct queued *q;
 	__u32 zero = 0;
 
+	if (!armed)
+		return 0;
 	r = bpf_map_lookup_elem(&running, &zero);
 	if (!r)
 		return 0;
@@ -153,9 +164,10 @@ static __always_inline int on_entry(void *ctx, __u64 func, __u64 csd)
 		r->key.kind = SMPCALL_TIME;
 		bpf_map_delete_elem(&queued, &csd);
 	} else {
-		/* the caller's own CPU, in the caller's context */
+		/* the caller's own CPU, in the caller's context, with no IPI */
 		if (bt_filtered_out())
 			return 0;
+		r->key.kind = SMPCALL_LOCAL;
 		caller_of(ctx, &r->key.stack, r->key.comm);
 	}
 	r->func = func;
@@ -206,7 +218,7 @@ static __always_inline int call_entry(void *ctx, __u64 func)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct call c = {};
 
-	if (bt_filtered_out())
+	if (!armed || bt_filtered_out())
 		return 0;
 	c.key.func = func;
 	caller_of(ctx, &c.key.stack, c.key.comm);
@@ -264,7 +276,7 @@ int BPF_KPROBE(kp_ipi)
 	struct running *r;
 	__u32 zero = 0;
 
-	if (bt_filter_tgid || bt_filter_tid)
+	if (!armed || bt_filter_tgid || bt_filter_tid)
 		return 0;
 	r = bpf_map_lookup_elem(&running, &zero);
 	if (!r)

@@ -13,6 +13,9 @@ enum smpcall_kind {
 	 * in smp_call_function_*(), or the IPI handler's time, as the bpftrace original */
 	SMPCALL_TIME = 0,
 	SMPCALL_QUEUE = 1, /* csd tracepoints only: from queued to started on the target CPU */
+	/* csd tracepoints only: the run time of a function a CPU called on itself (no csd, no
+	 * IPI: /proc/interrupts does not count it), kept apart from the cross calls */
+	SMPCALL_LOCAL = 2,
 };
 
 struct smpcall_key {

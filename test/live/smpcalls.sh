@@ -1,7 +1,9 @@
 #!/bin/sh
 # smpcalls on this kernel: a two-threaded workload's munmaps make TLB shootdowns (cross calls
-# of flush_tlb_func from CPU 0 to CPU 1), which must show with their number; intervals with
-# -T; -p with -K keeping a second, concurrent workload out; JSON; Ctrl-C; bad input.
+# of flush_tlb_func from CPU 0 to CPU 1), which must show with the number the kernel counts in
+# /proc/interrupts, apart from the calls a CPU makes to itself; the tool's own start-up calls
+# left out; intervals with -T; -p with -K keeping a second, concurrent workload out; JSON;
+# Ctrl-C; bad input.
 . "$(dirname "$0")/lib.sh"
 require root btf tracepoints
 [ "$(nproc)" -ge 2 ] || skip "one CPU: no cross calls to time"
@@ -33,11 +35,20 @@ hist_count() {
 	awk -v h="$2" '/^@/ { on = ($0 == h); next } on && $2 == "->" { n += $5 } END { print n + 0 }' "$1"
 }
 
+# tlb_ipis: the TLB shootdowns received, all CPUs (x86's TLB line, counted in flush_tlb_func
+# itself when run for another CPU), or nothing where /proc/interrupts has no such line.
+tlb_ipis() {
+	awk '$1 == "TLB:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; f = 1 }
+		END { if (f) print n }' /proc/interrupts
+}
+
 # The seed's use: run until Ctrl-C, then histograms per called function.
 N=2000
 OUT=$T/plain ERR=$T/plain.err
 start_tool "$OUT"
+tlb0=$(tlb_ipis)
 "$W" $N || fail "workload tlb_shootdown exited $?"
+tlb1=$(tlb_ipis)
 kill -INT $TOOL
 RC=0
 wait $TOOL || RC=$?
@@ -46,16 +57,42 @@ expect_rc 0 "smpcalls, then SIGINT"
 expect_line '^@time_ns\[flush_tlb_func\]:$'
 expect_line '^     nsecs               : count     distribution$'
 n=$(hist_count "$OUT" '@time_ns[flush_tlb_func]:')
-# each munmap runs flush_tlb_func on the other CPU (and, through the same call, on this one)
-[ "$n" -ge $((N / 2)) ] || fail "only $n flush_tlb_func cross calls timed for $N munmaps"
+# A munmap flushes the other CPU while the spinner runs there (how often depends on the load:
+# a CPU that left the address space is skipped), and, in the same call, this one.
+[ "$n" -ge 1 ] || fail "no flush_tlb_func cross calls timed for $N munmaps"
 if [ -d $TRACEFS/events/csd ]; then
 	expect_line '^@queue_ns\[flush_tlb_func\]:$'
 	q=$(hist_count "$OUT" '@queue_ns[flush_tlb_func]:')
-	[ "$q" -ge 1 ] && [ "$q" -le "$n" ] || fail "queue latencies: $q for $n runs"
-	ok "flush_tlb_func: $n runs timed, $q queue latencies, for $N munmaps"
+	# a latency is counted when the function starts, its run when it ends: the output may
+	# come between the two, on each CPU
+	[ "$q" -ge 1 ] && [ "$q" -le $((n + $(nproc))) ] || fail "queue latencies: $q for $n runs"
+	l=$(hist_count "$OUT" '@local_ns[flush_tlb_func]:')
+	if [ -n "$tlb0" ]; then
+		# the kernel's count of flushes run for another CPU, read inside the trace: the
+		# tool's may exceed it by what came before the first read and after the second
+		d=$((tlb1 - tlb0))
+		[ "$n" -ge "$d" ] && [ "$n" -le $((d + d / 10 + 20)) ] ||
+			fail "flush_tlb_func: $n cross calls timed, /proc/interrupts counted $d ($l local)"
+		ok "flush_tlb_func: $n cross calls timed (/proc/interrupts: $d), $l local, $q queue latencies, for $N munmaps"
+	else
+		ok "flush_tlb_func: $n cross calls timed, $l local, $q queue latencies, for $N munmaps (no TLB line in /proc/interrupts to check against)"
+	fi
+	# every flush of another CPU also flushed the caller's own, unqueued: counted apart
+	expect_line '^@local_ns\[flush_tlb_func\]:$'
+	[ "$l" -ge 1 ] || fail "no local flush_tlb_func calls"
 else
 	ok "flush_tlb_func: $n calls timed for $N munmaps"
 fi
+
+# The tool's own start-up calls are not counted: attaching patches kernel text, and each patch
+# synchronises the CPUs with do_sync_core cross calls made by the tool's process. Traced with
+# -p of its own PID, anything the tool made itself and counted would show.
+OUT=$T/self ERR=$T/self.err
+RC=0
+sh -c 'exec "$1" smpcalls -p $$ 1 1' sh "$BPFTOOLS" >"$OUT" 2>"$ERR" || RC=$?
+expect_rc 0 "smpcalls -p SELF 1 1"
+grep -q '^@' "$OUT" && fail "smpcalls -p SELF: the tool counted its own calls"
+ok "the tool's own start-up calls are left out"
 
 # Intervals with -T: two outputs, each with a time line, and the tool stops by itself.
 "$W" 50000 -1 >/dev/null 2>&1 &
@@ -93,7 +130,7 @@ OUT=$T/p ERR=$T/p.err
 expect_rc 0 "smpcalls -K -p"
 wait $tall
 expect_line '^@time_ns\[tlb_a, $'
-grep -E '^@(time|queue)_ns\[' "$OUT" | grep -v '^@[a-z]*_ns\[tlb_a, $' &&
+grep -E '^@(time|queue|local)_ns\[' "$OUT" | grep -v '^@[a-z]*_ns\[tlb_a, $' &&
 	fail "-p $a: histograms of other callers"
 grep -q '^, flush_tlb_func\]:$' "$OUT" || fail "-p -K: no flush_tlb_func histogram"
 grep -Eq '^        (smp_call_function_many_cond|on_each_cpu_cond_mask|flush_tlb_mm_range)\+0x[0-9a-f]+$' "$OUT" ||
@@ -118,6 +155,7 @@ expect_rc 0 "smpcalls --json 1 1"
 python3 -c '
 import json, sys
 o = json.load(open(sys.argv[1]))
+assert {c["kind"] for c in o["calls"]} <= {"time", "queue", "local"}, o
 r = [c for c in o["calls"] if c["function"] == "flush_tlb_func" and c["kind"] == "time"][0]
 assert r["count"] > 0 and r["count"] == sum(b["count"] for b in r["hist"]), r
 assert r["total_ns"] >= r["count"], r
