@@ -119,8 +119,9 @@ static int on_new_pid(void *ctx, const void *data, size_t size)
 		return 0;
 	}
 	/* A process that is already gone just gets [unknown] frames later. */
-	err = bt_symbolizer__note_proc(st->sym, (int)note.tgid, note.cookie);
-	bt_debug("process %u first seen: %s", note.tgid, err ? strerror(-err) : "mappings noted");
+	err = bt_symbolizer__note_proc(st->sym, (int)note.tgid, note.cookie, note.start_ns);
+	bt_debug("process %u (%u, started %llu) first seen: %s", note.tgid, note.cookie,
+		 (unsigned long long)note.start_ns, err ? strerror(-err) : "mappings noted");
 	/* its stacks walk by frame pointers until the unwinder's worker has indexed it */
 	bt_unwind__queue_pid(st->unwind, (int)note.tgid);
 	return 0;
@@ -402,6 +403,14 @@ int bt_stacks__drain(struct bt_stacks *st, int map_fd, size_t key_size, size_t v
 	for (i = 0; !err && i < n; i++) {
 		const char *key = (const char *)keys + i * key_size;
 		__u32 gen;
+
+		/*
+		 * Every process a row may name was announced before the row was written: noted
+		 * first. Naming thousands of rows takes a while: processes starting meanwhile
+		 * are noted as it goes, or one that lives a few ms would be gone before its turn.
+		 */
+		if (st->pids && i % 8 == 0)
+			bt_events__poll(st->pids);
 
 		memcpy(&gen, key + gen_offset, sizeof(gen));
 		if ((gen & 1) != closed)

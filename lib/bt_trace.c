@@ -77,12 +77,45 @@ int bt_attach_progs__find(struct bpf_object *obj, struct bt_attach_progs *progs)
 	return 0;
 }
 
+/*
+ * A tool's per-thread entries are forgotten as threads exit (probes/bt_thread.bpf.h): its
+ * bt_thread_exit program, when it has one, loads and attaches with the probes. The link is the
+ * skeleton's, destroyed with it.
+ */
+static struct bpf_prog_skeleton *thread_exit_prog(struct bpf_object_skeleton *skel)
+{
+	int i;
+
+	for (i = 0; i < skel->prog_cnt; i++) {
+		struct bpf_prog_skeleton *p =
+			(void *)((char *)skel->progs + (size_t)i * skel->prog_skel_sz);
+
+		if (!strcmp(p->name, "bt_thread_exit"))
+			return p;
+	}
+	return NULL;
+}
+
+static void attach_thread_exit(struct bpf_prog_skeleton *p)
+{
+	if (!p)
+		return;
+	*p->link = bpf_program__attach_raw_tracepoint(*p->prog, "sched_process_exit");
+	if (!*p->link) {
+		/* without it a call that never returns keeps its entry: worth saying, no more */
+		bt_warn("cannot follow thread exits: calls left in flight by exiting threads stay "
+			"in the maps (%s)",
+			strerror(errno));
+	}
+}
+
 int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_targets *targets,
 		   const struct bt_filters *filters, enum bt_attach_mode mode,
 		   struct bt_attach **out)
 {
 	struct bpf_object *obj = *skel->obj;
 	struct bt_attach *attach = NULL;
+	struct bpf_prog_skeleton *exit_prog;
 	struct bt_attach_progs progs;
 	int err;
 
@@ -94,6 +127,9 @@ int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_targets *ta
 	err = bt_attach__prepare(obj, &progs, targets, mode, &attach);
 	if (err)
 		goto cleanup;
+	exit_prog = thread_exit_prog(skel);
+	if (exit_prog)
+		bpf_program__set_autoload(*exit_prog->prog, true);
 	bt_vmlinux_btf_release();
 	/* A stop between phases: -EINTR, which main() turns into a quiet exit 0. */
 	if (bt_stop_requested()) {
@@ -108,6 +144,7 @@ int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_targets *ta
 	err = bt_stop_requested() ? -EINTR : bt_attach__commit(attach);
 	if (err)
 		goto cleanup;
+	attach_thread_exit(exit_prog);
 	*out = attach;
 	return 0;
 cleanup:

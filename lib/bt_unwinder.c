@@ -22,6 +22,7 @@
 #include "bt_err.h"
 #include "bt_percpu.h"
 #include "bt_skel.h"
+#include "bt_sym.h"
 #include "bt_unwinder.h"
 #include "bt_unwind_maps.h"
 #include "bt_btf_ids.h"
@@ -706,11 +707,14 @@ static int note_pid_locked(struct bt_unwind *u, int pid)
 	struct bt_unwind_proc *proc = &u->proc;
 	char path[64], line[4096], root[64];
 	unsigned int n = 0, with = 0;
+	uint64_t start = 0, now;
+	bool have_start;
 	__u32 key = pid;
 	FILE *maps;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	have_start = !bt_proc_start_ns(pid, &start);
 	maps = fopen(path, "re");
 	if (!maps)
 		return -errno;
@@ -770,6 +774,14 @@ static int note_pid_locked(struct bt_unwind *u, int pid)
 	/* written even when empty: the walker then knows the process was looked at */
 	if (bpf_map_update_elem(u->procs_fd, &key, proc, BPF_ANY))
 		return -errno;
+	/*
+	 * Exited meanwhile (its exit forgot the pid before this wrote it), or its pid taken by
+	 * another process: the entry is no one's
+	 */
+	if (have_start && (bt_proc_start_ns(pid, &now) || !bt_proc_same_start(now, start))) {
+		bpf_map_delete_elem(u->procs_fd, &key);
+		return -ESRCH;
+	}
 	u->procs++;
 	bt_debug("unwind: process %d: %u mappings with tables (of %u executable)", pid, with, n);
 	return 0;
@@ -791,12 +803,13 @@ void bt_unwind__forget_pid(struct bt_unwind *u, int pid)
 {
 	__u32 key = pid;
 
-	if (!u)
-		return;
-	/* after a worker's indexing of pid under way, which would write the entry again */
-	pthread_mutex_lock(&u->lock);
-	bpf_map_delete_elem(u->procs_fd, &key);
-	pthread_mutex_unlock(&u->lock);
+	/*
+	 * Not under u->lock: the worker holds it while it builds a table (100 ms for a large
+	 * file), and the event loop must go on noting processes. An indexing under way writes
+	 * the entry again only for a process that still lives (note_pid_locked).
+	 */
+	if (u)
+		bpf_map_delete_elem(u->procs_fd, &key);
 }
 
 /* The worker: queued processes first, then the next running process of the scan. */

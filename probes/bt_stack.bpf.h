@@ -254,7 +254,7 @@ out:
  * cookie, for the keys of counts that may be printed after the process is gone (0 when
  * processes are not announced).
  */
-static __always_inline __u32 bt_note_pid(void *ctx, __u32 tgid)
+static __noinline __u32 bt_note_pid(void *ctx, __u32 tgid)
 {
 	struct bt_pid_note note = { .tgid = tgid };
 	__u32 *seen;
@@ -265,6 +265,8 @@ static __always_inline __u32 bt_note_pid(void *ctx, __u32 tgid)
 	if (seen)
 		return *seen;
 	note.cookie = __sync_fetch_and_add(&bt_pid_cookie_last, 1) + 1;
+	/* user space reads the process some time later: this tells it whether it is this one */
+	note.start_ns = bpf_get_current_task_btf()->group_leader->start_boottime;
 	if (bpf_map_update_elem(&bt_seen_pids, &tgid, &note.cookie, BPF_NOEXIST)) {
 		/* announced by another CPU in between */
 		seen = bpf_map_lookup_elem(&bt_seen_pids, &tgid);
@@ -295,9 +297,14 @@ static __always_inline void bt_pid_over(void *ctx, __u32 tgid, __u32 how)
 SEC("?raw_tp")
 int bt_on_exec(void *ctx)
 {
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
 	/* processes snapshotted at start were never announced, but are stale all the same */
-	if (bt_announce_pids)
-		bt_pid_over(ctx, bpf_get_current_pid_tgid() >> 32, BT_PID_NOTE_EXEC);
+	if (!bt_announce_pids)
+		return 0;
+	if (bt_unwind_on) /* the new image asks to be indexed as a new process does */
+		bpf_map_delete_elem(&bt_unwind_asked, &tgid);
+	bt_pid_over(ctx, tgid, BT_PID_NOTE_EXEC);
 	return 0;
 }
 

@@ -53,6 +53,7 @@ struct bt_pid_note {
 	__u32 exec;   /* BT_PID_NOTE_* */
 	__u32 cookie; /* which process of that pid (bt_note_pid); 0: not known */
 	__u32 pad;
+	__u64 start_ns; /* BT_PID_NOTE_NEW: when it started (boot time, ns), as /proc/PID/stat */
 };
 
 /*

@@ -20,8 +20,18 @@
 #define BT_PF_KTHREAD 0x00200000 /* include/linux/sched.h */
 #define BT_USER_TOP 0x800000000000ULL
 #define BT_UNWIND_RETS 4 /* pending uretprobes followed per stack */
-/* a process asks to be indexed again at most this often (lib/bt_unwinder.c re-reads its maps) */
+/*
+ * A process asks to be indexed again (lib/bt_unwinder.c re-reads its maps, and the symbolizer
+ * its snapshot) first at once, then after 10 ms, 20, 40... at most once a second: a new
+ * process maps its libraries in its first milliseconds, often after its first event.
+ */
 #define BT_UNWIND_ASK_NS 1000000000ULL
+#define BT_UNWIND_ASK_FIRST_NS 10000000ULL
+
+struct bt_unwind_ask_state {
+	__u64 at;  /* when it last asked */
+	__u64 gap; /* before it may ask again */
+};
 
 const volatile bool bt_unwind_on = false;    /* user stacks through tables (--unwind) */
 const volatile bool bt_unwind_marks = false; /* mark frames found by frame pointers (-v) */
@@ -70,7 +80,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct bt_unwind_ask_state);
 } bt_unwind_asked SEC(".maps");
 
 struct {
@@ -442,18 +452,21 @@ static long bt_unwind_step(__u64 index, void *ctx)
  * BT_UNWIND_ASK_NS per process: a pc that stays in no table (JIT code in a mapping made after
  * indexing, a frame-pointer walk into garbage) must not flood the ring.
  */
-static __always_inline void bt_unwind_ask(void *ctx, __u32 tgid)
+/* A call of its own: its note is not on the stack of the walk's deepest calls (512 bytes on 6.1) */
+static __noinline void bt_unwind_ask(void *ctx, __u32 tgid)
 {
 	struct bt_pid_note note = { .tgid = tgid, .exec = BT_PID_NOTE_REINDEX };
-	__u64 now = bpf_ktime_get_ns(), *at;
+	struct bt_unwind_ask_state *st, first = { bpf_ktime_get_ns(), BT_UNWIND_ASK_FIRST_NS };
 
-	at = bpf_map_lookup_elem(&bt_unwind_asked, &tgid);
-	if (at && now - *at < BT_UNWIND_ASK_NS)
+	st = bpf_map_lookup_elem(&bt_unwind_asked, &tgid);
+	if (st && first.at - st->at < st->gap)
 		return;
-	if (at)
-		*at = now;
-	else
-		bpf_map_update_elem(&bt_unwind_asked, &tgid, &now, BPF_ANY);
+	if (st) {
+		st->at = first.at;
+		st->gap = st->gap < BT_UNWIND_ASK_NS / 2 ? st->gap * 2 : BT_UNWIND_ASK_NS;
+	} else {
+		bpf_map_update_elem(&bt_unwind_asked, &tgid, &first, BPF_ANY);
+	}
 	bt_unwind_count(BT_UNWIND_STAT_ASKED, 1);
 	bt_event_output_to(ctx, &bt_new_pids, BT_EVENTS_LOST_PIDS, &note, sizeof(note));
 }

@@ -12,6 +12,7 @@
 
 #include "bt_attach.bpf.h"
 #include "bt_common.bpf.h"
+#include "bt_thread.bpf.h"
 #include "funclatency.h"
 
 const volatile __u32 nfuncs = 1;      /* entry targets; returns follow them */
@@ -173,5 +174,8 @@ static __always_inline int on_hit(void *ctx, __u32 index, bool is_return)
 }
 
 BT_ATTACH_PROGS(on_hit)
+
+/* a thread that exits inside a traced call leaves its start behind */
+BT_THREAD_EXIT(bpf_map_delete_elem(&starts, &tid); bpf_map_delete_elem(&stacks, &tid))
 
 char LICENSE[] SEC("license") = "GPL";

@@ -11,6 +11,7 @@
 
 #include "bt_attach.bpf.h"
 #include "bt_common.bpf.h"
+#include "bt_thread.bpf.h"
 #include "bt_stack.bpf.h"
 #include "funcslower.h"
 
@@ -414,5 +415,8 @@ int fs_tracepoint_ret(void *ctx)
 {
 	return on_return(ctx, bt_target_index(ctx), ((struct trace_event_raw_sys_exit *)ctx)->ret);
 }
+
+/* a thread that exits inside a traced call leaves its entry behind */
+BT_THREAD_EXIT(bpf_map_delete_elem(&entries, &id); bpf_map_delete_elem(&profiles, &id))
 
 char LICENSE[] SEC("license") = "GPL";

@@ -76,9 +76,11 @@ int bt_symbolizer__note_pid(struct bt_symbolizer *sym, int pid);
 /*
  * The same for one process of the pid, told from others that have it before or after by a
  * cookie (the tools' announcements, probes/bt_stack.h; 0: whichever has it). A live snapshot
- * of another cookie is retired first, as at exit.
+ * of another cookie is retired first, as at exit. start_ns, when not 0, is when the announced
+ * process started (boot time): -ESRCH when the pid is another process's by now.
  */
-int bt_symbolizer__note_proc(struct bt_symbolizer *sym, int pid, uint32_t cookie);
+int bt_symbolizer__note_proc(struct bt_symbolizer *sym, int pid, uint32_t cookie,
+			     uint64_t start_ns);
 /*
  * Snapshot pid's mappings again now (it mapped code since: the unwinder met a pc outside its
  * table), or note it when it was not yet. Frames resolved before stay valid.
@@ -118,6 +120,14 @@ int bt_symbolizer__resolve(struct bt_symbolizer *sym, int pid, const uint64_t *a
 int bt_symbolizer__resolve_proc(struct bt_symbolizer *sym, int pid, uint32_t cookie,
 				const uint64_t *addrs, size_t n, unsigned int flags,
 				struct bt_frame *frames, size_t cap);
+
+/*
+ * When pid started (boot time, ns), to the clock tick /proc/PID/stat has it in: with the pid,
+ * what tells a process from the one that has the pid after it. -ESRCH when there is none.
+ */
+int bt_proc_start_ns(int pid, uint64_t *ns);
+/* Whether two start times are one within that precision. */
+int bt_proc_same_start(uint64_t a, uint64_t b);
 
 /* Statistics, for the bench and tests. */
 struct bt_sym_stats {

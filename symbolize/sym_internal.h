@@ -4,6 +4,7 @@
 #define BT_SYM_INTERNAL_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 

@@ -59,6 +59,7 @@ struct bt_proc {
 	uint64_t refreshed_ns;
 	enum bt_sym_reason gone; /* not BT_SYM_OK: the snapshot failed, nothing else is kept */
 	uint32_t cookie;	 /* which process of the pid (probes/bt_stack.h); 0: not known */
+	uint64_t start_ns;	 /* when it started (bt_proc_start_ns); 0: not known */
 	uint64_t exit_seq;	 /* 0 while it runs; then the order in which exits were noted */
 	struct bt_proc *next;
 };
@@ -398,20 +399,23 @@ static bool same_proc(const struct bt_proc *p, uint32_t cookie)
 
 int bt_symbolizer__note_pid(struct bt_symbolizer *s, int pid)
 {
-	return bt_symbolizer__note_proc(s, pid, 0);
+	return bt_symbolizer__note_proc(s, pid, 0, 0);
 }
 
-int bt_symbolizer__note_proc(struct bt_symbolizer *s, int pid, uint32_t cookie)
+int bt_symbolizer__note_proc(struct bt_symbolizer *s, int pid, uint32_t cookie, uint64_t start_ns)
 {
 	struct bt_proc **pp, *p;
+	uint64_t started = 0;
 	int err;
 
 	if (!s || pid <= 0)
 		return -EINVAL;
 	pp = proc_slot(s, pid);
-	if (*pp && !(*pp)->gone && same_proc(*pp, cookie)) {
+	/* snapshotted before it was announced (at start, -p): the same process if it started then */
+	if (*pp && !(*pp)->gone && same_proc(*pp, cookie) &&
+	    (!start_ns || !(*pp)->start_ns || bt_proc_same_start((*pp)->start_ns, start_ns))) {
 		if (cookie)
-			(*pp)->cookie = cookie; /* snapshotted at start, announced now */
+			(*pp)->cookie = cookie;
 		return 0;
 	}
 	if (*pp && !(*pp)->gone) {
@@ -426,11 +430,19 @@ int bt_symbolizer__note_proc(struct bt_symbolizer *s, int pid, uint32_t cookie)
 		proc_free(s, p);
 		pp = proc_slot(s, pid);
 	}
+	/*
+	 * Announced some time ago: the process may have exited since and another taken the pid,
+	 * whose mappings must not name the first one's stacks
+	 */
+	if (bt_proc_start_ns(pid, &started) == 0 && start_ns &&
+	    !bt_proc_same_start(started, start_ns))
+		return -ESRCH;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	p->pid = pid;
 	p->cookie = cookie;
+	p->start_ns = started;
 	p->rootfd = open_root(pid);
 	err = read_maps(s, p, NULL, &p->maps);
 	if (err) {
@@ -529,7 +541,8 @@ static struct bt_proc *find_exited(struct bt_symbolizer *s, int pid, uint32_t co
 {
 	struct bt_proc *p = s->exited[(unsigned int)pid % BT_PROC_BUCKETS];
 
-	while (p && (p->pid != pid || (cookie && p->cookie && p->cookie != cookie)))
+	/* one noted without an announcement (0) never stands for an announced one */
+	while (p && (p->pid != pid || (cookie && p->cookie != cookie)))
 		p = p->next;
 	return p;
 }
@@ -538,13 +551,17 @@ static struct bt_proc *find_exited(struct bt_symbolizer *s, int pid, uint32_t co
  * Remember that pid could not be snapshotted, so that each of its stacks does not try again
  * (two failed opens per stack of every process that exited before the output).
  */
-static struct bt_proc *note_gone(struct bt_symbolizer *s, int pid, int err)
+static struct bt_proc *note_gone(struct bt_symbolizer *s, int pid, uint32_t cookie, int err)
 {
-	struct bt_proc *p = calloc(1, sizeof(*p));
+	struct bt_proc **pp = proc_slot(s, pid), *p;
 
+	if (*pp) /* another failed snapshot of the pid: this one stands in its place */
+		retire(s, pp);
+	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->pid = pid;
+	p->cookie = cookie;
 	p->rootfd = -1;
 	p->gone = err == -EACCES || err == -EPERM ? BT_SYM_NO_PERMISSION : BT_SYM_PROCESS_GONE;
 	p->next = s->procs[(unsigned int)pid % BT_PROC_BUCKETS];
@@ -581,7 +598,7 @@ static const struct bt_map *find_map(const struct bt_maps *m, uint64_t addr)
 static void refresh(struct bt_symbolizer *s, struct bt_proc *p)
 {
 	struct bt_maps fresh = { 0 };
-	uint64_t now;
+	uint64_t now, started;
 
 	if (p->refreshed_gen == s->gen)
 		return;
@@ -590,7 +607,11 @@ static void refresh(struct bt_symbolizer *s, struct bt_proc *p)
 	if (p->refreshed_ns && now - p->refreshed_ns < BT_REFRESH_NS)
 		return;
 	p->refreshed_ns = now;
-	bt_perfmap__refresh(p->pm);
+	bt_perfmap__refresh(p->pm); /* the file opened when it was noted: its own */
+	/* the pid may be another process's by now: its mappings are not this one's */
+	if (p->start_ns &&
+	    (bt_proc_start_ns(p->pid, &started) || !bt_proc_same_start(started, p->start_ns)))
+		return;
 	if (read_maps(s, p, &p->maps, &fresh))
 		return; /* gone: keep the snapshot */
 	maps_free(s, &p->stale);
@@ -742,15 +763,24 @@ int bt_symbolizer__resolve_proc(struct bt_symbolizer *s, int pid, uint32_t cooki
 	} else {
 		struct bt_proc *live = *proc_slot(s, pid);
 
-		p = live && (live->gone || same_proc(live, cookie)) ? live : NULL;
+		/* a failed snapshot stands for its own process only: not an exited one's */
+		p = live && same_proc(live, cookie) && !(live->gone && cookie) ? live : NULL;
 		if (!p)
 			p = find_exited(s, pid, cookie);
-		if (!p && live) {
+		if (!p && live && same_proc(live, cookie)) {
+			p = live; /* the failed snapshot of this very process */
+		} else if (!p && live && !live->gone) {
 			gone = BT_SYM_PROCESS_GONE; /* another process has the pid now */
+		} else if (!p && cookie) {
+			/*
+			 * announced, and never noted: gone before it could be (another process
+			 * may have its pid now)
+			 */
+			gone = BT_SYM_PROCESS_GONE;
 		} else if (!p) {
-			int err = bt_symbolizer__note_proc(s, pid, cookie);
+			int err = bt_symbolizer__note_proc(s, pid, cookie, 0);
 
-			p = err ? note_gone(s, pid, err) : *proc_slot(s, pid);
+			p = err ? note_gone(s, pid, cookie, err) : *proc_slot(s, pid);
 		}
 		if (p && p->gone) {
 			gone = p->gone;
