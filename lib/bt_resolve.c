@@ -242,8 +242,9 @@ static int resolve_usdt(struct ctx *c)
 	if (err)
 		goto cleanup;
 	c->path = path;
+	/* a count of the file's probes, not of those that matched */
 	err = bt_usdt_foreach(path, usdt_filter_cb, &f);
-	if (err == 0 && c->out->n == c->before) {
+	if (err >= 0 && c->out->n == c->before) {
 		bt_err("no USDT probe matches '%s' in '%s'", c->spec->pattern, path);
 		err = -ENOENT;
 	} else if (err == -ENOEXEC) {
@@ -483,6 +484,11 @@ int bt_targets__resolve(const struct bt_probe_spec *spec, const struct bt_resolv
 	}
 	if (err == -ENOMEM)
 		bt_err("out of memory");
+	if (!err && out->n == c.before) {
+		/* each resolver names its own misses; callers index the first target */
+		bt_err("'%s' matches no probe", spec->text);
+		err = -ENOENT;
+	}
 	if (err) {
 		/* leave the list as it was: callers may go on with other specs */
 		while (out->n > c.before)
