@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bt_args.h"
 #include "bt_err.h"
@@ -245,6 +246,30 @@ void bt_argp_common_init(struct argp_state *state, const struct argp *argp,
 
 	for (i = 0; argp->children && argp->children[i].argp; i++)
 		state->child_inputs[i] = c;
+}
+
+static bool proc_exists(long id)
+{
+	char proc[32];
+	struct stat st;
+
+	/* a thread's /proc/TID is there too, though no listing shows it */
+	snprintf(proc, sizeof(proc), "/proc/%ld", id);
+	return stat(proc, &st) == 0;
+}
+
+int bt_check_pid(long pid)
+{
+	if (pid && !proc_exists(pid))
+		return bt_usage_err("no process with PID %ld", pid);
+	return 0;
+}
+
+int bt_check_tid(long tid)
+{
+	if (tid && !proc_exists(tid))
+		return bt_usage_err("no thread with TID %ld", tid);
+	return 0;
 }
 
 int bt_argp_id_list(struct argp_state *state, const char *s, const char *what, unsigned int *ids,

@@ -188,8 +188,15 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 {
 	struct bpf_object *obj = *skel->obj;
 	unsigned int i;
-	int err;
+	int err = 0;
 
+	/* a -p/-t list naming one that does not exist: BCC traces the rest, or nothing */
+	for (i = 0; i < o->ntgids && !err; i++)
+		err = bt_check_pid(o->tgids[i]);
+	for (i = 0; i < o->ntids && !err; i++)
+		err = bt_check_tid(o->tids[i]);
+	if (err)
+		return err;
 	err = bt_offcpu_apply(obj, o);
 	if (!err)
 		err = bt_stacks__configure(obj, sopts);

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "bt_args.h"
 #include "bt_attach_internal.h"
 #include "bt_elf.h"
 #include "bt_err.h"
@@ -452,14 +452,9 @@ int bt_targets__resolve(const struct bt_probe_spec *spec, const struct bt_resolv
 	c.before = out->n;
 	if (c.opts->pid < 0)
 		return bt_usage_err("invalid PID %d", (int)c.opts->pid);
-	if (c.opts->pid > 0) {
-		char proc[32];
-		struct stat st;
-
-		snprintf(proc, sizeof(proc), "/proc/%d", (int)c.opts->pid);
-		if (stat(proc, &st))
-			return bt_usage_err("no process with PID %d", (int)c.opts->pid);
-	}
+	err = bt_check_pid(c.opts->pid);
+	if (err)
+		return err;
 	switch (spec->kind) {
 	case BT_SPEC_KFUNC:
 		err = resolve_kfunc(&c);

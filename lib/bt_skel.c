@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 
+#include "bt_args.h"
 #include "bt_attach_internal.h"
 #include "bt_btf_ids.h"
 #include "bt_err.h"
@@ -475,7 +476,12 @@ int bt_filters_apply(struct bpf_object *obj, const struct bt_filters *f)
 {
 	int err;
 
-	err = set_filter(obj, "bt_filter_cpu", f->cpu, -1);
+	/* every tool's -p/-t: a PID that does not exist would trace nothing, silently */
+	err = bt_check_pid(f->tgid);
+	if (!err)
+		err = bt_check_tid(f->tid);
+	if (!err)
+		err = set_filter(obj, "bt_filter_cpu", f->cpu, -1);
 	if (!err)
 		err = set_filter(obj, "bt_filter_tgid", f->tgid, 0);
 	if (!err)
