@@ -8,6 +8,7 @@
 
 #include "bt_args.h"
 #include "bt_err.h"
+#include "bt_loop.h"
 #include "bt_offcpu_opts.h"
 #include "bt_skel.h"
 #include "bt_unwinder.h"
@@ -207,6 +208,9 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 	err = bt_skel_select(obj, probes);
 	if (err)
 		return err;
+	/* a stop before tracing began, as in bt_skel_load_attach(): -EINTR, a quiet exit 0 */
+	if (bt_stop_requested())
+		return -EINTR;
 	err = bpf_object__load_skeleton(skel);
 	if (err) {
 		bt_err("cannot load the BPF programs: %s", strerror(-err));
@@ -219,6 +223,8 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 	}
 	for (i = 0; sopts->user && i < o->ntgids; i++)
 		bt_stacks__note_pid(*stacks, o->tgids[i]);
+	if (bt_stop_requested())
+		return -EINTR;
 	err = bpf_object__attach_skeleton(skel);
 	if (err)
 		bt_err("cannot attach to %s: %s", what, strerror(-err));

@@ -19,6 +19,7 @@
 #include "bt_err.h"
 #include "bt_features.h"
 #include "bt_kernel.h"
+#include "bt_loop.h"
 #include "bt_skel.h"
 #include "bt_variant.h"
 
@@ -514,11 +515,16 @@ int bt_skel_load_attach(struct bpf_object_skeleton *s, const char *what)
 {
 	int err;
 
+	/* a stop before tracing began (even one pending at exec): -EINTR, a quiet exit 0 */
+	if (bt_stop_requested())
+		return -EINTR;
 	err = bpf_object__load_skeleton(s);
 	if (err) {
 		bt_err("cannot load the BPF programs: %s", strerror(-err));
 		return err;
 	}
+	if (bt_stop_requested())
+		return -EINTR;
 	err = bpf_object__attach_skeleton(s);
 	if (err)
 		bt_err("cannot attach to %s: %s", what, strerror(-err));
