@@ -53,6 +53,8 @@ int bt_argp_id_list(struct argp_state *state, const char *s, const char *what, u
  */
 int bt_check_pid(long pid);
 int bt_check_tid(long tid);
+/* Whether process or thread id runs still: it exists and is not a zombie. */
+bool bt_pid_alive(long id);
 
 /* "[interval [count]]" positionals, BCC's convention: both default to "forever". */
 struct bt_interval {

@@ -107,6 +107,18 @@ static int over_limit(struct ctx *c)
 	return -E2BIG;
 }
 
+/*
+ * With -p, a file of a process in another mount namespace is read through /proc/PID/root,
+ * which goes with the process: when it exited meanwhile, say so rather than what the read saw.
+ */
+static bool exited(const struct ctx *c)
+{
+	if (c->opts->pid <= 0 || bt_pid_alive(c->opts->pid))
+		return false;
+	bt_err("process %d exited", (int)c->opts->pid);
+	return true;
+}
+
 /* ---- user functions --------------------------------------------------------------------- */
 
 static int add_usym(const struct bt_usym *s, void *arg)
@@ -168,7 +180,7 @@ static int resolve_ufunc(struct ctx *c, const struct bt_match *m)
 		err = -ENOENT;
 	} else if (err == -ENOEXEC) {
 		err = bt_usage_err("cannot trace '%s': not an ELF file", path);
-	} else if (err < 0 && err != -E2BIG && err != -ENOMEM && err != -EINTR) {
+	} else if (err < 0 && err != -E2BIG && err != -ENOMEM && err != -EINTR && !exited(c)) {
 		bt_err("cannot read the symbols of '%s': %s", path, strerror(-err));
 	}
 	free(path);
@@ -249,7 +261,7 @@ static int resolve_usdt(struct ctx *c)
 		err = -ENOENT;
 	} else if (err == -ENOEXEC) {
 		err = bt_usage_err("cannot trace '%s': not an ELF file", path);
-	} else if (err < 0 && err != -E2BIG && err != -ENOMEM && err != -EINTR) {
+	} else if (err < 0 && err != -E2BIG && err != -ENOMEM && err != -EINTR && !exited(c)) {
 		bt_err("cannot read the USDT notes of '%s': %s", path, strerror(-err));
 	}
 cleanup:
