@@ -187,7 +187,7 @@ static int top_level(int argc, char **argv)
 				"bpftools: completion needs one shell: bash, zsh or fish\n");
 			return BT_EXIT_USAGE;
 		}
-		return bt_exit_code(bt_completion_print(stdout, argv[2]));
+		return bt_exit_code(output_status(bt_completion_print(stdout, argv[2])));
 	} else if (!strcmp(arg, "flamegraph")) {
 		return bt_exit_code(run_command(&bt_flamegraph_cmd, argc - 1, argv + 1));
 	} else if (arg[0] == '-') {
@@ -220,7 +220,8 @@ int main(int argc, char **argv)
 	}
 	/* Asked by a completion script through whichever name the user typed (a link too). */
 	if (argc > 1 && !strcmp(argv[1], "__complete"))
-		return bt_exit_code(bt_completion_complete(stdout, argc - 2, argv + 2));
+		return bt_exit_code(
+			output_status(bt_completion_complete(stdout, argc - 2, argv + 2)));
 	if (!strcmp(name, "bpftools"))
 		return top_level(argc, argv);
 	cmd = bt_cmd_find(name);

@@ -68,6 +68,14 @@ for cmd in "funccount -d 1 t:sched:sched_switch" "funccount --json -d 1 t:sched:
 done
 ok "$n runs with stdout unwritable: exit 1 and the cause, once"
 
+# the top level's own output
+for args in "--list" "completion bash"; do
+	# shellcheck disable=SC2086
+	to devfull $args
+	expect_err bpftools "cannot write the output: No space left on device"
+done
+ok "bpftools --list and completion to /dev/full say so"
+
 # interval output that fails stops there, rather than tracing on unseen
 to devfull softirqs 1
 expect_err softirqs "cannot write the output: No space left on device"
