@@ -340,16 +340,9 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot size the histogram map: %s", strerror(-err));
 		goto cleanup;
 	}
-	err = biolatency_bpf__load(skel);
-	if (err) {
-		bt_err("cannot load the BPF programs: %s", strerror(-err));
+	err = bt_skel_load_attach(skel->skeleton, "the block tracepoints");
+	if (err)
 		goto cleanup;
-	}
-	err = biolatency_bpf__attach(skel);
-	if (err) {
-		bt_err("cannot attach to the block tracepoints: %s", strerror(-err));
-		goto cleanup;
-	}
 	s.sum = bt_summary__new(bpf_map__fd(skel->maps.dist), &sopts);
 	if (!s.sum) {
 		err = -errno;

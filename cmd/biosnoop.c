@@ -265,16 +265,9 @@ static int run(const struct bt_cmd *cmd)
 	skel->rodata->task_from_bio = how == BT_BLOCK_BY_BIO;
 	skel->rodata->task_late = how == BT_BLOCK_AT_ISSUE;
 
-	err = biosnoop_bpf__load(skel);
-	if (err) {
-		bt_err("cannot load the BPF programs: %s", strerror(-err));
+	err = bt_skel_load_attach(skel->skeleton, "the block tracepoints");
+	if (err)
 		goto cleanup;
-	}
-	err = biosnoop_bpf__attach(skel);
-	if (err) {
-		bt_err("cannot attach to the block tracepoints: %s", strerror(-err));
-		goto cleanup;
-	}
 	err = bt_events__new(skel->obj, skel->maps.events, on_event, &s, &events);
 	if (!err)
 		err = bt_evloop__new(&loop);

@@ -14,6 +14,7 @@
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_flame.h"
+#include "bt_output.h"
 #include "bt_pprof.h"
 #include "flamegraph.h"
 
@@ -128,14 +129,18 @@ static int run(const struct bt_cmd *cmd)
 	/* All input first: a bad line must not leave a truncated output file behind. */
 	err = bt_profile_read_folded(p, in);
 	if (err < 0) {
+		const char *why = err == -EISDIR ? "is a directory" : strerror(-err);
+
 		if (err == -EINVAL)
 			err = -BT_EUSAGE;
+		else if (in == stdin)
+			bt_err("cannot read the folded input: %s", why);
 		else
-			bt_err("cannot read the folded input: %s", strerror(-err));
+			bt_err("cannot read '%s': %s", opts.input, why);
 		goto cleanup;
 	}
 	if (opts.output) {
-		out = fopen(opts.output, "w");
+		out = bt_output_open(opts.output);
 		if (!out) {
 			err = -errno;
 			bt_err("cannot write '%s': %s", opts.output, strerror(errno));
@@ -147,9 +152,13 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot write the %s: %s", opts.pprof ? "profile" : "flame graph",
 		       strerror(-err));
 cleanup:
-	if (out != stdout && out && fclose(out) && !err) {
-		bt_err("cannot write '%s': %s", opts.output, strerror(errno));
-		err = -EIO;
+	if (out != stdout && out) {
+		int cerr = bt_output_close(out);
+
+		if (cerr && !err) {
+			bt_err("cannot write '%s': %s", opts.output, strerror(-cerr));
+			err = cerr;
+		}
 	}
 	if (in != stdin)
 		fclose(in);

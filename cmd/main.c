@@ -17,6 +17,7 @@
 #include "bt_err.h"
 #include "bt_kernel.h"
 #include "bt_loop.h"
+#include "bt_output.h"
 #include "completion.h"
 #include "flamegraph.h"
 
@@ -105,6 +106,24 @@ static int install_links(const char *dir, const char *argv0)
 	return err;
 }
 
+/*
+ * The command's result once stdout is flushed: any write to it that failed (however early, by
+ * whichever print path) is a failure, except a reader that went away (`| head`), which only
+ * ends the output; the print paths' -EPIPE says the same.
+ */
+static int output_status(int err)
+{
+	int werr = bt_output_flush(stdout);
+
+	if (err == -EPIPE) /* a print path saw stdout fail: judged here */
+		err = 0;
+	if (werr && werr != -EPIPE && !err) {
+		bt_err("cannot write the output: %s", strerror(-werr));
+		err = werr;
+	}
+	return err;
+}
+
 static int run_command(const struct bt_cmd *cmd, int argc, char **argv)
 {
 	int err;
@@ -131,11 +150,7 @@ static int run_command(const struct bt_cmd *cmd, int argc, char **argv)
 	/* Stopped by Ctrl-C/SIGTERM/SIGHUP before tracing began: asked for, not a failure. */
 	if (err == -EINTR && bt_stop_requested())
 		err = 0;
-	if (fflush(stdout) && errno != EPIPE && !err) {
-		bt_err("cannot write the output: %s", strerror(errno));
-		err = -EIO;
-	}
-	return err;
+	return output_status(err);
 }
 
 static int unknown_command(const char *name)
@@ -172,7 +187,7 @@ static int top_level(int argc, char **argv)
 				"bpftools: completion needs one shell: bash, zsh or fish\n");
 			return BT_EXIT_USAGE;
 		}
-		return bt_exit_code(bt_completion_print(stdout, argv[2]));
+		return bt_exit_code(output_status(bt_completion_print(stdout, argv[2])));
 	} else if (!strcmp(arg, "flamegraph")) {
 		return bt_exit_code(run_command(&bt_flamegraph_cmd, argc - 1, argv + 1));
 	} else if (arg[0] == '-') {
@@ -185,21 +200,28 @@ static int top_level(int argc, char **argv)
 			return unknown_command(arg);
 		return bt_exit_code(run_command(cmd, argc - 1, argv + 1));
 	}
-	return fflush(stdout) ? BT_EXIT_FAIL : BT_EXIT_OK;
+	return bt_exit_code(output_status(0));
 }
 
 int main(int argc, char **argv)
 {
 	const char *name = argc > 0 ? strrchr(argv[0], '/') : NULL;
 	const struct bt_cmd *cmd;
+	int err;
 
 	name = name ? name + 1 : (argc > 0 ? argv[0] : "bpftools");
 	if (name[0] == '-') /* login-shell style "-name" */
 		name++;
 	bt_set_progname("bpftools");
+	err = bt_output_init();
+	if (err) {
+		bt_err("cannot set up the output: %s", strerror(-err));
+		return BT_EXIT_FAIL;
+	}
 	/* Asked by a completion script through whichever name the user typed (a link too). */
 	if (argc > 1 && !strcmp(argv[1], "__complete"))
-		return bt_exit_code(bt_completion_complete(stdout, argc - 2, argv + 2));
+		return bt_exit_code(
+			output_status(bt_completion_complete(stdout, argc - 2, argv + 2)));
 	if (!strcmp(name, "bpftools"))
 		return top_level(argc, argv);
 	cmd = bt_cmd_find(name);

@@ -4,7 +4,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "bt_core_btf.h"
 #include "bt_args.h"
@@ -136,20 +135,6 @@ static int print_row(void *ctx)
 	return 0;
 }
 
-static int check_pid(pid_t pid)
-{
-	char proc[32];
-	struct stat st;
-
-	if (!pid)
-		return 0;
-	/* BCC would print rows of zeros for ever; a typo deserves a message */
-	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
-	if (stat(proc, &st))
-		return bt_usage_err("no process with PID %d", (int)pid);
-	return 0;
-}
-
 /*
  * The attach layer names the first function it could not attach; with several missing, say
  * which columns are left at 0. Only the kernel-function half gives targets "failed".
@@ -184,7 +169,7 @@ static int run(const struct bt_cmd *cmd)
 	int i, err;
 
 	(void)cmd;
-	err = check_pid(opts.pid);
+	err = bt_check_pid(opts.pid); /* BCC prints rows of zeros for ever */
 	if (err)
 		return err;
 	/*

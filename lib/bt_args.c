@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "bt_args.h"
 #include "bt_err.h"
@@ -245,6 +248,50 @@ void bt_argp_common_init(struct argp_state *state, const struct argp *argp,
 
 	for (i = 0; argp->children && argp->children[i].argp; i++)
 		state->child_inputs[i] = c;
+}
+
+static bool proc_exists(long id)
+{
+	char proc[32];
+	struct stat st;
+
+	/* a thread's /proc/TID is there too, though no listing shows it */
+	snprintf(proc, sizeof(proc), "/proc/%ld", id);
+	return stat(proc, &st) == 0;
+}
+
+int bt_check_pid(long pid)
+{
+	if (pid && !proc_exists(pid))
+		return bt_usage_err("no process with PID %ld", pid);
+	return 0;
+}
+
+int bt_check_tid(long tid)
+{
+	if (tid && !proc_exists(tid))
+		return bt_usage_err("no thread with TID %ld", tid);
+	return 0;
+}
+
+bool bt_pid_alive(long id)
+{
+	char fn[32], buf[256], *end;
+	ssize_t n;
+	int fd;
+
+	snprintf(fn, sizeof(fn), "/proc/%ld/stat", id);
+	fd = open(fn, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "PID (COMM) STATE ...": COMM may hold anything, ')' too; the state follows the last */
+	end = strrchr(buf, ')');
+	return !end || (end[1] == ' ' && end[2] != 'Z' && end[2] != 'X');
 }
 
 int bt_argp_id_list(struct argp_state *state, const char *s, const char *what, unsigned int *ids,

@@ -46,6 +46,16 @@ int bt_argp_long(struct argp_state *state, const char *s, const char *what, long
 int bt_argp_id_list(struct argp_state *state, const char *s, const char *what, unsigned int *ids,
 		    unsigned int max, unsigned int *n);
 
+/*
+ * -p/-t of a process or thread that does not exist (0: none given): "no process with PID N"
+ * or "no thread with TID N" and -BT_EUSAGE. Checked when the tool starts, not while parsing,
+ * so the line is JSON under --json. BCC would trace nothing, silently.
+ */
+int bt_check_pid(long pid);
+int bt_check_tid(long tid);
+/* Whether process or thread id runs still: it exists and is not a zombie. */
+bool bt_pid_alive(long id);
+
 /* "[interval [count]]" positionals, BCC's convention: both default to "forever". */
 struct bt_interval {
 	unsigned long interval; /* seconds between outputs */

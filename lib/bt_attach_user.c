@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <linux/bpf.h>
 
+#include "bt_args.h"
 #include "bt_attach_internal.h"
 #include "bt_err.h"
 #include "bt_features.h"
@@ -265,6 +266,18 @@ static bool same_group(const struct bt_target *a, const struct bt_target *b)
 	       a->pid == b->pid && !strcmp(a->path, b->path);
 }
 
+/*
+ * -p of a process that exited while we attached: the kernel's ESRCH (or a file gone with its
+ * /proc/PID/root) would be reported as a fault of the probe; say what happened instead.
+ */
+static bool target_exited(const struct bt_target *t)
+{
+	if (t->pid <= 0 || bt_pid_alive(t->pid))
+		return false;
+	bt_err("process %d exited", (int)t->pid);
+	return true;
+}
+
 /* One uprobe.multi link for targets first.. that share its file, direction and pid. */
 static int attach_group(struct bt_uattach *u, size_t first, bool *done, struct bt_progress *p)
 {
@@ -306,6 +319,8 @@ static int attach_group(struct bt_uattach *u, size_t first, bool *done, struct b
 	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 	if (fd < 0) {
 		err = -errno;
+		if (target_exited(t))
+			goto cleanup;
 		bt_err("cannot attach to %zu user function%s in '%s' (uprobe.%s%s): %s", n,
 		       n == 1 ? "" : "s", t->path, session ? "session" : "multi",
 		       t->retprobe ? ", returns" : "", strerror(-err));
@@ -380,6 +395,8 @@ int bt_uattach__commit(struct bt_uattach *u, struct bt_progress *p)
 				continue;
 			}
 			bt_progress_clear(p);
+			if (target_exited(t))
+				return err;
 			bt_err("cannot attach to '%s' (%s %s): %s", t->name, u->how[i], what,
 			       strerror(-err));
 			return err;

@@ -11,6 +11,7 @@
 
 #include "bt_err.h"
 #include "bt_flame_internal.h"
+#include "bt_output.h"
 
 #define FRAME_H 16
 #define FONT_SIZE 12
@@ -259,6 +260,7 @@ int bt_profile_read_folded(struct bt_profile *p, FILE *in)
 	int err = 0, n = 0;
 	long lineno = 0;
 
+	errno = 0;
 	while (getline(&line, &cap, in) > 0) {
 		lineno++;
 		err = bt_profile_add_folded(p, line);
@@ -270,7 +272,7 @@ int bt_profile_read_folded(struct bt_profile *p, FILE *in)
 		n++;
 	}
 	if (!err && ferror(in))
-		err = -EIO;
+		err = errno ? -errno : -EIO; /* getline() leaves it: EISDIR says more than EIO */
 	free(line);
 	return err ? err : n;
 }
@@ -538,7 +540,7 @@ int bt_flame_write(const struct bt_profile *p, FILE *out)
 	fputs("</svg>\n", out);
 	if (s.err)
 		return s.err;
-	return fflush(out) || ferror(out) ? -EIO : 0;
+	return bt_output_flush(out);
 }
 
 int bt_flame_from_folded(FILE *folded, FILE *svg, const struct bt_profile_opts *opts)

@@ -8,6 +8,7 @@
 
 #include "bt_args.h"
 #include "bt_err.h"
+#include "bt_loop.h"
 #include "bt_offcpu_opts.h"
 #include "bt_skel.h"
 #include "bt_unwinder.h"
@@ -188,8 +189,15 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 {
 	struct bpf_object *obj = *skel->obj;
 	unsigned int i;
-	int err;
+	int err = 0;
 
+	/* a -p/-t list naming one that does not exist: BCC traces the rest, or nothing */
+	for (i = 0; i < o->ntgids && !err; i++)
+		err = bt_check_pid(o->tgids[i]);
+	for (i = 0; i < o->ntids && !err; i++)
+		err = bt_check_tid(o->tids[i]);
+	if (err)
+		return err;
 	err = bt_offcpu_apply(obj, o);
 	if (!err)
 		err = bt_stacks__configure(obj, sopts);
@@ -200,6 +208,9 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 	err = bt_skel_select(obj, probes);
 	if (err)
 		return err;
+	/* a stop before tracing began, as in bt_skel_load_attach(): -EINTR, a quiet exit 0 */
+	if (bt_stop_requested())
+		return -EINTR;
 	err = bpf_object__load_skeleton(skel);
 	if (err) {
 		bt_err("cannot load the BPF programs: %s", strerror(-err));
@@ -212,6 +223,8 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 	}
 	for (i = 0; sopts->user && i < o->ntgids; i++)
 		bt_stacks__note_pid(*stacks, o->tgids[i]);
+	if (bt_stop_requested())
+		return -EINTR;
 	err = bpf_object__attach_skeleton(skel);
 	if (err)
 		bt_err("cannot attach to %s: %s", what, strerror(-err));

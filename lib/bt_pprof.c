@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "bt_flame_internal.h"
+#include "bt_output.h"
 #include "bt_pprof.h"
 
 enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
@@ -312,13 +313,13 @@ static int gzip_out(const struct pb *pb, FILE *out)
 			break;
 		}
 		if (fwrite(buf, 1, sizeof(buf) - zs.avail_out, out) != sizeof(buf) - zs.avail_out) {
-			err = -EIO;
+			err = bt_output_flush(out) ?: -EIO;
 			break;
 		}
 	} while (zr != Z_STREAM_END);
 	deflateEnd(&zs);
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
+	if (!err)
+		err = bt_output_flush(out);
 	return err;
 }
 

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "bt_args.h"
 #include "bt_attach_internal.h"
 #include "bt_elf.h"
 #include "bt_err.h"
@@ -107,6 +107,18 @@ static int over_limit(struct ctx *c)
 	return -E2BIG;
 }
 
+/*
+ * With -p, a file of a process in another mount namespace is read through /proc/PID/root,
+ * which goes with the process: when it exited meanwhile, say so rather than what the read saw.
+ */
+static bool exited(const struct ctx *c)
+{
+	if (c->opts->pid <= 0 || bt_pid_alive(c->opts->pid))
+		return false;
+	bt_err("process %d exited", (int)c->opts->pid);
+	return true;
+}
+
 /* ---- user functions --------------------------------------------------------------------- */
 
 static int add_usym(const struct bt_usym *s, void *arg)
@@ -168,7 +180,7 @@ static int resolve_ufunc(struct ctx *c, const struct bt_match *m)
 		err = -ENOENT;
 	} else if (err == -ENOEXEC) {
 		err = bt_usage_err("cannot trace '%s': not an ELF file", path);
-	} else if (err < 0 && err != -E2BIG && err != -ENOMEM && err != -EINTR) {
+	} else if (err < 0 && err != -E2BIG && err != -ENOMEM && err != -EINTR && !exited(c)) {
 		bt_err("cannot read the symbols of '%s': %s", path, strerror(-err));
 	}
 	free(path);
@@ -242,13 +254,14 @@ static int resolve_usdt(struct ctx *c)
 	if (err)
 		goto cleanup;
 	c->path = path;
+	/* a count of the file's probes, not of those that matched */
 	err = bt_usdt_foreach(path, usdt_filter_cb, &f);
-	if (err == 0 && c->out->n == c->before) {
+	if (err >= 0 && c->out->n == c->before) {
 		bt_err("no USDT probe matches '%s' in '%s'", c->spec->pattern, path);
 		err = -ENOENT;
 	} else if (err == -ENOEXEC) {
 		err = bt_usage_err("cannot trace '%s': not an ELF file", path);
-	} else if (err < 0 && err != -E2BIG && err != -ENOMEM && err != -EINTR) {
+	} else if (err < 0 && err != -E2BIG && err != -ENOMEM && err != -EINTR && !exited(c)) {
 		bt_err("cannot read the USDT notes of '%s': %s", path, strerror(-err));
 	}
 cleanup:
@@ -451,14 +464,9 @@ int bt_targets__resolve(const struct bt_probe_spec *spec, const struct bt_resolv
 	c.before = out->n;
 	if (c.opts->pid < 0)
 		return bt_usage_err("invalid PID %d", (int)c.opts->pid);
-	if (c.opts->pid > 0) {
-		char proc[32];
-		struct stat st;
-
-		snprintf(proc, sizeof(proc), "/proc/%d", (int)c.opts->pid);
-		if (stat(proc, &st))
-			return bt_usage_err("no process with PID %d", (int)c.opts->pid);
-	}
+	err = bt_check_pid(c.opts->pid);
+	if (err)
+		return err;
 	switch (spec->kind) {
 	case BT_SPEC_KFUNC:
 		err = resolve_kfunc(&c);
@@ -483,6 +491,11 @@ int bt_targets__resolve(const struct bt_probe_spec *spec, const struct bt_resolv
 	}
 	if (err == -ENOMEM)
 		bt_err("out of memory");
+	if (!err && out->n == c.before) {
+		/* each resolver names its own misses; callers index the first target */
+		bt_err("'%s' matches no probe", spec->text);
+		err = -ENOENT;
+	}
 	if (err) {
 		/* leave the list as it was: callers may go on with other specs */
 		while (out->n > c.before)

@@ -13,11 +13,13 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 
+#include "bt_args.h"
 #include "bt_attach_internal.h"
 #include "bt_btf_ids.h"
 #include "bt_err.h"
 #include "bt_features.h"
 #include "bt_kernel.h"
+#include "bt_loop.h"
 #include "bt_skel.h"
 #include "bt_variant.h"
 
@@ -475,7 +477,12 @@ int bt_filters_apply(struct bpf_object *obj, const struct bt_filters *f)
 {
 	int err;
 
-	err = set_filter(obj, "bt_filter_cpu", f->cpu, -1);
+	/* every tool's -p/-t: a PID that does not exist would trace nothing, silently */
+	err = bt_check_pid(f->tgid);
+	if (!err)
+		err = bt_check_tid(f->tid);
+	if (!err)
+		err = set_filter(obj, "bt_filter_cpu", f->cpu, -1);
 	if (!err)
 		err = set_filter(obj, "bt_filter_tgid", f->tgid, 0);
 	if (!err)
@@ -508,11 +515,16 @@ int bt_skel_load_attach(struct bpf_object_skeleton *s, const char *what)
 {
 	int err;
 
+	/* a stop before tracing began (even one pending at exec): -EINTR, a quiet exit 0 */
+	if (bt_stop_requested())
+		return -EINTR;
 	err = bpf_object__load_skeleton(s);
 	if (err) {
 		bt_err("cannot load the BPF programs: %s", strerror(-err));
 		return err;
 	}
+	if (bt_stop_requested())
+		return -EINTR;
 	err = bpf_object__attach_skeleton(s);
 	if (err)
 		bt_err("cannot attach to %s: %s", what, strerror(-err));

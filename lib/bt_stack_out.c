@@ -7,6 +7,7 @@
 
 #include "bt_args.h"
 #include "bt_err.h"
+#include "bt_output.h"
 #include "bt_pprof.h"
 #include "bt_stack_out.h"
 
@@ -80,7 +81,7 @@ void bt_stack_out__free(struct bt_stack_out *so)
 	drop_row(so);
 	for (i = 0; i < 2; i++)
 		if (so->files[i])
-			fclose(so->files[i]);
+			bt_output_close(so->files[i]);
 	free(so->frames);
 	bt_profile_free(so->prof);
 	free(so);
@@ -108,7 +109,7 @@ int bt_stack_out__new(const struct bt_stack_out_opts *o, const struct bt_profile
 	for (i = 0; i < 2; i++) {
 		if (!so->paths[i])
 			continue;
-		so->files[i] = fopen(so->paths[i], "w");
+		so->files[i] = bt_output_open(so->paths[i]);
 		if (!so->files[i]) {
 			err = -errno;
 			bt_err("cannot write '%s': %s", so->paths[i], strerror(errno));
@@ -223,7 +224,7 @@ int bt_stack_out__write(struct bt_stack_out *so)
 			continue;
 		/* the whole profile again, over what the last write left */
 		rewind(f);
-		if (ftruncate(fileno(f), 0)) {
+		if (ftruncate(bt_output_fd(f), 0)) {
 			err = -errno;
 		} else {
 			err = i ? bt_pprof_write(so->prof, f) : bt_flame_write(so->prof, f);

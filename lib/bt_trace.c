@@ -122,6 +122,9 @@ int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_targets *ta
 	err = bt_attach_progs__find(obj, &progs);
 	if (!err)
 		err = bt_filters_apply(obj, filters);
+	/* before the choice of attach methods too, which can fail or take a while */
+	if (!err && bt_stop_requested())
+		err = -EINTR;
 	if (err)
 		goto cleanup;
 	err = bt_attach__prepare(obj, &progs, targets, mode, &attach);

@@ -279,6 +279,22 @@ int bt_path_lookup(const char *prog, char **path)
 	return -ENOENT;
 }
 
+/* Whether process pid sees another file tree than we do: another mount namespace or root. */
+static bool other_root(pid_t pid)
+{
+	char fn[64], theirs[64], ours[64];
+	struct stat a, b;
+	ssize_t n, m;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/ns/mnt", (int)pid);
+	n = readlink(fn, theirs, sizeof(theirs) - 1);
+	m = readlink("/proc/self/ns/mnt", ours, sizeof(ours) - 1);
+	if (n > 0 && m > 0 && (n != m || memcmp(theirs, ours, n)))
+		return true;
+	snprintf(fn, sizeof(fn), "/proc/%d/root", (int)pid);
+	return !stat(fn, &a) && !stat("/", &b) && (a.st_dev != b.st_dev || a.st_ino != b.st_ino);
+}
+
 int bt_procmaps_lookup(pid_t pid, const char *name, char **path)
 {
 	char fn[64], *line = NULL, *lib = NULL, *exact = NULL;
@@ -308,30 +324,21 @@ int bt_procmaps_lookup(pid_t pid, const char *name, char **path)
 	}
 	free(line);
 	fclose(f);
-	if (exact || lib) {
-		/* the process may live in another mount namespace: go through its root */
+	if ((exact || lib) && !other_root(pid)) {
+		/*
+		 * Our own file tree: the path as the user knows it, which stays valid (and right
+		 * in messages) should the process exit while we read and attach.
+		 */
+		*path = strdup(exact ? exact : lib);
+		err = *path ? 0 : -ENOMEM;
+	} else if (exact || lib) {
+		/* another mount namespace or root (a container): go through its root */
 		err = asprintf(path, "/proc/%d/root%s", (int)pid, exact ? exact : lib) < 0 ? -ENOMEM
 											   : 0;
 	}
 	free(exact);
 	free(lib);
 	return err;
-}
-
-/* Whether process pid sees another file tree than we do: another mount namespace or root. */
-static bool other_root(pid_t pid)
-{
-	char fn[64], theirs[64], ours[64];
-	struct stat a, b;
-	ssize_t n, m;
-
-	snprintf(fn, sizeof(fn), "/proc/%d/ns/mnt", (int)pid);
-	n = readlink(fn, theirs, sizeof(theirs) - 1);
-	m = readlink("/proc/self/ns/mnt", ours, sizeof(ours) - 1);
-	if (n > 0 && m > 0 && (n != m || memcmp(theirs, ours, n)))
-		return true;
-	snprintf(fn, sizeof(fn), "/proc/%d/root", (int)pid);
-	return !stat(fn, &a) && !stat("/", &b) && (a.st_dev != b.st_dev || a.st_ino != b.st_ino);
 }
 
 int bt_uprobe_find_module(const char *module, pid_t pid, char **path)

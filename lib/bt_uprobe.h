@@ -39,8 +39,9 @@ int bt_path_lookup(const char *prog, char **path);
 
 /*
  * A file mapped by process pid whose base name is the library "name" (as above) or the
- * program "name"; returned as /proc/PID/root/<path> so that it is reachable from our mount
- * namespace. -ENOENT when none, -ESRCH when the process does not exist.
+ * program "name"; as the process maps it when the process sees our file tree, else as
+ * /proc/PID/root/<path>, so that it is reachable from our mount namespace. -ENOENT when
+ * none, -ESRCH when the process does not exist.
  */
 int bt_procmaps_lookup(pid_t pid, const char *name, char **path);
 
