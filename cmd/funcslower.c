@@ -1024,6 +1024,8 @@ static int run(const struct bt_cmd *cmd)
 		}
 		if (opts.pid && opts.user_stack)
 			bt_stacks__note_pid(s.stacks, opts.pid);
+		if (opts.user_stack)
+			bt_trace__index_targets(s.stacks, &targets);
 		s.entries_fd = bpf_map__fd(skel->maps.entries);
 		s.profiles_fd = bpf_map__fd(skel->maps.profiles);
 	}

@@ -421,6 +421,8 @@ static int run(const struct bt_cmd *cmd)
 	}
 	if (opts.pid && !opts.kernel_only)
 		bt_stacks__note_pid(s.stacks, opts.pid);
+	if (!opts.kernel_only)
+		bt_trace__index_targets(s.stacks, &targets);
 	s.counts_fd = bpf_map__fd(skel->maps.counts);
 	bt_stacks__set_collector(s.stacks, collect_counts, &s);
 

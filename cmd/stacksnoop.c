@@ -330,6 +330,8 @@ static int run(const struct bt_cmd *cmd)
 	}
 	if (opts.pid && s.user)
 		bt_stacks__note_pid(s.stacks, opts.pid);
+	if (s.user)
+		bt_trace__index_targets(s.stacks, &targets);
 	err = bt_events__new(skel->obj, skel->maps.events, on_event, &s, &s.events);
 	if (err) {
 		bt_err("cannot read events: %s", strerror(-err));

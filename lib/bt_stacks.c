@@ -327,6 +327,11 @@ struct bt_symbolizer *bt_stacks__symbolizer(struct bt_stacks *st)
 	return st->sym;
 }
 
+int bt_stacks__index_file(struct bt_stacks *st, const char *path)
+{
+	return bt_unwind__index_file(st->unwind, path);
+}
+
 int bt_stacks__note_pid(struct bt_stacks *st, int pid)
 {
 	bt_unwind__note_pid(st->unwind, pid);

@@ -81,6 +81,11 @@ void bt_stacks__set_collector(struct bt_stacks *st, bt_stacks_collect_fn fn, voi
  * reads the announcement.
  */
 int bt_stacks__note_pid(struct bt_stacks *st, int pid);
+/*
+ * Build the unwind table of a file known in advance (a probe's file), so that a process
+ * started later walks whole from its first event. 0 when user stacks go by frame pointers.
+ */
+int bt_stacks__index_file(struct bt_stacks *st, const char *path);
 
 /*
  * Close the current generation: programs write the other one from now on, and when this

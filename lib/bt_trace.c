@@ -7,6 +7,7 @@
 #include "bt_err.h"
 #include "bt_kernel.h"
 #include "bt_loop.h"
+#include "bt_stacks.h"
 #include "bt_trace.h"
 
 int bt_targets__from_pattern(const char *pattern, const struct bt_resolve_opts *opts,
@@ -153,6 +154,22 @@ int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_targets *ta
 cleanup:
 	bt_attach__destroy(attach);
 	return err;
+}
+
+void bt_trace__index_targets(struct bt_stacks *st, const struct bt_targets *t)
+{
+	const char *last = NULL;
+	size_t i;
+
+	for (i = 0; st && i < t->n; i++) {
+		const char *path = t->v[i].path;
+
+		/* a file's targets are found together: each file once */
+		if (!path || (last && !strcmp(path, last)))
+			continue;
+		last = path;
+		bt_stacks__index_file(st, path);
+	}
 }
 
 int bt_argp_attach_mode(struct argp_state *state, const char *arg, enum bt_attach_mode *mode)

@@ -30,6 +30,14 @@ int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_targets *ta
 		   const struct bt_filters *filters, enum bt_attach_mode mode,
 		   struct bt_attach **out);
 
+/*
+ * The unwind tables of the files the targets probe, built now (before the tool says it is
+ * tracing): a process of such a file that starts later gets whole user stacks from its first
+ * event, before it is indexed itself. Nothing when st is NULL or walks by frame pointers.
+ */
+struct bt_stacks;
+void bt_trace__index_targets(struct bt_stacks *st, const struct bt_targets *t);
+
 /* The generic programs of obj, by their "?SECTION" kinds; -EINVAL if a kind appears twice. */
 int bt_attach_progs__find(struct bpf_object *obj, struct bt_attach_progs *progs);
 

@@ -787,6 +787,24 @@ static int note_pid_locked(struct bt_unwind *u, int pid)
 	return 0;
 }
 
+int bt_unwind__index_file(struct bt_unwind *u, const char *path)
+{
+	struct file_entry *f;
+	int fd;
+
+	if (!u)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	pthread_mutex_lock(&u->lock);
+	f = file_of(u, fd, path, "/proc/self/root");
+	flush_tables(u);
+	pthread_mutex_unlock(&u->lock);
+	close(fd);
+	return f && f->table ? 0 : -ENOENT;
+}
+
 int bt_unwind__note_pid(struct bt_unwind *u, int pid)
 {
 	int err;

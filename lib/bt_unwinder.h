@@ -53,6 +53,11 @@ int bt_unwind__new(struct bpf_object *obj, const struct bt_unwind_opts *opts,
 		   struct bt_unwind **out);
 void bt_unwind__free(struct bt_unwind *u); /* NULL is fine; waits for the indexing thread */
 
+/*
+ * Build the table of a file before processes that map it are seen: the walker finds it by the
+ * file (bpf_find_vma) in a process not indexed yet. 0, or -errno (-ENOENT: no table).
+ */
+int bt_unwind__index_file(struct bt_unwind *u, const char *path);
 /* Give the kernel pid's mapping table (tables built or found in the cache). */
 int bt_unwind__note_pid(struct bt_unwind *u, int pid);
 /* The same in the background (for the event loop: no wait for a table to be built). */
