@@ -642,10 +642,7 @@ int bt_completion_print(FILE *out, const char *shell)
 		print_zsh(out);
 	else if (!strcmp(shell, "fish"))
 		print_fish(out);
-	else {
-		fprintf(stderr, "bpftools: unknown shell '%s'; expected bash, zsh or fish\n",
-			shell);
-		return -BT_EUSAGE;
-	}
+	else
+		return bt_usage_err("unknown shell '%s'; expected bash, zsh or fish", shell);
 	return 0;
 }

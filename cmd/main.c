@@ -140,7 +140,8 @@ static int run_command(const struct bt_cmd *cmd, int argc, char **argv)
 
 static int unknown_command(const char *name)
 {
-	fprintf(stderr, "bpftools: '%s' is not a bpftools command; see 'bpftools --list'\n", name);
+	/* bt_err(): what was typed is shown with its control characters as \xNN */
+	bt_err("'%s' is not a bpftools command; see 'bpftools --list'", name);
 	return BT_EXIT_USAGE;
 }
 
@@ -161,22 +162,21 @@ static int top_level(int argc, char **argv)
 		print_help();
 	else if (!strcmp(arg, "--install")) {
 		if (argc != 3) {
-			fprintf(stderr, "bpftools: --install needs one directory\n");
+			bt_err("--install needs one directory");
 			print_top_usage(stderr);
 			return BT_EXIT_USAGE;
 		}
 		return bt_exit_code(install_links(argv[2], argv[0]));
 	} else if (!strcmp(arg, "completion")) {
 		if (argc != 3) {
-			fprintf(stderr,
-				"bpftools: completion needs one shell: bash, zsh or fish\n");
+			bt_err("completion needs one shell: bash, zsh or fish");
 			return BT_EXIT_USAGE;
 		}
 		return bt_exit_code(bt_completion_print(stdout, argv[2]));
 	} else if (!strcmp(arg, "flamegraph")) {
 		return bt_exit_code(run_command(&bt_flamegraph_cmd, argc - 1, argv + 1));
 	} else if (arg[0] == '-') {
-		fprintf(stderr, "bpftools: unknown option '%s'\n", arg);
+		bt_err("unknown option '%s'", arg);
 		print_top_usage(stderr);
 		return BT_EXIT_USAGE;
 	} else {

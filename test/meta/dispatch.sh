@@ -34,6 +34,27 @@ ln -s "$BPFTOOLS" "$T/bogus"
 [ $? = 2 ] || bad "a link with an unknown name must exit 2"
 "$BPFTOOLS" >/dev/null 2>&1
 [ $? = 2 ] || bad "bpftools without a command must exit 2"
+# Bytes from argv reach the terminal as \xNN, never raw: an escape sequence typed as a command,
+# an option, a shell name, or carried by the name of a link.
+esc=$(printf '\033[31m')
+check_escaped() {
+	what=$1
+	shift
+	"$@" >/dev/null 2>"$T/err"
+	rc=$?
+	[ $rc = 2 ] || bad "$what exits $rc, not 2"
+	grep -q "$(printf '\033')" "$T/err" && bad "$what: a raw ESC byte on stderr"
+	[ -n "$want" ] && ! grep -qxF "$want" "$T/err" && bad "$what: not '$want': $(head -1 "$T/err")"
+}
+want="bpftools: '\\x1b[31m' is not a bpftools command; see 'bpftools --list'"
+check_escaped "an escape as the command" "$BPFTOOLS" "$esc"
+want="bpftools: unknown option '-\\x1b[31m'"
+check_escaped "an escape as an option" "$BPFTOOLS" "-$esc"
+want="bpftools: unknown shell '\\x1b[31m'; expected bash, zsh or fish"
+check_escaped "an escape as the shell" "$BPFTOOLS" completion "$esc"
+want=
+ln -s "$BPFTOOLS" "$T/x$esc"
+check_escaped "a link named with an escape" "$T/x$esc"
 # Unprivileged: one clear line and exit 1, before anything is loaded.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	cp "$BPFTOOLS" "$T/bpftools" && chmod 755 "$T" "$T/bpftools"
