@@ -200,10 +200,13 @@ int main(int argc, char **argv)
 	/* Asked by a completion script through whichever name the user typed (a link too). */
 	if (argc > 1 && !strcmp(argv[1], "__complete"))
 		return bt_exit_code(bt_completion_complete(stdout, argc - 2, argv + 2));
-	if (!strcmp(name, "bpftools"))
-		return top_level(argc, argv);
+	/*
+	 * A link named like a command runs it; any other name is bpftools itself, renamed or
+	 * copied ("bpftools-static", "bpftools.new"), so that --list and "bpftools CMD" work
+	 * whatever the file is called.
+	 */
 	cmd = bt_cmd_find(name);
 	if (!cmd)
-		return unknown_command(name);
+		return top_level(argc, argv);
 	return bt_exit_code(run_command(cmd, argc, argv));
 }

@@ -31,7 +31,17 @@ prefix=$(echo "$first" | cut -c1-3)
 "$BPFTOOLS" "$prefix" >/dev/null 2>&1 && bad "prefix '$prefix' must not match '$first'"
 ln -s "$BPFTOOLS" "$T/bogus"
 "$T/bogus" >/dev/null 2>&1
-[ $? = 2 ] || bad "a link with an unknown name must exit 2"
+[ $? = 2 ] || bad "a link with an unknown name and no arguments must exit 2"
+# Renamed or copied, the binary is still bpftools: --list, and CMD as the first argument.
+cp "$BPFTOOLS" "$T/bpftools-static"
+ln -s "$BPFTOOLS" "$T/bpftools.new"
+for b in "$T/bpftools-static" "$T/bpftools.new" "$T/bogus"; do
+	"$b" --list >"$T/list" 2>"$T/err" || bad "$(basename "$b") --list exits $?: $(cat "$T/err")"
+	"$BPFTOOLS" --list | cmp -s - "$T/list" || bad "$(basename "$b") --list differs"
+	"$b" "$first" --help >"$T/via-renamed" 2>&1
+	"$BPFTOOLS" "$first" --help | cmp -s - "$T/via-renamed" ||
+		bad "$(basename "$b") $first --help differs from bpftools $first --help"
+done
 "$BPFTOOLS" >/dev/null 2>&1
 [ $? = 2 ] || bad "bpftools without a command must exit 2"
 # Bytes from argv reach the terminal as \xNN, never raw: an escape sequence typed as a command,
