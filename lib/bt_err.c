@@ -5,6 +5,7 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 
+#include "bt_env.h"
 #include "bt_err.h"
 #include "bt_json.h"
 
@@ -221,9 +222,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 void bt_set_debug(bool on)
 {
-	const char *env = getenv("BPFTOOLS_DEBUG");
-
-	debug_on = on || (env && *env && *env != '0');
+	debug_on = on || bt_env_flag("BPFTOOLS_DEBUG");
 	libbpf_set_print(libbpf_print);
 }
 

@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include "bt_btf_ids.h"
+#include "bt_env.h"
 #include "bt_err.h"
 #include "bt_kernel.h"
 
@@ -88,7 +89,7 @@ bool bt_kernel_tp_btf_ok(const char *event)
 	struct btf *btf;
 	int id, fd;
 
-	if (!bt_kernel_has_btf() || getenv("BPFTOOLS_NO_TP_BTF")) /* the tests' raw_tp path */
+	if (!bt_kernel_has_btf() || bt_env_flag("BPFTOOLS_NO_TP_BTF")) /* the tests' raw_tp path */
 		return false;
 	snprintf(name, sizeof(name), "btf_trace_%s", event);
 	/* the id alone, without parsing the whole BTF (cached per kernel) */

@@ -15,6 +15,7 @@
 
 #include "bt_attach_internal.h"
 #include "bt_btf_ids.h"
+#include "bt_env.h"
 #include "bt_err.h"
 #include "bt_features.h"
 #include "bt_kernel.h"
@@ -156,10 +157,9 @@ static struct bpf_program *find_prog(struct bpf_object *obj, const char *name)
  */
 static void verifier_stats(struct bpf_object *obj)
 {
-	const char *env = getenv("BPFTOOLS_VERIFIER_STATS");
 	struct bpf_program *prog;
 
-	if (!env || !*env || *env == '0')
+	if (!bt_env_flag("BPFTOOLS_VERIFIER_STATS"))
 		return;
 	bpf_object__for_each_program(prog, obj)
 	{
