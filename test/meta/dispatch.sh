@@ -18,6 +18,14 @@ for c in $(commands); do
 	rc=$?
 	[ $rc = 2 ] || bad "$c --definitely-not-an-option exits $rc, not 2"
 	head -1 "$T/err" | grep -q "^$c: " || bad "$c: bad option error does not name the tool"
+	# With --json anywhere, argp's own complaints are the JSON error object too.
+	if long_options "$c" | grep -qx -- --json; then
+		"$T/bin/$c" --definitely-not-an-option --json >/dev/null 2>"$T/err"
+		rc=$?
+		[ $rc = 2 ] || bad "$c --definitely-not-an-option --json exits $rc, not 2"
+		printf '%s\n' "{\"level\": \"error\", \"command\": \"$c\", \"message\": \"unrecognized option '--definitely-not-an-option'\"}" |
+			cmp -s - "$T/err" || bad "$c --json: argp's error is not one JSON line: $(cat "$T/err")"
+	fi
 done
 "$BPFTOOLS" --install "$T/bin" || bad "--install is not idempotent"
 
