@@ -130,7 +130,7 @@ static int run(const struct bt_cmd *cmd)
 	if (err < 0) {
 		if (err == -EINVAL)
 			err = -BT_EUSAGE;
-		else
+		else if (err != -EOVERFLOW) /* said, naming the line */
 			bt_err("cannot read the folded input: %s", strerror(-err));
 		goto cleanup;
 	}
