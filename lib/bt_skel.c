@@ -47,6 +47,9 @@ static struct btf *point_btf(const struct bt_point *pt, bool *owned)
 	return bt_vmlinux_btf(); /* a layout the scan refuses */
 }
 
+/* Set when a tracepoint program did not fit because tracefs could not be read. */
+static bool tracefs_denied;
+
 /* Whether the kernel can take this program, declared for the probe point signature sig. */
 static bool prog_fits(struct bpf_program *prog, const char *sig, char *why, size_t whysize)
 {
@@ -82,7 +85,10 @@ static bool prog_fits(struct bpf_program *prog, const char *sig, char *why, size
 	case BT_POINT_TRACEPOINT:
 		snprintf(path, sizeof(path), "%s/events/%s/%s/id", bt_tracefs(), pt.category,
 			 pt.name);
-		if (access(path, R_OK)) {
+		/* AT_EACCESS: as the tool's own open will be, with its capabilities */
+		if (faccessat(AT_FDCWD, path, R_OK, AT_EACCESS)) {
+			if (errno == EACCES || errno == EPERM)
+				tracefs_denied = true;
 			snprintf(why, whysize, "no tracepoint %s:%s", pt.category, pt.name);
 			return false;
 		}
@@ -193,7 +199,11 @@ int bt_skel_select(struct bpf_object *obj, const struct bt_probe *probes)
 	verifier_stats(obj);
 
 	for (p = probes; p && p->prog; p += choice.n) {
+		tracefs_denied = false;
 		bt_probe_choose(p, fits_by_name, obj, &choice);
+		/* not "this kernel has none": it has, they cannot be read */
+		if (!choice.chosen && tracefs_denied)
+			return bt_tracefs_denied() ?: -EACCES;
 		/* Only the chosen program of a group loads. */
 		for (i = 0; i < choice.n; i++) {
 			struct bpf_program *prog = find_prog(obj, p[i].prog);
