@@ -37,6 +37,17 @@ bcomp "$BPFTOOLS" funccount syscall:getpp | grep -qx 'syscall:getppid' || fail "
 # funclatency takes no tracepoints: none offered
 [ -z "$(bcomp "$BPFTOOLS" funclatency t:sched:sched_sw)" ] || fail "funclatency offers tracepoints"
 
+# A tool's name on PATH may be another program's (libbpf-tools' /usr/sbin/biolatency): TAB
+# must not run it (it would start tracing), only a bpftools binary, which completes for the
+# name typed.
+mkdir "$T/other" "$T/self"
+printf '#!/bin/sh\ntouch "%s/ran"\nsleep 5\n' "$T" >"$T/other/funccount"
+chmod 755 "$T/other/funccount"
+ln -s "$BPFTOOLS" "$T/self/bpftools"
+PATH="$T/other:$T/self:$PATH" bcomp funccount t:sched:sched_sw >"$T/r"
+[ -e "$T/ran" ] && fail "TAB after 'funccount' ran another program named funccount"
+grep -qx 't:sched:sched_switch' "$T/r" || fail "funccount t:sched:sched_sw through bpftools on PATH: $(cat "$T/r")"
+
 # A kernel function (from available_filter_functions, or kallsyms + BTF here).
 bcomp "$BPFTOOLS" funccount vfs_rea >"$T/r"
 grep -qx vfs_read "$T/r" || fail "vfs_rea does not complete to vfs_read: $(cat "$T/r")"

@@ -10,6 +10,10 @@
 mkdir "$T/bin"
 "$BPFTOOLS" --install "$T/bin" || bad "--install exits non-zero"
 for c in $(commands); do
+	if [ "$c" = features ]; then # BT_NO_LINK: not a BCC tool, no name of its own
+		[ -e "$T/bin/$c" ] && bad "--install made a link named $c"
+		continue
+	fi
 	[ -L "$T/bin/$c" ] || { bad "--install made no link for $c"; continue; }
 	"$T/bin/$c" --help >"$T/via-link" 2>&1
 	"$BPFTOOLS" "$c" --help >"$T/via-cmd" 2>&1
@@ -27,7 +31,32 @@ for c in $(commands); do
 			cmp -s - "$T/err" || bad "$c --json: argp's error is not one JSON line: $(cat "$T/err")"
 	fi
 done
-"$BPFTOOLS" --install "$T/bin" || bad "--install is not idempotent"
+"$BPFTOOLS" --install "$T/bin" 2>"$T/err" || bad "--install is not idempotent"
+# (another program of a command's name on this machine's PATH is named each time)
+grep -v "another program, are both on PATH" "$T/err" >"$T/err2" &&
+	bad "--install again said: $(cat "$T/err2")"
+# The opt-in for plain names says what it does not replace, or shadows, and replaces only links
+# to a bpftools binary: another program in DIR, a link to one, another on PATH.
+mkdir "$T/opt" "$T/other"
+printf '#!/bin/sh\n' >"$T/other/softirqs"
+chmod 755 "$T/other/softirqs"
+cp "$T/other/softirqs" "$T/opt/hardirqs"
+ln -s /bin/true "$T/opt/vfsstat"
+ln -s /gone/bpftools "$T/opt/opensnoop"
+PATH="$T/other:$PATH" "$BPFTOOLS" --install "$T/opt" >/dev/null 2>"$T/err"
+rc=$?
+[ $rc = 1 ] || bad "--install over other programs exits $rc, not 1"
+grep -qxF "bpftools: '$T/opt/hardirqs' exists and is not a link; left alone" "$T/err" ||
+	bad "--install: no word of the program left alone: $(cat "$T/err")"
+grep -qxF "bpftools: '$T/opt/vfsstat' is a link to '/bin/true', not bpftools; left alone" "$T/err" ||
+	bad "--install: no word of the link left alone: $(cat "$T/err")"
+grep -qxF "bpftools: '$T/opt/opensnoop' replaced (it was a link to '/gone/bpftools')" "$T/err" ||
+	bad "--install: no word of the old link replaced: $(cat "$T/err")"
+grep -qF "bpftools: '$T/opt/softirqs' and '$T/other/softirqs', another program, are both on PATH" "$T/err" ||
+	bad "--install: no word of the program it shadows: $(cat "$T/err")"
+[ "$(readlink "$T/opt/vfsstat")" = /bin/true ] && [ ! -L "$T/opt/hardirqs" ] &&
+	[ -L "$T/opt/softirqs" ] && "$T/opt/opensnoop" --help 2>&1 | grep -q '^Usage: opensnoop' ||
+	bad "--install replaced the wrong files"
 
 "$BPFTOOLS" nosuchtool >/dev/null 2>"$T/err"
 rc=$?
