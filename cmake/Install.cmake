@@ -52,13 +52,20 @@ foreach(c IN LISTS BT_COMMANDS ITEMS bpftools bpftools-flamegraph)
 endforeach()
 
 # Links, made at install time under the prefix given then (`cmake --install --prefix P`,
-# DESTDIR, CPack's staging directory), relative so the tree can be moved. bash-completion and
-# fish load a command's completion by the command's name, so each link gets one there too;
-# zsh reads the #compdef line of _bpftools, which names every command.
+# DESTDIR, CPack's staging directory), relative so the tree can be moved. The command links
+# go in a directory of bpftools' own, lib/bpftools/bin, not sbin: other packages own those
+# names there (Debian's libbpf-tools has biolatency, offcputime, opensnoop, softirqs, hardirqs,
+# vfsstat and funclatency in /usr/sbin), and "features" is no name to claim system-wide.
+# `bpftools CMD` always works; the plain names are PATH=PREFIX/lib/bpftools/bin:$PATH away, or
+# in a directory of the user's choice with `bpftools --install DIR` (docs/install.md).
+# bash-completion and fish load a command's completion by the command's name, so each link
+# gets one there too; zsh reads the #compdef line of _bpftools, which names every command.
+set(BT_TOOL_DIR lib/bpftools/bin)
+file(RELATIVE_PATH _bt_tool_target /p/${BT_TOOL_DIR} /p/${CMAKE_INSTALL_SBINDIR}/bpftools)
 set(_bt_link_code "")
 foreach(c IN LISTS BT_COMMANDS)
   string(APPEND _bt_link_code "
-    bt_link(bpftools \"${CMAKE_INSTALL_SBINDIR}/${c}\")
+    bt_link(\"${_bt_tool_target}\" \"${BT_TOOL_DIR}/${c}\")
     bt_link(bpftools \"${_bash_dir}/${c}\")
     bt_link(bpftools.fish \"${_fish_dir}/${c}.fish\")")
 endforeach()

@@ -1,5 +1,6 @@
 # `cmake --build build --target package` (or `cpack -G DEB` in build/) makes a .deb of what
-# cmake/Install.cmake installs, under /usr: the binary, the links, completion and man pages.
+# cmake/Install.cmake installs, under /usr: the binary, the links (in /usr/lib/bpftools/bin,
+# beside other packages' tools of the same names), completion and man pages.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME bpftools)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
@@ -7,7 +8,10 @@ set(CPACK_PACKAGE_CONTACT "bpftools maintainers <bpftools@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "BCC's tracing tools on libbpf and CO-RE, in one binary")
 set(CPACK_PACKAGE_DESCRIPTION "bpftools rebuilds BCC's tracing tools (softirqs, opensnoop, funcslower,
 offcputime, stackcount ...) on libbpf and CO-RE: no compiler or kernel headers at run time.
-Each tool is a link to the one binary, with bash, zsh and fish completion and a man page.")
+Run them as 'bpftools TOOL', or put /usr/lib/bpftools/bin (one link per tool) on PATH
+to run them by name; the plain names are not installed in /usr/sbin, where other
+packages (libbpf-tools) have tools of the same names. Bash, zsh and fish completion and
+a man page for each tool.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
@@ -27,4 +31,6 @@ else()
     set(CPACK_DEBIAN_PACKAGE_DEPENDS "libbpf1 (>= 1:1.1), libelf1, libdw1, zlib1g, liblzma5, libstdc++6, libc6")
   endif()
 endif()
+# CPack 3.25's Installed-Size and Depends, corrected (cmake/DebFixup.cmake says how).
+set(CPACK_POST_BUILD_SCRIPTS ${CMAKE_CURRENT_LIST_DIR}/DebFixup.cmake)
 include(CPack)

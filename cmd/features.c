@@ -325,5 +325,5 @@ BT_COMMAND(features) = {
 	.argp = &argp,
 	.opts = &opts,
 	.run = run,
-	.flags = BT_NEED_PRIV,
+	.flags = BT_NEED_PRIV | BT_NO_LINK,
 };

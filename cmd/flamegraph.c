@@ -133,6 +133,8 @@ static int run(const struct bt_cmd *cmd)
 
 		if (err == -EINVAL)
 			err = -BT_EUSAGE;
+		else if (err == -EOVERFLOW)
+			; /* said, naming the line */
 		else if (in == stdin)
 			bt_err("cannot read the folded input: %s", why);
 		else

@@ -164,6 +164,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		/* BCC takes -m then and prints the value in microseconds */
 		if (o->min_ms >= 0 && o->min_us >= 0)
 			return bt_argp_error(state, "-m and -u are mutually exclusive");
+		/*
+		 * BCC prints nothing at all for -f alone; a flame graph of both stacks is what's
+		 * meant. Implied here, before the checks, so that -f -B has its stacks too.
+		 */
+		if (o->folded && !o->user_stack && !o->kernel_stack)
+			o->user_stack = o->kernel_stack = true;
 		if ((o->blocked || o->sampled) && !o->kernel_stack && !o->user_stack)
 			return bt_argp_error(state, "-%c needs -K and/or -U: the stacks to show",
 					     o->blocked ? 'B' : 'S');
@@ -923,9 +929,6 @@ static int run(const struct bt_cmd *cmd)
 	int err;
 	size_t i;
 
-	/* BCC prints nothing at all for -f alone; a flame graph of both stacks is what's meant */
-	if (opts.folded && !opts.user_stack && !opts.kernel_stack)
-		opts.user_stack = opts.kernel_stack = true;
 	stacks = opts.user_stack || opts.kernel_stack;
 	s.profile = opts.blocked || opts.sampled;
 	s.divisor = opts.min_us >= 0 ? 1e3 : 1e6;

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,12 +74,52 @@ static int self_path(char *buf, size_t size, const char *argv0)
 	return -ENOENT;
 }
 
+/* Whether path is this binary (a link to it, or the file itself). */
+static bool is_self(const char *path, const char *self)
+{
+	char real[PATH_MAX];
+
+	return realpath(path, real) && !strcmp(real, self);
+}
+
+/*
+ * Another program of this name on PATH, beside DIR: said, since whichever directory comes
+ * first in PATH decides which one runs (libbpf-tools' /usr/sbin/biolatency, say).
+ */
+static void note_shadowed(const char *name, const char *dir, const char *self)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char cand[PATH_MAX], real_dir[PATH_MAX], d[PATH_MAX];
+
+	if (!path || !realpath(dir, real_dir))
+		return;
+	for (p = path; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		snprintf(d, sizeof(d), "%.*s", (int)(end - p), p);
+		if (!*d || !realpath(d, cand) || !strcmp(cand, real_dir))
+			continue;
+		snprintf(cand, sizeof(cand), "%s/%s", d, name);
+		if (access(cand, X_OK) || is_self(cand, self))
+			continue;
+		bt_note("'%s/%s' and '%s', another program, are both on PATH: the one in the "
+			"directory that comes first in PATH runs",
+			dir, name, cand);
+		return;
+	}
+}
+
+/*
+ * `bpftools --install DIR`: a link per command in DIR, the opt-in for the plain names in a
+ * system directory. It replaces only links to a bpftools binary; another program of the name,
+ * in DIR or elsewhere on PATH, is left alone and named.
+ */
 static int install_links(const char *dir, const char *argv0)
 {
-	char self[PATH_MAX], link[PATH_MAX];
+	char self[PATH_MAX], link[PATH_MAX], old[PATH_MAX];
 	const struct bt_cmd *c;
 	struct stat st;
 	int i, err = 0;
+	ssize_t n;
 
 	if (self_path(self, sizeof(self), argv0)) {
 		bt_err("cannot find the bpftools binary (no /proc/self/exe)");
@@ -89,6 +130,8 @@ static int install_links(const char *dir, const char *argv0)
 		return -BT_EUSAGE;
 	}
 	bt_for_each_cmd(c, i) {
+		if (c->flags & BT_NO_LINK)
+			continue;
 		snprintf(link, sizeof(link), "%s/%s", dir, c->name);
 		if (lstat(link, &st) == 0) {
 			if (!S_ISLNK(st.st_mode)) {
@@ -96,12 +139,29 @@ static int install_links(const char *dir, const char *argv0)
 				err = -EEXIST;
 				continue;
 			}
+			n = readlink(link, old, sizeof(old) - 1);
+			old[n > 0 ? n : 0] = '\0';
+			/* an older bpftools (its name, or gone) is replaced; other links are not */
+			if (!is_self(link, self)) {
+				const char *base = strrchr(old, '/');
+
+				base = base ? base + 1 : old;
+				if (strncmp(base, "bpftools", 8) && access(link, F_OK) == 0) {
+					bt_err("'%s' is a link to '%s', not bpftools; left alone",
+					       link, old);
+					err = -EEXIST;
+					continue;
+				}
+				bt_note("'%s' replaced (it was a link to '%s')", link, old);
+			}
 			unlink(link);
 		}
 		if (symlink(self, link)) {
 			bt_err("cannot create '%s': %s", link, strerror(errno));
 			err = -errno;
+			continue;
 		}
+		note_shadowed(c->name, dir, self);
 	}
 	return err;
 }
@@ -155,7 +215,8 @@ static int run_command(const struct bt_cmd *cmd, int argc, char **argv)
 
 static int unknown_command(const char *name)
 {
-	fprintf(stderr, "bpftools: '%s' is not a bpftools command; see 'bpftools --list'\n", name);
+	/* bt_err(): what was typed is shown with its control characters as \xNN */
+	bt_err("'%s' is not a bpftools command; see 'bpftools --list'", name);
 	return BT_EXIT_USAGE;
 }
 
@@ -176,22 +237,21 @@ static int top_level(int argc, char **argv)
 		print_help();
 	else if (!strcmp(arg, "--install")) {
 		if (argc != 3) {
-			fprintf(stderr, "bpftools: --install needs one directory\n");
+			bt_err("--install needs one directory");
 			print_top_usage(stderr);
 			return BT_EXIT_USAGE;
 		}
 		return bt_exit_code(install_links(argv[2], argv[0]));
 	} else if (!strcmp(arg, "completion")) {
 		if (argc != 3) {
-			fprintf(stderr,
-				"bpftools: completion needs one shell: bash, zsh or fish\n");
+			bt_err("completion needs one shell: bash, zsh or fish");
 			return BT_EXIT_USAGE;
 		}
 		return bt_exit_code(output_status(bt_completion_print(stdout, argv[2])));
 	} else if (!strcmp(arg, "flamegraph")) {
 		return bt_exit_code(run_command(&bt_flamegraph_cmd, argc - 1, argv + 1));
 	} else if (arg[0] == '-') {
-		fprintf(stderr, "bpftools: unknown option '%s'\n", arg);
+		bt_err("unknown option '%s'", arg);
 		print_top_usage(stderr);
 		return BT_EXIT_USAGE;
 	} else {
@@ -222,10 +282,13 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "__complete"))
 		return bt_exit_code(
 			output_status(bt_completion_complete(stdout, argc - 2, argv + 2)));
-	if (!strcmp(name, "bpftools"))
-		return top_level(argc, argv);
+	/*
+	 * A link named like a command runs it; any other name is bpftools itself, renamed or
+	 * copied ("bpftools-static", "bpftools.new"), so that --list and "bpftools CMD" work
+	 * whatever the file is called.
+	 */
 	cmd = bt_cmd_find(name);
 	if (!cmd)
-		return unknown_command(name);
+		return top_level(argc, argv);
 	return bt_exit_code(run_command(cmd, argc, argv));
 }

@@ -24,8 +24,21 @@
 
 static struct bt_offcpu_opts opts = BT_OFFCPU_OPTS_INIT;
 
+/* The shared block's options, and one check offwaketime does not share (its wakers have user
+ * stacks whatever the sleeper is). */
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	const struct bt_offcpu_opts *o = state->input;
+
+	/* argp ends the children first: the shared block's checks have passed here */
+	if (key == ARGP_KEY_END && o->kernel_threads && o->user_only)
+		return bt_argp_error(state, "-k and -U together: kernel threads have no user "
+					    "stacks to show");
+	return bt_offcpu_parser(key, arg, state);
+}
+
 static const struct argp argp = {
-	.parser = bt_offcpu_parser,
+	.parser = parse_opt,
 	.children = bt_offcpu_children,
 	.args_doc = "[duration]",
 	.doc = "Summarize off-CPU time by stack trace.\v"

@@ -59,9 +59,24 @@ static bool want_user(void)
 	return !opts.kernel_only;
 }
 
-static bool delimit(void)
+/*
+ * -d's "-" between a task's user and kernel stacks: only where both are there to separate, as
+ * BCC and offcputime print it (a side without its user stack, a kernel thread's, has none).
+ */
+static bool delimit(__u64 kernel_stack, __u64 user_stack)
 {
-	return opts.delimited && want_kernel() && want_user();
+	return opts.delimited && want_kernel() && want_user() && BT_STACK_STORED(kernel_stack) &&
+	       BT_STACK_STORED(user_stack);
+}
+
+static bool delimit_target(const struct offwaketime_key *k)
+{
+	return delimit(k->target_kernel_stack, k->target_user_stack);
+}
+
+static bool delimit_waker(const struct offwaketime_key *k)
+{
+	return delimit(k->waker_kernel_stack, k->waker_user_stack);
 }
 
 static void put_json_task(struct state *s, struct bt_json *j, const char *key, const char *comm,
@@ -103,7 +118,7 @@ static void put_folded(struct state *s, FILE *f, const struct offwaketime_key *k
 		bt_stacks__fold(s->stacks, f, &s->leaf_first,
 				BT_PROC(k->target_tgid, k->target_cookie), k->target_user_stack, 0,
 				false);
-	if (delimit())
+	if (delimit_target(k))
 		fputs(";-", f);
 	if (want_kernel())
 		bt_stacks__fold(s->stacks, f, &s->leaf_first, BT_PID_KERNEL, k->target_kernel_stack,
@@ -112,7 +127,7 @@ static void put_folded(struct state *s, FILE *f, const struct offwaketime_key *k
 	if (want_kernel())
 		bt_stacks__fold(s->stacks, f, &s->leaf_first, BT_PID_KERNEL, k->waker_kernel_stack,
 				0, true);
-	if (delimit())
+	if (delimit_waker(k))
 		fputs(";-", f);
 	if (want_user())
 		bt_stacks__fold(s->stacks, f, &s->leaf_first,
@@ -129,7 +144,7 @@ static void put_block(struct state *s, FILE *f, const struct offwaketime_key *k)
 	if (want_user())
 		bt_stacks__print(s->stacks, f, &s->root_first,
 				 BT_PROC(k->waker_tgid, k->waker_cookie), k->waker_user_stack, 0);
-	if (delimit())
+	if (delimit_waker(k))
 		fputs("    -\n", f);
 	if (want_kernel())
 		bt_stacks__print(s->stacks, f, &s->root_first, BT_PID_KERNEL, k->waker_kernel_stack,
@@ -138,7 +153,7 @@ static void put_block(struct state *s, FILE *f, const struct offwaketime_key *k)
 	if (want_kernel())
 		bt_stacks__print(s->stacks, f, &s->leaf_first, BT_PID_KERNEL,
 				 k->target_kernel_stack, 0);
-	if (delimit())
+	if (delimit_target(k))
 		fputs("    -\n", f);
 	if (want_user())
 		bt_stacks__print(s->stacks, f, &s->leaf_first,
@@ -157,7 +172,7 @@ static int put_profile(struct state *s, const struct offwaketime_key *k, __u64 u
 		bt_stack_out__stack(s->out, s->stacks, &s->leaf_first,
 				    BT_PROC(k->target_tgid, k->target_cookie), k->target_user_stack,
 				    0, false);
-	if (delimit())
+	if (delimit_target(k))
 		bt_stack_out__name(s->out, "-", 1, BT_PROF_OTHER);
 	if (want_kernel())
 		bt_stack_out__stack(s->out, s->stacks, &s->leaf_first, BT_PID_KERNEL,
@@ -166,7 +181,7 @@ static int put_profile(struct state *s, const struct offwaketime_key *k, __u64 u
 	if (want_kernel())
 		bt_stack_out__stack(s->out, s->stacks, &s->leaf_first, BT_PID_KERNEL,
 				    k->waker_kernel_stack, 0, true);
-	if (delimit())
+	if (delimit_waker(k))
 		bt_stack_out__name(s->out, "-", 1, BT_PROF_OTHER);
 	if (want_user())
 		bt_stack_out__stack(s->out, s->stacks, &s->leaf_first,

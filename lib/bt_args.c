@@ -41,6 +41,41 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 
 static const struct argp common_argp = { .options = common_options, .parser = parse_common };
 
+/* Whether argp a (or one of its children) has the long option 'name'. */
+static bool has_option(const struct argp *a, const char *name)
+{
+	const struct argp_option *o;
+	const struct argp_child *c;
+
+	for (o = a->options; o && (o->name || o->key || o->doc); o++)
+		if (o->name && !strcmp(o->name, name))
+			return true;
+	for (c = a->children; c && c->argp; c++)
+		if (has_option(c->argp, name))
+			return true;
+	return false;
+}
+
+/*
+ * Whether the command line asks for --json (as getopt reads it: "--json", or an unambiguous
+ * start of it such as "--js", before any "--"), so that JSON mode covers the errors argp finds
+ * before it reaches the option.
+ */
+static bool wants_json(const struct bt_cmd *cmd, int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (n >= 3 && !strncmp(argv[i], "--json", n))
+			return has_option(cmd->argp, "json");
+	}
+	return false;
+}
+
 int bt_args_parse(const struct bt_cmd *cmd, int argc, char **argv)
 {
 	struct argp_child children[] = {
@@ -53,8 +88,12 @@ int bt_args_parse(const struct bt_cmd *cmd, int argc, char **argv)
 	int err;
 
 	help_printed = false;
+	if (wants_json(cmd, argc, argv))
+		bt_set_json_mode(true);
 	/* ARGP_NO_EXIT: only main() exits; ARGP_NO_HELP: our own -h, as BCC has it. */
+	bt_err_hold_begin();
 	err = argp_parse(&top, argc, argv, ARGP_NO_EXIT | ARGP_NO_HELP, NULL, cmd->opts);
+	bt_err_hold_end();
 	if (err)
 		return -BT_EUSAGE;
 	return help_printed ? 1 : 0;

@@ -14,6 +14,7 @@
 
 #include "bt_args.h"
 #include "bt_attach_internal.h"
+#include "bt_env.h"
 #include "bt_err.h"
 #include "bt_features.h"
 #include "bt_loop.h"
@@ -109,9 +110,7 @@ static const char *kind_name(const struct bt_target *t)
 /* BPFTOOLS_NO_UPROBE_SESSION=1 keeps separate entry and return links where sessions work. */
 static bool use_session(const struct bt_attach_progs *progs)
 {
-	const char *env = getenv("BPFTOOLS_NO_UPROBE_SESSION");
-
-	if (!progs->usession || (env && *env && *env != '0'))
+	if (!progs->usession || bt_env_flag("BPFTOOLS_NO_UPROBE_SESSION"))
 		return false;
 	return bt_feature(BT_FEAT_UPROBE_SESSION)->ok;
 }
@@ -119,9 +118,7 @@ static bool use_session(const struct bt_attach_progs *progs)
 /* BPFTOOLS_NO_UPROBE_MULTI=1 takes the one-link-per-function path older kernels get. */
 static bool use_multi(void)
 {
-	const char *env = getenv("BPFTOOLS_NO_UPROBE_MULTI");
-
-	if (env && *env && *env != '0')
+	if (bt_env_flag("BPFTOOLS_NO_UPROBE_MULTI"))
 		return false;
 	return bt_feature(BT_FEAT_UPROBE_MULTI)->ok;
 }

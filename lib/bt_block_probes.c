@@ -10,6 +10,7 @@
 
 #include "bt_block_probes.h"
 #include "bt_disk.h"
+#include "bt_env.h"
 #include "bt_err.h"
 #include "bt_features.h"
 #include "bt_skel.h"
@@ -78,9 +79,9 @@ int bt_block_choose(struct bpf_object *obj, bool queue_start, bool submitter,
 		    enum bt_block_submitter *how)
 {
 	struct bpf_map *notes = bpf_object__find_map_by_name(obj, "bt_bio_tasks");
-	const char *lockdown = bt_lockdown(), *env = getenv("BPFTOOLS_BLOCK_DIRECT");
-	bool direct =
-		(lockdown && !strcmp(lockdown, "confidentiality")) || (env && *env && *env != '0');
+	const char *lockdown = bt_lockdown();
+	bool direct = (lockdown && !strcmp(lockdown, "confidentiality")) ||
+		      bt_env_flag("BPFTOOLS_BLOCK_DIRECT");
 	bool created;
 
 	/*

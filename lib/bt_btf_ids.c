@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "bt_btf_ids.h"
+#include "bt_env.h"
 #include "bt_err.h"
 #include "bt_kernel.h"
 
@@ -538,9 +539,7 @@ int bt_btf_cache_dir(void)
 
 const char *bt_ksyms_cache_dir(void)
 {
-	const char *env = getenv("BPFTOOLS_NO_KSYMS_CACHE");
-
-	if ((env && *env && *env != '0') || bt_btf_cache_dir())
+	if (bt_env_flag("BPFTOOLS_NO_KSYMS_CACHE") || bt_btf_cache_dir())
 		return NULL;
 	return "/run/bpftools";
 }
@@ -550,10 +549,9 @@ static bool cache_path(const char *name, int kind, const char *suffix, char *pat
 {
 	static __u64 key;
 	static int dir_err = 1;
-	const char *env = getenv("BPFTOOLS_NO_BTF_IDS_CACHE");
 	const char *c;
 
-	if (env && *env && *env != '0')
+	if (bt_env_flag("BPFTOOLS_NO_BTF_IDS_CACHE"))
 		return false;
 	for (c = name; *c; c++)
 		if (!(*c == '_' || *c == '.' || (*c >= '0' && *c <= '9') ||
@@ -747,14 +745,13 @@ int bt_btf_ids_tp_btf_handler(void)
 	LIBBPF_OPTS(libbpf_prog_handler_opts, hopts, .prog_prepare_load_fn = tp_btf_prepare,
 		    .prog_attach_fn = tp_btf_attach);
 	static int handler;
-	const char *env = getenv("BPFTOOLS_NO_TP_BTF_HANDLER");
 
 	/*
 	 * Checked against libbpf 1.1 only: from 1.2 bpf_program__set_type() drops the program's
 	 * section handler, and the skeleton would then skip attaching it without a word.
 	 */
 	if (handler || libbpf_major_version() != 1 || libbpf_minor_version() != 1 ||
-	    (env && *env && *env != '0'))
+	    bt_env_flag("BPFTOOLS_NO_TP_BTF_HANDLER"))
 		return 0;
 	/*
 	 * Registered as a raw tracepoint, a type libbpf needs no kernel BTF for; the prepare

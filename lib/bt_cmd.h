@@ -13,6 +13,12 @@
 /* Preconditions main() checks before run() (help and usage never need them). */
 enum bt_cmd_flags {
 	BT_NEED_PRIV = 1 << 0, /* root, or CAP_BPF + CAP_PERFMON */
+	/*
+	 * Not one of BCC's tools ("features"): `bpftools --install DIR` makes no link of its
+	 * name, which no tool should claim in a system directory (bpftools' own directory of
+	 * links, lib/bpftools/bin, has it).
+	 */
+	BT_NO_LINK = 1 << 1,
 };
 
 /*

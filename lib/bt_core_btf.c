@@ -25,6 +25,7 @@
 
 #include "bt_btf_ids.h"
 #include "bt_core_btf.h"
+#include "bt_env.h"
 #include "bt_err.h"
 #include "bt_kernel.h"
 
@@ -533,7 +534,6 @@ const struct bpf_object_open_opts *bt_core_btf_open_opts(const void *(*elf_bytes
 {
 	static char path[PATH_MAX];
 	static struct bpf_object_open_opts opts;
-	const char *env = getenv("BPFTOOLS_NO_CORE_BTF");
 	const void *elf;
 	size_t size, len;
 	const void *sec;
@@ -541,7 +541,7 @@ const struct bpf_object_open_opts *bt_core_btf_open_opts(const void *(*elf_bytes
 	int err;
 
 	bt_btf_ids_tp_btf_handler(); /* before the open: libbpf picks a handler per program then */
-	if ((env && *env && *env != '0') || !bt_kernel_has_btf())
+	if (bt_env_flag("BPFTOOLS_NO_CORE_BTF") || !bt_kernel_has_btf())
 		return NULL;
 	elf = elf_bytes(&size);
 	sec = elf_section(elf, size, ".BTF.ext", &len);

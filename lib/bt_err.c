@@ -5,12 +5,23 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 
+#include "bt_env.h"
 #include "bt_err.h"
 #include "bt_json.h"
 
 static const char *progname = "bpftools";
 static bool debug_on;
 static bool json_mode;
+/* While argp's own messages are held back (bt_err_hold_begin()): where ours go meanwhile. */
+static FILE *real_stderr;
+static FILE *held;
+static char *held_buf;
+static size_t held_len;
+
+static FILE *err_out(void)
+{
+	return real_stderr ? real_stderr : stderr;
+}
 
 void bt_set_progname(const char *name)
 {
@@ -108,10 +119,27 @@ static void json_line(const char *who, const char *level, const char *msg, size_
 		bt_json_quote(f, safe ? safe : "");
 		fputs("}\n", f);
 		fclose(f);
-		fputs(line, stderr);
+		fputs(line, err_out());
 	}
 	free(line);
 	free(safe);
+}
+
+static void message(const char *who, const char *prefix, const char *msg, size_t n)
+{
+	FILE *out = err_out();
+
+	if (json_mode) {
+		json_line(who, level_of(prefix), msg, n);
+		return;
+	}
+	/* stderr is unbuffered: one write per piece, so hold it against the other threads'
+	 * lines (the unwinder's worker) until this one is whole */
+	flockfile(out);
+	fprintf(out, "%s: %s", who, prefix);
+	put_line(out, msg, n);
+	fputc('\n', out);
+	funlockfile(out);
 }
 
 void bt_vmessage(const char *who, const char *prefix, const char *fmt, va_list ap)
@@ -119,23 +147,53 @@ void bt_vmessage(const char *who, const char *prefix, const char *fmt, va_list a
 	char *msg = NULL;
 	int n = vasprintf(&msg, fmt, ap);
 
-	if (json_mode) {
-		json_line(who, level_of(prefix), n >= 0 ? msg : fmt,
-			  n >= 0 ? (size_t)n : strlen(fmt));
-		free(msg);
-		return;
-	}
-	/* stderr is unbuffered: one write per piece, so hold it against the other threads'
-	 * lines (the unwinder's worker) until this one is whole */
-	flockfile(stderr);
-	fprintf(stderr, "%s: %s", who, prefix);
-	if (n >= 0)
-		put_line(stderr, msg, n);
-	else
-		fputs(fmt, stderr); /* out of memory: the format at least says what failed */
-	fputc('\n', stderr);
-	funlockfile(stderr);
+	/* out of memory: the format at least says what failed */
+	message(who, prefix, n >= 0 ? msg : fmt, n >= 0 ? (size_t)n : strlen(fmt));
 	free(msg);
+}
+
+void bt_err_hold_begin(void)
+{
+	if (real_stderr)
+		return;
+	held = open_memstream(&held_buf, &held_len);
+	if (!held)
+		return; /* printed as they come, then: raw, but printed */
+	real_stderr = stderr;
+	stderr = held;
+}
+
+void bt_err_hold_end(void)
+{
+	char *line, *next;
+	size_t plen = strlen(progname);
+
+	if (!real_stderr)
+		return;
+	stderr = real_stderr;
+	real_stderr = NULL;
+	fclose(held);
+	held = NULL;
+	for (line = held_buf; line && *line; line = next) {
+		size_t n;
+
+		next = strchr(line, '\n');
+		n = next ? (size_t)(next - line) : strlen(line);
+		next = next ? next + 1 : line + n;
+		if (!strncmp(line, progname, plen) && !strncmp(line + plen, ": ", 2)) {
+			/* "funccount: unrecognized option '--x'": printed as our own messages are */
+			message(progname, "", line + plen + 2, n - plen - 2);
+		} else if (!json_mode) {
+			/* the usage synopsis and the "Try `CMD --help'" hint: text only */
+			flockfile(stderr);
+			put_line(stderr, line, n);
+			fputc('\n', stderr);
+			funlockfile(stderr);
+		}
+	}
+	free(held_buf);
+	held_buf = NULL;
+	held_len = 0;
 }
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
@@ -209,7 +267,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	if (!debug_on)
 		return 0;
 	if (!json_mode)
-		return vfprintf(stderr, fmt, ap);
+		return vfprintf(err_out(), fmt, ap);
 	n = vasprintf(&msg, fmt, ap);
 	while (n > 0 && msg[n - 1] == '\n')
 		msg[--n] = '\0';
@@ -221,9 +279,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 void bt_set_debug(bool on)
 {
-	const char *env = getenv("BPFTOOLS_DEBUG");
-
-	debug_on = on || (env && *env && *env != '0');
+	debug_on = on || bt_env_flag("BPFTOOLS_DEBUG");
 	libbpf_set_print(libbpf_print);
 }
 

@@ -38,11 +38,19 @@ int bt_usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * bt_note()/bt_banner(), becomes one JSON object on a line of stderr,
  *	{"level": "error", "command": "funccount", "message": "cannot find 'x'"}
  * with level "error", "warning", "info" or "debug", so that a consumer of the JSON on stdout
- * can read stderr the same way. Usage errors found while the options are still being parsed,
- * before --json is seen, and argp's own ("unrecognized option") stay text.
+ * can read stderr the same way. bt_args_parse() turns JSON mode on before parsing when the
+ * command line has --json, so that usage errors found before it are JSON too.
  */
 void bt_set_json_mode(bool on);
 bool bt_json_mode(void);
+/*
+ * Around argp_parse(): what argp and getopt print themselves ("CMD: unrecognized option
+ * '--x'", "option requires an argument", the usage hint) is held back, then printed as ours
+ * are: control characters escaped, and as JSON objects in JSON mode (without the hint).
+ * Messages printed through this file meanwhile go out at once.
+ */
+void bt_err_hold_begin(void);
+void bt_err_hold_end(void);
 /* "CMD: message" on stderr: progress and facts that are neither data nor a problem. */
 void bt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*

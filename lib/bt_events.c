@@ -6,6 +6,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bt_env.h"
 #include "bt_err.h"
 #include "bt_events.h"
 #include "bt_percpu.h"
@@ -30,7 +31,7 @@ bool bt_events__ringbuf(void)
 
 	if (cached < 0) {
 		cached = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1;
-		if (getenv("BPFTOOLS_NO_RINGBUF")) /* lets the tests exercise the perf path */
+		if (bt_env_flag("BPFTOOLS_NO_RINGBUF")) /* lets the tests exercise the perf path */
 			cached = 0;
 	}
 	return cached;

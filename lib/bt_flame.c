@@ -152,6 +152,9 @@ int bt_profile_add(struct bt_profile *p, const struct bt_prof_frame *frames, siz
 
 	if (!value)
 		return 0;
+	/* Every node's total is at most the root's: checking the root covers them all. */
+	if (value > BT_PROF_MAX_TOTAL - p->root.total)
+		return -EOVERFLOW;
 	/* Find (or make) the whole path first: a failure leaves the totals as they were. */
 	for (i = 0; i < n; i++) {
 		if ((unsigned int)frames[i].kind >= BT_PROF_NKINDS)
@@ -267,6 +270,10 @@ int bt_profile_read_folded(struct bt_profile *p, FILE *in)
 		if (err == -EINVAL)
 			bt_err("folded input line %ld is not 'frame;...;frame COUNT': %.*s", lineno,
 			       (int)strcspn(line, "\n"), line);
+		else if (err == -EOVERFLOW)
+			bt_err("folded input line %ld: the counts add up to more than %lld, the "
+			       "most a profile can hold",
+			       lineno, (long long)BT_PROF_MAX_TOTAL);
 		if (err)
 			break;
 		n++;

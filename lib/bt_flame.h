@@ -59,7 +59,16 @@ struct bt_profile;
 struct bt_profile *bt_profile_new(const struct bt_profile_opts *opts);
 void bt_profile_free(struct bt_profile *p);
 
-/* One sample: frames[0] is the outermost caller. value 0 is ignored. 0 or -errno. */
+/*
+ * The most a profile's counts may add up to: pprof's values are int64, and past this the
+ * totals would wrap (or turn negative) instead of adding up.
+ */
+#define BT_PROF_MAX_TOTAL INT64_MAX
+
+/*
+ * One sample: frames[0] is the outermost caller. value 0 is ignored. 0 or -errno:
+ * -EOVERFLOW, the profile left as it was, when the total would pass BT_PROF_MAX_TOTAL.
+ */
 int bt_profile_add(struct bt_profile *p, const struct bt_prof_frame *frames, size_t n,
 		   uint64_t value);
 

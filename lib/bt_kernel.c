@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <sys/resource.h>
 #include <linux/capability.h>
 #include <malloc.h>
@@ -16,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "bt_btf_ids.h"
+#include "bt_env.h"
 #include "bt_err.h"
 #include "bt_kernel.h"
 
@@ -88,7 +91,7 @@ bool bt_kernel_tp_btf_ok(const char *event)
 	struct btf *btf;
 	int id, fd;
 
-	if (!bt_kernel_has_btf() || getenv("BPFTOOLS_NO_TP_BTF")) /* the tests' raw_tp path */
+	if (!bt_kernel_has_btf() || bt_env_flag("BPFTOOLS_NO_TP_BTF")) /* the tests' raw_tp path */
 		return false;
 	snprintf(name, sizeof(name), "btf_trace_%s", event);
 	/* the id alone, without parsing the whole BTF (cached per kernel) */
@@ -134,6 +137,33 @@ const char *bt_tracefs(void)
 		return cached = "/sys/kernel/tracing";
 	bt_debug("cannot mount tracefs: %s", strerror(errno));
 	return NULL;
+}
+
+int bt_tracefs_denied(void)
+{
+	static bool said;
+	const char *tfs = bt_tracefs();
+	char path[PATH_MAX];
+	DIR *d;
+	int err;
+
+	if (!tfs)
+		return 0;
+	snprintf(path, sizeof(path), "%s/events", tfs);
+	d = opendir(path);
+	if (d) {
+		closedir(d);
+		return 0;
+	}
+	if (errno != EACCES && errno != EPERM)
+		return 0;
+	err = -errno;
+	if (!said)
+		bt_err("cannot read the tracepoints in %s: %s (tracefs needs root or its mode "
+		       "changed)",
+		       tfs, strerror(-err));
+	said = true;
+	return err;
 }
 
 bool bt_kernel_has_kfunc(const char *name)

@@ -34,6 +34,15 @@ bool bt_kernel_has_helper(enum bpf_prog_type type, enum bpf_func_id id);
 
 /* Mount point of tracefs, mounting it on /sys/kernel/tracing when nothing is mounted. */
 const char *bt_tracefs(void);
+/*
+ * 0 when tracefs's tracepoints can be read (or there is no tracefs: said elsewhere). When they
+ * cannot for want of a permission (tracefs is root's, mode 700, and CAP_BPF with CAP_PERFMON
+ * do not open it), one line saying so, "cannot read the tracepoints in /sys/kernel/tracing:
+ * Permission denied (tracefs needs root or its mode changed)", printed once per run, and
+ * -EACCES or -EPERM. For every reader of tracefs, so that a tracepoint it cannot see is not
+ * reported as one the kernel lacks.
+ */
+int bt_tracefs_denied(void);
 
 /* The shared vmlinux BTF, loaded on first use; NULL when the kernel has none. */
 struct btf *bt_vmlinux_btf(void);

@@ -28,6 +28,7 @@
 #include "bt_err.h"
 #include "bt_kernel.h"
 #include "bt_kfuncs.h"
+#include "bt_uprobe.h"
 
 #define DEFAULT_KALLSYMS "/proc/kallsyms"
 #define DEFAULT_BLACKLIST "/sys/kernel/debug/kprobes/blacklist"
@@ -822,8 +823,8 @@ static bool has_glob(const char *s)
 static bool matches(const struct kf *f, const char *pattern, size_t plen, const regex_t *re)
 {
 	if (re)
-		return !regexec(re, f->base, 0, NULL, 0) ||
-		       (f->base != f->name && !regexec(re, f->name, 0, NULL, 0));
+		return bt_regex_whole(re, f->base) ||
+		       (f->base != f->name && bt_regex_whole(re, f->name));
 	/* The literal prefix rejects most names before fnmatch() runs. */
 	if (plen && strncmp(f->base, pattern, plen) && strncmp(f->name, pattern, plen))
 		return false;
@@ -834,7 +835,6 @@ static bool matches(const struct kf *f, const char *pattern, size_t plen, const 
 int bt_kfuncs_match(const char *pattern, bool regex, bool retprobe, struct bt_targets *out)
 {
 	regex_t re;
-	char *anchored = NULL;
 	bool exact = !regex && !has_glob(pattern), has_re = false, cold;
 	char base[512];
 	const char *key;
@@ -843,14 +843,12 @@ int bt_kfuncs_match(const char *pattern, bool regex, bool retprobe, struct bt_ta
 	int err, n = 0;
 
 	if (regex) {
-		if (asprintf(&anchored, "^(%s)$", pattern) < 0)
-			return -ENOMEM;
-		err = regcomp(&re, anchored, REG_EXTENDED | REG_NOSUB);
+		/* As written: see bt_match__init() for why it is not wrapped in "^(...)$". */
+		err = regcomp(&re, pattern, REG_EXTENDED);
 		if (err) {
 			char msg[256];
 
 			regerror(err, &re, msg, sizeof(msg));
-			free(anchored);
 			return bt_usage_err("invalid regular expression '%s': %s", pattern, msg);
 		}
 		has_re = true;
@@ -894,7 +892,6 @@ int bt_kfuncs_match(const char *pattern, bool regex, bool retprobe, struct bt_ta
 cleanup:
 	if (has_re)
 		regfree(&re);
-	free(anchored);
 	return err;
 }
 

@@ -51,6 +51,52 @@ static int parse_func(struct bt_probe_spec *spec, bool ret, const char *module, 
 	return set(spec, BT_SPEC_UFUNC, ret, module, fn);
 }
 
+/*
+ * The end of the bracket expression opening at s ("[...]", as fnmatch and regcomp read it:
+ * a leading '^' or '!' and ']' are members, "[:alpha:]", "[=a=]" and "[.-.]" nest), or NULL
+ * when it does not close, in which case the '[' is an ordinary character.
+ */
+static const char *bracket_end(const char *s)
+{
+	const char *p = s + 1;
+
+	if (*p == '^' || *p == '!')
+		p++;
+	if (*p == ']')
+		p++;
+	for (; *p; p++) {
+		if (*p == ']')
+			return p;
+		if (*p == '[' && (p[1] == ':' || p[1] == '=' || p[1] == '.')) {
+			const char *close = p + 2;
+			char kind = p[1];
+
+			while (*close && !(close[0] == kind && close[1] == ']'))
+				close++;
+			if (!*close)
+				return NULL;
+			p = close + 1;
+		}
+	}
+	return NULL;
+}
+
+/* The next ':' that separates parts: a ':' inside "[[:alpha:]]" or "[a:b]" is the pattern's. */
+static char *next_sep(char *s)
+{
+	for (; *s; s++) {
+		if (*s == ':')
+			return s;
+		if (*s == '[') {
+			const char *end = bracket_end(s);
+
+			if (end)
+				s += end - s;
+		}
+	}
+	return NULL;
+}
+
 int bt_probe_spec__parse(const char *text, struct bt_probe_spec *spec)
 {
 	char *copy = NULL, *parts[MAX_PARTS];
@@ -71,7 +117,7 @@ int bt_probe_spec__parse(const char *text, struct bt_probe_spec *spec)
 		goto cleanup;
 	}
 	for (p = copy;; p++) {
-		char *colon = strchr(p, ':');
+		char *colon = next_sep(p);
 
 		if (n == MAX_PARTS) {
 			err = bt_usage_err("invalid probe '%s': too many ':'-separated parts",

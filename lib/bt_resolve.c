@@ -354,6 +354,9 @@ static int resolve_tracepoint(struct ctx *c)
 		       c->spec->text);
 		return -ENOENT;
 	}
+	err = bt_tracefs_denied();
+	if (err)
+		return err;
 	err = bt_match__init(&mc, c->spec->module, c->opts->regex);
 	if (!err)
 		err = bt_match__init(&me, c->spec->pattern, c->opts->regex);
@@ -405,6 +408,9 @@ static int resolve_syscall(struct ctx *c)
 		       c->spec->text);
 		return -ENOENT;
 	}
+	err = bt_tracefs_denied();
+	if (err)
+		return err;
 	err = bt_match__init(&m, c->spec->pattern, c->opts->regex);
 	if (err)
 		return err;

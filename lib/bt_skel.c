@@ -16,6 +16,7 @@
 #include "bt_args.h"
 #include "bt_attach_internal.h"
 #include "bt_btf_ids.h"
+#include "bt_env.h"
 #include "bt_err.h"
 #include "bt_features.h"
 #include "bt_kernel.h"
@@ -47,6 +48,9 @@ static struct btf *point_btf(const struct bt_point *pt, bool *owned)
 	*owned = false;
 	return bt_vmlinux_btf(); /* a layout the scan refuses */
 }
+
+/* Set when a tracepoint program did not fit because tracefs could not be read. */
+static bool tracefs_denied;
 
 /* Whether the kernel can take this program, declared for the probe point signature sig. */
 static bool prog_fits(struct bpf_program *prog, const char *sig, char *why, size_t whysize)
@@ -83,7 +87,10 @@ static bool prog_fits(struct bpf_program *prog, const char *sig, char *why, size
 	case BT_POINT_TRACEPOINT:
 		snprintf(path, sizeof(path), "%s/events/%s/%s/id", bt_tracefs(), pt.category,
 			 pt.name);
-		if (access(path, R_OK)) {
+		/* AT_EACCESS: as the tool's own open will be, with its capabilities */
+		if (faccessat(AT_FDCWD, path, R_OK, AT_EACCESS)) {
+			if (errno == EACCES || errno == EPERM)
+				tracefs_denied = true;
 			snprintf(why, whysize, "no tracepoint %s:%s", pt.category, pt.name);
 			return false;
 		}
@@ -158,10 +165,9 @@ static struct bpf_program *find_prog(struct bpf_object *obj, const char *name)
  */
 static void verifier_stats(struct bpf_object *obj)
 {
-	const char *env = getenv("BPFTOOLS_VERIFIER_STATS");
 	struct bpf_program *prog;
 
-	if (!env || !*env || *env == '0')
+	if (!bt_env_flag("BPFTOOLS_VERIFIER_STATS"))
 		return;
 	bpf_object__for_each_program(prog, obj)
 	{
@@ -195,7 +201,11 @@ int bt_skel_select(struct bpf_object *obj, const struct bt_probe *probes)
 	verifier_stats(obj);
 
 	for (p = probes; p && p->prog; p += choice.n) {
+		tracefs_denied = false;
 		bt_probe_choose(p, fits_by_name, obj, &choice);
+		/* not "this kernel has none": it has, they cannot be read */
+		if (!choice.chosen && tracefs_denied)
+			return bt_tracefs_denied() ?: -EACCES;
 		/* Only the chosen program of a group loads. */
 		for (i = 0; i < choice.n; i++) {
 			struct bpf_program *prog = find_prog(obj, p[i].prog);

@@ -27,8 +27,6 @@
 
 int bt_match__init(struct bt_match *m, const char *pattern, bool regex)
 {
-	char *anchored = NULL;
-	regex_t probe;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
@@ -40,37 +38,41 @@ int bt_match__init(struct bt_match *m, const char *pattern, bool regex)
 		m->literal = !strpbrk(pattern, "*?[");
 		return 0;
 	}
-	/* Compile the pattern as written first, so that errors quote what the user typed. */
-	rc = regcomp(&probe, pattern, REG_EXTENDED | REG_NOSUB);
+	/*
+	 * Compiled as written, not wrapped in "^(...)$": a wrapper group would renumber the
+	 * user's groups, so "(mem)\1" would name the wrong group. bt_match__test() asks for the
+	 * whole name instead.
+	 */
+	rc = regcomp(&m->re, pattern, REG_EXTENDED);
 	if (rc) {
 		char msg[128];
 
-		regerror(rc, &probe, msg, sizeof(msg));
+		regerror(rc, &m->re, msg, sizeof(msg));
 		free(m->pattern);
 		m->pattern = NULL;
 		return bt_usage_err("invalid regular expression '%s': %s", pattern, msg);
 	}
-	regfree(&probe);
-	/* The whole name must match, not a substring (unlike grep, like fnmatch). */
-	if (asprintf(&anchored, "^(%s)$", pattern) < 0) {
-		free(m->pattern);
-		m->pattern = NULL;
-		return -ENOMEM;
-	}
-	rc = regcomp(&m->re, anchored, REG_EXTENDED | REG_NOSUB);
-	free(anchored);
-	if (rc) {
-		free(m->pattern);
-		m->pattern = NULL;
-		return bt_usage_err("invalid regular expression '%s'", pattern);
-	}
 	return 0;
+}
+
+bool bt_regex_whole(const regex_t *re, const char *name)
+{
+	regmatch_t pm[1];
+
+	/*
+	 * The whole name must match, not a substring (unlike grep, like fnmatch). POSIX picks
+	 * the leftmost match and, of those, the longest, so a match that could span the name
+	 * starts at 0 and ends at its end.
+	 */
+	if (regexec(re, name, 1, pm, 0))
+		return false;
+	return pm[0].rm_so == 0 && (size_t)pm[0].rm_eo == strlen(name);
 }
 
 bool bt_match__test(const struct bt_match *m, const char *name)
 {
 	if (m->regex)
-		return regexec(&m->re, name, 0, NULL, 0) == 0;
+		return bt_regex_whole(&m->re, name);
 	if (m->literal)
 		return strcmp(m->pattern, name) == 0;
 	return fnmatch(m->pattern, name, 0) == 0;

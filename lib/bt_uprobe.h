@@ -24,6 +24,8 @@ struct bt_match {
 /* -BT_EUSAGE (printed, naming the pattern) for a bad regular expression. */
 int bt_match__init(struct bt_match *m, const char *pattern, bool regex);
 bool bt_match__test(const struct bt_match *m, const char *name);
+/* Whether re (compiled without REG_NOSUB) matches all of name, not just a part of it. */
+bool bt_regex_whole(const regex_t *re, const char *name);
 void bt_match__fini(struct bt_match *m); /* after init, or zeroed */
 
 /*

@@ -37,6 +37,44 @@ bcomp "$BPFTOOLS" funccount syscall:getpp | grep -qx 'syscall:getppid' || fail "
 # funclatency takes no tracepoints: none offered
 [ -z "$(bcomp "$BPFTOOLS" funclatency t:sched:sched_sw)" ] || fail "funclatency offers tracepoints"
 
+# A tool's name on PATH may be another program's (libbpf-tools' /usr/sbin/biolatency): TAB
+# must not run it (it would start tracing), nor offer bpftools' options and probes for it;
+# a link of that name to bpftools first on PATH gets them, through bpftools.
+mkdir "$T/other" "$T/self" "$T/link"
+printf '#!/bin/sh\ntouch "%s/ran"\nsleep 5\n' "$T" >"$T/other/funccount"
+chmod 755 "$T/other/funccount"
+ln -s "$BPFTOOLS" "$T/self/bpftools"
+ln -s "$BPFTOOLS" "$T/link/funccount"
+PATH="$T/other:$T/self:$PATH" bcomp funccount t:sched:sched_sw >"$T/r"
+[ -e "$T/ran" ] && fail "TAB after 'funccount' ran another program named funccount"
+grep -q 't:sched:sched_switch' "$T/r" && fail "another program's funccount offered bpftools' probes"
+PATH="$T/other:$T/self:$PATH" bcomp funccount --dur >"$T/r"
+grep -q -- '--duration' "$T/r" && fail "another program's funccount offered bpftools' options"
+PATH="$T/link:$T/other:$T/self:$PATH" bcomp funccount t:sched:sched_sw >"$T/r"
+[ -e "$T/ran" ] && fail "TAB after 'funccount' ran another program named funccount"
+grep -qx 't:sched:sched_switch' "$T/r" || fail "funccount (a link to bpftools) t:sched:sched_sw: $(cat "$T/r")"
+if command -v fish >/dev/null; then
+	"$BPFTOOLS" completion fish >"$T/fish"
+	for d in other link; do
+		PATH="$T/$d:$T/self:$PATH" HOME=$T fish -c "source $T/fish; complete -C 'funccount --dur'" \
+			>"$T/f.$d" 2>&1
+	done
+	grep -q -- '--duration' "$T/f.other" && fail "fish: another program's funccount offered --duration"
+	grep -q -- '--duration' "$T/f.link" || fail "fish: funccount (a link to bpftools) did not offer --duration"
+fi
+if command -v zsh >/dev/null; then
+	"$BPFTOOLS" completion zsh >"$T/_bpftools"
+	for d in other link; do
+		PATH="$T/$d:$T/self:$PATH" HOME=$T zsh -fc "_files() { print FILES; }
+			_describe() { print DESCRIBE; }; _bpftools_args() { print ARGS; }
+			compadd() { print COMPADD \"\$@\"; }; source $T/_bpftools
+			words=(funccount --dur); CURRENT=2; PREFIX=--dur; _bpftools" >"$T/z.$d" 2>&1
+	done
+	grep -qx FILES "$T/z.other" || fail "zsh: another program's funccount: not files: $(head -3 "$T/z.other")"
+	grep -qx FILES "$T/z.link" && fail "zsh: funccount (a link to bpftools) completed as files"
+fi
+ok "a tool's name that is another program's: not run, not completed as bpftools'"
+
 # A kernel function (from available_filter_functions, or kallsyms + BTF here).
 bcomp "$BPFTOOLS" funccount vfs_rea >"$T/r"
 grep -qx vfs_read "$T/r" || fail "vfs_rea does not complete to vfs_read: $(cat "$T/r")"

@@ -109,6 +109,21 @@ if [ "$(state kprobes)" != yes ] && [ "$fentry" != yes ]; then
 	fi
 fi
 
+# Boolean switches read the same way everywhere (lib/bt_env.c): 0, no, false, off and empty are
+# off, as BPFTOOLS_DEBUG=0 always was; BPFTOOLS_NO_TP_BTF=0 used to turn tp_btf off.
+run features
+if grep -q '^tp_btf  *yes' "$OUT"; then
+	for v in 0 no false off ""; do
+		BPFTOOLS_NO_TP_BTF=$v run features
+		grep -q '^tp_btf  *yes' "$OUT" || fail "BPFTOOLS_NO_TP_BTF='$v' turned tp_btf off"
+	done
+	for v in 1 yes; do
+		BPFTOOLS_NO_TP_BTF=$v run features
+		grep -q '^tp_btf  *no' "$OUT" || fail "BPFTOOLS_NO_TP_BTF='$v' left tp_btf on"
+	done
+	ok "BPFTOOLS_NO_TP_BTF: 0/no/false/off/empty are off, 1/yes on"
+fi
+
 # Bad input: exit 2, nothing on stdout.
 run features extra
 expect_rc 2 "features extra"

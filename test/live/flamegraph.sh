@@ -51,6 +51,21 @@ fg --width 5 "$T/in"
 [ "$RC" = 2 ] || fail "--width 5 exits $RC, not 2"
 ok "bad input: exit 2 naming the line, no output file"
 
+# Counts that add up past int64 (pprof's values) are refused, naming the line; they used to
+# wrap silently (18446744073709551615 + 2 drew a graph of 1). The line named is the first past
+# the limit.
+for big in '9223372036854775807' '18446744073709551615'; do
+	printf 'a;b %s\na;c 2\n' "$big" >"$T/big"
+	for fmt in "" --pprof; do
+		fg $fmt -o "$T/big.out" "$T/big"
+		[ "$RC" = 1 ] || fail "counts past 2^63-1 ($big + 2) ${fmt:-svg}: exit $RC, not 1"
+		grep -Eqx "bpftools flamegraph: folded input line [12]: the counts add up to more than 9223372036854775807, the most a profile can hold" "$T/fg.err" ||
+			fail "counts past 2^63-1: $(cat "$T/fg.err")"
+		[ -e "$T/big.out" ] && fail "an overflowing input left an output file"
+	done
+done
+ok "counts past 2^63-1: refused naming the line, exit 1"
+
 # Real folded output: offcputime -f -d (the "-" between user and kernel frames gives the kinds)
 # of a workload sleeping on four paths.
 require root btf

@@ -72,6 +72,22 @@ if [ -e /sys/bus/event_source/devices/uprobe/type ]; then
 	[ "$(value_of syscall)" = "$S" ] || fail "c:syscall: expected $S"
 	ok "c:syscall through ld.so.cache: $S"
 
+	# -r: the user's groups keep their numbers (no wrapper group for the anchoring), and the
+	# ':'s of a POSIX class are not separators. memmem is libc's one name that is "mem" twice:
+	# "(a)?(mem)\2" names (mem); wrapped as "^(...)$" it named (a) and matched nothing.
+	for re in '(mem)\1' '(a)?(mem)\2' '[[:alpha:]]+mem'; do
+		run funccount -D -d 1 -r "c:$re"
+		expect_rc 0 "funccount -D -d 1 -r 'c:$re'"
+		got=$(sed -n "s/^funccount: debug: '.*' matches \([^ ]*\) at offset .*/\1/p" "$ERR" |
+			sort -u | tr '\n' ' ')
+		case $re in
+		\[*) echo "$got" | grep -Eq '^([A-Za-z]+mem )+$' && echo "$got" | grep -qw memmem ||
+			fail "-r 'c:$re' matched '$got': expected memmem and only letters before 'mem'" ;;
+		*) [ "$got" = "memmem " ] || fail "-r 'c:$re' matched '$got', expected memmem only" ;;
+		esac
+	done
+	ok "-r: backreferences keep their group numbers, [[:alpha:]] is one pattern"
+
 	# USDT probes, found in .note.stapsdt; the wildcard also matches the never-fired "tock".
 	traced -p @PID "u:$WORK:t*"
 	expect_rc 0 "funccount -p PID u:fc_work:t*"

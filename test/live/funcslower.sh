@@ -305,6 +305,14 @@ sum=$(awk '$1 == "B" { n += $5 } END { print n }' "$OUT")
 within "$sum" "$(measured)" 10 || fail "-f -KB: blocked $sum ms in all, the workload slept $(measured) ms"
 ok "-B on syscall:clock_nanosleep, folded"
 
+# -f implies -U -K, with -B too (it was refused as "-B needs -K and/or -U").
+prof sleep 3 20 -- -f -B -p @PID@ syscall:clock_nanosleep
+[ "$(grep -c "^$PCOMM  *$WPID  *[0-9.]*  *0 syscall:clock_nanosleep \$" "$OUT")" = 3 ] ||
+	fail "-f -B: expected 3 rows of slow clock_nanosleep calls: $(head -1 "$ERR")"
+bl='^B [ 0-9]{8} [ 0-9.]{7} [ 0-9.]{7} [ 0-9.]{7} ;[^ ]*;-;[^ ]*;hrtimer_nanosleep;do_nanosleep;schedule;__schedule 1$'
+[ "$(grep -Ec "$bl" "$OUT")" = 3 ] || fail "-f -B: expected 3 folded B lines, user;-;kernel"
+ok "-f -B: both stacks, as -f -UKB"
+
 # -p: a second process sleeping the same way at the same time is not followed.
 "$P" sleep 2 20 >/dev/null &
 other=$!

@@ -190,7 +190,7 @@ ok "sched_switch program: $walked instructions walked by the verifier"
 
 # Bad input: one line naming it, exit 2.
 for bad in "--stack-storage-size 0" "-u -k" "-m 10 -M 5" "-p 1,x" "-t ,,," "--state 70000" \
-	"-f -s" "-K -U" "0" "junk"; do
+	"-f -s" "-K -U" "-k -U" "0" "junk"; do
 	# shellcheck disable=SC2086
 	run offcputime $bad
 	[ "$RC" = 2 ] || fail "offcputime $bad: exit $RC, expected 2"

@@ -49,6 +49,21 @@ pingpong_trace -f -d -p @PONG
 expect_line '^bt_pong;.*;main;[^ ]*;-;.*pipe_read;.*;--;try_to_wake_up;.*pipe_write;.*;-;.*main;.*bt_ping [0-9]+$'
 ok "-d"
 
+# -d prints '-' only between two stacks, as BCC and offcputime do: -k makes every target a kernel
+# thread (no user stack), so no target side may have one; a waker without one neither.
+run offwaketime -f -d -k 2
+expect_rc 0 "offwaketime -f -d -k 2"
+[ -s "$OUT" ] || fail "offwaketime -f -d -k 2: no kernel thread blocked in 2 s"
+grep -E '^[^;]*;-;|;-;--;|;--;-;|;-;[^;]* [0-9]+$' "$OUT" >"$T/lonely" &&
+	fail "-d: a '-' beside a missing stack: $(head -1 "$T/lonely" | cut -c1-200)"
+run offwaketime -d -k 2
+expect_rc 0 "offwaketime -d -k 2"
+awk '/^    -$/ { if (prev ~ /^    (waker:|--  )/) bad = 1; dash = 1; prev = $0; next }
+     dash && /^    (target:|--  )/ { bad = 1 }
+     { dash = 0; prev = $0 }
+     END { exit bad }' "$OUT" || fail "-d: a '    -' line beside a missing stack in the blocks"
+ok "-d: '-' only between two stacks (kernel-thread targets have none)"
+
 # multi-line: waker line, waker stacks outermost first, '--  --', target stacks, target line
 pingpong_trace -p @PONG
 expect_line "^    waker:           bt_ping $ping\$"

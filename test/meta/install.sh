@@ -1,6 +1,6 @@
 #!/bin/sh
 # `cmake --install` into a temporary prefix gives, for every command in the registry: a link
-# in sbin/ that runs it, its bash and fish completion where those shells load it by name, zsh's
+# in lib/bpftools/bin/ (not sbin/, where other packages have the names) that runs it, its bash and fish completion where those shells load it by name, zsh's
 # #compdef entry, and a man page that renders and documents every long option of its --help;
 # and the index page bpftools.8 and bpftools-flamegraph.8.
 . "$(dirname "$0")/lib.sh"
@@ -10,6 +10,7 @@ P=$T/prefix
 cmake --install "$BT_BUILD" --prefix "$P" >"$T/log" 2>&1 || { cat "$T/log" >&2; bad "cmake --install failed"; finish install; }
 
 [ -x "$P/sbin/bpftools" ] || bad "no sbin/bpftools"
+[ "$(ls "$P/sbin")" = bpftools ] || bad "sbin/ holds more than bpftools: $(ls "$P/sbin" | tr '\n' ' ')"
 "$P/sbin/bpftools" --list >"$T/list" || bad "installed bpftools --list fails"
 bashc=$P/share/bash-completion/completions
 zshc=$P/share/zsh/site-functions/_bpftools
@@ -25,8 +26,10 @@ head -1 "$zshc" >"$T/compdef"
 n=0
 for c in $(commands); do
 	n=$((n + 1))
-	[ "$(readlink "$P/sbin/$c")" = bpftools ] || bad "sbin/$c is not a link to bpftools"
-	"$P/sbin/$c" --help 2>&1 | grep -q "^Usage: $c " || bad "sbin/$c --help does not run $c"
+	[ "$(readlink "$P/lib/bpftools/bin/$c")" = ../../../sbin/bpftools ] ||
+		bad "lib/bpftools/bin/$c is not a link to ../../../sbin/bpftools"
+	"$P/lib/bpftools/bin/$c" --help 2>&1 | grep -q "^Usage: $c " ||
+		bad "lib/bpftools/bin/$c --help does not run $c"
 	[ "$(readlink "$bashc/$c")" = bpftools ] || bad "bash: no completion link for $c"
 	[ "$(readlink "$fishc/$c.fish")" = bpftools.fish ] || bad "fish: no completion link for $c"
 	grep -qE "^#compdef .* $c( |\$)" "$T/compdef" || bad "zsh: #compdef does not name $c"
@@ -58,7 +61,7 @@ if command -v fish >/dev/null; then
 		[ -n "$o" ] || continue
 		echo "complete -C '$c $(echo "$o" | cut -c1-4)'"
 	done >"$T/fish-in"
-	PATH=$P/sbin:$PATH XDG_DATA_DIRS=$P/share HOME=$T fish "$T/fish-in" >"$T/fish-out" 2>&1
+	PATH=$P/sbin:$P/lib/bpftools/bin:$PATH XDG_DATA_DIRS=$P/share HOME=$T fish "$T/fish-in" >"$T/fish-out" 2>&1
 	for c in $(commands); do
 		o=$(long_options "$c" | head -1)
 		[ -n "$o" ] || continue

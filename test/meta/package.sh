@@ -1,6 +1,8 @@
 #!/bin/sh
-# CPack's .deb holds the binary, every command's link, the completion files and every man
-# page under /usr; unpacked into a temporary root, its softirqs runs (as root).
+# CPack's .deb holds the binary, every command's link (in /usr/lib/bpftools/bin), the
+# completion files and every man page under /usr; no path of it is one of Debian's
+# libbpf-tools (so both install side by side), Installed-Size is the files' size and Depends
+# names each package once; unpacked into a temporary root, its softirqs runs (as root).
 . "$(dirname "$0")/lib.sh"
 BT_BUILD=${BT_BUILD:?BT_BUILD must point at the build directory}
 command -v dpkg-deb >/dev/null || { echo "ok: no dpkg-deb here, nothing to check"; exit 0; }
@@ -9,8 +11,17 @@ command -v dpkg-deb >/dev/null || { echo "ok: no dpkg-deb here, nothing to check
 deb=$(ls "$T"/pkg/bpftools_*.deb 2>/dev/null | head -1)
 [ -f "$deb" ] || { bad "no bpftools_*.deb written"; finish package; }
 dpkg-deb -c "$deb" | awk '{ s = $1 " " $6; if ($7 == "->") s = s " -> " $8; print s }' >"$T/contents"
-dpkg-deb -f "$deb" Package Version Depends >"$T/control"
+dpkg-deb -f "$deb" Package Version Depends Installed-Size >"$T/control"
 grep -q '^Package: bpftools$' "$T/control" || bad "package is not named bpftools"
+# Each package once in Depends (CPack 3.25 appended dpkg-shlibdeps' libbpf1 to ours).
+sed -n 's/^Depends: //p' "$T/control" | tr ',' '\n' | awk '{ print $1 }' | sort | uniq -d >"$T/twice"
+[ -s "$T/twice" ] && bad "Depends names $(cat "$T/twice") more than once: $(grep Depends "$T/control")"
+# Installed-Size in KiB: the files' sizes rounded up, a KiB per link and directory, as
+# dpkg-gencontrol counts (CPack 3.25 counted each link at the binary's size: 39345 for 2694).
+want=$(dpkg-deb -c "$deb" | awk '{ n++; if ($1 ~ /^-/) k += int(($3 + 1023) / 1024); else k++ }
+	END { print k - 1 }') # "./" is not counted
+got=$(sed -n 's/^Installed-Size: //p' "$T/control")
+[ "$got" = "$want" ] || bad "Installed-Size is $got KiB; its files make $want"
 grep -q '^Depends: .*libbpf' "$T/control" || file -L "$BPFTOOLS" | grep -q 'statically linked' ||
 	bad "Depends does not name libbpf: $(grep Depends "$T/control")"
 # Every shared library the binary needs belongs to a package that Depends names (what a
@@ -38,6 +49,26 @@ has() {
 	grep -q -- "$1" "$T/contents" || bad "the .deb lacks $2"
 }
 has '^-rwxr-xr-x ./usr/sbin/bpftools$' "/usr/sbin/bpftools"
+# /usr/sbin holds bpftools alone: the tools' names there belong to other packages.
+grep ' ./usr/sbin/.' "$T/contents" | grep -v ' ./usr/sbin/bpftools$' >"$T/sbin" &&
+	bad "the .deb puts more than bpftools in /usr/sbin: $(head -3 "$T/sbin" | tr '\n' ' ')"
+
+# No path in common with Debian's libbpf-tools, so dpkg installs both: its file list from
+# dpkg -L when it is installed, else from its .deb (apt-get download), else the copy of
+# 0.26.0+ds-1 (Debian 12) beside this test.
+if dpkg -L libbpf-tools >"$T/lbt" 2>/dev/null; then
+	lbt="installed libbpf-tools"
+elif (cd "$T" && apt-get download libbpf-tools) >/dev/null 2>&1 &&
+	dpkg-deb -c "$T"/libbpf-tools_*.deb | awk '{ print substr($6, 2) }' >"$T/lbt"; then
+	lbt="libbpf-tools $(dpkg-deb -f "$T"/libbpf-tools_*.deb Version)"
+else
+	cp "$BT_SRC/test/meta/libbpf-tools.list" "$T/lbt"
+	lbt="libbpf-tools 0.26.0+ds-1 (test/meta/libbpf-tools.list)"
+fi
+grep -q '^/usr/sbin/biolatency$' "$T/lbt" || bad "the libbpf-tools file list has no /usr/sbin/biolatency"
+awk '{ p = substr($2, 2); sub("/$", "", p); if ($1 !~ /^d/) print p }' "$T/contents" | sort >"$T/ours"
+sed 's:/$::' "$T/lbt" | sort -u | comm -12 "$T/ours" - >"$T/both"
+[ -s "$T/both" ] && bad "paths also in $lbt: $(tr '\n' ' ' <"$T/both")"
 has ' ./usr/share/bash-completion/completions/bpftools$' "the bash completion"
 has ' ./usr/share/zsh/site-functions/_bpftools$' "the zsh completion"
 has ' ./usr/share/fish/vendor_completions.d/bpftools.fish$' "the fish completion"
@@ -45,18 +76,19 @@ has ' ./usr/share/man/man8/bpftools.8$' "the index man page bpftools.8"
 n=0
 for c in $(commands); do
 	n=$((n + 1))
-	has "^l[rwx-]* ./usr/sbin/$c -> bpftools\$" "the link /usr/sbin/$c"
+	has "^l[rwx-]* ./usr/lib/bpftools/bin/$c -> ../../../sbin/bpftools\$" "the link /usr/lib/bpftools/bin/$c"
 	has "^-[rwx-]* ./usr/share/man/man8/$c.8\$" "the man page of $c"
 	has "^l[rwx-]* ./usr/share/bash-completion/completions/$c -> bpftools\$" "the bash completion link of $c"
 done
 
 # Unpacked as dpkg would install it, the links and the binary work from there.
 dpkg -x "$deb" "$T/root" || bad "dpkg -x fails"
-"$T/root/usr/sbin/softirqs" --help 2>&1 | grep -q '^Usage: softirqs ' || bad "unpacked softirqs --help"
+"$T/root/usr/lib/bpftools/bin/softirqs" --help 2>&1 | grep -q '^Usage: softirqs ' || bad "unpacked softirqs --help"
+"$T/root/usr/sbin/bpftools" softirqs --help 2>&1 | grep -q '^Usage: softirqs ' || bad "unpacked bpftools softirqs --help"
 MANWIDTH=80 man -l "$T/root/usr/share/man/man8/softirqs.8" 2>/dev/null | grep -q '^NAME' || bad "unpacked softirqs.8 does not render"
 if [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ]; then
-	timeout -s INT 20 "$T/root/usr/sbin/softirqs" 1 1 >"$T/out" 2>"$T/err" || bad "unpacked softirqs 1 1 fails: $(cat "$T/err")"
+	timeout -s INT 20 "$T/root/usr/lib/bpftools/bin/softirqs" 1 1 >"$T/out" 2>"$T/err" || bad "unpacked softirqs 1 1 fails: $(cat "$T/err")"
 	grep -q '^SOFTIRQ  *TOTAL_usecs$' "$T/out" || bad "unpacked softirqs 1 1 printed no table: $(cat "$T/out")"
 	ran=", softirqs 1 1 ran from it"
 fi
-finish "package: $(basename "$deb") holds the binary, $n links and man pages, completions; Depends covers its ${ndeps:-0} libraries${ran:-}"
+finish "package: $(basename "$deb") holds the binary, $n links and man pages, completions, no path of $lbt; Installed-Size $got KiB; Depends covers its ${ndeps:-0} libraries${ran:-}"

@@ -81,6 +81,22 @@ static void test_folded(void)
 	CHECK_INT(bt_profile_add_folded(p, "proc;main 12x"), -EINVAL);
 	CHECK_INT(bt_profile_add_folded(p, "proc;main 99999999999999999999999"), -EINVAL);
 	CHECK_INT(bt_profile_total(p), 10);
+	/* a total past int64 is refused, and leaves the profile as it was (it used to wrap) */
+	CHECK_INT(bt_profile_add_folded(p, "proc;main 9223372036854775800"), -EOVERFLOW);
+	CHECK_INT(bt_profile_add_folded(p, "proc;main 18446744073709551615"), -EOVERFLOW);
+	CHECK_INT(bt_profile_total(p), 10);
+	CHECK_INT(bt_profile_add_folded(p, "proc;big 9223372036854775797"), 0);
+	CHECK(bt_profile_total(p) == INT64_MAX);
+	CHECK_INT(bt_profile_add_folded(p, "proc;big 1"), -EOVERFLOW);
+	CHECK(bt_profile_total(p) == INT64_MAX);
+	CHECK_INT(bt_profile_add_folded(p, "proc;big;-;x 0"), 0); /* nothing: still fine */
+	bt_profile_free(p);
+	p = bt_profile_new(&(struct bt_profile_opts){ .folded_comm = true });
+	CHECK_INT(bt_profile_add_folded(p, "proc;main;f_[i];-;sys_read;vfs_read_[k] 3\n"), 0);
+	CHECK_INT(bt_profile_add_folded(p, "proc;[Missed User Stack];-;bpf_prog_1234_x 2"), 0);
+	CHECK_INT(bt_profile_add_folded(p, "proc;main;jitted_[j] 1"), 0);
+	CHECK_INT(bt_profile_add_folded(p, "proc;operator new(unsigned long) 4"), 0);
+	CHECK_INT(bt_profile_total(p), 10);
 
 	svg = svg_of(p, &len);
 	CHECK(strstr(svg, "<g class=\"f other\"><title>proc (10 ") != NULL);

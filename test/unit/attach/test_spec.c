@@ -60,6 +60,17 @@ static void test_user(void)
 	check_ok("./test:read*", BT_SPEC_UFUNC, false, "./test", "read*");
 	check_ok("bash:readline", BT_SPEC_UFUNC, false, "bash", "readline");
 	check_ok("c:memcpy@@GLIBC_2.14", BT_SPEC_UFUNC, false, "c", "memcpy@@GLIBC_2.14");
+	/* a ':' inside a bracket expression is the pattern's, not a separator */
+	check_ok("c:[[:alpha:]]+mem", BT_SPEC_UFUNC, false, "c", "[[:alpha:]]+mem");
+	check_ok("p:c:mem[[:alpha:][:digit:]]*", BT_SPEC_UFUNC, false, "c",
+		 "mem[[:alpha:][:digit:]]*");
+	check_ok("c:x[]:]y", BT_SPEC_UFUNC, false, "c", "x[]:]y");
+	check_ok("c:x[^:]y", BT_SPEC_UFUNC, false, "c", "x[^:]y");
+	check_ok("t:sched:sched_[[:lower:]]*", BT_SPEC_TRACEPOINT, false, "sched",
+		 "sched_[[:lower:]]*");
+	/* an unclosed '[' is an ordinary character: the ':' after it still separates */
+	check_ok("c:x[", BT_SPEC_UFUNC, false, "c", "x[");
+	check_ok("a[b:x", BT_SPEC_UFUNC, false, "a[b", "x");
 }
 
 static void test_tracepoints(void)
@@ -133,6 +144,32 @@ static void test_match(void)
 	CHECK_INT(bt_match__init(&m, "sched_(s", true), -BT_EUSAGE);
 	bt_match__fini(&m);
 	CHECK_INT(bt_match__init(&m, "x{2,1}", true), -BT_EUSAGE);
+	bt_match__fini(&m);
+	/*
+	 * The user's groups keep their numbers: no wrapper group is added for the anchoring
+	 * (wrapped as "^(...)$", "\2" below would name "(a)", and "\2" in "(mem)\2" would be
+	 * accepted).
+	 */
+	CHECK_INT(bt_match__init(&m, "(mem)\\1", true), 0);
+	CHECK(bt_match__test(&m, "memmem"));
+	CHECK(!bt_match__test(&m, "memmemx"));
+	CHECK(!bt_match__test(&m, "xmemmem"));
+	CHECK(!bt_match__test(&m, "mem"));
+	bt_match__fini(&m);
+	CHECK_INT(bt_match__init(&m, "(a)?(mem)\\2", true), 0);
+	CHECK(bt_match__test(&m, "memmem"));
+	CHECK(bt_match__test(&m, "amemmem"));
+	CHECK(!bt_match__test(&m, "amema"));
+	bt_match__fini(&m);
+	CHECK_INT(bt_match__init(&m, "(mem)\\2", true), -BT_EUSAGE);
+	bt_match__fini(&m);
+	/* leftmost-longest: a shorter alternative first still lets the whole name match */
+	CHECK_INT(bt_match__init(&m, "mem|memmem", true), 0);
+	CHECK(bt_match__test(&m, "memmem"));
+	bt_match__fini(&m);
+	CHECK_INT(bt_match__init(&m, "[[:alpha:]]+mem", true), 0);
+	CHECK(bt_match__test(&m, "memmem"));
+	CHECK(!bt_match__test(&m, "mem"));
 	bt_match__fini(&m);
 }
 
