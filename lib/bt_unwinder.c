@@ -274,7 +274,6 @@ struct bt_unwind {
 	unsigned int qhead, qtail; /* free-running; qtail - qhead queued */
 	unsigned long long dropped;
 	bool stop, scan, busy;
-	bool built; /* a table was built since the worker last gave memory back */
 	pthread_t thread;
 	bool thread_running;
 	struct bt_unwind_proc proc; /* built here: 2 KiB is too much for a stack frame */
@@ -547,12 +546,16 @@ static struct file_entry *file_of(struct bt_unwind *u, int fd, const char *path,
 	}
 	if (f.nloads) {
 		err = bt_unwind_table_build_fd(fd, path, root, &t);
-		__atomic_store_n(&u->built, true, __ATOMIC_RELAXED); /* from any thread */
 		if (!err)
 			f.table = load_table(u, t);
 		else
 			bt_debug("unwind: no table for %s: %s", path, strerror(-err));
 		bt_unwind_table_free(t);
+		/*
+		 * A build takes many times the table's size in passing (node's: tens of MiB):
+		 * give it back, or the worker's arena keeps the peak of every build for good
+		 */
+		malloc_trim(0);
 	}
 	if (!f.table)
 		u->files_without++;
@@ -845,15 +848,6 @@ static void *worker(void *arg)
 		struct dirent *d = NULL;
 		int pid = 0;
 
-		if (u->qtail == u->qhead && !u->scan &&
-		    __atomic_exchange_n(&u->built, false, __ATOMIC_RELAXED)) {
-			/*
-			 * Building a table takes many times its size in passing: give it back before
-			 * idling, or this thread's arena keeps the peak of every build (16 MiB seen
-			 * beside a compiler's processes).
-			 */
-			malloc_trim(0);
-		}
 		while (!u->stop && u->qtail == u->qhead && !u->scan)
 			pthread_cond_wait(&u->qcond, &u->qlock);
 		if (u->stop)

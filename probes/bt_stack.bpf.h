@@ -22,6 +22,8 @@
 #include "bt_events.bpf.h"
 #include "bt_stack.h"
 
+#define BT_PF_EXITING 0x00000004 /* include/linux/sched.h, set as do_exit() begins */
+
 /* vmlinux.h has no errno values */
 #define BT_EFAULT 14
 #define BT_EEXIST 17
@@ -257,6 +259,7 @@ out:
 static __noinline __u32 bt_note_pid(void *ctx, __u32 tgid)
 {
 	struct bt_pid_note note = { .tgid = tgid };
+	struct task_struct *task;
 	__u32 *seen;
 
 	if (!bt_announce_pids || !tgid)
@@ -264,9 +267,16 @@ static __noinline __u32 bt_note_pid(void *ctx, __u32 tgid)
 	seen = bpf_map_lookup_elem(&bt_seen_pids, &tgid);
 	if (seen)
 		return *seen;
+	task = bpf_get_current_task_btf();
+	/*
+	 * Past its exit's announcement (a last switch in do_exit): an entry made now would never
+	 * be removed, and there is nothing left to snapshot
+	 */
+	if (task->flags & BT_PF_EXITING)
+		return 0;
 	note.cookie = __sync_fetch_and_add(&bt_pid_cookie_last, 1) + 1;
 	/* user space reads the process some time later: this tells it whether it is this one */
-	note.start_ns = bpf_get_current_task_btf()->group_leader->start_boottime;
+	note.start_ns = task->group_leader->start_boottime;
 	if (bpf_map_update_elem(&bt_seen_pids, &tgid, &note.cookie, BPF_NOEXIST)) {
 		/* announced by another CPU in between */
 		seen = bpf_map_lookup_elem(&bt_seen_pids, &tgid);
