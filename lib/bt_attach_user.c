@@ -11,12 +11,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/bpf.h>
+#include <bpf/bpf.h>
 
 #include "bt_attach_internal.h"
 #include "bt_err.h"
 #include "bt_features.h"
 #include "bt_loop.h"
 #include "bt_progress.h"
+#include "bt_syscalls.h"
 
 /*
  * uprobe.multi (6.6): all the functions of one file in one link, made and removed in one
@@ -32,6 +34,9 @@
  * each waiting for the kernel's uprobe grace periods (30-50 ms on 6.18, serialized).
  */
 #define BT_TRACE_UPROBE_SESSION 57
+
+/* From this many perf-event probes on, a detach takes a second or more (~0.1 s each). */
+#define BT_SLOW_DETACH 10
 
 enum urole {
 	UR_OWN = 0,	/* a link (or a share of a uprobe.multi link) of its own */
@@ -53,12 +58,28 @@ struct bt_umulti_attr { /* union bpf_attr's link_create with its uprobe_multi me
 	__u32 pid;
 };
 
+/* union bpf_attr's raw_tracepoint member, with the cookie 6.10 added (libbpf 1.1 lacks it) */
+struct bt_raw_tp_attr {
+	__u64 name;
+	__u32 prog_fd;
+	__u32 pad;
+	__u64 cookie;
+};
+
+static const char HOW_SYSCALL[] = "raw syscall tracepoint";
+static const char HOW_RAW_TP[] = "raw_tp";
+
 struct bt_uattach {
 	const struct bt_targets *targets; /* the caller's; must live until destroy */
 	struct bt_attach_progs progs;
+	struct bpf_object *obj;
 	struct bpf_link **links;
 	const char **how;
 	size_t nuser;
+	int *sysnr;		      /* HOW_SYSCALL targets: the system call number; else -1 */
+	int *raw_fd;		      /* HOW_RAW_TP targets: the link, once made; else -1 */
+	struct bpf_link *sys_link[2]; /* sys_enter, sys_exit: one link each for all syscalls */
+	bool sys_used[2];
 	bool multi;	     /* user functions through uprobe.multi links */
 	unsigned char *role; /* enum urole, per target */
 	int *mfd;	     /* those links: one per file, direction and pid */
@@ -115,6 +136,79 @@ static bool use_session(const struct bt_attach_progs *progs)
 	return bt_feature(BT_FEAT_UPROBE_SESSION)->ok;
 }
 
+/*
+ * BPFTOOLS_NO_RAW_TRACEPOINTS=1 takes the perf-event tracepoint path older kernels (and tools
+ * without the programs) get: one perf event per tracepoint, each removed in ~75 ms.
+ */
+static bool use_raw_tracepoints(void)
+{
+	const char *env = getenv("BPFTOOLS_NO_RAW_TRACEPOINTS");
+
+	return !(env && *env && *env != '0');
+}
+
+/*
+ * Whether t is a syscall tracepoint (syscall:NAME, or t:syscalls:sys_enter_NAME): its
+ * direction (0 entry, 1 return) and system call name, or -1.
+ */
+static int syscall_dir(const struct bt_target *t, const char **name)
+{
+	if ((t->kind != BT_SPEC_SYSCALL && t->kind != BT_SPEC_TRACEPOINT) || !t->category ||
+	    !t->event || strcmp(t->category, "syscalls"))
+		return -1;
+	if (!strncmp(t->event, "sys_enter_", 10)) {
+		*name = t->event + 10;
+		return 0;
+	}
+	if (!strncmp(t->event, "sys_exit_", 9)) {
+		*name = t->event + 9;
+		return 1;
+	}
+	return -1;
+}
+
+/* The tracepoint targets that can go through one raw link per direction or a raw_tp link each. */
+static void prepare_raw(struct bt_uattach *u, const struct bt_attach_progs *progs)
+{
+	struct bpf_program *sys[2] = { progs->sys_enter, progs->sys_exit };
+	unsigned char *taken = NULL;
+	bool sys_ok, raw_ok;
+	size_t i;
+
+	if (!use_raw_tracepoints())
+		return;
+	sys_ok = (sys[0] || sys[1]) && bt_feature(BT_FEAT_TP_BTF)->ok;
+	raw_ok = progs->raw_tp && progs->tracepoint;
+	if (sys_ok)
+		taken = calloc(2 * BT_SYSCALL_NR_MAX, 1);
+	for (i = 0; i < u->targets->n; i++) {
+		const struct bt_target *t = &u->targets->v[i];
+		const char *name;
+		int dir = syscall_dir(t, &name), nr;
+
+		if (dir >= 0) {
+			nr = sys_ok && taken && sys[dir] ? bt_syscall_nr(name) : -1;
+			/* two targets on one system call (two specs): the second keeps its own */
+			if (nr < 0 || taken[dir * BT_SYSCALL_NR_MAX + nr]) {
+				bt_debug("'%s': no number known for system call '%s'; a tracepoint "
+					 "of its own",
+					 t->name, name);
+				continue;
+			}
+			taken[dir * BT_SYSCALL_NR_MAX + nr] = 1;
+			u->sysnr[i] = nr;
+			u->how[i] = HOW_SYSCALL;
+			u->sys_used[dir] = true;
+		} else if (t->kind == BT_SPEC_TRACEPOINT && raw_ok) {
+			/* probed only here: a syscall-only run needs no raw_tp feature */
+			raw_ok = bt_feature(BT_FEAT_RAW_TP_COOKIE)->ok;
+			if (raw_ok)
+				u->how[i] = HOW_RAW_TP;
+		}
+	}
+	free(taken);
+}
+
 /* BPFTOOLS_NO_UPROBE_MULTI=1 takes the one-link-per-function path older kernels get. */
 static bool use_multi(void)
 {
@@ -164,13 +258,29 @@ int bt_uattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 	if (!u)
 		return -ENOMEM;
 	u->targets = targets;
+	u->obj = obj;
 	u->progs = *progs;
 	u->links = calloc(targets->n ? targets->n : 1, sizeof(*u->links));
 	u->how = calloc(targets->n ? targets->n : 1, sizeof(*u->how));
 	u->role = calloc(targets->n ? targets->n : 1, sizeof(*u->role));
-	if (!u->links || !u->how || !u->role) {
+	u->sysnr = malloc((targets->n ? targets->n : 1) * sizeof(*u->sysnr));
+	u->raw_fd = malloc((targets->n ? targets->n : 1) * sizeof(*u->raw_fd));
+	for (i = 0; u->sysnr && u->raw_fd && i < targets->n; i++)
+		u->sysnr[i] = u->raw_fd[i] = -1;
+	if (!u->links || !u->how || !u->role || !u->sysnr || !u->raw_fd) {
+		free(u->raw_fd);
+		u->raw_fd = NULL;
 		bt_uattach__destroy(u);
 		return -ENOMEM;
+	}
+	prepare_raw(u, progs);
+	for (i = 0; i < 2; i++) {
+		struct bpf_program *prog = i ? progs->sys_exit : progs->sys_enter;
+
+		if (u->sys_used[i]) {
+			bpf_program__set_autoload(prog, true);
+			bpf_program__set_autoattach(prog, false);
+		}
 	}
 	if (use_multi() && use_session(progs))
 		pair_sessions(u);
@@ -181,6 +291,18 @@ int bt_uattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 
 		if (!is_user(t))
 			continue;
+		if (u->how[i] == HOW_SYSCALL) {
+			u->nuser++;
+			continue;
+		}
+		if (u->how[i] == HOW_RAW_TP) {
+			bpf_program__set_autoload(progs->raw_tp, true);
+			bpf_program__set_autoattach(progs->raw_tp, false);
+			/* the perf-event program loads too: for a tracepoint raw_tp cannot take */
+			bpf_program__set_autoload(progs->tracepoint, true);
+			u->nuser++;
+			continue;
+		}
 		if (u->role[i] != UR_OWN) {
 			prog = progs->usession;
 			/* no section libbpf 1.1 knows: the type is set here, and no auto-attach */
@@ -339,6 +461,70 @@ static int attach_multi(struct bt_uattach *u, struct bt_progress *p)
 	return err;
 }
 
+/* Fill the number -> target map and make the one link of each direction used. */
+static int attach_syscalls(struct bt_uattach *u, struct bt_progress *p)
+{
+	struct bpf_program *sys[2] = { u->progs.sys_enter, u->progs.sys_exit };
+	struct bpf_map *map;
+	size_t i, n[2] = {};
+	int err, dir, fd;
+
+	for (dir = 0; dir < 2; dir++) {
+		if (!u->sys_used[dir])
+			continue;
+		map = bpf_object__find_map_by_name(u->obj, "bt_syscall_targets");
+		fd = map ? bpf_map__fd(map) : -1;
+		if (fd < 0) {
+			bt_err("internal error: the syscall programs have no bt_syscall_targets "
+			       "map");
+			return -EINVAL;
+		}
+		for (i = 0; i < u->targets->n; i++) {
+			const char *name;
+			__u32 key, val = i + 1;
+
+			if (u->how[i] != HOW_SYSCALL ||
+			    syscall_dir(&u->targets->v[i], &name) != dir)
+				continue;
+			key = dir * BT_SYSCALL_NR_MAX + u->sysnr[i];
+			if (bpf_map_update_elem(fd, &key, &val, BPF_ANY)) {
+				err = -errno;
+				bt_err("cannot set up the system call map: %s", strerror(-err));
+				return err;
+			}
+			n[dir]++;
+		}
+		u->sys_link[dir] = bpf_program__attach_trace(sys[dir]);
+		if (!u->sys_link[dir]) {
+			err = -errno;
+			bt_progress_clear(p);
+			bt_err("cannot attach to the raw %s tracepoint for %zu system calls: %s",
+			       dir ? "sys_exit" : "sys_enter", n[dir], strerror(-err));
+			return err;
+		}
+		bt_progress_add(p, n[dir]);
+		bt_debug("%zu system call %s: one link on the raw %s tracepoint", n[dir],
+			 dir ? "returns" : "entries", dir ? "sys_exit" : "sys_enter");
+	}
+	return 0;
+}
+
+/* A raw_tp link carrying target i's index; -errno when the kernel will not. */
+static int attach_raw_tp(struct bt_uattach *u, size_t i)
+{
+	struct bt_raw_tp_attr attr = {
+		.name = (__u64)(uintptr_t)u->targets->v[i].event,
+		.prog_fd = bpf_program__fd(u->progs.raw_tp),
+		.cookie = i,
+	};
+	int fd = syscall(__NR_bpf, BPF_RAW_TRACEPOINT_OPEN, &attr, sizeof(attr));
+
+	if (fd < 0)
+		return -errno;
+	u->raw_fd[i] = fd;
+	return 0;
+}
+
 int bt_uattach__commit(struct bt_uattach *u, struct bt_progress *p)
 {
 	size_t i, ok = 0, nufunc = 0, skipped = 0;
@@ -352,14 +538,31 @@ int bt_uattach__commit(struct bt_uattach *u, struct bt_progress *p)
 		if (err)
 			return err;
 	}
+	err = attach_syscalls(u, p);
+	if (err)
+		return err;
 	for (i = 0; i < u->targets->n; i++) {
 		const struct bt_target *t = &u->targets->v[i];
 
-		if (!u->how[i] || (u->multi && t->kind == BT_SPEC_UFUNC))
+		if (!u->how[i] || (u->multi && t->kind == BT_SPEC_UFUNC) ||
+		    u->how[i] == HOW_SYSCALL)
 			continue;
 		/* each uprobe costs the kernel a few ms: a Ctrl-C must not wait for hundreds */
 		if (bt_stop_requested())
 			return -EINTR;
+		if (u->how[i] == HOW_RAW_TP) {
+			err = attach_raw_tp(u, i);
+			if (!err) {
+				bt_progress_add(p, 1);
+				ok++;
+				continue;
+			}
+			/* not a kernel tracepoint by that name (a dynamic event): through perf */
+			bt_debug("'%s': raw_tp refused (%s); a perf-event tracepoint", t->name,
+				 strerror(-err));
+			u->how[i] = "tracepoint";
+			err = 0;
+		}
 		u->links[i] = attach_one(u, i);
 		bt_progress_add(p, 1);
 		describe(t, what, sizeof(what));
@@ -413,9 +616,21 @@ void bt_uattach__destroy(struct bt_uattach *u)
 
 	if (!u)
 		return;
+	/* the raw links first: each goes in a fraction of a millisecond */
+	for (i = 0; i < 2; i++)
+		bpf_link__destroy(u->sys_link[i]);
+	for (i = 0; u->raw_fd && i < u->targets->n; i++)
+		if (u->raw_fd[i] >= 0)
+			close(u->raw_fd[i]);
 	for (i = 0; u->links && i < u->targets->n; i++)
 		left += u->links[i] != NULL;
 	total = left;
+	/*
+	 * Many slow removals after a stop: say so at once, not only at the next Ctrl-C (the
+	 * user would otherwise see nothing happen for seconds).
+	 */
+	if (total >= BT_SLOW_DETACH && bt_stop_requested())
+		seen = 0;
 	/*
 	 * Each removal waits for the kernel (6.18: ~0.13 s per uprobe, serialized on its
 	 * event_mutex, so threads do not help): answer a Ctrl-C meanwhile.
@@ -434,5 +649,7 @@ void bt_uattach__destroy(struct bt_uattach *u)
 	free(u->links);
 	free(u->how);
 	free(u->role);
+	free(u->sysnr);
+	free(u->raw_fd);
 	free(u);
 }
