@@ -5,6 +5,7 @@
  * one generic program per mechanism serves any number of targets.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include "bt_attach_internal.h"
 #include "bt_err.h"
+#include "bt_errno.h"
 #include "bt_features.h"
 #include "bt_loop.h"
 #include "bt_progress.h"
@@ -387,7 +389,123 @@ static bool same_group(const struct bt_target *a, const struct bt_target *b)
 	       a->pid == b->pid && !strcmp(a->path, b->path);
 }
 
-/* One uprobe.multi link for targets first.. that share its file, direction and pid. */
+/* The functions of a group the kernel refused, when it took the others. */
+struct refusals {
+	size_t *idx; /* target indexes */
+	size_t n;
+	int err; /* the first refusal's */
+};
+
+/* An error one function of a batch can cause (an instruction uprobes cannot take, ...). */
+static bool one_may_refuse(int err)
+{
+	return err == -EINVAL || err == -EOPNOTSUPP || err == -524 /* ENOTSUPP */ ||
+	       err == -EEXIST || err == -EBUSY || err == -ENOENT || err == -EFAULT;
+}
+
+/*
+ * One uprobe.multi link for offsets[0..n). The kernel refuses the whole batch when it refuses
+ * one function: then each half is tried, and so on down to the refused functions alone, so
+ * that k refusals among n cost about 2k log2(n) tries and the rest is attached in a few links.
+ */
+static int attach_split(struct bt_uattach *u, struct bt_umulti_attr *attr, __u64 *offsets,
+			__u64 *cookies, size_t n, struct refusals *r)
+{
+	int fd, err, *mfd;
+	size_t h;
+
+	mfd = realloc(u->mfd, (u->nmfd + 1) * sizeof(*mfd));
+	if (!mfd)
+		return -ENOMEM;
+	u->mfd = mfd;
+	attr->offsets = (__u64)(uintptr_t)offsets;
+	attr->cookies = (__u64)(uintptr_t)cookies;
+	attr->cnt = n;
+	fd = syscall(__NR_bpf, BPF_LINK_CREATE, attr, sizeof(*attr));
+	if (fd >= 0) {
+		u->mfd[u->nmfd++] = fd;
+		return 0;
+	}
+	err = -errno;
+	if (!one_may_refuse(err))
+		return err;
+	if (n == 1) {
+		r->idx[r->n++] = cookies[0];
+		if (!r->err)
+			r->err = err;
+		return 0;
+	}
+	if (bt_stop_requested())
+		return -EINTR;
+	h = n / 2;
+	err = attach_split(u, attr, offsets, cookies, h, r);
+	if (!err)
+		err = attach_split(u, attr, offsets + h, cookies + h, n - h, r);
+	return err;
+}
+
+/*
+ * Whether the kernel will likely refuse a uprobe at offset of file fd: on x86-64 it cannot
+ * single-step VEX and EVEX instructions (0xc4, 0xc5, 0x62 there: "Unknown error 524" for
+ * glibc's AVX2 string functions). Only an ordering hint, the kernel decides: a batch without
+ * the suspects usually goes in one try, and each suspect is tried alone, where each refusal
+ * costs the kernel a grace period (~30 ms) instead of one per bisection step.
+ */
+static bool likely_refused(int fd, __u64 offset)
+{
+#if defined(__x86_64__)
+	unsigned char b;
+
+	if (fd >= 0 && pread(fd, &b, 1, offset) == 1)
+		return b == 0xc4 || b == 0xc5 || b == 0x62;
+#else
+	(void)fd;
+	(void)offset;
+#endif
+	return false;
+}
+
+/* A refused target attaches nothing, nor does the return its session link would have served. */
+static void drop_target(struct bt_uattach *u, size_t i)
+{
+	const struct bt_target *e = &u->targets->v[i];
+	size_t j;
+
+	if (u->role[i] == UR_SESSION) {
+		for (j = 0; j < u->targets->n; j++) {
+			const struct bt_target *r = &u->targets->v[j];
+
+			if (u->role[j] == UR_SESSION_RET && r->offset == e->offset &&
+			    r->pid == e->pid && !strcmp(r->path, e->path))
+				u->how[j] = NULL;
+		}
+	}
+	u->how[i] = NULL;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One warning line naming the refused functions (the first ten), and why. */
+static void warn_refused(const struct bt_uattach *u, const struct refusals *r, size_t n,
+			 const char *path)
+{
+	char names[512];
+	size_t i, len = 0;
+
+	names[0] = '\0';
+	for (i = 0; i < r->n && i < 10 && len < sizeof(names); i++)
+		len += snprintf(names + len, sizeof(names) - len, "%s%s", i ? ", " : "",
+				u->targets->v[r->idx[i]].name);
+	bt_warn("cannot trace %zu of %zu functions in '%s' (%s): %s%s", r->n, n, path,
+		bt_strerror(r->err), names, r->n > 10 ? ", ..." : "");
+}
+
+/* uprobe.multi links for targets first.. that share its file, direction and pid. */
 static int attach_group(struct bt_uattach *u, size_t first, bool *done, struct bt_progress *p)
 {
 	const struct bt_target *t = &u->targets->v[first];
@@ -395,19 +513,19 @@ static int attach_group(struct bt_uattach *u, size_t first, bool *done, struct b
 	struct bpf_program *prog = session	 ? u->progs.usession
 				   : t->retprobe ? u->progs.uretprobe
 						 : u->progs.uprobe;
+	struct refusals r = { 0 };
 	struct bt_umulti_attr attr;
-	__u64 *offsets, *cookies;
-	size_t i, n = 0;
-	int fd, err = 0, *mfd;
+	__u64 *offsets, *cookies, o, c;
+	size_t i, n = 0, nsure, links = u->nmfd;
+	int err = 0, fd;
 
 	offsets = calloc(u->targets->n, sizeof(*offsets));
 	cookies = calloc(u->targets->n, sizeof(*cookies));
-	mfd = realloc(u->mfd, (u->nmfd + 1) * sizeof(*mfd));
-	if (!offsets || !cookies || !mfd) {
+	r.idx = calloc(u->targets->n, sizeof(*r.idx));
+	if (!offsets || !cookies || !r.idx) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	u->mfd = mfd;
 	for (i = first; i < u->targets->n; i++) {
 		if (done[i] || !u->how[i] || u->role[i] != u->role[first] ||
 		    !same_group(t, &u->targets->v[i]))
@@ -416,30 +534,63 @@ static int attach_group(struct bt_uattach *u, size_t first, bool *done, struct b
 		cookies[n++] = i;
 		done[i] = true;
 	}
+	/* the likely refusals last, and alone */
+	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	nsure = n;
+	for (i = 0; i < nsure;) {
+		if (!likely_refused(fd, offsets[i])) {
+			i++;
+			continue;
+		}
+		nsure--;
+		o = offsets[i], c = cookies[i];
+		offsets[i] = offsets[nsure], cookies[i] = cookies[nsure];
+		offsets[nsure] = o, cookies[nsure] = c;
+	}
+	if (fd >= 0)
+		close(fd);
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = bpf_program__fd(prog);
 	attr.attach_type = session ? BT_TRACE_UPROBE_SESSION : BT_TRACE_UPROBE_MULTI;
 	attr.path = (__u64)(uintptr_t)t->path;
-	attr.offsets = (__u64)(uintptr_t)offsets;
-	attr.cookies = (__u64)(uintptr_t)cookies;
-	attr.cnt = n;
 	attr.umulti_flags = !session && t->retprobe ? BT_F_UPROBE_MULTI_RETURN : 0;
 	attr.pid = t->pid > 0 ? t->pid : 0;
-	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-	if (fd < 0) {
-		err = -errno;
-		bt_err("cannot attach to %zu user function%s in '%s' (uprobe.%s%s): %s", n,
-		       n == 1 ? "" : "s", t->path, session ? "session" : "multi",
-		       t->retprobe ? ", returns" : "", strerror(-err));
+	if (nsure)
+		err = attach_split(u, &attr, offsets, cookies, nsure, &r);
+	for (i = nsure; i < n && !err; i++)
+		err = attach_split(u, &attr, offsets + i, cookies + i, 1, &r);
+	if (!err && r.n == n) {
+		err = r.err;
+		bt_progress_clear(p);
+		bt_err("cannot attach to %s%zu user function%s in '%s' (uprobe.%s%s): %s",
+		       n > 1 ? "any of " : "", n, n == 1 ? "" : "s", t->path,
+		       session ? "session" : "multi", t->retprobe ? ", returns" : "",
+		       bt_strerror(-err));
 		goto cleanup;
 	}
-	u->mfd[u->nmfd++] = fd;
+	if (err) {
+		bt_progress_clear(p);
+		if (err != -EINTR)
+			bt_err("cannot attach to %zu user function%s in '%s' (uprobe.%s%s): %s", n,
+			       n == 1 ? "" : "s", t->path, session ? "session" : "multi",
+			       t->retprobe ? ", returns" : "", bt_strerror(-err));
+		goto cleanup;
+	}
+	if (r.n) {
+		bt_progress_clear(p);
+		qsort(r.idx, r.n, sizeof(*r.idx), cmp_size); /* in the order they were listed */
+		warn_refused(u, &r, n, t->path);
+		for (i = 0; i < r.n; i++)
+			drop_target(u, r.idx[i]);
+	}
 	bt_progress_add(p, n);
-	bt_debug("%zu user function%s in '%s': one uprobe.%s link%s", n, n == 1 ? "" : "s", t->path,
-		 session ? "session" : "multi", t->retprobe ? " (returns)" : "");
+	bt_debug("%zu user function%s in '%s': %zu uprobe.%s link%s%s", n - r.n,
+		 n - r.n == 1 ? "" : "s", t->path, u->nmfd - links, session ? "session" : "multi",
+		 u->nmfd - links == 1 ? "" : "s", t->retprobe ? " (returns)" : "");
 cleanup:
 	free(offsets);
 	free(cookies);
+	free(r.idx);
 	return err;
 }
 
@@ -576,7 +727,7 @@ int bt_uattach__commit(struct bt_uattach *u, struct bt_progress *p)
 			    (err == -EINVAL || err == -EOPNOTSUPP || err == -524 /* ENOTSUPP */)) {
 				bt_progress_clear(p);
 				bt_warn("cannot attach to '%s' (%s): %s; skipped", t->name, what,
-					strerror(-err));
+					bt_strerror(-err));
 				u->how[i] = NULL;
 				skipped++;
 				err = 0;
@@ -584,7 +735,7 @@ int bt_uattach__commit(struct bt_uattach *u, struct bt_progress *p)
 			}
 			bt_progress_clear(p);
 			bt_err("cannot attach to '%s' (%s %s): %s", t->name, u->how[i], what,
-			       strerror(-err));
+			       bt_strerror(-err));
 			return err;
 		}
 		ok++;
