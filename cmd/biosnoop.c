@@ -267,7 +267,7 @@ static int run(const struct bt_cmd *cmd)
 
 	err = biosnoop_bpf__load(skel);
 	if (err) {
-		bt_err("cannot load the BPF programs: %s", strerror(-err));
+		bt_load_err(err);
 		goto cleanup;
 	}
 	err = biosnoop_bpf__attach(skel);

@@ -510,7 +510,7 @@ int bt_skel_load_attach(struct bpf_object_skeleton *s, const char *what)
 
 	err = bpf_object__load_skeleton(s);
 	if (err) {
-		bt_err("cannot load the BPF programs: %s", strerror(-err));
+		bt_load_err(err);
 		return err;
 	}
 	err = bpf_object__attach_skeleton(s);

@@ -108,7 +108,7 @@ int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_targets *ta
 	}
 	err = bpf_object__load_skeleton(skel);
 	if (err) {
-		bt_err("cannot load the BPF programs: %s", strerror(-err));
+		bt_load_err(err);
 		goto cleanup;
 	}
 	err = bt_stop_requested() ? -EINTR : bt_attach__commit(attach);
