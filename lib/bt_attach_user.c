@@ -189,12 +189,14 @@ static void prepare_raw(struct bt_uattach *u, const struct bt_attach_progs *prog
 		int dir = syscall_dir(t, &name), nr;
 
 		if (dir >= 0) {
-			nr = sys_ok && taken && sys[dir] ? bt_syscall_nr(name) : -1;
+			if (!sys_ok || !taken || !sys[dir])
+				continue;
+			nr = bt_syscall_nr(name);
 			/* two targets on one system call (two specs): the second keeps its own */
 			if (nr < 0 || taken[dir * BT_SYSCALL_NR_MAX + nr]) {
-				bt_debug("'%s': no number known for system call '%s'; a tracepoint "
-					 "of its own",
-					 t->name, name);
+				bt_debug("'%s': %s; a tracepoint of its own", t->name,
+					 nr < 0 ? "no number known for this system call"
+						: "its system call is traced already");
 				continue;
 			}
 			taken[dir * BT_SYSCALL_NR_MAX + nr] = 1;
