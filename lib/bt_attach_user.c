@@ -169,27 +169,43 @@ static int syscall_dir(const struct bt_target *t, const char **name)
 	return -1;
 }
 
+/*
+ * From this many syscall targets of a direction on, they share the raw link. The raw link runs
+ * the program on every system call of the machine (+~110 ns each here, traced or not), a
+ * perf-event tracepoint only on its own (+~250 ns) but takes the kernel ~75 ms to remove: a
+ * few syscalls keep their own tracepoints (under 0.6 s to detach), a wildcard shares the link.
+ */
+#define BT_SYSCALL_RAW_MIN 8
+
 /* The tracepoint targets that can go through one raw link per direction or a raw_tp link each. */
 static void prepare_raw(struct bt_uattach *u, const struct bt_attach_progs *progs)
 {
 	struct bpf_program *sys[2] = { progs->sys_enter, progs->sys_exit };
 	unsigned char *taken = NULL;
-	bool sys_ok, raw_ok;
-	size_t i;
+	size_t i, nsys[2] = {};
+	bool sys_ok, raw_ok, want[2];
+	const char *name;
 
 	if (!use_raw_tracepoints())
 		return;
-	sys_ok = (sys[0] || sys[1]) && bt_feature(BT_FEAT_TP_BTF)->ok;
+	for (i = 0; i < u->targets->n; i++) {
+		int dir = syscall_dir(&u->targets->v[i], &name);
+
+		if (dir >= 0 && sys[dir])
+			nsys[dir]++;
+	}
+	want[0] = nsys[0] >= BT_SYSCALL_RAW_MIN;
+	want[1] = nsys[1] >= BT_SYSCALL_RAW_MIN;
+	sys_ok = (want[0] || want[1]) && bt_feature(BT_FEAT_TP_BTF)->ok;
 	raw_ok = progs->raw_tp && progs->tracepoint;
 	if (sys_ok)
 		taken = calloc(2 * BT_SYSCALL_NR_MAX, 1);
 	for (i = 0; i < u->targets->n; i++) {
 		const struct bt_target *t = &u->targets->v[i];
-		const char *name;
 		int dir = syscall_dir(t, &name), nr;
 
 		if (dir >= 0) {
-			if (!sys_ok || !taken || !sys[dir])
+			if (!sys_ok || !taken || !want[dir])
 				continue;
 			nr = bt_syscall_nr(name);
 			/* two targets on one system call (two specs): the second keeps its own */
