@@ -658,7 +658,7 @@ static int attach_syscalls(struct bt_uattach *u, struct bt_progress *p)
 			key = dir * BT_SYSCALL_NR_MAX + u->sysnr[i];
 			if (bpf_map_update_elem(fd, &key, &val, BPF_ANY)) {
 				err = -errno;
-				bt_err("cannot set up the system call map: %s", strerror(-err));
+				bt_err("cannot set up the system call map: %s", bt_strerror(-err));
 				return err;
 			}
 			n[dir]++;
@@ -668,7 +668,7 @@ static int attach_syscalls(struct bt_uattach *u, struct bt_progress *p)
 			err = -errno;
 			bt_progress_clear(p);
 			bt_err("cannot attach to the raw %s tracepoint for %zu system calls: %s",
-			       dir ? "sys_exit" : "sys_enter", n[dir], strerror(-err));
+			       dir ? "sys_exit" : "sys_enter", n[dir], bt_strerror(-err));
 			return err;
 		}
 		bt_progress_add(p, n[dir]);
@@ -728,7 +728,7 @@ int bt_uattach__commit(struct bt_uattach *u, struct bt_progress *p)
 			}
 			/* not a kernel tracepoint by that name (a dynamic event): through perf */
 			bt_debug("'%s': raw_tp refused (%s); a perf-event tracepoint", t->name,
-				 strerror(-err));
+				 bt_strerror(-err));
 			u->how[i] = "tracepoint";
 			err = 0;
 		}

@@ -6,6 +6,7 @@
 #include <bpf/libbpf.h>
 
 #include "bt_err.h"
+#include "bt_errno.h"
 #include "bt_json.h"
 
 static const char *progname = "bpftools";
@@ -237,10 +238,10 @@ void bt_load_err(int err)
 		if (strcmp(sized[i].map, failed_map))
 			continue;
 		bt_err("the kernel refused %s: %s", sized[i].what,
-		       strerror(failed_err ? failed_err : -err));
+		       bt_strerror(failed_err ? failed_err : -err));
 		return;
 	}
-	bt_err("cannot load the BPF programs: %s", strerror(-err));
+	bt_err("cannot load the BPF programs: %s", bt_strerror(-err));
 }
 
 /* libbpf's "map 'NAME': failed to create: WHY(-ERR)", noted for bt_load_err() */
