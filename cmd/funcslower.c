@@ -79,7 +79,7 @@ static const struct argp_option options[] = {
 	{ "attach", OPT_ATTACH, "MODE", 0,
 	  "How to attach kernel functions: auto, fentry or kprobe (default auto)", 0 },
 	{ "stack-storage-size", OPT_STORAGE, "N", 0,
-	  "Number of unique stacks to store (default 2048)", 0 },
+	  "Number of unique stacks to store (default 2048, at most 1048576)", 0 },
 	{ "max-probes", OPT_MAX_PROBES, "N", 0,
 	  "Refuse to trace more than N functions (default 1000)", 0 },
 	{ NULL },
@@ -151,7 +151,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_ATTACH:
 		return bt_argp_attach_mode(state, arg, &o->mode);
 	case OPT_STORAGE:
-		return bt_argp_ulong(state, arg, "stack storage size", 1, 1 << 24, &o->storage);
+		return bt_argp_ulong(state, arg, "stack storage size", 1, BT_STACK_STORAGE_MAX,
+				     &o->storage);
 	case OPT_MAX_PROBES:
 		return bt_argp_ulong(state, arg, "probe limit", 1, 1000000, &o->max_probes);
 	case ARGP_KEY_ARGS:

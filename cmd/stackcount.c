@@ -64,7 +64,7 @@ static const struct argp_option options[] = {
 	{ "folded", 'f', NULL, 0, "Output folded format (for flamegraph.pl)", 0 },
 	{ "debug", OPT_DEBUG, NULL, 0, "Print what is attached, and how (and libbpf's log)", 0 },
 	{ "stack-storage-size", OPT_STORAGE, "N", 0,
-	  "Number of unique stacks to store (default 16384)", 0 },
+	  "Number of unique stacks to store (default 16384, at most 1048576)", 0 },
 	{ "max-probes", OPT_MAX_PROBES, "N", 0, "Refuse to attach more probes (default 1000)", 0 },
 	{ "attach", OPT_ATTACH, "MODE", 0,
 	  "How to attach kernel functions: auto, fentry or kprobe (default auto)", 0 },
@@ -122,7 +122,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		bt_set_debug(true);
 		break;
 	case OPT_STORAGE:
-		return bt_argp_ulong(state, arg, "stack storage size", 1, 1 << 24, &o->storage);
+		return bt_argp_ulong(state, arg, "stack storage size", 1, BT_STACK_STORAGE_MAX,
+				     &o->storage);
 	case OPT_MAX_PROBES:
 		return bt_argp_ulong(state, arg, "probe limit", 1, 1000000, &o->max_probes);
 	case OPT_ATTACH:

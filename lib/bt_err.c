@@ -7,6 +7,7 @@
 
 #include "bt_env.h"
 #include "bt_err.h"
+#include "bt_errno.h"
 #include "bt_json.h"
 
 static const char *progname = "bpftools";
@@ -259,11 +260,72 @@ int bt_usage_err(const char *fmt, ...)
 	return -BT_EUSAGE;
 }
 
+/* The maps user options size (bt_map_sized_by), and the last one libbpf failed to create. */
+#define BT_SIZED_MAPS 8
+static struct {
+	char map[64];
+	char *what;
+} sized[BT_SIZED_MAPS];
+static char failed_map[64];
+static int failed_err;
+
+void bt_map_sized_by(const char *map, const char *fmt, ...)
+{
+	va_list ap;
+	size_t i;
+
+	for (i = 0; i < BT_SIZED_MAPS; i++)
+		if (!sized[i].what || !strcmp(sized[i].map, map))
+			break;
+	if (i == BT_SIZED_MAPS)
+		return;
+	free(sized[i].what);
+	sized[i].what = NULL;
+	snprintf(sized[i].map, sizeof(sized[i].map), "%s", map);
+	va_start(ap, fmt);
+	if (vasprintf(&sized[i].what, fmt, ap) < 0)
+		sized[i].what = NULL;
+	va_end(ap);
+}
+
+void bt_load_err(int err)
+{
+	size_t i;
+
+	for (i = 0; failed_map[0] && i < BT_SIZED_MAPS && sized[i].what; i++) {
+		if (strcmp(sized[i].map, failed_map))
+			continue;
+		bt_err("the kernel refused %s: %s", sized[i].what,
+		       bt_strerror(failed_err ? failed_err : -err));
+		return;
+	}
+	bt_err("cannot load the BPF programs: %s", bt_strerror(-err));
+}
+
+/* libbpf's "map 'NAME': failed to create: WHY(-ERR)", noted for bt_load_err() */
+static void note_map_failure(const char *fmt, va_list ap)
+{
+	char msg[256], name[64];
+	int err;
+
+	if (!strstr(fmt, "failed to create: "))
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (sscanf(msg, "libbpf: map '%63[^']': failed to create: %*[^(](%d)", name, &err) == 2) {
+		snprintf(failed_map, sizeof(failed_map), "%s", name);
+		failed_err = err < 0 ? -err : err;
+	}
+}
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char *msg = NULL;
+	va_list copy;
 	int n;
 
+	va_copy(copy, ap);
+	note_map_failure(fmt, copy);
+	va_end(copy);
 	if (!debug_on)
 		return 0;
 	if (!json_mode)

@@ -64,6 +64,20 @@ void bt_set_debug(bool on);
 bool bt_debug_enabled(void);
 void bt_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Maps whose size a user option sets (a ring buffer by -b, the stack maps by
+ * --stack-storage-size): when the kernel refuses to create one, the load error names the option
+ * rather than only saying "cannot load the BPF programs: Invalid argument". what is how the
+ * refusal reads: "a ring buffer of 4096 MiB (-b 1048576)". Up to 8 maps; the strings are copied.
+ */
+void bt_map_sized_by(const char *map, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * The one line for a failed bpf_object__load(): "the kernel refused WHAT: why" when libbpf
+ * reported that it could not create a map registered above, else "cannot load the BPF
+ * programs: why".
+ */
+void bt_load_err(int err);
+
 /* The exit status for a command's return value. */
 int bt_exit_code(int ret);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "bt_errno.h"
 
@@ -148,4 +149,37 @@ const char *bt_errno_name(int err)
 	if (err <= 0 || (size_t)err >= sizeof(names) / sizeof(names[0]))
 		return NULL;
 	return names[err];
+}
+
+/* include/linux/errno.h: never meant for user space, yet bpf() returns some (524 above all) */
+static const char *const kernel_internal[] = {
+	[512 - 512] = "interrupted, to be restarted (ERESTARTSYS)",
+	[513 - 512] = "interrupted, to be restarted (ERESTARTNOINTR)",
+	[514 - 512] = "interrupted, to be restarted (ERESTARTNOHAND)",
+	[515 - 512] = "no such ioctl command (ENOIOCTLCMD)",
+	[516 - 512] = "interrupted, to be restarted (ERESTART_RESTARTBLOCK)",
+	[517 - 512] = "driver not ready, probe deferred (EPROBE_DEFER)",
+	[518 - 512] = "stale open (EOPENSTALE)",
+	[519 - 512] = "no such parameter (ENOPARAM)",
+	[521 - 512] = "illegal NFS file handle (EBADHANDLE)",
+	[522 - 512] = "update synchronization mismatch (ENOTSYNC)",
+	[523 - 512] = "cookie is stale (EBADCOOKIE)",
+	[524 - 512] = "operation not supported by the kernel (ENOTSUPP)",
+	[525 - 512] = "buffer or request is too small (ETOOSMALL)",
+	[526 - 512] = "server fault (ESERVERFAULT)",
+	[527 - 512] = "type not supported by the server (EBADTYPE)",
+	[528 - 512] = "request initiated, but will not complete (EJUKEBOX)",
+	[529 - 512] = "iocb queued (EIOCBQUEUED)",
+	[530 - 512] = "conflict with recalled state (ERECALLCONFLICT)",
+	[531 - 512] = "no grace period (ENOGRACE)",
+};
+
+const char *bt_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err >= 512 && err < 512 + (int)(sizeof(kernel_internal) / sizeof(kernel_internal[0])) &&
+	    kernel_internal[err - 512])
+		return kernel_internal[err - 512];
+	return strerror(err);
 }

@@ -10,4 +10,11 @@
 /* The name of err (positive or negative), or NULL for 0 and numbers without one. */
 const char *bt_errno_name(int err);
 
+/*
+ * strerror(), but also in words for the kernel's internal numbers that reach user space from
+ * bpf() and perf_event_open() (512-531), which the C library calls "Unknown error 524":
+ * "operation not supported by the kernel (ENOTSUPP)". err positive or negative.
+ */
+const char *bt_strerror(int err);
+
 #endif

@@ -42,6 +42,7 @@ static struct bt_feature feats[BT_FEAT__COUNT] = {
 	[BT_FEAT_USDT] = { "usdt", "USDT" },
 	[BT_FEAT_TP_BTF] = { "tp_btf", "tp_btf" },
 	[BT_FEAT_RAW_TP] = { "raw_tp", "raw_tp" },
+	[BT_FEAT_RAW_TP_COOKIE] = { "raw_tp_cookie", "raw_tp attach cookies" },
 	[BT_FEAT_TRACEPOINTS] = { "tracepoints", "tracepoints" },
 	[BT_FEAT_RINGBUF] = { "ringbuf", "ring buffer" },
 	[BT_FEAT_STACKS] = { "stack_maps", "stack maps" },
@@ -419,6 +420,30 @@ static void probe_raw_tp(struct bt_feature *f)
 	close(fd);
 }
 
+/*
+ * raw_tp programs may read their link's cookie from 6.10, the kernel that also takes the
+ * cookie when the link is made: a program calling bpf_get_attach_cookie() loads or not. (No
+ * BTF lookup: a syscall-only run never parses the kernel's BTF.)
+ */
+static void probe_raw_tp_cookie(struct bt_feature *f)
+{
+	static const struct bpf_insn insns[] = {
+		{ .code = 0x85, .imm = 174 }, /* call bpf_get_attach_cookie (r1: the context) */
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },
+		{ .code = 0x95 },
+	};
+	int fd;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL, "GPL", insns, 3, NULL);
+	if (fd < 0) {
+		set_no(f, errno, "kernel older than 6.10 (bpf_get_attach_cookie refused: %s)",
+		       strerror(errno));
+		return;
+	}
+	f->ok = true;
+	close(fd);
+}
+
 /* A tracepoint program on sched:sched_switch through perf, as libbpf attaches them. */
 static void probe_tracepoints(struct bt_feature *f)
 {
@@ -545,6 +570,13 @@ const struct bt_feature *bt_feature(enum bt_feat id)
 		break;
 	case BT_FEAT_RAW_TP:
 		probe_raw_tp(f);
+		break;
+	case BT_FEAT_RAW_TP_COOKIE:
+		dep = bt_feature(BT_FEAT_RAW_TP);
+		if (dep->ok)
+			probe_raw_tp_cookie(f);
+		else
+			set_no(f, dep->err, "no raw_tp");
 		break;
 	case BT_FEAT_TRACEPOINTS:
 		probe_tracepoints(f);

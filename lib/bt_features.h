@@ -23,6 +23,7 @@ enum bt_feat {
 	BT_FEAT_USDT,
 	BT_FEAT_TP_BTF,
 	BT_FEAT_RAW_TP,
+	BT_FEAT_RAW_TP_COOKIE, /* bpf_get_attach_cookie() in raw_tp programs (6.10+) */
 	BT_FEAT_TRACEPOINTS,
 	BT_FEAT_RINGBUF,
 	BT_FEAT_STACKS,

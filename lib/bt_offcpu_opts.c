@@ -11,6 +11,7 @@
 #include "bt_loop.h"
 #include "bt_offcpu_opts.h"
 #include "bt_skel.h"
+#include "bt_stacks.h"
 #include "bt_unwinder.h"
 
 enum {
@@ -32,7 +33,9 @@ static const struct argp_option options[] = {
 	{ "delimited", 'd', NULL, 0, "Insert delimiter between kernel/user stacks", 0 },
 	{ "folded", 'f', NULL, 0, "Output folded format", 0 },
 	{ "stack-storage-size", OPT_STORAGE, "N", 0,
-	  "The number of unique stack traces that can be stored and displayed (default 16384)", 0 },
+	  "The number of unique stack traces that can be stored and displayed (default 16384, "
+	  "at most 1048576)",
+	  0 },
 	{ "min-block-time", 'm', "US", 0,
 	  "The amount of time in microseconds over which we store traces (default 1)", 0 },
 	{ "max-block-time", 'M', "US", 0,
@@ -77,7 +80,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->folded = true;
 		break;
 	case OPT_STORAGE:
-		return bt_argp_ulong(state, arg, "stack storage size", 1, 1 << 24, &o->storage);
+		return bt_argp_ulong(state, arg, "stack storage size", 1, BT_STACK_STORAGE_MAX,
+				     &o->storage);
 	case 'm':
 		return bt_argp_ulong(state, arg, "minimum block time", 1, ULONG_MAX, &o->min_us);
 	case 'M':
@@ -213,7 +217,7 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 		return -EINTR;
 	err = bpf_object__load_skeleton(skel);
 	if (err) {
-		bt_err("cannot load the BPF programs: %s", strerror(-err));
+		bt_load_err(err);
 		return err;
 	}
 	err = bt_stacks__new(obj, sopts, stacks);

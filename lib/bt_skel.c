@@ -530,7 +530,7 @@ int bt_skel_load_attach(struct bpf_object_skeleton *s, const char *what)
 		return -EINTR;
 	err = bpf_object__load_skeleton(s);
 	if (err) {
-		bt_err("cannot load the BPF programs: %s", strerror(-err));
+		bt_load_err(err);
 		return err;
 	}
 	if (bt_stop_requested())

@@ -70,6 +70,11 @@ int bt_stacks__configure(struct bpf_object *obj, const struct bt_stacks_opts *op
 			deep, n / BT_STACK_DEEP_SHARE > 16 ? n / BT_STACK_DEEP_SHARE : 16);
 	if (err)
 		return err;
+	/* a refusal (memory) names the option that sized them */
+	bt_map_sized_by("bt_stacks", "room for %u stacks (--stack-storage-size=%u)", n,
+			opts->storage_size ? opts->storage_size : 1024);
+	bt_map_sized_by("bt_stacks_deep", "room for %u deep stacks (--stack-storage-size=%u)",
+			bpf_map__max_entries(deep), opts->storage_size ? opts->storage_size : 1024);
 	if (opts->user) {
 		struct bt_unwind_opts uo = { .mode = bt_unwind_mode_arg(), .marks = opts->verbose };
 		bool on;

@@ -47,6 +47,12 @@ static struct bpf_program **progs_slot(struct bt_attach_progs *p, const char *se
 
 	if (!strcmp(sec, "tracepoint/return"))
 		return &p->tracepoint_ret;
+	if (!strcmp(sec, "tp_btf/sys_enter"))
+		return &p->sys_enter;
+	if (!strcmp(sec, "tp_btf/sys_exit"))
+		return &p->sys_exit;
+	if (!strcmp(sec, "raw_tracepoint")) /* "?raw_tp" sections are the tools' own */
+		return &p->raw_tp;
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (strlen(kinds[i].kind) == n && !strncmp(sec, kinds[i].kind, n))
 			return (struct bpf_program **)((char *)p + kinds[i].offset);
@@ -142,7 +148,7 @@ int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_targets *ta
 	}
 	err = bpf_object__load_skeleton(skel);
 	if (err) {
-		bt_err("cannot load the BPF programs: %s", strerror(-err));
+		bt_load_err(err);
 		goto cleanup;
 	}
 	err = bt_stop_requested() ? -EINTR : bt_attach__commit(attach);

@@ -89,4 +89,79 @@ static __always_inline __u32 bt_target_index(void *ctx)
 		return handler(ctx, bt_target_index(ctx), false); \
 	}
 
+/*
+ * syscall: targets on the raw sys_enter/sys_exit tracepoints (define BT_ATTACH_SYSCALLS before
+ * including this file, and declare SEC("?tp_btf/sys_enter") and SEC("?tp_btf/sys_exit")
+ * programs that call bt_syscall_enter_index() / bt_syscall_exit_index()): one link for every
+ * system call traced instead of a perf event each, which the kernel takes ~75 ms to remove
+ * (6.18: a tracepoint grace period per event, under its event_mutex), 27 s for 360 of them.
+ * The attach layer fills bt_syscall_targets (probes/bt_syscall.h) before attaching.
+ */
+#ifdef BT_ATTACH_SYSCALLS
+#include <bpf/bpf_core_read.h>
+#include "bt_syscall.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * BT_SYSCALL_NR_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} bt_syscall_targets SEC(".maps");
+
+/* where each architecture keeps the number of the system call under way */
+struct pt_regs___x86 {
+	unsigned long orig_ax;
+} __attribute__((preserve_access_index));
+struct pt_regs___arm64 {
+	int syscallno;
+} __attribute__((preserve_access_index));
+
+/*
+ * The syscalls:sys_enter_NAME events leave out 32-bit system calls (ia32 emulation, x32: the
+ * kernel's arch_trace_is_compat_syscall()), whose numbers mean other calls: so do we. x32
+ * numbers carry bit 30 and fall outside the map anyway.
+ */
+static __always_inline bool bt_syscall_compat(void)
+{
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf) &&
+	    bpf_core_field_exists(struct thread_info, status)) {
+		struct task_struct *task = bpf_get_current_task_btf();
+
+		return task->thread_info.status & 0x0002; /* x86 TS_COMPAT */
+	}
+	return false;
+}
+
+static __always_inline long bt_syscall_index(long nr, __u32 dir)
+{
+	__u32 key, *v;
+
+	if (nr < 0 || nr >= BT_SYSCALL_NR_MAX)
+		return -1;
+	key = dir * BT_SYSCALL_NR_MAX + (__u32)nr;
+	v = bpf_map_lookup_elem(&bt_syscall_targets, &key);
+	if (!v || !*v || bt_syscall_compat())
+		return -1;
+	return *v - 1;
+}
+
+/* tp_btf/sys_enter: (struct pt_regs *regs, long id) */
+static __always_inline long bt_syscall_enter_index(long id)
+{
+	return bt_syscall_index(id, 0);
+}
+
+/* tp_btf/sys_exit: (struct pt_regs *regs, long ret); the number is in the saved registers */
+static __always_inline long bt_syscall_exit_index(struct pt_regs *regs)
+{
+	long nr = -1;
+
+	if (bpf_core_field_exists(struct pt_regs___x86, orig_ax))
+		nr = ((struct pt_regs___x86 *)regs)->orig_ax;
+	else if (bpf_core_field_exists(struct pt_regs___arm64, syscallno))
+		nr = ((struct pt_regs___arm64 *)regs)->syscallno;
+	return bt_syscall_index(nr, 1);
+}
+#endif
+
 #endif

@@ -9,6 +9,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/usdt.bpf.h>
 
+#define BT_ATTACH_SYSCALLS
 #include "bt_attach.bpf.h"
 #include "bt_common.bpf.h"
 #include "funccount.h"
@@ -63,6 +64,30 @@ int BPF_KPROBE(fc_uprobe)
 
 SEC("?tracepoint")
 int fc_tracepoint(void *ctx)
+{
+	return count(bt_target_index(ctx));
+}
+
+/* every syscall: target through one link per direction (probes/bt_attach.bpf.h) */
+SEC("?tp_btf/sys_enter")
+int BPF_PROG(fc_sys_enter, struct pt_regs *regs, long id)
+{
+	long i = bt_syscall_enter_index(id);
+
+	return i < 0 ? 0 : count(i);
+}
+
+SEC("?tp_btf/sys_exit")
+int BPF_PROG(fc_sys_exit, struct pt_regs *regs, long ret)
+{
+	long i = bt_syscall_exit_index(regs);
+
+	return i < 0 ? 0 : count(i);
+}
+
+/* each t: target through a raw_tp link of its own, which detaches at once (6.10+: cookies) */
+SEC("?raw_tracepoint")
+int fc_raw_tp(void *ctx)
 {
 	return count(bt_target_index(ctx));
 }

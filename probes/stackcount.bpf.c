@@ -4,6 +4,8 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/usdt.bpf.h>
 
+#define BT_ATTACH_SYSCALLS
+#include "bt_attach.bpf.h"
 #include "bt_common.bpf.h"
 #include "bt_stack.bpf.h"
 #include "stackcount.h"
@@ -83,6 +85,30 @@ int BPF_KPROBE(sc_uprobe)
 
 SEC("?tracepoint")
 int sc_tracepoint(void *ctx)
+{
+	return count_stack(ctx, 0);
+}
+
+/* every syscall: target through one link per direction (probes/bt_attach.bpf.h) */
+SEC("?tp_btf/sys_enter")
+int BPF_PROG(sc_sys_enter, struct pt_regs *regs, long id)
+{
+	long i = bt_syscall_enter_index(id);
+
+	return i < 0 ? 0 : count_stack(ctx, 0);
+}
+
+SEC("?tp_btf/sys_exit")
+int BPF_PROG(sc_sys_exit, struct pt_regs *regs, long ret)
+{
+	long i = bt_syscall_exit_index(regs);
+
+	return i < 0 ? 0 : count_stack(ctx, 0);
+}
+
+/* each t: target through a raw_tp link of its own, which detaches at once (6.10+: cookies) */
+SEC("?raw_tracepoint")
+int sc_raw_tp(void *ctx)
 {
 	return count_stack(ctx, 0);
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* lib/bt_errno: names of kernel error numbers. */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "bt_errno.h"
 #include "harness.h"
@@ -36,9 +38,24 @@ static void test_every_name_is_its_own(void)
 	CHECK(named >= 130);
 }
 
+/* The kernel's internal numbers in words, not "Unknown error 524"; the others as strerror(). */
+static void test_strerror(void)
+{
+	char *want;
+
+	CHECK_STR(bt_strerror(-524), "operation not supported by the kernel (ENOTSUPP)");
+	CHECK_STR(bt_strerror(524), "operation not supported by the kernel (ENOTSUPP)");
+	CHECK_STR(bt_strerror(-ENOENT), strerror(ENOENT));
+	/* no name in the kernel either: glibc's words (its buffer is reused: compare copies) */
+	want = strdup(strerror(520));
+	CHECK_STR(bt_strerror(520), want);
+	free(want);
+}
+
 int main(void)
 {
 	BT_RUN(test_names);
+	BT_RUN(test_strerror);
 	BT_RUN(test_every_name_is_its_own);
 	return bt_test_done();
 }

@@ -32,6 +32,21 @@ __attribute__((noinline)) void bt_work_b(void)
 	sink += 2;
 }
 
+#if defined(__x86_64__)
+/*
+ * Never called: a function whose first instruction (VEX-encoded vmovd, as in glibc's AVX2
+ * strchr) x86 uprobes cannot single-step, so the kernel refuses it (ENOTSUPP), and with it a
+ * whole uprobe.multi batch (live/funccount).
+ */
+__asm__(".text\n"
+	".globl bt_vex_refused\n"
+	".type bt_vex_refused, @function\n"
+	"bt_vex_refused:\n"
+	"\tvmovd %esi, %xmm0\n"
+	"\tret\n"
+	".size bt_vex_refused, .-bt_vex_refused\n");
+#endif
+
 int main(int argc, char **argv)
 {
 	long a, b, l, s, i;
