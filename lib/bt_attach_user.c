@@ -144,9 +144,7 @@ static bool use_session(const struct bt_attach_progs *progs)
  */
 static bool use_raw_tracepoints(void)
 {
-	const char *env = getenv("BPFTOOLS_NO_RAW_TRACEPOINTS");
-
-	return !(env && *env && *env != '0');
+	return !bt_env_flag("BPFTOOLS_NO_RAW_TRACEPOINTS");
 }
 
 /*
