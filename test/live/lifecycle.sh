@@ -94,6 +94,37 @@ if [ -e /sys/bus/event_source/devices/uprobe/type ]; then
 	ok "5 processes started after stackcount -U, 20 ms each: 15 whole stacks in 2 rows"
 fi
 
+# 2,048 distinct paths of a process started after a system-wide stackcount, its first stacks
+# taken before it is indexed: every path once, with its exact count (49c5c45 printed a path
+# walked both by frame pointers and through tables as two rows, counts split between them).
+WM=$BT_WORKLOADS/stack_many
+if [ -e /sys/bus/event_source/devices/uprobe/type ]; then
+	BANNER_IN=err start_tool stackcount -U -f "$WM:sm_leaf"
+	"$WM" call 11 &
+	W=$!
+	sleep 0.02 # its SIGUSR1 blocked: it waits for the signal (test/workloads/wl_start.h)
+	kill -USR1 $W
+	wait $W
+	sleep 0.3
+	finish_tool INT
+	[ "$RC" = 0 ] || fail "stackcount exited $RC"
+	python3 - "$OUT" <<'PY' || fail "2048 paths started after the tool: a path missing, split or miscounted"
+import sys
+counts = {}
+for line in open(sys.argv[1]):
+    frames, value = line.rsplit(" ", 1)
+    frames = frames.split(";")
+    path = frames[frames.index("main") + 2:frames.index("leaf")]
+    assert len(path) == 11 and frames[-1] == "sm_leaf", frames
+    p = sum(1 << d for d, f in enumerate(path) if f == "sm_b")
+    assert p not in counts, "path %d printed twice" % p
+    counts[p] = int(value)
+bad = [(p, counts.get(p)) for p in range(2048) if counts.get(p) != p % 3 + 1]
+assert not bad, "wrong or missing counts: %s" % bad[:10]
+PY
+	ok "2048 paths of a process started after stackcount -U: each once, exact counts"
+fi
+
 # A process's last switch-out leaves nothing a new thread of the same id could close: phantomA
 # blocks 50 ms and exits; 1.5 s later a new process is made to take its pid. Before, that
 # process's first switch-in closed a "block" of phantomA 1.5 s long.
