@@ -23,6 +23,7 @@
 #include "bt_stack.h"
 
 /* vmlinux.h has no errno values */
+#define BT_ENOENT 2
 #define BT_EFAULT 14
 #define BT_EEXIST 17
 
@@ -295,9 +296,18 @@ static __always_inline void bt_pid_over(void *ctx, __u32 tgid, __u32 how)
 SEC("?raw_tp")
 int bt_on_exec(void *ctx)
 {
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (!bt_announce_pids)
+		return 0;
+	/*
+	 * The old image's mappings, at once: until user space has read the note the walk would
+	 * look the new image's pcs up in them. Its last request to be indexed goes too, or the
+	 * new image's first one (libraries mapped after it was indexed) waits out the second.
+	 */
+	bt_unwind_forget(tgid);
 	/* processes snapshotted at start were never announced, but are stale all the same */
-	if (bt_announce_pids)
-		bt_pid_over(ctx, bpf_get_current_pid_tgid() >> 32, BT_PID_NOTE_EXEC);
+	bt_pid_over(ctx, tgid, BT_PID_NOTE_EXEC);
 	return 0;
 }
 
@@ -317,10 +327,7 @@ int bt_on_exit(void *ctx)
 
 	if (!bt_announce_pids || (__u32)id != tgid)
 		return 0;
-	if (bt_unwind_on) {
-		bpf_map_delete_elem(&bt_unwind_procs, &tgid);
-		bpf_map_delete_elem(&bt_unwind_asked, &tgid);
-	}
+	bt_unwind_forget(tgid);
 	bt_pid_over(ctx, tgid, BT_PID_NOTE_EXIT);
 	return 0;
 }

@@ -73,6 +73,14 @@ struct {
 	__type(value, __u64);
 } bt_unwind_asked SEC(".maps");
 
+/* mappings found by file, per process (probes/bt_unwind_maps.h); sized like the procs */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bt_unwind_found);
+} bt_unwind_found SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, BT_UNWIND_STATS);
@@ -143,6 +151,8 @@ struct bt_unwind_vma {
 	struct bt_unwind_file_key key; /* the mapping's file */
 	__u64 start, end, pgoff;
 	__u32 found;
+	__u32 tgid; /* the key of bt_unwind_found: here, the stack is full (below) */
+	struct bt_unwind_found fresh; /* a process's first bt_unwind_found entry, zeroed */
 };
 
 /*
@@ -164,53 +174,126 @@ static long bt_unwind_vma_cb(struct task_struct *task, struct vm_area_struct *vm
 	struct bt_unwind_vma *c;
 	__u32 zero = 0;
 
-	if (!inode)
-		return 0; /* anonymous: JIT code, or the vdso */
 	c = bpf_map_lookup_elem(&bt_unwind_vma_found, &zero);
 	if (!c)
 		return 0;
 	c->start = vma->vm_start;
 	c->end = vma->vm_end;
+	c->found = 1;
+	if (!inode)
+		return 0; /* anonymous: JIT code, or the vdso (no table by file) */
 	c->pgoff = vma->vm_pgoff;
 	c->key.ino = inode->i_ino;
 	c->key.dev = inode->i_sb->s_dev;
-	c->found = 1;
+	c->found = 2;
 	return 0;
+}
+
+static __always_inline __u64 bt_unwind_found_check(__u64 start, __u64 end, __u64 bias, __u32 table)
+{
+	return start ^ end ^ bias ^ table ^ BT_UNWIND_FOUND_CHECK;
+}
+
+/* pc in a mapping found by file for w's process before: into w. */
+static __always_inline bool bt_unwind_found_again(struct bt_unwind_cache *w, __u64 pc,
+						  struct bt_unwind_found *f)
+{
+	struct bt_unwind_found_slot *m;
+	__u32 i;
+
+#pragma unroll
+	for (i = 0; i < BT_UNWIND_FOUND; i++) {
+		m = &f->m[i];
+		if (pc >= m->start && pc < m->end &&
+		    m->check == bt_unwind_found_check(m->start, m->end, m->bias, m->table)) {
+			w->start = m->start;
+			w->end = m->end;
+			w->bias = m->bias;
+			w->table = m->table;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Remember [start, end) of w's process (table 0: none there) for its later walks. */
+static __always_inline void bt_unwind_found_note(struct bt_unwind_found *f, __u64 start, __u64 end,
+						 __u64 bias, __u32 table)
+{
+	struct bt_unwind_found_slot *m;
+	__u32 i = __sync_fetch_and_add(&f->next, 1) & (BT_UNWIND_FOUND - 1);
+
+	m = &f->m[i];
+	m->check = 0; /* a reader meanwhile misses rather than takes half of it */
+	m->start = start;
+	m->end = end;
+	m->bias = bias;
+	m->table = table;
+	m->check = bt_unwind_found_check(start, end, bias, table);
 }
 
 /*
  * pc's mapping found by its file rather than the process's table (not indexed yet, or mapped
- * since): the kernel's vma, then the file's table if some process mapping it was indexed.
+ * since): first among those found so for the process before (bt_unwind_found), else the
+ * kernel's vma, then the file's table if some process mapping it was indexed. What the
+ * kernel said is kept for the process's later walks, a mapping without a table included.
  */
 static __always_inline bool bt_unwind_by_file(struct bt_unwind_cache *w, __u64 pc)
 {
+	struct bt_unwind_found *found;
 	struct bt_unwind_file *f;
 	struct bt_unwind_vma *c;
 	__u64 off, o;
 	__u32 i = 0;
+	long err;
 
 	c = bpf_map_lookup_elem(&bt_unwind_vma_found, &i);
 	if (!c)
 		return false;
+	c->tgid = w->tgid;
+	found = bpf_map_lookup_elem(&bt_unwind_found, &c->tgid);
+	if (found && bt_unwind_found_again(w, pc, found)) {
+		bt_unwind_count(BT_UNWIND_STAT_BY_FILE, !!w->table);
+		return w->table != 0;
+	}
+	if (!found) {
+		/* zeroed in the callback's scratch, which is map memory: 6.1 takes no other */
+		__builtin_memset(&c->fresh, 0, sizeof(c->fresh));
+		bpf_map_update_elem(&bt_unwind_found, &c->tgid, &c->fresh, BPF_NOEXIST);
+		found = bpf_map_lookup_elem(&bt_unwind_found, &c->tgid);
+	}
 	c->found = 0;
-	if (bpf_find_vma(bpf_get_current_task_btf(), pc, bt_unwind_vma_cb, NULL, 0) || !c->found)
+	err = bpf_find_vma(bpf_get_current_task_btf(), pc, bt_unwind_vma_cb, NULL, 0);
+	bt_unwind_count(BT_UNWIND_STAT_FIND_VMA, 1);
+	if (err == -BT_ENOENT && found) {
+		/* in no mapping (a return address that is not one): no table for its page */
+		bt_unwind_found_note(found, pc & ~4095ULL, (pc & ~4095ULL) + 4096, 0, 0);
 		return false;
-	f = bpf_map_lookup_elem(&bt_unwind_files, &c->key);
-	if (!f)
-		return false;
-	off = c->pgoff << 12;
+	}
+	if (err || !c->found)
+		return false; /* busy (an earlier call's unlock is pending): ask again next time */
+	f = c->found == 2 ? bpf_map_lookup_elem(&bt_unwind_files, &c->key) : NULL;
+	if (f) {
+		off = c->pgoff << 12;
 #pragma unroll
-	for (i = 0; i < BT_UNWIND_FILE_LOADS; i++) {
-		o = f->loads[i].offset;
-		if (i < f->nloads && (o & ~4095ULL) <= off && off < o + f->loads[i].filesz) {
-			w->start = c->start;
-			w->end = c->end;
-			w->bias = c->start + o - f->loads[i].vaddr - off;
-			w->table = f->table;
-			bt_unwind_count(BT_UNWIND_STAT_BY_FILE, 1);
-			return true;
+		for (i = 0; i < BT_UNWIND_FILE_LOADS; i++) {
+			o = f->loads[i].offset;
+			if (i < f->nloads && (o & ~4095ULL) <= off &&
+			    off < o + f->loads[i].filesz) {
+				w->start = c->start;
+				w->end = c->end;
+				w->bias = c->start + o - f->loads[i].vaddr - off;
+				w->table = f->table;
+				bt_unwind_count(BT_UNWIND_STAT_BY_FILE, 1);
+				if (found)
+					bt_unwind_found_note(found, w->start, w->end, w->bias,
+							     w->table);
+				return true;
+			}
 		}
 	}
+	if (found)
+		bt_unwind_found_note(found, c->start, c->end, 0, 0);
 	return false;
 }
 
@@ -456,6 +539,16 @@ static __always_inline void bt_unwind_ask(void *ctx, __u32 tgid)
 		bpf_map_update_elem(&bt_unwind_asked, &tgid, &now, BPF_ANY);
 	bt_unwind_count(BT_UNWIND_STAT_ASKED, 1);
 	bt_event_output_to(ctx, &bt_new_pids, BT_EVENTS_LOST_PIDS, &note, sizeof(note));
+}
+
+/* Everything the walker keeps of tgid's image (exec, exit). */
+static __always_inline void bt_unwind_forget(__u32 tgid)
+{
+	if (!bt_unwind_on)
+		return;
+	bpf_map_delete_elem(&bt_unwind_procs, &tgid);
+	bpf_map_delete_elem(&bt_unwind_asked, &tgid);
+	bpf_map_delete_elem(&bt_unwind_found, &tgid);
 }
 
 /*
