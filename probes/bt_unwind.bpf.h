@@ -73,6 +73,57 @@ struct {
 	__type(value, __u64);
 } bt_unwind_asked SEC(".maps");
 
+/*
+ * The rows looked up last on this CPU, by table and file address: a process walks the same
+ * few stacks again and again, and a row found here saves the table's map lookups and binary
+ * searches (two of each for libc). Table ids are never reused within a run and a table never
+ * changes once stored, so an entry stays right for the whole run.
+ */
+#define BT_UNWIND_ROWCACHE 1024
+struct bt_unwind_rowcache {
+	__u64 tag[BT_UNWIND_ROWCACHE];	/* table << 32 | file address, + 1 (0: empty) */
+	__u64 rule[BT_UNWIND_ROWCACHE]; /* bt_unwind_lookup()'s answer */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bt_unwind_rowcache);
+} bt_unwind_rows SEC(".maps");
+
+static __always_inline __u32 bt_unwind_row_slot(__u64 tag)
+{
+	return (__u32)((tag * 0x9e3779b97f4a7c15ULL) >> 54) & (BT_UNWIND_ROWCACHE - 1);
+}
+
+/*
+ * The cached row of tag (see above), or ~0 when not cached. Global functions, as the store
+ * below: inlined, their locals took bt_unwind_lookup() over the stack 6.1 allows beside the
+ * bpf_find_vma() callback under it (meta/bpf_stack).
+ */
+__attribute__((noinline)) __u64 bt_unwind_row_get(__u64 tag)
+{
+	__u32 zero = 0, slot = bt_unwind_row_slot(tag);
+	struct bt_unwind_rowcache *rc = bpf_map_lookup_elem(&bt_unwind_rows, &zero);
+
+	return rc && rc->tag[slot] == tag ? rc->rule[slot] : ~0ULL;
+}
+
+__attribute__((noinline)) int bt_unwind_row_put(__u64 tag, __u64 rule)
+{
+	__u32 zero = 0, slot = bt_unwind_row_slot(tag);
+	struct bt_unwind_rowcache *rc = bpf_map_lookup_elem(&bt_unwind_rows, &zero);
+
+	if (!rc)
+		return 0;
+	/* a program that interrupts this one on this CPU at worst misses the slot */
+	rc->tag[slot] = 0;
+	rc->rule[slot] = rule;
+	rc->tag[slot] = tag;
+	return 0;
+}
+
 /* mappings found by file, per process (probes/bt_unwind_maps.h); sized like the procs */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -93,7 +144,8 @@ struct bt_unwind_cache {
 	__u64 start, end, bias;
 	__u32 table;
 	__u32 tgid;
-	__u32 miss; /* a pc was in no mapping of the process's table: to be indexed again */
+	__u32 miss;   /* a pc was in no mapping of the process's table: to be indexed again */
+	__u32 noproc; /* the process has no table at all (not indexed yet, or evicted) */
 };
 
 struct bt_unwind_walk {
@@ -102,7 +154,6 @@ struct bt_unwind_walk {
 	__u32 slot; /* the scratch buffer of bt_stack_scratch being written */
 	__u32 n;
 	__u32 from_fp; /* the frame about to be written was found with frame pointers */
-	__u32 indexed; /* the process has a mapping table (for the counts) */
 	__u32 done, truncated;
 	__u32 frames_table, frames_fp;
 	__u32 no_table; /* some frame had no table (stepped, or ended, by frame pointers) */
@@ -315,8 +366,10 @@ static __always_inline bool bt_unwind_mapping(struct bt_unwind_cache *w, __u64 p
 	/* a key on the stack: 6.1 takes no other memory as a map key (w is a global function's) */
 	tgid = w->tgid;
 	p = bpf_map_lookup_elem(&bt_unwind_procs, &tgid);
-	if (!p)
+	if (!p) {
+		w->noproc = 1;
 		goto by_file;
+	}
 	hi = p->nr;
 	if (!hi || hi > BT_UNWIND_MAX_MAPPINGS)
 		goto by_file;
@@ -352,7 +405,7 @@ __attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w, __u6
 	const struct bt_unwind_page *pg;
 	struct bt_unwind_info *info;
 	__u32 page = 0, table, first;
-	__u64 rel;
+	__u64 rel, rule;
 	void *inner;
 	int i;
 
@@ -364,6 +417,9 @@ __attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w, __u6
 	table = w->table;
 	if ((rel >> 32) || !table)
 		return 0;
+	rule = bt_unwind_row_get(((__u64)table << 32 | rel) + 1);
+	if (rule != ~0ULL)
+		return rule;
 	info = bpf_map_lookup_elem(&bt_unwind_info, &table);
 	inner = bpf_map_lookup_elem(&bt_unwind_tables, &table);
 	if (!info || !inner || !info->levels || info->levels > BT_UNWIND_MAX_LEVELS)
@@ -395,8 +451,10 @@ __attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w, __u6
 	if (i < 0)
 		return 0;
 	r = &pg->rules[i & (BT_UNWIND_FANOUT - 1)];
-	return (__u32)r->cfa_offset | (__u64)(__u16)r->rbp_offset << 32 | (__u64)r->cfa_rule << 48 |
+	rule = (__u32)r->cfa_offset | (__u64)(__u16)r->rbp_offset << 32 | (__u64)r->cfa_rule << 48 |
 	       (__u64)r->rbp_rule << 56;
+	bt_unwind_row_put(((__u64)table << 32 | rel) + 1, rule);
+	return rule;
 }
 
 /* The return address read from slot, or the real one where a uretprobe put its trampoline. */
@@ -585,8 +643,8 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot)
 	w.pc = regs->ip;
 	w.sp = regs->sp;
 	w.bp = regs->bp;
+	/* whether the process has a table shows at the first frame's lookup (w.cache.noproc) */
 	w.cache.tgid = bpf_get_current_pid_tgid() >> 32;
-	w.indexed = bpf_map_lookup_elem(&bt_unwind_procs, &w.cache.tgid) != NULL;
 	if (!w.pc)
 		return 0;
 	bpf_loop(BT_MAX_STACK_DEPTH + 1, bt_unwind_step, &w, 0);
@@ -599,9 +657,9 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot)
 	if (bt_unwind_marks && w.truncated)
 		v->ips[(w.n - 1) & BT_MAX_STACK_DEPTH] |= BT_UNWIND_MARK_TRUNC;
 	bt_unwind_count(BT_UNWIND_STAT_STACKS, 1);
-	if (!w.indexed && w.no_table)
+	if (w.cache.noproc && w.no_table)
 		bt_unwind_count(BT_UNWIND_STAT_NOT_INDEXED, 1);
-	if (!w.indexed || w.cache.miss)
+	if (w.cache.noproc || w.cache.miss)
 		bt_unwind_ask(ctx, w.cache.tgid);
 	bt_unwind_count(BT_UNWIND_STAT_FRAMES_TABLE, w.frames_table);
 	bt_unwind_count(BT_UNWIND_STAT_FRAMES_FP, w.frames_fp);
