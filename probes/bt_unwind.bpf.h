@@ -308,6 +308,12 @@ static __always_inline bool bt_unwind_by_file(struct bt_unwind_cache *w, __u64 p
 		return w->table != 0;
 	}
 	if (!found) {
+		/*
+		 * A task past exit_mm() (its last switches) has no mappings to remember, and its
+		 * entry would outlive the exit that cleared the others (bt_on_exit)
+		 */
+		if (!bpf_get_current_task_btf()->mm)
+			return false;
 		/* zeroed in the callback's scratch, which is map memory: 6.1 takes no other */
 		__builtin_memset(&c->fresh, 0, sizeof(c->fresh));
 		bpf_map_update_elem(&bt_unwind_found, &c->tgid, &c->fresh, BPF_NOEXIST);
