@@ -247,7 +247,7 @@ struct file_entry {
 #define PENDING_TABLES 64
 
 struct bt_unwind {
-	int tables_fd, info_fd, procs_fd, stats_fd, files_fd;
+	int tables_fd, info_fd, procs_fd, stats_fd, files_fd, found_fd;
 	unsigned int max_tables;
 	unsigned long max_bytes, bytes;
 	__u32 next_table;
@@ -302,6 +302,7 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 	struct bpf_map *procs = bpf_object__find_map_by_name(obj, "bt_unwind_procs");
 	struct bpf_map *asked = bpf_object__find_map_by_name(obj, "bt_unwind_asked");
 	struct bpf_map *files = bpf_object__find_map_by_name(obj, "bt_unwind_files");
+	struct bpf_map *found = bpf_object__find_map_by_name(obj, "bt_unwind_found");
 	unsigned int nprocs = opts->max_procs ? opts->max_procs : 4096;
 	unsigned int ntables = opts->max_tables ? opts->max_tables : 1024;
 	bool yes = false;
@@ -309,7 +310,7 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 	int err;
 
 	*on = false;
-	if (!tables || !info || !procs || !asked || !files)
+	if (!tables || !info || !procs || !asked || !files || !found)
 		return opts->mode == BT_UNWIND_DWARF ? -ENOENT : 0;
 	if (opts->mode != BT_UNWIND_FP) {
 		err = bt_unwind_kernel_ok(why, sizeof(why));
@@ -335,6 +336,8 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 		if (!err)
 			err = bpf_map__set_max_entries(asked, nprocs);
 		if (!err)
+			err = bpf_map__set_max_entries(found, nprocs);
+		if (!err)
 			err = bpf_map__set_max_entries(files, ntables);
 		if (err)
 			return err;
@@ -358,11 +361,12 @@ int bt_unwind__new(struct bpf_object *obj, const struct bt_unwind_opts *opts,
 	u->procs_fd = map_fd(obj, "bt_unwind_procs");
 	u->stats_fd = map_fd(obj, "bt_unwind_stats");
 	u->files_fd = map_fd(obj, "bt_unwind_files");
+	u->found_fd = map_fd(obj, "bt_unwind_found");
 	u->max_tables = opts->max_tables ? opts->max_tables : 1024;
 	u->max_bytes = opts->max_bytes ? opts->max_bytes : 64UL << 20;
 	u->next_table = 1;
 	if (u->tables_fd < 0 || u->info_fd < 0 || u->procs_fd < 0 || u->stats_fd < 0 ||
-	    u->files_fd < 0) {
+	    u->files_fd < 0 || u->found_fd < 0) {
 		bt_unwind__free(u);
 		return -ENOENT;
 	}
@@ -777,6 +781,8 @@ static int note_pid_locked(struct bt_unwind *u, int pid)
 	/* written even when empty: the walker then knows the process was looked at */
 	if (bpf_map_update_elem(u->procs_fd, &key, proc, BPF_ANY))
 		return -errno;
+	/* what the walker found by file meanwhile is in the table now, or no longer mapped */
+	bpf_map_delete_elem(u->found_fd, &key);
 	/*
 	 * Exited meanwhile (its exit forgot the pid before this wrote it), or its pid taken by
 	 * another process: the entry is no one's
@@ -829,8 +835,10 @@ void bt_unwind__forget_pid(struct bt_unwind *u, int pid)
 	 * file), and the event loop must go on noting processes. An indexing under way writes
 	 * the entry again only for a process that still lives (note_pid_locked).
 	 */
-	if (u)
-		bpf_map_delete_elem(u->procs_fd, &key);
+	if (!u)
+		return;
+	bpf_map_delete_elem(u->procs_fd, &key);
+	bpf_map_delete_elem(u->found_fd, &key);
 }
 
 /* The worker: queued processes first, then the next running process of the scan. */
@@ -984,6 +992,7 @@ void bt_unwind__counts(struct bt_unwind *u, struct bt_unwind_counts *c)
 	c->truncated = s[BT_UNWIND_STAT_TRUNCATED];
 	c->asked = s[BT_UNWIND_STAT_ASKED];
 	c->by_file = s[BT_UNWIND_STAT_BY_FILE];
+	c->find_vma = s[BT_UNWIND_STAT_FIND_VMA];
 	pthread_mutex_lock(&u->lock);
 	c->tables = u->next_table - 1;
 	c->table_bytes = u->bytes;
@@ -1004,9 +1013,9 @@ void bt_unwind__report(struct bt_unwind *u, FILE *out)
 		 "unwind: %llu user stacks, %llu frames through tables, %llu by frame pointers, "
 		 "%llu stacks truncated, %llu from processes not indexed yet; %llu tables "
 		 "(%llu KiB), %llu files without one, %llu processes indexed, %llu requests to "
-		 "index one, %llu mappings found by file",
+		 "index one, %llu mappings asked of the kernel, %llu mappings found by file",
 		 c.stacks, c.frames_table, c.frames_fp, c.truncated, c.not_indexed, c.tables,
-		 c.table_bytes >> 10, c.files_without, c.procs, c.asked, c.by_file);
+		 c.table_bytes >> 10, c.files_without, c.procs, c.asked, c.find_vma, c.by_file);
 	/* with --json, stderr is JSON Lines too (docs/json.md) */
 	if (bt_json_mode())
 		bt_note("%s", line);

@@ -76,6 +76,8 @@ struct bt_unwind_counts {
 	unsigned long long stacks, not_indexed, frames_table, frames_fp, truncated;
 	unsigned long long asked;   /* requests from the walker to index a process (again) */
 	unsigned long long by_file; /* mappings the walker found by file (bpf_find_vma) */
+	unsigned long long
+		find_vma; /* of the walker's lookups by file, those asked of the kernel */
 	unsigned long long tables, table_bytes, files_without, procs;
 };
 void bt_unwind__counts(struct bt_unwind *u, struct bt_unwind_counts *c);

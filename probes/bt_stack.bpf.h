@@ -25,6 +25,7 @@
 #define BT_PF_EXITING 0x00000004 /* include/linux/sched.h, set as do_exit() begins */
 
 /* vmlinux.h has no errno values */
+#define BT_ENOENT 2
 #define BT_EFAULT 14
 #define BT_EEXIST 17
 
@@ -309,11 +310,15 @@ int bt_on_exec(void *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	/* processes snapshotted at start were never announced, but are stale all the same */
 	if (!bt_announce_pids)
 		return 0;
-	if (bt_unwind_on) /* the new image asks to be indexed as a new process does */
-		bpf_map_delete_elem(&bt_unwind_asked, &tgid);
+	/*
+	 * The old image's mappings, at once: until user space has read the note the walk would
+	 * look the new image's pcs up in them. Its last request to be indexed goes too, or the
+	 * new image's first one (libraries mapped after it was indexed) waits out the second.
+	 */
+	bt_unwind_forget(tgid);
+	/* processes snapshotted at start were never announced, but are stale all the same */
 	bt_pid_over(ctx, tgid, BT_PID_NOTE_EXEC);
 	return 0;
 }
@@ -334,10 +339,7 @@ int bt_on_exit(void *ctx)
 
 	if (!bt_announce_pids || (__u32)id != tgid)
 		return 0;
-	if (bt_unwind_on) {
-		bpf_map_delete_elem(&bt_unwind_procs, &tgid);
-		bpf_map_delete_elem(&bt_unwind_asked, &tgid);
-	}
+	bt_unwind_forget(tgid);
 	bt_pid_over(ctx, tgid, BT_PID_NOTE_EXIT);
 	return 0;
 }

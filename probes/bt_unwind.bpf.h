@@ -83,6 +83,65 @@ struct {
 	__type(value, struct bt_unwind_ask_state);
 } bt_unwind_asked SEC(".maps");
 
+/*
+ * The rows looked up last on this CPU, by table and file address: a process walks the same
+ * few stacks again and again, and a row found here saves the table's map lookups and binary
+ * searches (two of each for libc). Table ids are never reused within a run and a table never
+ * changes once stored, so an entry stays right for the whole run.
+ */
+#define BT_UNWIND_ROWCACHE 1024
+struct bt_unwind_rowcache {
+	__u64 tag[BT_UNWIND_ROWCACHE];	/* table << 32 | file address, + 1 (0: empty) */
+	__u64 rule[BT_UNWIND_ROWCACHE]; /* bt_unwind_lookup()'s answer */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bt_unwind_rowcache);
+} bt_unwind_rows SEC(".maps");
+
+static __always_inline __u32 bt_unwind_row_slot(__u64 tag)
+{
+	return (__u32)((tag * 0x9e3779b97f4a7c15ULL) >> 54) & (BT_UNWIND_ROWCACHE - 1);
+}
+
+/*
+ * The cached row of tag (see above), or ~0 when not cached. Global functions, as the store
+ * below: inlined, their locals took bt_unwind_lookup() over the stack 6.1 allows beside the
+ * bpf_find_vma() callback under it (meta/bpf_stack).
+ */
+__attribute__((noinline)) __u64 bt_unwind_row_get(__u64 tag)
+{
+	__u32 zero = 0, slot = bt_unwind_row_slot(tag);
+	struct bt_unwind_rowcache *rc = bpf_map_lookup_elem(&bt_unwind_rows, &zero);
+
+	return rc && rc->tag[slot] == tag ? rc->rule[slot] : ~0ULL;
+}
+
+__attribute__((noinline)) int bt_unwind_row_put(__u64 tag, __u64 rule)
+{
+	__u32 zero = 0, slot = bt_unwind_row_slot(tag);
+	struct bt_unwind_rowcache *rc = bpf_map_lookup_elem(&bt_unwind_rows, &zero);
+
+	if (!rc)
+		return 0;
+	/* a program that interrupts this one on this CPU at worst misses the slot */
+	rc->tag[slot] = 0;
+	rc->rule[slot] = rule;
+	rc->tag[slot] = tag;
+	return 0;
+}
+
+/* mappings found by file, per process (probes/bt_unwind_maps.h); sized like the procs */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bt_unwind_found);
+} bt_unwind_found SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, BT_UNWIND_STATS);
@@ -95,7 +154,8 @@ struct bt_unwind_cache {
 	__u64 start, end, bias;
 	__u32 table;
 	__u32 tgid;
-	__u32 miss; /* a pc was in no mapping of the process's table: to be indexed again */
+	__u32 miss;   /* a pc was in no mapping of the process's table: to be indexed again */
+	__u32 noproc; /* the process has no table at all (not indexed yet, or evicted) */
 };
 
 struct bt_unwind_walk {
@@ -104,7 +164,6 @@ struct bt_unwind_walk {
 	__u32 slot; /* the scratch buffer of bt_stack_scratch being written */
 	__u32 n;
 	__u32 from_fp; /* the frame about to be written was found with frame pointers */
-	__u32 indexed; /* the process has a mapping table (for the counts) */
 	__u32 done, truncated;
 	__u32 frames_table, frames_fp;
 	__u32 no_table; /* some frame had no table (stepped, or ended, by frame pointers) */
@@ -153,6 +212,8 @@ struct bt_unwind_vma {
 	struct bt_unwind_file_key key; /* the mapping's file */
 	__u64 start, end, pgoff;
 	__u32 found;
+	__u32 tgid; /* the key of bt_unwind_found: here, the stack is full (below) */
+	struct bt_unwind_found fresh; /* a process's first bt_unwind_found entry, zeroed */
 };
 
 /*
@@ -174,53 +235,132 @@ static long bt_unwind_vma_cb(struct task_struct *task, struct vm_area_struct *vm
 	struct bt_unwind_vma *c;
 	__u32 zero = 0;
 
-	if (!inode)
-		return 0; /* anonymous: JIT code, or the vdso */
 	c = bpf_map_lookup_elem(&bt_unwind_vma_found, &zero);
 	if (!c)
 		return 0;
 	c->start = vma->vm_start;
 	c->end = vma->vm_end;
+	c->found = 1;
+	if (!inode)
+		return 0; /* anonymous: JIT code, or the vdso (no table by file) */
 	c->pgoff = vma->vm_pgoff;
 	c->key.ino = inode->i_ino;
 	c->key.dev = inode->i_sb->s_dev;
-	c->found = 1;
+	c->found = 2;
 	return 0;
+}
+
+static __always_inline __u64 bt_unwind_found_check(__u64 start, __u64 end, __u64 bias, __u32 table)
+{
+	return start ^ end ^ bias ^ table ^ BT_UNWIND_FOUND_CHECK;
+}
+
+/* pc in a mapping found by file for w's process before: into w. */
+static __always_inline bool bt_unwind_found_again(struct bt_unwind_cache *w, __u64 pc,
+						  struct bt_unwind_found *f)
+{
+	struct bt_unwind_found_slot *m;
+	__u32 i;
+
+#pragma unroll
+	for (i = 0; i < BT_UNWIND_FOUND; i++) {
+		m = &f->m[i];
+		if (pc >= m->start && pc < m->end &&
+		    m->check == bt_unwind_found_check(m->start, m->end, m->bias, m->table)) {
+			w->start = m->start;
+			w->end = m->end;
+			w->bias = m->bias;
+			w->table = m->table;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Remember [start, end) of w's process (table 0: none there) for its later walks. */
+static __always_inline void bt_unwind_found_note(struct bt_unwind_found *f, __u64 start, __u64 end,
+						 __u64 bias, __u32 table)
+{
+	struct bt_unwind_found_slot *m;
+	__u32 i = __sync_fetch_and_add(&f->next, 1) & (BT_UNWIND_FOUND - 1);
+
+	m = &f->m[i];
+	m->check = 0; /* a reader meanwhile misses rather than takes half of it */
+	m->start = start;
+	m->end = end;
+	m->bias = bias;
+	m->table = table;
+	m->check = bt_unwind_found_check(start, end, bias, table);
 }
 
 /*
  * pc's mapping found by its file rather than the process's table (not indexed yet, or mapped
- * since): the kernel's vma, then the file's table if some process mapping it was indexed.
+ * since): first among those found so for the process before (bt_unwind_found), else the
+ * kernel's vma, then the file's table if some process mapping it was indexed. What the
+ * kernel said is kept for the process's later walks, a mapping without a table included.
  */
 static __always_inline bool bt_unwind_by_file(struct bt_unwind_cache *w, __u64 pc)
 {
+	struct bt_unwind_found *found;
 	struct bt_unwind_file *f;
 	struct bt_unwind_vma *c;
 	__u64 off, o;
 	__u32 i = 0;
+	long err;
 
 	c = bpf_map_lookup_elem(&bt_unwind_vma_found, &i);
 	if (!c)
 		return false;
+	c->tgid = w->tgid;
+	found = bpf_map_lookup_elem(&bt_unwind_found, &c->tgid);
+	if (found && bt_unwind_found_again(w, pc, found)) {
+		bt_unwind_count(BT_UNWIND_STAT_BY_FILE, !!w->table);
+		return w->table != 0;
+	}
+	if (!found) {
+		/*
+		 * A task past exit_mm() (its last switches) has no mappings to remember, and its
+		 * entry would outlive the exit that cleared the others (bt_on_exit)
+		 */
+		if (!bpf_get_current_task_btf()->mm)
+			return false;
+		/* zeroed in the callback's scratch, which is map memory: 6.1 takes no other */
+		__builtin_memset(&c->fresh, 0, sizeof(c->fresh));
+		bpf_map_update_elem(&bt_unwind_found, &c->tgid, &c->fresh, BPF_NOEXIST);
+		found = bpf_map_lookup_elem(&bt_unwind_found, &c->tgid);
+	}
 	c->found = 0;
-	if (bpf_find_vma(bpf_get_current_task_btf(), pc, bt_unwind_vma_cb, NULL, 0) || !c->found)
+	err = bpf_find_vma(bpf_get_current_task_btf(), pc, bt_unwind_vma_cb, NULL, 0);
+	bt_unwind_count(BT_UNWIND_STAT_FIND_VMA, 1);
+	if (err == -BT_ENOENT && found) {
+		/* in no mapping (a return address that is not one): no table for its page */
+		bt_unwind_found_note(found, pc & ~4095ULL, (pc & ~4095ULL) + 4096, 0, 0);
 		return false;
-	f = bpf_map_lookup_elem(&bt_unwind_files, &c->key);
-	if (!f)
-		return false;
-	off = c->pgoff << 12;
+	}
+	if (err || !c->found)
+		return false; /* busy (an earlier call's unlock is pending): ask again next time */
+	f = c->found == 2 ? bpf_map_lookup_elem(&bt_unwind_files, &c->key) : NULL;
+	if (f) {
+		off = c->pgoff << 12;
 #pragma unroll
-	for (i = 0; i < BT_UNWIND_FILE_LOADS; i++) {
-		o = f->loads[i].offset;
-		if (i < f->nloads && (o & ~4095ULL) <= off && off < o + f->loads[i].filesz) {
-			w->start = c->start;
-			w->end = c->end;
-			w->bias = c->start + o - f->loads[i].vaddr - off;
-			w->table = f->table;
-			bt_unwind_count(BT_UNWIND_STAT_BY_FILE, 1);
-			return true;
+		for (i = 0; i < BT_UNWIND_FILE_LOADS; i++) {
+			o = f->loads[i].offset;
+			if (i < f->nloads && (o & ~4095ULL) <= off &&
+			    off < o + f->loads[i].filesz) {
+				w->start = c->start;
+				w->end = c->end;
+				w->bias = c->start + o - f->loads[i].vaddr - off;
+				w->table = f->table;
+				bt_unwind_count(BT_UNWIND_STAT_BY_FILE, 1);
+				if (found)
+					bt_unwind_found_note(found, w->start, w->end, w->bias,
+							     w->table);
+				return true;
+			}
 		}
 	}
+	if (found)
+		bt_unwind_found_note(found, c->start, c->end, 0, 0);
 	return false;
 }
 
@@ -242,8 +382,10 @@ static __always_inline bool bt_unwind_mapping(struct bt_unwind_cache *w, __u64 p
 	/* a key on the stack: 6.1 takes no other memory as a map key (w is a global function's) */
 	tgid = w->tgid;
 	p = bpf_map_lookup_elem(&bt_unwind_procs, &tgid);
-	if (!p)
+	if (!p) {
+		w->noproc = 1;
 		goto by_file;
+	}
 	hi = p->nr;
 	if (!hi || hi > BT_UNWIND_MAX_MAPPINGS)
 		goto by_file;
@@ -279,7 +421,7 @@ __attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w, __u6
 	const struct bt_unwind_page *pg;
 	struct bt_unwind_info *info;
 	__u32 page = 0, table, first;
-	__u64 rel;
+	__u64 rel, rule;
 	void *inner;
 	int i;
 
@@ -291,6 +433,9 @@ __attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w, __u6
 	table = w->table;
 	if ((rel >> 32) || !table)
 		return 0;
+	rule = bt_unwind_row_get(((__u64)table << 32 | rel) + 1);
+	if (rule != ~0ULL)
+		return rule;
 	info = bpf_map_lookup_elem(&bt_unwind_info, &table);
 	inner = bpf_map_lookup_elem(&bt_unwind_tables, &table);
 	if (!info || !inner || !info->levels || info->levels > BT_UNWIND_MAX_LEVELS)
@@ -322,8 +467,10 @@ __attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w, __u6
 	if (i < 0)
 		return 0;
 	r = &pg->rules[i & (BT_UNWIND_FANOUT - 1)];
-	return (__u32)r->cfa_offset | (__u64)(__u16)r->rbp_offset << 32 | (__u64)r->cfa_rule << 48 |
+	rule = (__u32)r->cfa_offset | (__u64)(__u16)r->rbp_offset << 32 | (__u64)r->cfa_rule << 48 |
 	       (__u64)r->rbp_rule << 56;
+	bt_unwind_row_put(((__u64)table << 32 | rel) + 1, rule);
+	return rule;
 }
 
 /* The return address read from slot, or the real one where a uretprobe put its trampoline. */
@@ -471,6 +618,16 @@ static __noinline void bt_unwind_ask(void *ctx, __u32 tgid)
 	bt_event_output_to(ctx, &bt_new_pids, BT_EVENTS_LOST_PIDS, &note, sizeof(note));
 }
 
+/* Everything the walker keeps of tgid's image (exec, exit). */
+static __always_inline void bt_unwind_forget(__u32 tgid)
+{
+	if (!bt_unwind_on)
+		return;
+	bpf_map_delete_elem(&bt_unwind_procs, &tgid);
+	bpf_map_delete_elem(&bt_unwind_asked, &tgid);
+	bpf_map_delete_elem(&bt_unwind_found, &tgid);
+}
+
 /*
  * Walk the current task's user stack into the scratch buffer slot; the number of frames
  * (0: none, a kernel thread).
@@ -505,8 +662,8 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot)
 	w.pc = regs->ip;
 	w.sp = regs->sp;
 	w.bp = regs->bp;
+	/* whether the process has a table shows at the first frame's lookup (w.cache.noproc) */
 	w.cache.tgid = bpf_get_current_pid_tgid() >> 32;
-	w.indexed = bpf_map_lookup_elem(&bt_unwind_procs, &w.cache.tgid) != NULL;
 	if (!w.pc)
 		return 0;
 	bpf_loop(BT_MAX_STACK_DEPTH + 1, bt_unwind_step, &w, 0);
@@ -519,9 +676,9 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot)
 	if (bt_unwind_marks && w.truncated)
 		v->ips[(w.n - 1) & BT_MAX_STACK_DEPTH] |= BT_UNWIND_MARK_TRUNC;
 	bt_unwind_count(BT_UNWIND_STAT_STACKS, 1);
-	if (!w.indexed && w.no_table)
+	if (w.cache.noproc && w.no_table)
 		bt_unwind_count(BT_UNWIND_STAT_NOT_INDEXED, 1);
-	if (!w.indexed || w.cache.miss)
+	if (w.cache.noproc || w.cache.miss)
 		bt_unwind_ask(ctx, w.cache.tgid);
 	bt_unwind_count(BT_UNWIND_STAT_FRAMES_TABLE, w.frames_table);
 	bt_unwind_count(BT_UNWIND_STAT_FRAMES_FP, w.frames_fp);

@@ -87,6 +87,30 @@ struct bt_unwind_file {
 	} loads[BT_UNWIND_FILE_LOADS]; /* the executable PT_LOAD segments */
 };
 
+/*
+ * Mappings the walker found by file for one process (bt_unwind_found, by tgid): bpf_find_vma()
+ * takes the process's mmap lock, and in the scheduler's context (interrupts off) it can only
+ * give it back through an irq_work, a self-interrupt per call (~5 us in a VM) that also makes
+ * any second call before it runs fail. Asked once per mapping, not once per walk. A slot with
+ * table 0 says "no table here" (an anonymous mapping, a file without one, no mapping at all).
+ * check guards against two CPUs filling one slot at once: a torn slot does not check.
+ */
+#define BT_UNWIND_FOUND 8
+#define BT_UNWIND_FOUND_CHECK 0x9e3779b97f4a7c15ULL
+
+struct bt_unwind_found_slot {
+	__u64 start, end, bias;
+	__u32 table;
+	__u32 pad;
+	__u64 check; /* start ^ end ^ bias ^ table ^ BT_UNWIND_FOUND_CHECK */
+};
+
+struct bt_unwind_found {
+	__u32 next; /* the slot written next (round robin) */
+	__u32 pad;
+	struct bt_unwind_found_slot m[BT_UNWIND_FOUND];
+};
+
 /* Per-CPU counters (lib/bt_unwind.c reports them with -v). */
 enum bt_unwind_stat {
 	BT_UNWIND_STAT_STACKS,	    /* user stacks walked by the unwinder */
@@ -97,6 +121,7 @@ enum bt_unwind_stat {
 	BT_UNWIND_STAT_KTHREAD,	     /* events in kernel threads (no user stack) */
 	BT_UNWIND_STAT_ASKED,	     /* requests to index a process (again), rate-limited */
 	BT_UNWIND_STAT_BY_FILE, /* mappings found by file (bpf_find_vma), not in the process's table */
+	BT_UNWIND_STAT_FIND_VMA, /* ... of which asked of the kernel (bpf_find_vma): new to the process */
 	BT_UNWIND_STATS,
 };
 

@@ -83,7 +83,8 @@ int bt_symbolizer__note_proc(struct bt_symbolizer *sym, int pid, uint32_t cookie
 			     uint64_t start_ns);
 /*
  * Snapshot pid's mappings again now (it mapped code since: the unwinder met a pc outside its
- * table), or note it when it was not yet. Frames resolved before stay valid.
+ * table). Frames resolved before stay valid. -ENOENT when pid has no live snapshot (not
+ * noted yet, or exec()ed since): its announcement notes it.
  */
 int bt_symbolizer__refresh_pid(struct bt_symbolizer *sym, int pid);
 /* Drop what was noted for pid (a tool calls this after the exit event has been printed). */

@@ -626,8 +626,13 @@ int bt_symbolizer__refresh_pid(struct bt_symbolizer *s, int pid)
 	if (!s || pid <= 0)
 		return -EINVAL;
 	p = *proc_slot(s, pid);
+	/*
+	 * Not noted, or its image is gone (exec): its announcement, which follows the walker's
+	 * request, notes it under its cookie; noting it here, without one, would keep a second
+	 * snapshot that no exit releases
+	 */
 	if (!p || p->gone)
-		return bt_symbolizer__note_pid(s, pid);
+		return -ENOENT;
 	p->refreshed_gen = s->gen + 1;
 	p->refreshed_ns = 0;
 	refresh(s, p);

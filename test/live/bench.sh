@@ -31,16 +31,16 @@ if command -v setpriv >/dev/null; then
 fi
 ok "refusals: no build (1), bad figure (2), not root (1)"
 
-# The table: a header, then one row per figure with 8 columns; the tracepoint row has the
+# The table: a header, then one row per figure with 9 columns; the tracepoint row has the
 # tool's and the floor's added cost, their ratio and a verdict.
 RC=0
 BT_BUILD_DIR=$BT_BUILD "$BENCH" --quick --no-peer --only event-tp,size >"$T/out" 2>"$T/err" || RC=$?
 OUT=$T/out ERR=$T/err
 [ "$RC" = 0 ] || fail "scripts/bench --quick: exit $RC"
-head -1 "$OUT" | grep -Eq '^figure +unit +bpftools +floor +bpftrace +ratio +target +result$' ||
+head -1 "$OUT" | grep -Eq '^figure +unit +bpftools +floor +bpftrace +libbpf-tools +ratio +target +result$' ||
 	fail "no table header"
 row=$(grep '^per event: getppid tracepoint, funccount ' "$OUT") || fail "no tracepoint row"
-echo "$row" | grep -Eq ' \+ns/call +-?[0-9.]+ +-?[0-9.]+ +- +-?[0-9.]+ +x<=1\.15 +(PASS|FAIL)$' ||
+echo "$row" | grep -Eq ' \+ns/call +-?[0-9.]+ +-?[0-9.]+ +- +- +-?[0-9.]+ +x<=1\.15 +(PASS|FAIL)$' ||
 	fail "tracepoint row malformed: $row"
 grep -Eq '^binary size: bpftools, stripped, dynamic +MB +[0-9.]+ .* <=3 +(PASS|FAIL)$' "$OUT" ||
 	fail "no binary size row"
