@@ -21,23 +21,23 @@ entries() {
 		fi
 	done
 	echo "no map $1" >&2
-	echo 999999
+	echo missing # (a number test on it fails)
 }
 
-# soak TOOL ARGS...: 2,000 processes to warm up, then 10,000: RSS within 2 MiB, and the
-# announcement set ($MAPS: more maps) back to its level.
+# soak TOOL ARGS...: 2,000 processes to warm up, then 10,000: RSS within 2 MiB, and the maps
+# named in $MAPS (entries keyed by pid or tid) back to their level.
 soak() {
 	start_tool "$@"
 	$CHURN 2000 || fail "churn failed"
 	sleep 1
 	r0=$(rss $FPID)
 	e0=""
-	for m in bt_seen_pids $MAPS; do e0="$e0 $(entries $m)"; done
+	for m in $MAPS; do e0="$e0 $(entries $m)"; done
 	$CHURN 10000 || fail "churn failed"
 	sleep 1
 	r1=$(rss $FPID)
 	e1=""
-	for m in bt_seen_pids $MAPS; do e1="$e1 $(entries $m)"; done
+	for m in $MAPS; do e1="$e1 $(entries $m)"; done
 	finish_tool INT
 	[ "$RC" = 0 ] || fail "$1 exited $RC"
 	[ $((r1 - r0)) -le 2048 ] || fail "$*: RSS grew from $r0 to $r1 KiB over 10,000 processes"
@@ -53,8 +53,12 @@ soak() {
 # Blocks of 1-2 us only: nothing is counted, so no row of whatever else the machine runs
 # loads its symbols in the middle of the measure, while every process is still announced,
 # snapshotted and indexed at its first switch (the window applies when a block ends).
-BANNER_IN=err MAPS=bt_offcpu_starts SOAK="offcputime -f" soak offcputime -f -M 2
-MAPS="" SOAK="stackcount -U" soak stackcount -U t:sched:sched_process_exec
+BANNER_IN=err MAPS="bt_seen_pids bt_offcpu_starts" SOAK="offcputime -f" soak offcputime -f -M 2
+MAPS=bt_seen_pids SOAK="stackcount -U" soak stackcount -U t:sched:sched_process_exec
+BANNER_IN=err MAPS="bt_seen_pids bt_offcpu_starts wakers" SOAK="offwaketime -f" soak offwaketime -f -M 2
+# per event, no stacks: its in-flight opens by thread, and whatever it keeps per process
+BANNER="^PID" MAPS=starts SOAK="opensnoop" soak opensnoop -n no_such_proc
+unset BANNER BANNER_IN
 
 # A call that never returns (libc's exit(), called by every process of the churn) leaves its
 # entry only until its thread exits: funclatency's starts (a hash: full, it took no new call)

@@ -178,11 +178,13 @@ expect_stack "$CHAIN_B 5" "found by file"
 grep -q '\[fp\]\|\[truncated\]' "$OUT" && fail "found by file: frames marked: $(stacks | tr '\n' '|')"
 grep -Eq '^unwind: 8 user stacks, 104 frames through tables, 0 by frame pointers, 0 stacks truncated, 0 from processes not indexed yet;.* [1-9][0-9]* mappings found by file$' "$ERR" ||
 	fail "found by file: not 8 whole stacks through tables: $(grep '^unwind:' "$ERR")"
-# the kernel is asked once per mapping of the process, not once per frame or walk: in the
-# scheduler's context each bpf_find_vma() costs a self-interrupt (docs/unwind.md)
+# the kernel is asked once per mapping of the process (4: the program, its library, libc, the
+# loader), not once per frame or walk: in the scheduler's context each bpf_find_vma() costs a
+# self-interrupt (docs/unwind.md). How many walks come before the process is indexed (and so
+# how many mappings are found by file, from the kernel or the process's cache) is timing.
 asked=$(sed -n 's/^unwind: .* \([0-9]*\) mappings asked of the kernel, \([0-9]*\) mappings found by file$/\1 \2/p' "$ERR")
 set -- $asked
-[ $# = 2 ] && [ "$1" -le 4 ] && [ "$2" -ge 8 ] ||
+[ $# = 2 ] && [ "$1" -le 4 ] && [ "$2" -ge "$1" ] ||
 	fail "found by file: the kernel asked more than once per mapping: $(grep '^unwind:' "$ERR")"
 ok "a process not indexed yet: whole stacks through tables found by file (bpf_find_vma), $1 mappings asked of the kernel for $2 found"
 
