@@ -75,6 +75,57 @@ static void test_nopie_after_exit(void)
 	expect_names("fx_nopie", NULL, fx_main_names, 5, "/fx_nopie");
 }
 
+/*
+ * A process's identity is its pid, its cookie and its start time: an exited snapshot names its
+ * own cookie's stacks until released, never another cookie's; a process announced with a
+ * start time it does not have (another process took its pid) is not snapshotted.
+ */
+static void test_process_identity(void)
+{
+	struct bt_symbolizer *s = NULL;
+	struct bt_sym_stats st;
+	struct bt_frame fr[16];
+	uint64_t start = 0;
+	struct fx_run r;
+	int n;
+
+	CHECK_INT(bt_symbolizer__new(NULL, &s), 0);
+	CHECK_INT(fx_start("fx_pie", &r), 0);
+	CHECK_INT(bt_proc_start_ns(r.pid, &start), 0);
+	CHECK(start > 0);
+	/* announced as started a second earlier: some other process of that pid */
+	CHECK_INT(bt_symbolizer__note_proc(s, r.pid, 7, start - 1000000000ULL), -ESRCH);
+	CHECK_INT(bt_symbolizer__note_proc(s, r.pid, 7, start), 0);
+	CHECK_INT(bt_symbolizer__note_proc(s, r.pid, 7, start), 0); /* idempotent */
+	fx_stop(&r);
+	bt_symbolizer__exit_pid(s, r.pid, 7);
+	bt_symbolizer__stats(s, &st);
+	CHECK_INT(st.procs, 0);
+	CHECK_INT(st.exited, 1);
+	CHECK_INT(bt_symbolizer__exits(s), 1);
+	/* exited, still named by its cookie (and by pid alone) */
+	n = bt_symbolizer__resolve_proc(s, r.pid, 7, r.addrs, r.n, BT_RESOLVE_STACK, fr, 16);
+	CHECK_INT(n, 5);
+	CHECK_STR(fr[n - 1].name, "main");
+	n = bt_symbolizer__resolve(s, r.pid, r.addrs, r.n, BT_RESOLVE_STACK, fr, 16);
+	CHECK_STR(fr[n - 1].name, "main");
+	/* another cookie of the pid: not this snapshot's to name, nor to be snapshotted now */
+	n = bt_symbolizer__resolve_proc(s, r.pid, 8, r.addrs, r.n, BT_RESOLVE_STACK, fr, 16);
+	CHECK(n >= 1 && fr[0].name == NULL);
+	CHECK_INT(fr[0].reason, BT_SYM_PROCESS_GONE);
+	/* released once the output that may name it is out */
+	bt_symbolizer__release_exited(s, 0);
+	bt_symbolizer__stats(s, &st);
+	CHECK_INT(st.exited, 1);
+	bt_symbolizer__release_exited(s, 1);
+	bt_symbolizer__stats(s, &st);
+	CHECK_INT(st.exited, 0);
+	n = bt_symbolizer__resolve_proc(s, r.pid, 7, r.addrs, r.n, BT_RESOLVE_STACK, fr, 16);
+	CHECK(n >= 1 && fr[0].name == NULL);
+	CHECK_INT(fr[0].reason, BT_SYM_PROCESS_GONE);
+	bt_symbolizer__free(s);
+}
+
 static void test_shared_library(void)
 {
 	static const char *const names[] = { "fx_capture", "fxlib_inner", "fxlib_outer",
@@ -374,6 +425,7 @@ int main(void)
 {
 	BT_RUN(test_pie_after_exit);
 	BT_RUN(test_nopie_after_exit);
+	BT_RUN(test_process_identity);
 	BT_RUN(test_shared_library);
 	BT_RUN(test_cxx_demangled);
 	BT_RUN(test_stripped_variants);
