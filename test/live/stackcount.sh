@@ -126,20 +126,7 @@ WM=$BT_WORKLOADS/stack_many
 BANNER_IN=err traced_workload "$WM" call 11 -- stackcount -U -f -p @PID "$WM:sm_leaf"
 expect_rc 0 "stackcount -U -f (2048 paths)"
 grep -q 'lost' "$ERR" && fail "2048 paths: stacks lost: $(cat "$ERR")"
-python3 - "$OUT" <<'EOF' || fail "2048 paths: a path missing or miscounted"
-import sys
-counts = {}
-for line in open(sys.argv[1]):
-    frames, value = line.rsplit(" ", 1)
-    frames = frames.split(";")
-    path = frames[frames.index("main") + 2:frames.index("leaf")]  # after main;sm_a
-    assert len(path) == 11 and frames[-1] == "sm_leaf", frames
-    p = sum(1 << d for d, f in enumerate(path) if f == "sm_b")
-    assert p not in counts, "path %d printed twice" % p
-    counts[p] = int(value)
-bad = [(p, counts.get(p)) for p in range(2048) if counts.get(p) != p % 3 + 1]
-assert not bad, "wrong or missing counts: %s" % bad[:10]
-EOF
+python3 "$(dirname "$0")/stack_many_check.py" "$OUT" || fail "2048 paths: a path missing or miscounted"
 ok "2048 distinct paths, each with its exact count, none lost"
 
 # Kernel stacks of a syscall tracepoint name the syscall entry path.
