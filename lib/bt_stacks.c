@@ -102,6 +102,20 @@ static int on_new_pid(void *ctx, const void *data, size_t size)
 	if (size < sizeof(note))
 		return 0;
 	memcpy(&note, data, sizeof(note));
+	if (note.exec == BT_PID_NOTE_SAMPLE) {
+		const struct bt_stack_sample *s = data;
+
+		/*
+		 * A frame in a mapping made after the process was noted (indexed while the loader
+		 * was mapping its libraries, or a dlopen): its names too, while it lives
+		 */
+		if (size >= sizeof(*s) && s->miss)
+			bt_symbolizer__refresh_pid(st->sym, (int)note.tgid);
+		err = bt_unwind__sample(st->unwind, data, size);
+		if (err < 0)
+			bt_debug("a stack sent to be unwound was dropped: %s", strerror(-err));
+		return 0;
+	}
 	if (note.exec == BT_PID_NOTE_REINDEX) {
 		/*
 		 * Code its table lacks (dlopen), or not in the table at all (evicted): the names
@@ -118,6 +132,7 @@ static int on_new_pid(void *ctx, const void *data, size_t size)
 		 * the process again, with the new image's libraries.
 		 */
 		bt_unwind__forget_pid(st->unwind, (int)note.tgid);
+		bt_unwind__exited(st->unwind, (int)note.tgid, note.partial);
 		bt_symbolizer__exit_pid(st->sym, (int)note.tgid, note.cookie);
 		bt_debug("process %u (%u) %s", note.tgid, note.cookie,
 			 note.exec == BT_PID_NOTE_EXIT ? "exited" : "exec()ed");
@@ -125,8 +140,15 @@ static int on_new_pid(void *ctx, const void *data, size_t size)
 	}
 	/* A process that is already gone just gets [unknown] frames later. */
 	err = bt_symbolizer__note_proc(st->sym, (int)note.tgid, note.cookie, note.start_ns);
-	bt_debug("process %u (%u, started %llu) first seen: %s", note.tgid, note.cookie,
-		 (unsigned long long)note.start_ns, err ? strerror(-err) : "mappings noted");
+	if (bt_debug_enabled()) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_BOOTTIME, &now);
+		bt_debug("process %u (%u, started %llu, %.1f ms ago) first seen: %s", note.tgid,
+			 note.cookie, (unsigned long long)note.start_ns,
+			 ((double)now.tv_sec * 1e9 + now.tv_nsec - (double)note.start_ns) / 1e6,
+			 err ? strerror(-err) : "mappings noted");
+	}
 	/* its stacks walk by frame pointers until the unwinder's worker has indexed it */
 	bt_unwind__queue_pid(st->unwind, (int)note.tgid);
 	return 0;
@@ -464,7 +486,8 @@ static int release_in(int fd, unsigned int closed, const uint64_t *sorted, size_
 int bt_stacks__release(struct bt_stacks *st, const uint64_t *held, size_t nheld)
 {
 	unsigned int closed = st->gen ^ 1;
-	uint64_t *sorted = NULL;
+	uint64_t *sorted = NULL, *keep = NULL;
+	size_t nkeep = 0;
 	int err;
 
 	if (nheld) {
@@ -473,6 +496,25 @@ int bt_stacks__release(struct bt_stacks *st, const uint64_t *held, size_t nheld)
 			return -ENOMEM;
 		memcpy(sorted, held, nheld * sizeof(*sorted));
 		qsort(sorted, nheld, sizeof(*sorted), cmp_u64);
+	}
+	/* a deferred stack still held keeps the stored one it falls back on */
+	err = bt_unwind__release_samples(st->unwind, closed, sorted, nheld, &keep, &nkeep);
+	if (!err && nkeep) {
+		uint64_t *all = realloc(sorted, (nheld + nkeep) * sizeof(*all));
+
+		if (!all) {
+			err = -ENOMEM;
+		} else {
+			sorted = all;
+			memcpy(&sorted[nheld], keep, nkeep * sizeof(*keep));
+			nheld += nkeep;
+			qsort(sorted, nheld, sizeof(*sorted), cmp_u64);
+		}
+	}
+	free(keep);
+	if (err) {
+		free(sorted);
+		return err;
 	}
 	err = release_in(st->stack_fd, closed, sorted, nheld);
 	if (!err)
@@ -484,12 +526,43 @@ int bt_stacks__release(struct bt_stacks *st, const uint64_t *held, size_t nheld)
 	return err;
 }
 
+/*
+ * A deferred stack's frames (lib/bt_unwind_samples.h) into st->buf: 1 when there, 0 with *id
+ * the stored stack it falls back on, -ENOENT when unknown.
+ */
+static int deferred_frames(struct bt_stacks *st, uint64_t *id)
+{
+	uint64_t fallback = BT_STACK_LOST;
+	int n;
+
+	n = bt_unwind__sample_frames(st->unwind, *id, st->buf.ips, &fallback);
+	if (n == -ENOENT && st->pids) {
+		/* sent before the count or event that names it, and not read yet */
+		bt_events__poll(st->pids);
+		n = bt_unwind__sample_frames(st->unwind, *id, st->buf.ips, &fallback);
+	}
+	if (n < 0)
+		return n;
+	st->buf.nr = n;
+	*id = fallback;
+	return n > 0;
+}
+
 int bt_stacks__get(struct bt_stacks *st, uint64_t id, uint64_t entry_caller, uint64_t *ips)
 {
 	int n, m, i;
 
 	if (id == BT_STACK_NONE)
 		return 0;
+	if (BT_STACK_DEFERRED(id)) {
+		n = deferred_frames(st, &id);
+		if (n < 0) {
+			st->missing++;
+			return n;
+		}
+		if (n > 0)
+			goto copy;
+	}
 	if (!BT_STACK_STORED(id))
 		return -ENOENT;
 	if (bpf_map_lookup_elem(id & BT_STACK_DEEP_BIT ? st->deep_fd : st->stack_fd, &id,
@@ -497,6 +570,7 @@ int bt_stacks__get(struct bt_stacks *st, uint64_t id, uint64_t entry_caller, uin
 		st->missing++;
 		return -ENOENT;
 	}
+copy:
 	n = st->buf.nr < BT_MAX_STACK_DEPTH ? (int)st->buf.nr : BT_MAX_STACK_DEPTH;
 	memcpy(ips, st->buf.ips, n * sizeof(*ips));
 	/* the unwinder's marks (-v) are kept apart: bits 62-63 are no user address */
@@ -708,10 +782,13 @@ void bt_stacks__report_lost(struct bt_stacks *st)
 	} else if (st->unwind) {
 		struct bt_unwind_counts c;
 
+		char who[160];
+
 		bt_unwind__counts(st->unwind, &c);
-		if (c.not_indexed)
+		bt_unwind__partial_report(st->unwind, who, sizeof(who));
+		if (c.partial)
 			bt_warn("%llu user stacks walked partly by frame pointers: their process "
-				"was not indexed yet",
-				c.not_indexed);
+				"was not indexed yet%s%s%s",
+				c.partial, who[0] ? " (" : "", who, who[0] ? ")" : "");
 	}
 }

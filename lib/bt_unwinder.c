@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <dirent.h>
 #include <ctype.h>
@@ -28,6 +29,7 @@
 #include "bt_btf_ids.h"
 #include "bt_unwind_probe.skel.h"
 #include "bt_unwind_table.h"
+#include "bt_unwind_samples.h"
 
 /* --unwind: one command runs per process, so its choice is kept here for bt_stacks */
 static enum bt_unwind_mode mode_arg = BT_UNWIND_AUTO;
@@ -89,6 +91,8 @@ static int probe_load(char *why, size_t len)
 	err = bt_rodata_set(skel->obj, "bt_unwind_on", &on, sizeof(on));
 	if (!err)
 		err = bt_rodata_set(skel->obj, "bt_unwind_marks", &o.marks, sizeof(o.marks));
+	if (!err)
+		err = bt_rodata_set(skel->obj, "bt_unwind_defer_on", &on, sizeof(on));
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.bt_unwind_tables, 2);
 	if (!err)
@@ -227,6 +231,11 @@ void bt_unwind_fill(const struct bt_unwind_row *rows, size_t nr, const struct bt
 }
 
 #define BT_UNWIND_ALL_MAPPINGS 512
+/*
+ * bt_new_pids with the walker on: half of it for stacks sent to be unwound here (8 KiB each,
+ * about 30 at once), half kept for announcements and exits
+ */
+#define BT_UNWIND_SAMPLE_RING (512 * 1024)
 
 /* A file seen in some process: its table (0: none) and where its code is in the file. */
 #define MAX_LOADS BT_UNWIND_FILE_LOADS
@@ -247,7 +256,7 @@ struct file_entry {
 #define PENDING_TABLES 64
 
 struct bt_unwind {
-	int tables_fd, info_fd, procs_fd, stats_fd, files_fd, found_fd;
+	int tables_fd, info_fd, procs_fd, stats_fd, files_fd, found_fd, asked_fd;
 	unsigned int max_tables;
 	unsigned long max_bytes, bytes;
 	__u32 next_table;
@@ -283,9 +292,12 @@ struct bt_unwind {
 	 * The vdso is the same image in every process of this kernel: its table is built from
 	 * ours (it has .eh_frame), and used for every process's [vdso] of the same size.
 	 */
+	pid_t worker_tid;
+	int worker_nice; /* what the worker last set (boost_worker() lowers it) */
 	bool vdso_tried;
 	struct file_entry vdso;
 	unsigned long vdso_size;
+	struct bt_unwind_samples *samples; /* stacks sent to be unwound here */
 };
 
 static int map_fd(struct bpf_object *obj, const char *name)
@@ -303,6 +315,7 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 	struct bpf_map *asked = bpf_object__find_map_by_name(obj, "bt_unwind_asked");
 	struct bpf_map *files = bpf_object__find_map_by_name(obj, "bt_unwind_files");
 	struct bpf_map *found = bpf_object__find_map_by_name(obj, "bt_unwind_found");
+	struct bpf_map *pids = bpf_object__find_map_by_name(obj, "bt_new_pids");
 	unsigned int nprocs = opts->max_procs ? opts->max_procs : 4096;
 	unsigned int ntables = opts->max_tables ? opts->max_tables : 1024;
 	bool yes = false;
@@ -325,6 +338,11 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 	err = bt_rodata_set(obj, "bt_unwind_on", &yes, sizeof(yes));
 	if (!err && yes)
 		err = bt_rodata_set(obj, "bt_unwind_marks", &opts->marks, sizeof(opts->marks));
+	/* the walker's kernels all have ring buffers (5.17+), where samples go */
+	if (!err && yes)
+		err = bt_rodata_set(obj, "bt_unwind_defer_on", &yes, sizeof(yes));
+	if (!err && yes && pids)
+		err = bpf_map__set_max_entries(pids, BT_UNWIND_SAMPLE_RING);
 	if (err)
 		return err;
 	if (yes) {
@@ -362,11 +380,14 @@ int bt_unwind__new(struct bpf_object *obj, const struct bt_unwind_opts *opts,
 	u->stats_fd = map_fd(obj, "bt_unwind_stats");
 	u->files_fd = map_fd(obj, "bt_unwind_files");
 	u->found_fd = map_fd(obj, "bt_unwind_found");
+	u->asked_fd = map_fd(obj, "bt_unwind_asked");
 	u->max_tables = opts->max_tables ? opts->max_tables : 1024;
 	u->max_bytes = opts->max_bytes ? opts->max_bytes : 64UL << 20;
 	u->next_table = 1;
 	if (u->tables_fd < 0 || u->info_fd < 0 || u->procs_fd < 0 || u->stats_fd < 0 ||
-	    u->files_fd < 0 || u->found_fd < 0) {
+	    u->files_fd < 0 || u->found_fd < 0 || u->asked_fd < 0 ||
+	    bt_unwind_samples__new(u->tables_fd, u->info_fd, u->procs_fd, opts->marks,
+				   &u->samples)) {
 		bt_unwind__free(u);
 		return -ENOENT;
 	}
@@ -385,6 +406,7 @@ void bt_unwind__free(struct bt_unwind *u)
 		pthread_mutex_unlock(&u->qlock);
 		pthread_join(u->thread, NULL);
 	}
+	bt_unwind_samples__free(u->samples);
 	pthread_cond_destroy(&u->qcond);
 	pthread_mutex_destroy(&u->qlock);
 	pthread_mutex_destroy(&u->lock);
@@ -709,7 +731,8 @@ void bt_unwind_fit_mappings(struct bt_unwind_mapping *all, unsigned int n,
 	}
 }
 
-static int note_pid_locked(struct bt_unwind *u, int pid)
+/* Index pid; *startp: its start time (0: not known). */
+static int note_pid_locked(struct bt_unwind *u, int pid, uint64_t *startp)
 {
 	struct bt_unwind_proc *proc = &u->proc;
 	char path[64], line[4096], root[64];
@@ -722,6 +745,7 @@ static int note_pid_locked(struct bt_unwind *u, int pid)
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	snprintf(root, sizeof(root), "/proc/%d/root", pid);
 	have_start = !bt_proc_start_ns(pid, &start);
+	*startp = start;
 	maps = fopen(path, "re");
 	if (!maps)
 		return -errno;
@@ -816,14 +840,94 @@ int bt_unwind__index_file(struct bt_unwind *u, const char *path)
 
 int bt_unwind__note_pid(struct bt_unwind *u, int pid)
 {
+	uint64_t start = 0;
+	struct timespec now;
 	int err;
 
 	if (!u)
 		return 0;
 	pthread_mutex_lock(&u->lock);
-	err = note_pid_locked(u, pid);
+	clock_gettime(CLOCK_BOOTTIME, &now);
+	err = note_pid_locked(u, pid, &start);
+	/* its stacks sent meanwhile, with the table just written (or none: gone) */
+	bt_unwind_samples__indexed(u->samples, pid, start,
+				   (uint64_t)now.tv_sec * 1000000000ULL + now.tv_nsec,
+				   err ? NULL : &u->proc);
 	pthread_mutex_unlock(&u->lock);
 	return err;
+}
+
+/*
+ * The caller is about to wait for u->lock, which the worker may hold through a table build of
+ * the start-up scan at nice 19: on a busy machine that wait is as long as the build is
+ * starved. The worker runs at the caller's priority until it next picks its work.
+ */
+static void boost_worker(struct bt_unwind *u)
+{
+	pid_t tid = __atomic_load_n(&u->worker_tid, __ATOMIC_RELAXED);
+
+	if (tid && __atomic_load_n(&u->worker_nice, __ATOMIC_RELAXED) > 0) {
+		__atomic_store_n(&u->worker_nice, 0, __ATOMIC_RELAXED);
+		setpriority(PRIO_PROCESS, (id_t)tid, 0);
+	}
+}
+
+int bt_unwind__sample(struct bt_unwind *u, const void *data, size_t size)
+{
+	const struct bt_pid_note *note = data;
+	int err;
+
+	if (!u)
+		return 0;
+	err = bt_unwind_samples__add(u->samples, data, size);
+	/* waits for its process: announced, so queued, unless the queue was full then */
+	if (err == 1)
+		return bt_unwind__queue_pid(u, (int)note->tgid);
+	return err;
+}
+
+int bt_unwind__sample_frames(struct bt_unwind *u, uint64_t id, uint64_t *ips, uint64_t *fallback)
+{
+	int n, pid = 0;
+
+	if (!u)
+		return -ENOENT;
+	n = bt_unwind_samples__get(u->samples, id, ips, fallback, &pid);
+	if (n != -EAGAIN)
+		return n;
+	/*
+	 * Printed before the worker got to its process (a per-event tool, a collection while the
+	 * worker is busy): index it here and now, at the cost of one table build at most, rather
+	 * than wait for the queue. A process gone meanwhile fails at once: its stack falls back.
+	 */
+	boost_worker(u);
+	bt_unwind__note_pid(u, pid);
+	n = bt_unwind_samples__get(u->samples, id, ips, fallback, &pid);
+	return n == -EAGAIN ? 0 : n;
+}
+
+void bt_unwind__exited(struct bt_unwind *u, int pid, unsigned int partial)
+{
+	if (!u)
+		return;
+	if (partial)
+		bt_debug("unwind: process %d exited with %u user stacks walked partly by frame "
+			 "pointers",
+			 pid, partial);
+	bt_unwind_samples__partial(u->samples, pid, partial);
+	/*
+	 * Its stacks still waiting were taken in the image that is gone now (the ring keeps them
+	 * before this note): indexed after this, the pid would name the next image's mappings
+	 */
+	bt_unwind_samples__indexed(u->samples, pid, 0, 0, NULL);
+}
+
+int bt_unwind__release_samples(struct bt_unwind *u, unsigned int gen, const uint64_t *held,
+			       size_t nheld, uint64_t **keep, size_t *nkeep)
+{
+	*keep = NULL;
+	*nkeep = 0;
+	return u ? bt_unwind_samples__release(u->samples, gen, held, nheld, keep, nkeep) : 0;
 }
 
 void bt_unwind__forget_pid(struct bt_unwind *u, int pid)
@@ -848,9 +952,10 @@ static void *worker(void *arg)
 	struct timespec t0, t1;
 	unsigned int scanned = 0;
 	DIR *dir = NULL;
-	int self = getpid(), nice = 0;
+	int self = getpid(), nice;
 	id_t tid = (id_t)syscall(SYS_gettid);
 
+	__atomic_store_n(&u->worker_tid, (pid_t)tid, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&u->qlock);
 	for (;;) {
 		struct dirent *d = NULL;
@@ -866,8 +971,10 @@ static void *worker(void *arg)
 		 * processes before they exit. Queued processes are the ones being traced now, at
 		 * the loop's own priority: their stacks walk by frame pointers until indexed.
 		 */
+		nice = __atomic_load_n(&u->worker_nice, __ATOMIC_RELAXED);
 		if (nice != (u->qtail != u->qhead ? 0 : 19)) {
 			nice = u->qtail != u->qhead ? 0 : 19;
+			__atomic_store_n(&u->worker_nice, nice, __ATOMIC_RELAXED);
 			setpriority(PRIO_PROCESS, tid, nice);
 		}
 		if (u->qtail != u->qhead) {
@@ -977,6 +1084,7 @@ void bt_unwind__wait_indexed(struct bt_unwind *u)
 
 void bt_unwind__counts(struct bt_unwind *u, struct bt_unwind_counts *c)
 {
+	struct bt_unwind_sample_counts sc;
 	uint64_t s[BT_UNWIND_STATS] = { 0 };
 	unsigned int i;
 
@@ -999,6 +1107,30 @@ void bt_unwind__counts(struct bt_unwind *u, struct bt_unwind_counts *c)
 	c->files_without = u->files_without;
 	c->procs = u->procs;
 	pthread_mutex_unlock(&u->lock);
+	bt_unwind_samples__counts(u->samples, &sc);
+	c->deferred = sc.received;
+	c->deferred_unwound = sc.unwound;
+	/* what was sent and unwound whole here is not partly walked after all */
+	c->partial = c->not_indexed > sc.unwound ? c->not_indexed - sc.unwound : 0;
+}
+
+void bt_unwind__partial_report(struct bt_unwind *u, char *buf, size_t len)
+{
+	struct bt_unwind_ask_state st;
+	__u32 key, next, *prev = NULL;
+
+	if (!u) {
+		buf[0] = 0;
+		return;
+	}
+	/* the processes still running: their exits have not told yet */
+	while (!bpf_map_get_next_key(u->asked_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (!bpf_map_lookup_elem(u->asked_fd, &key, &st) && st.partial)
+			bt_unwind_samples__partial(u->samples, (int)key, st.partial);
+	}
+	bt_unwind_samples__partial_report(u->samples, buf, len);
 }
 
 void bt_unwind__report(struct bt_unwind *u, FILE *out)
@@ -1011,11 +1143,13 @@ void bt_unwind__report(struct bt_unwind *u, FILE *out)
 	bt_unwind__counts(u, &c);
 	snprintf(line, sizeof(line),
 		 "unwind: %llu user stacks, %llu frames through tables, %llu by frame pointers, "
-		 "%llu stacks truncated, %llu from processes not indexed yet; %llu tables "
+		 "%llu stacks truncated, %llu from processes not indexed yet (%llu of them sent to "
+		 "be unwound later, %llu unwound whole); %llu tables "
 		 "(%llu KiB), %llu files without one, %llu processes indexed, %llu requests to "
 		 "index one, %llu mappings asked of the kernel, %llu mappings found by file",
-		 c.stacks, c.frames_table, c.frames_fp, c.truncated, c.not_indexed, c.tables,
-		 c.table_bytes >> 10, c.files_without, c.procs, c.asked, c.find_vma, c.by_file);
+		 c.stacks, c.frames_table, c.frames_fp, c.truncated, c.not_indexed, c.deferred,
+		 c.deferred_unwound, c.tables, c.table_bytes >> 10, c.files_without, c.procs,
+		 c.asked, c.find_vma, c.by_file);
 	/* with --json, stderr is JSON Lines too (docs/json.md) */
 	if (bt_json_mode())
 		bt_note("%s", line);

@@ -12,6 +12,7 @@
 
 #include <argp.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <bpf/libbpf.h>
 
@@ -62,6 +63,31 @@ int bt_unwind__index_file(struct bt_unwind *u, const char *path);
 int bt_unwind__note_pid(struct bt_unwind *u, int pid);
 /* The same in the background (for the event loop: no wait for a table to be built). */
 int bt_unwind__queue_pid(struct bt_unwind *u, int pid);
+/*
+ * A stack the walker sent to be unwound here (struct bt_stack_sample of probes/bt_stack.h,
+ * from bt_new_pids): unwound once its process is indexed. 0 or -errno.
+ */
+int bt_unwind__sample(struct bt_unwind *u, const void *data, size_t size);
+/*
+ * The frames of a deferred stack id into ips[BT_MAX_STACK_DEPTH]: their number, or 0 with
+ * *fallback the stored stack to print instead (the walker's own, partly by frame pointers),
+ * -ENOENT for an id not received. A process the worker has not indexed yet is indexed on the
+ * spot.
+ */
+int bt_unwind__sample_frames(struct bt_unwind *u, uint64_t id, uint64_t *ips, uint64_t *fallback);
+/*
+ * Forget generation gen's deferred stacks but held[0..nheld) (sorted); *keep (malloc'ed) lists
+ * the stored stacks the held ones fall back on, to be kept as well.
+ */
+int bt_unwind__release_samples(struct bt_unwind *u, unsigned int gen, const uint64_t *held,
+			       size_t nheld, uint64_t **keep, size_t *nkeep);
+/*
+ * pid exited or exec()ed, partial of its stacks left partly walked by frame pointers (the
+ * kernel's count of those it did not send): for the report at the end.
+ */
+void bt_unwind__exited(struct bt_unwind *u, int pid, unsigned int partial);
+/* "pid P: N, ..., K more processes": the processes whose stacks stayed partly walked. */
+void bt_unwind__partial_report(struct bt_unwind *u, char *buf, size_t len);
 /* pid exec()ed or exited: its mapping table is stale. */
 void bt_unwind__forget_pid(struct bt_unwind *u, int pid);
 /*
@@ -79,6 +105,9 @@ struct bt_unwind_counts {
 	unsigned long long
 		find_vma; /* of the walker's lookups by file, those asked of the kernel */
 	unsigned long long tables, table_bytes, files_without, procs;
+	/* stacks sent to be unwound in user space (not indexed yet), and those unwound whole */
+	unsigned long long deferred, deferred_unwound;
+	unsigned long long partial; /* stacks left partly walked after all */
 };
 void bt_unwind__counts(struct bt_unwind *u, struct bt_unwind_counts *c);
 /* One "unwind: ..." line of the counts (for -v). */

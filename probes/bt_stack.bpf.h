@@ -202,9 +202,10 @@ __attribute__((noinline)) __u64 bt_stack_store(__u32 slot, __u32 gen)
 
 	if (!v)
 		return BT_STACK_LOST;
-	base = bt_stack_hash(v, v->nr) & ~15ULL;
+	/* bit 63 marks deferred stacks (probes/bt_stack.h) */
+	base = bt_stack_hash(v, v->nr) & ~(15ULL | BT_STACK_DEFERRED_BIT);
 	if (!base)
-		base = 1ULL << 63;
+		base = 1ULL << 62;
 	if (v->nr <= BT_STACK_SHORT)
 		return bt_stack_store_in(&bt_stacks, v, base | gen,
 					 (BT_STACK_SHORT + 1) / BT_STACK_BLOCK);
@@ -219,7 +220,7 @@ __attribute__((noinline)) __u64 bt_stack_store(__u32 slot, __u32 gen)
  */
 static __always_inline __u64 bt_get_stack(void *ctx, __u64 flags, __u32 gen)
 {
-	__u32 zero = 0, depth, *busy = bpf_map_lookup_elem(&bt_stack_busy, &zero);
+	__u32 zero = 0, depth, defer = 0, *busy = bpf_map_lookup_elem(&bt_stack_busy, &zero);
 	struct bt_stack_value *v;
 	__u64 id = BT_STACK_LOST;
 	long len;
@@ -235,7 +236,7 @@ static __always_inline __u64 bt_get_stack(void *ctx, __u64 flags, __u32 gen)
 		goto out;
 	}
 	if (bt_unwind_on && (flags & BPF_F_USER_STACK))
-		len = bt_unwind_user(ctx, depth) * sizeof(__u64); /* sets nr and clears past it */
+		len = bt_unwind_user(ctx, depth, &defer) * sizeof(__u64); /* sets nr, clears past */
 	else
 		len = bpf_get_stack(ctx, v->ips, BT_MAX_STACK_DEPTH * sizeof(__u64), flags);
 	if (len <= 0) {
@@ -247,6 +248,12 @@ static __always_inline __u64 bt_get_stack(void *ctx, __u64 flags, __u32 gen)
 	}
 	v->nr = len / sizeof(__u64);
 	id = bt_stack_store(depth, gen);
+	if (defer) {
+		__u64 deferred = bt_unwind_defer(ctx, id, gen, defer == 2);
+
+		if (deferred)
+			id = deferred;
+	}
 out:
 	__sync_fetch_and_add(busy, -1);
 	return id;
@@ -288,9 +295,9 @@ static __noinline __u32 bt_note_pid(void *ctx, __u32 tgid)
 }
 
 /* What was announced of tgid is over (exec, exit): forget it, say so with its cookie. */
-static __always_inline void bt_pid_over(void *ctx, __u32 tgid, __u32 how)
+static __always_inline void bt_pid_over(void *ctx, __u32 tgid, __u32 how, __u32 partial)
 {
-	struct bt_pid_note note = { .tgid = tgid, .exec = how };
+	struct bt_pid_note note = { .tgid = tgid, .exec = how, .partial = partial };
 	__u32 *seen = bpf_map_lookup_elem(&bt_seen_pids, &tgid);
 
 	if (seen)
@@ -308,7 +315,7 @@ static __always_inline void bt_pid_over(void *ctx, __u32 tgid, __u32 how)
 SEC("?raw_tp")
 int bt_on_exec(void *ctx)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, partial;
 
 	if (!bt_announce_pids)
 		return 0;
@@ -317,9 +324,10 @@ int bt_on_exec(void *ctx)
 	 * look the new image's pcs up in them. Its last request to be indexed goes too, or the
 	 * new image's first one (libraries mapped after it was indexed) waits out the second.
 	 */
+	partial = bt_unwind_partial(tgid);
 	bt_unwind_forget(tgid);
 	/* processes snapshotted at start were never announced, but are stale all the same */
-	bt_pid_over(ctx, tgid, BT_PID_NOTE_EXEC);
+	bt_pid_over(ctx, tgid, BT_PID_NOTE_EXEC, partial);
 	return 0;
 }
 
@@ -335,12 +343,13 @@ SEC("?raw_tp")
 int bt_on_exit(void *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
+	__u32 tgid = id >> 32, partial;
 
 	if (!bt_announce_pids || (__u32)id != tgid)
 		return 0;
+	partial = bt_unwind_partial(tgid);
 	bt_unwind_forget(tgid);
-	bt_pid_over(ctx, tgid, BT_PID_NOTE_EXIT);
+	bt_pid_over(ctx, tgid, BT_PID_NOTE_EXIT, partial);
 	return 0;
 }
 

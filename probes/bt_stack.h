@@ -16,6 +16,14 @@
 #define BT_STACK_SLOTS 4
 #define BT_STACK_DEEP_BIT 8ULL /* in bt_stacks_deep, not bt_stacks */
 #define BT_STACK_STORED(id) ((id) >= 16)
+/*
+ * A deferred stack (bit 63; stored ids never have it): the walker could not follow a frame
+ * of a process not indexed yet, so it sent a copy of the top of the user stack
+ * (struct bt_stack_sample) that user space unwinds once the process's tables exist. Bits
+ * 4-62 number the sample, bit 0 is the generation as for a stored stack.
+ */
+#define BT_STACK_DEFERRED_BIT (1ULL << 63)
+#define BT_STACK_DEFERRED(id) (((id)&BT_STACK_DEFERRED_BIT) != 0)
 
 /*
  * Stacks are kept in two preallocated maps (entries allocated on demand fail under bursts in
@@ -46,14 +54,44 @@ enum {
 	BT_PID_NOTE_EXEC = 1,	 /* exec()ed: what was noted of it is stale */
 	BT_PID_NOTE_REINDEX = 2, /* the unwinder met code its table lacks: index it again */
 	BT_PID_NOTE_EXIT = 3,	 /* its main thread exited: what was noted of it may go */
+	BT_PID_NOTE_SAMPLE = 4,	 /* a struct bt_stack_sample */
 };
 
 struct bt_pid_note {
 	__u32 tgid;
 	__u32 exec;   /* BT_PID_NOTE_* */
 	__u32 cookie; /* which process of that pid (bt_note_pid); 0: not known */
-	__u32 pad;
-	__u64 start_ns; /* BT_PID_NOTE_NEW: when it started (boot time, ns), as /proc/PID/stat */
+	/* BT_PID_NOTE_EXIT: its stacks the walker left partly walked by frame pointers */
+	__u32 partial;
+	/* NEW and SAMPLE: when it started (boot time, ns), as /proc/PID/stat */
+	__u64 start_ns;
+};
+
+/*
+ * What user space needs to unwind a stack later (BT_STACK_DEFERRED): the user registers, the
+ * uretprobe return addresses the walk would have put back, and the top of the stack from sp
+ * up. Sent through bt_new_pids after the process's announcement, before any count that
+ * carries its id.
+ */
+#define BT_STACK_SAMPLE_BYTES 8192
+#define BT_STACK_SAMPLE_RETS 4
+
+struct bt_stack_sample {
+	struct bt_pid_note note; /* exec BT_PID_NOTE_SAMPLE */
+	__u64 id;		 /* the deferred id the counts carry */
+	__u64 fallback;		 /* the kernel's own walk, stored: used when this cannot be */
+	__u64 ip, sp, bp;
+	__u64 tramp; /* the uretprobe trampoline (0: none) */
+	__u64 ret_slot[BT_STACK_SAMPLE_RETS], ret_addr[BT_STACK_SAMPLE_RETS];
+	__u64 at_ns; /* when it was taken (boot time, ns) */
+	__u32 len;   /* bytes of stack[] read from sp */
+	/*
+	 * The process was indexed, but a frame was in a mapping its table lacks (dlopen, or
+	 * indexed while the loader was still mapping libraries): a table and names made before
+	 * at_ns are stale for it
+	 */
+	__u32 miss;
+	__u8 stack[BT_STACK_SAMPLE_BYTES];
 };
 
 /*

@@ -28,13 +28,19 @@
 #define BT_UNWIND_ASK_NS 1000000000ULL
 #define BT_UNWIND_ASK_FIRST_NS 10000000ULL
 
-struct bt_unwind_ask_state {
-	__u64 at;  /* when it last asked */
-	__u64 gap; /* before it may ask again */
-};
+/*
+ * Stacks of one process sent to user space before it is indexed (a few milliseconds for most):
+ * each is a count of its own in the tool's maps until printed, so a process that stays
+ * unindexed (its files have no table) must not fill them.
+ */
+#define BT_UNWIND_SAMPLES_MAX 64
 
 const volatile bool bt_unwind_on = false;    /* user stacks through tables (--unwind) */
 const volatile bool bt_unwind_marks = false; /* mark frames found by frame pointers (-v) */
+/* a stack the walker cannot follow yet is sent to user space to unwind (bt_unwind_defer) */
+const volatile bool bt_unwind_defer_on = false;
+
+__u64 bt_stack_deferred_last = 0; /* deferred stacks numbered so far */
 
 struct bt_unwind_inner {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -618,6 +624,118 @@ static __noinline void bt_unwind_ask(void *ctx, __u32 tgid)
 	bt_event_output_to(ctx, &bt_new_pids, BT_EVENTS_LOST_PIDS, &note, sizeof(note));
 }
 
+/*
+ * The uretprobe trampoline's address (0: no uprobes in the process) and the real return
+ * addresses of the task's innermost pending uretprobes, with the stack slots they were taken
+ * from.
+ */
+static __always_inline __u64 bt_unwind_pending_rets(struct task_struct *task, __u64 *slot,
+						    __u64 *addr)
+{
+	/* BTF pointer loads: a NULL on the way reads as 0 */
+	__u64 tramp = task->mm->uprobes_state.xol_area->vaddr;
+	struct return_instance *ri;
+	__u32 k;
+
+	if (!tramp)
+		return 0;
+	ri = task->utask ? task->utask->return_instances : NULL;
+#pragma unroll
+	for (k = 0; k < BT_UNWIND_RETS; k++) {
+		if (ri) {
+			slot[k] = ri->stack;
+			addr[k] = ri->orig_ret_vaddr;
+			ri = ri->next;
+		}
+	}
+	return tramp;
+}
+
+/*
+ * Send the current user stack to be unwound in user space once the process is indexed: its
+ * registers and the top of its stack from sp, as perf's --call-graph dwarf does. fallback is
+ * the stack the walk stored meanwhile (partly by frame pointers), used when user space cannot
+ * unwind it. Returns the deferred id the counts carry in its place, or 0 when none was sent
+ * (the ring half full: announcements and exits keep the other half; the process's quota
+ * spent), and the stored walk stands, counted against the process.
+ */
+static __noinline __u64 bt_unwind_defer(void *ctx, __u64 fallback, __u32 gen, __u32 miss)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, k;
+	struct bt_unwind_ask_state *st;
+	struct bt_stack_sample *s;
+	struct pt_regs *regs;
+	__u64 top, len, id;
+
+	if (!bt_unwind_defer_on || !bt_use_ringbuf)
+		return 0;
+	st = bpf_map_lookup_elem(&bt_unwind_asked, &tgid);
+	if ((st && st->samples >= BT_UNWIND_SAMPLES_MAX) ||
+	    bpf_ringbuf_query(&bt_new_pids, BPF_RB_AVAIL_DATA) >
+		    bpf_ringbuf_query(&bt_new_pids, BPF_RB_RING_SIZE) / 2)
+		goto partial;
+	s = bpf_ringbuf_reserve(&bt_new_pids, sizeof(*s), 0);
+	if (!s)
+		goto partial;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	s->ip = regs->ip;
+	s->sp = regs->sp;
+	s->bp = regs->bp;
+	s->tramp = bt_unwind_pending_rets(task, s->ret_slot, s->ret_addr);
+	/*
+	 * The main thread's stack ends a little above where it started (argv and the environment
+	 * are there): read no further. Else as much as there is, halving where the read faults
+	 * (the end of a thread's stack mapping).
+	 */
+	top = task->mm->start_stack;
+	len = BT_STACK_SAMPLE_BYTES;
+	if (top > s->sp && top - s->sp < BT_STACK_SAMPLE_BYTES - 64)
+		len = ((top - s->sp) + 64) & ~7ULL;
+#pragma unroll
+	for (k = 0; k < 4; k++) {
+		len &= 2 * BT_STACK_SAMPLE_BYTES - 1;
+		if (len > BT_STACK_SAMPLE_BYTES)
+			len = BT_STACK_SAMPLE_BYTES;
+		if (!bpf_probe_read_user(s->stack, len, (void *)s->sp))
+			break;
+		len >>= 1;
+	}
+	if (k == 4) {
+		bpf_ringbuf_discard(s, BPF_RB_NO_WAKEUP);
+		goto partial;
+	}
+	s->len = len;
+	s->miss = miss;
+	s->at_ns = bpf_ktime_get_boot_ns();
+	id = __sync_fetch_and_add(&bt_stack_deferred_last, 1) + 1;
+	id = BT_STACK_DEFERRED_BIT | id << 4 | gen;
+	s->id = id;
+	s->fallback = fallback;
+	s->note.tgid = tgid;
+	s->note.exec = BT_PID_NOTE_SAMPLE;
+	s->note.start_ns = task->group_leader->start_boottime;
+	bpf_ringbuf_submit(s, bt_events_wakeup_bytes ? BPF_RB_NO_WAKEUP : 0);
+	if (st)
+		st->samples++;
+	return id;
+partial:
+	if (st)
+		st->partial++;
+	return 0;
+}
+
+/* Stacks of tgid left partly walked by frame pointers (bt_unwind_defer). */
+static __always_inline __u32 bt_unwind_partial(__u32 tgid)
+{
+	struct bt_unwind_ask_state *st;
+
+	if (!bt_unwind_on)
+		return 0;
+	st = bpf_map_lookup_elem(&bt_unwind_asked, &tgid);
+	return st ? st->partial : 0;
+}
+
 /* Everything the walker keeps of tgid's image (exec, exit). */
 static __always_inline void bt_unwind_forget(__u32 tgid)
 {
@@ -630,9 +748,11 @@ static __always_inline void bt_unwind_forget(__u32 tgid)
 
 /*
  * Walk the current task's user stack into the scratch buffer slot; the number of frames
- * (0: none, a kernel thread).
+ * (0: none, a kernel thread). *defer says the walk met a frame it had no table for in a
+ * process not indexed (1), or in a mapping its table lacks (2): worth sending to be unwound
+ * later (bt_unwind_defer).
  */
-static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot)
+static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct bt_unwind_walk w = { .slot = slot };
@@ -644,21 +764,7 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot)
 		return 0;
 	}
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	/* BTF pointer loads: a NULL on the way reads as 0 */
-	w.tramp = task->mm->uprobes_state.xol_area->vaddr;
-	if (w.tramp) {
-		struct return_instance *ri = task->utask ? task->utask->return_instances : NULL;
-		__u32 k;
-
-#pragma unroll
-		for (k = 0; k < BT_UNWIND_RETS; k++) {
-			if (ri) {
-				w.ret_slot[k] = ri->stack;
-				w.ret_addr[k] = ri->orig_ret_vaddr;
-				ri = ri->next;
-			}
-		}
-	}
+	w.tramp = bt_unwind_pending_rets(task, w.ret_slot, w.ret_addr);
 	w.pc = regs->ip;
 	w.sp = regs->sp;
 	w.bp = regs->bp;
@@ -678,8 +784,10 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot)
 	bt_unwind_count(BT_UNWIND_STAT_STACKS, 1);
 	if (w.cache.noproc && w.no_table)
 		bt_unwind_count(BT_UNWIND_STAT_NOT_INDEXED, 1);
-	if (w.cache.noproc || w.cache.miss)
+	if (w.cache.noproc || w.cache.miss) {
 		bt_unwind_ask(ctx, w.cache.tgid);
+		*defer = w.no_table ? 1 + !w.cache.noproc : 0;
+	}
 	bt_unwind_count(BT_UNWIND_STAT_FRAMES_TABLE, w.frames_table);
 	bt_unwind_count(BT_UNWIND_STAT_FRAMES_FP, w.frames_fp);
 	if (w.truncated)

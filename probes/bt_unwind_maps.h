@@ -111,6 +111,18 @@ struct bt_unwind_found {
 	struct bt_unwind_found_slot m[BT_UNWIND_FOUND];
 };
 
+/*
+ * Per process (bt_unwind_asked, by tgid): when it last asked to be indexed (again) and how long
+ * it waits before it may ask again; the stacks sent to be unwound in user space
+ * (bt_unwind_defer), and those left partly walked by frame pointers, not sent.
+ */
+struct bt_unwind_ask_state {
+	__u64 at;
+	__u64 gap;
+	__u32 samples;
+	__u32 partial;
+};
+
 /* Per-CPU counters (lib/bt_unwind.c reports them with -v). */
 enum bt_unwind_stat {
 	BT_UNWIND_STAT_STACKS,	    /* user stacks walked by the unwinder */

@@ -5,11 +5,13 @@
  * levels finds the row a linear scan finds. And how a process's mappings are fitted into its
  * entry of 64.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bt_unwinder.h"
 #include "bt_unwind_maps.h"
+#include "bt_unwind_samples.h"
 #include "harness.h"
 
 /* probes/bt_unwind.bpf.h's bt_unwind_search, in C */
@@ -167,6 +169,108 @@ static void test_fit_mappings(void)
 	CHECK(proc.maps[63].table == 64);
 }
 
+static uint64_t deferred_id(uint64_t n, unsigned int gen)
+{
+	return BT_STACK_DEFERRED_BIT | n << 4 | gen;
+}
+
+/*
+ * The store of stacks sent to be unwound in user space (lib/bt_unwind_samples.c): a stack
+ * waits for its process, is unwound when the process is indexed, falls back to the walker's
+ * own stack when it cannot be (gone, or another process has the pid), is freed with its
+ * generation unless held (and then keeps its fallback), and memory stays bounded.
+ */
+static void test_samples_store(void)
+{
+	static struct bt_stack_sample s;
+	struct bt_unwind_samples *ss = NULL;
+	struct bt_unwind_sample_counts c;
+	struct bt_unwind_proc proc = { 0 };
+	uint64_t ips[BT_MAX_STACK_DEPTH], fb = 0, held, *keep = NULL;
+	size_t nkeep = 0;
+	char who[128];
+	int pid = 0, i;
+
+	/* no maps: no process is found indexed at once, every sample waits */
+	CHECK_INT(bt_unwind_samples__new(-1, -1, -1, false, &ss), 0);
+	memset(&s, 0, sizeof(s));
+	s.note.tgid = 4242;
+	s.note.exec = BT_PID_NOTE_SAMPLE;
+	s.note.start_ns = 5000000000ULL;
+	s.id = deferred_id(1, 1);
+	s.fallback = 0x1230 | 1;
+	s.ip = 0x401000;
+	s.sp = 0x7ffd00000000ULL;
+	s.len = 64;
+	CHECK_INT(bt_unwind_samples__add(ss, &s, 10), -EINVAL);
+	CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 1);
+	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid), -EAGAIN);
+	CHECK_INT(pid, 4242);
+	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(9, 1), ips, &fb, &pid), -ENOENT);
+	s.id = deferred_id(2, 0);
+	s.fallback = 0x4560;
+	CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 1);
+	/* its process gone before it was indexed: both fall back to the walker's stacks */
+	bt_unwind_samples__indexed(ss, 4242, 0, 0, NULL);
+	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(1, 1), ips, &fb, &pid), 0);
+	CHECK(fb == (0x1230 | 1));
+	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(2, 0), ips, &fb, &pid), 0);
+	CHECK(fb == 0x4560);
+	/* said per process: these two, and what the kernel counted at another's exit */
+	bt_unwind_samples__partial(ss, 77, 5);
+	bt_unwind_samples__partial_report(ss, who, sizeof(who));
+	CHECK(strstr(who, "pid 4242: 2") && strstr(who, "pid 77: 5") && !strstr(who, "more"));
+
+	/* indexed, by the process that sent it: unwound (no table here: one frame, by rbp 0) */
+	s.id = deferred_id(3, 0);
+	CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 1);
+	bt_unwind_samples__indexed(ss, 4242, s.note.start_ns, 1, &proc);
+	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid), 1);
+	CHECK(ips[0] == 0x401000);
+	/*
+	 * A pc in none of the table's mappings, the table read before the stack was taken (a
+	 * library mapped since): it waits for a table read after; then it is unwound
+	 */
+	s.id = deferred_id(5, 0);
+	s.at_ns = 100;
+	CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 1);
+	bt_unwind_samples__indexed(ss, 4242, s.note.start_ns, 50, &proc);
+	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid), -EAGAIN);
+	bt_unwind_samples__indexed(ss, 4242, s.note.start_ns, 200, &proc);
+	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid), 1);
+	/* indexed, but another process has the pid now (another start): not with its table */
+	s.id = deferred_id(4, 0);
+	CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 1);
+	bt_unwind_samples__indexed(ss, 4242, s.note.start_ns + 1000000000ULL, 1, &proc);
+	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid), 0);
+
+	/* generation 1 printed: its sample goes, generation 0's stay */
+	CHECK_INT(bt_unwind_samples__release(ss, 1, NULL, 0, &keep, &nkeep), 0);
+	CHECK(nkeep == 0);
+	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(1, 1), ips, &fb, &pid), -ENOENT);
+	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(2, 0), ips, &fb, &pid), 0);
+	/* generation 0, one still held (an event not printed yet): it stays, with its fallback */
+	held = deferred_id(2, 0);
+	CHECK_INT(bt_unwind_samples__release(ss, 0, &held, 1, &keep, &nkeep), 0);
+	CHECK(nkeep == 1 && keep && keep[0] == 0x4560);
+	free(keep);
+	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(2, 0), ips, &fb, &pid), 0);
+	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(3, 0), ips, &fb, &pid), -ENOENT);
+
+	/* bounded: past 64 waiting copies, a sample falls back at once */
+	s.note.tgid = 99;
+	for (i = 0; i < 64; i++) {
+		s.id = deferred_id(100 + i, 0);
+		CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 1);
+	}
+	s.id = deferred_id(200, 0);
+	CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 0);
+	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid), 0);
+	bt_unwind_samples__counts(ss, &c);
+	CHECK(c.received == 70 && c.unwound == 2 && c.fell_back == 4);
+	bt_unwind_samples__free(ss);
+}
+
 int main(void)
 {
 	BT_RUN(test_one_level);
@@ -174,5 +278,6 @@ int main(void)
 	BT_RUN(test_three_levels);
 	BT_RUN(test_layout_limits);
 	BT_RUN(test_fit_mappings);
+	BT_RUN(test_samples_store);
 	return bt_test_done();
 }

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "bt_elf.h"
+#include "bt_unwind_maps.h"
+#include "bt_unwind_samples.h"
 #include "bt_unwind_table.h"
 #include "harness.h"
 
@@ -1068,14 +1070,6 @@ struct uw_map {
 	struct bt_unwind_table *t;
 };
 
-static int read_self(uint64_t addr, uint64_t *v)
-{
-	struct iovec local = { v, sizeof(*v) }, remote = { (void *)addr, sizeof(*v) };
-
-	/* a wrong rule gives a wild address: a failed read, not a crash */
-	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == sizeof(*v) ? 0 : -1;
-}
-
 static size_t load_maps(struct uw_map *maps, size_t cap)
 {
 	char line[1024], path[512], perms[8];
@@ -1104,59 +1098,53 @@ static size_t load_maps(struct uw_map *maps, size_t cap)
 	return n;
 }
 
-static int walk_frames, walk_ended;
-static uint64_t walk_pcs[64];
+static int walk_frames;
+static enum bt_unwind_walk_end walk_end;
+static uint64_t walk_pcs[BT_MAX_STACK_DEPTH];
 static struct uw_map walk_maps[128];
 static size_t walk_nmaps;
+static struct bt_stack_sample walk_sample;
 
-/* Runs at the bottom of the chain: the frames it walks are live above it. */
-static void walk_hook(struct fx_uw_capture *cap)
+/* The rule at pc from the tables built here, packed as the kernel's lookup packs it. */
+static uint64_t table_rule(void *ctx, uint64_t pc)
 {
-	uint64_t ip = cap->ip, sp = cap->sp, bp = cap->bp, cfa;
 	const struct bt_unwind_row *row;
 	size_t i;
 
-	walk_nmaps = load_maps(walk_maps, 128);
-	while (walk_frames < 64) {
-		const struct uw_map *m = NULL;
-		int n = walk_frames;
-
-		walk_pcs[walk_frames++] = ip;
-		for (i = 0; i < walk_nmaps; i++)
-			if (ip >= walk_maps[i].start && ip < walk_maps[i].end)
-				m = &walk_maps[i];
-		if (!m) {
-			fprintf(stderr, "  frame %d: 0x%llx in no mapping with a table\n", n,
-				(unsigned long long)ip);
-			return;
-		}
-		/* a return address is just past its call: look up the call */
-		row = bt_unwind_table_find(m->t, (n ? ip - 1 : ip) - m->bias);
-		if (!row) {
-			fprintf(stderr, "  frame %d: 0x%llx has no row\n", n,
-				(unsigned long long)ip);
-			return;
-		}
-		if (row->cfa_rule == BT_CFA_END) {
-			walk_ended = 1;
-			return;
-		}
-		if (row->cfa_rule == BT_CFA_RSP)
-			cfa = sp + row->cfa_offset;
-		else if (row->cfa_rule == BT_CFA_RBP)
-			cfa = bp + row->cfa_offset;
-		else if (row->cfa_rule == BT_CFA_PLT)
-			cfa = sp + 8 + ((ip & 15) >= 11 ? 8 : 0);
-		else
-			return;
-		if (read_self(cfa - 8, &ip))
-			return;
-		if (row->rbp_rule == BT_RBP_CFA && read_self(cfa + row->rbp_offset, &bp))
-			return;
-		if (row->rbp_rule == BT_RBP_UNDEFINED)
-			bp = 0;
-		sp = cfa;
+	(void)ctx;
+	for (i = 0; i < walk_nmaps; i++) {
+		if (pc < walk_maps[i].start || pc >= walk_maps[i].end)
+			continue;
+		row = bt_unwind_table_find(walk_maps[i].t, pc - walk_maps[i].bias);
+		if (!row)
+			return 0;
+		return (uint32_t)row->cfa_offset | (uint64_t)(uint16_t)row->rbp_offset << 32 |
+		       (uint64_t)row->cfa_rule << 48 | (uint64_t)row->rbp_rule << 56;
 	}
+	return 0;
+}
+
+/*
+ * Runs at the bottom of the chain, while the frames are live above it: copies the registers
+ * and the top of the stack as the kernel sends them (struct bt_stack_sample) and walks the
+ * copy with the library's walker (lib/bt_unwind_samples.c), the user-space twin of the BPF one.
+ */
+static void walk_hook(struct fx_uw_capture *cap)
+{
+	struct iovec local, remote;
+	ssize_t got;
+
+	walk_nmaps = load_maps(walk_maps, 128);
+	walk_sample.ip = cap->ip;
+	walk_sample.sp = cap->sp;
+	walk_sample.bp = cap->bp;
+	local = (struct iovec){ walk_sample.stack, sizeof(walk_sample.stack) };
+	remote = (struct iovec){ (void *)(uintptr_t)cap->sp, sizeof(walk_sample.stack) };
+	/* a read that meets the end of the stack stops there */
+	got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	walk_sample.len = got > 0 ? (uint32_t)got & ~7U : 0;
+	walk_frames =
+		bt_unwind_walk_sample(&walk_sample, table_rule, NULL, true, walk_pcs, &walk_end);
 }
 
 static void test_walk_self(void)
@@ -1167,7 +1155,8 @@ static void test_walk_self(void)
 	CHECK(fx_uw_level1(&cap, 3) > 0);
 	CHECK(cap.done && cap.nbt > 8);
 	CHECK(walk_nmaps >= 3);
-	CHECK(walk_ended); /* at _start, by its undefined return address */
+	/* at _start, by its undefined return address, every frame through a table (no mark) */
+	CHECK_INT(walk_end, BT_UNWIND_WALK_DONE);
 	n = walk_frames;
 	/*
 	 * The walk starts inside fx_uw_record, backtrace() at its own call site (and under ASan
@@ -1199,8 +1188,65 @@ static void test_walk_self(void)
 					    : 0);
 		}
 	}
+	/* the same copy cut short: the walk says where the copy ended, not that it is whole */
+	walk_sample.len = 64;
+	n = bt_unwind_walk_sample(&walk_sample, table_rule, NULL, false, walk_pcs, &walk_end);
+	CHECK(n >= 1 && n < walk_frames);
+	CHECK_INT(walk_end, BT_UNWIND_WALK_COPY_END);
 	for (j = 0; j < (int)walk_nmaps; j++)
 		bt_unwind_table_free(walk_maps[j].t);
+}
+
+static uint64_t no_rule(void *ctx, uint64_t pc)
+{
+	(void)ctx;
+	(void)pc;
+	return 0;
+}
+
+/*
+ * Where there is no rule the walker steps by frame pointers, marks those frames with -v, and
+ * puts back the return address a uretprobe's trampoline took: a made-up stack of three frames
+ * chained by rbp.
+ */
+static void test_walk_fp(void)
+{
+	static struct bt_stack_sample s;
+	const uint64_t base = 0x7ffd00000000ULL, tramp = 0x7fff0000f000ULL;
+	uint64_t ips[BT_MAX_STACK_DEPTH], *w = (uint64_t *)s.stack;
+	enum bt_unwind_walk_end end;
+	int n;
+
+	memset(&s, 0, sizeof(s));
+	s.ip = 0x401000;
+	s.sp = base;
+	s.bp = base + 32;
+	s.len = 128;
+	w[4] = base + 64; /* frame 1: saved rbp, return address */
+	w[5] = 0x402000;
+	w[8] = 0;     /* frame 2: the chain's end */
+	w[9] = tramp; /* replaced by a uretprobe */
+	s.tramp = tramp;
+	s.ret_slot[1] = base + 72;
+	s.ret_addr[1] = 0x403000;
+	n = bt_unwind_walk_sample(&s, no_rule, NULL, true, ips, &end);
+	CHECK_INT(n, 3);
+	CHECK_INT(end, BT_UNWIND_WALK_DONE);
+	CHECK(ips[0] == 0x401000);
+	CHECK(ips[1] == (0x402000 | BT_UNWIND_MARK_FP));
+	CHECK(ips[2] == (0x403000 | BT_UNWIND_MARK_FP));
+	/* without marks, the same frames bare; the chain cut by the copy's end says so */
+	s.len = 48;
+	n = bt_unwind_walk_sample(&s, no_rule, NULL, false, ips, &end);
+	CHECK_INT(n, 2);
+	CHECK_INT(end, BT_UNWIND_WALK_COPY_END);
+	CHECK(ips[1] == 0x402000);
+	/* a frame pointer below sp is no frame: the walk ends as the kernel's does */
+	s.len = 128;
+	s.bp = base - 16;
+	n = bt_unwind_walk_sample(&s, no_rule, NULL, false, ips, &end);
+	CHECK_INT(n, 1);
+	CHECK_INT(end, BT_UNWIND_WALK_DONE);
 }
 
 int main(void)
@@ -1214,6 +1260,7 @@ int main(void)
 	BT_RUN(test_plt);
 	BT_RUN(test_cfi_rules);
 	BT_RUN(test_walk_self);
+	BT_RUN(test_walk_fp);
 	BT_RUN(test_high);
 	BT_RUN(test_no_section_headers);
 	BT_RUN(test_corrupt);
