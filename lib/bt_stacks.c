@@ -7,11 +7,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/epoll.h>
 #include <bpf/bpf.h>
 
 #include "bt_btf_ids.h"
 #include "bt_err.h"
 #include "bt_events.h"
+#include "bt_mmap_log.h"
 #include "bt_percpu.h"
 #include "bt_skel.h"
 #include "bt_stacks.h"
@@ -27,6 +29,12 @@ struct bt_stacks {
 	int sync_outer_fd, sync_inner_fd;
 	unsigned long long missing; /* ids printed after their stack was freed (a bug if > 0) */
 	struct bt_events *pids;
+	/*
+	 * System-wide: the kernel's record of every mapping made, for a process that exits
+	 * before its announcement is read (lib/bt_mmap_log.h); epfd waits on it and on pids
+	 */
+	struct bt_mmap_log *mmaps;
+	int epfd;
 	struct bpf_link *exec_link; /* probes/bt_stack.bpf.h: bt_on_exec */
 	struct bpf_link *exit_link; /* and bt_on_exit */
 	/*
@@ -93,6 +101,28 @@ int bt_stacks__configure(struct bpf_object *obj, const struct bt_stacks_opts *op
 	return err == -ENOENT ? 0 : err; /* folded away when the program never announces */
 }
 
+/*
+ * A process gone before it was read: name it (symbols too) and unwind its stacks waiting from
+ * the mappings the kernel logged as it made them. 0, or -ENOENT when none were logged.
+ */
+static int note_gone(struct bt_stacks *st, const struct bt_pid_note *note, bool names)
+{
+	const struct bt_sym_mapping *maps;
+	int n, err = 0;
+
+	n = bt_mmap_log__maps(st->mmaps, (int)note->tgid, note->start_ns, &maps);
+	if (n <= 0)
+		return -ENOENT;
+	if (names)
+		err = bt_symbolizer__note_proc_maps(st->sym, (int)note->tgid, note->cookie,
+						    note->start_ns, maps, (size_t)n);
+	bt_debug("process %u (%u) gone: %d logged mappings%s", note->tgid, note->cookie, n,
+		 names && err ? ", not named" : "");
+	if (bt_unwind__waiting_for(st->unwind, (int)note->tgid))
+		bt_unwind__note_gone(st->unwind, (int)note->tgid, note->start_ns, maps, (size_t)n);
+	return 0;
+}
+
 static int on_new_pid(void *ctx, const void *data, size_t size)
 {
 	struct bt_stacks *st = ctx;
@@ -132,14 +162,22 @@ static int on_new_pid(void *ctx, const void *data, size_t size)
 		 * the process again, with the new image's libraries.
 		 */
 		bt_unwind__forget_pid(st->unwind, (int)note.tgid);
+		/*
+		 * Named, and its stacks still waiting unwound, by every mapping it made, as the
+		 * kernel logged them: read early, its snapshot may lack libraries mapped since
+		 */
+		if (note.exec == BT_PID_NOTE_EXIT)
+			note_gone(st, &note, true);
 		bt_unwind__exited(st->unwind, (int)note.tgid, note.partial);
 		bt_symbolizer__exit_pid(st->sym, (int)note.tgid, note.cookie);
 		bt_debug("process %u (%u) %s", note.tgid, note.cookie,
 			 note.exec == BT_PID_NOTE_EXIT ? "exited" : "exec()ed");
 		return 0;
 	}
-	/* A process that is already gone just gets [unknown] frames later. */
 	err = bt_symbolizer__note_proc(st->sym, (int)note.tgid, note.cookie, note.start_ns);
+	/* gone already (a short process, a busy machine): from its logged mappings */
+	if (err == -ESRCH && !note_gone(st, &note, true))
+		err = 0;
 	if (bt_debug_enabled()) {
 		struct timespec now;
 
@@ -197,6 +235,30 @@ static void sym_warn(void *ctx, const char *msg)
 	bt_warn("%s", msg);
 }
 
+/*
+ * The mapping log and one descriptor for the loop to wait on it and the announcements. Without
+ * perf events (refused), processes gone before they are read stay unnamed, as before.
+ */
+static int open_mmap_log(struct bt_stacks *st)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int err;
+
+	err = bt_mmap_log__open(&st->mmaps);
+	if (err) {
+		bt_debug("no log of mappings (%s): a process gone before it is read stays unnamed",
+			 strerror(-err));
+		return 0;
+	}
+	st->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (st->epfd < 0)
+		return -errno;
+	if (epoll_ctl(st->epfd, EPOLL_CTL_ADD, bt_events__fd(st->pids), &ev) ||
+	    epoll_ctl(st->epfd, EPOLL_CTL_ADD, bt_mmap_log__fd(st->mmaps), &ev))
+		return -errno;
+	return 0;
+}
+
 int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 		   struct bt_stacks **out)
 {
@@ -215,6 +277,7 @@ int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 	if (!st)
 		return -ENOMEM;
 	st->sync_outer_fd = st->sync_inner_fd = -1;
+	st->epfd = -1;
 	st->stack_fd = bpf_map__fd(stacks);
 	st->deep_fd = bpf_map__fd(deep);
 	st->lost_fd = bpf_map__fd(lost);
@@ -255,6 +318,11 @@ int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 		}
 	}
 	st->verbose = opts->verbose;
+	if (opts->user && opts->note_running && st->pids) {
+		err = open_mmap_log(st);
+		if (err)
+			goto cleanup;
+	}
 	if (opts->user && opts->note_running) {
 		bt_unwind__index_running(st->unwind);
 		note_running(st);
@@ -290,6 +358,16 @@ void bt_stacks__free(struct bt_stacks *st)
 {
 	if (!st)
 		return;
+	if (st->epfd >= 0)
+		close(st->epfd);
+	if (st->mmaps && bt_debug_enabled()) {
+		struct bt_mmap_log_stats ls;
+
+		bt_mmap_log__stats(st->mmaps, &ls);
+		bt_debug("mapping log: %llu records (%llu lost), %zu processes (%zu exited)",
+			 ls.records, ls.lost, ls.procs, ls.exited);
+	}
+	bt_mmap_log__free(st->mmaps);
 	if (st->sync_outer_fd >= 0)
 		close(st->sync_outer_fd);
 	if (st->sync_inner_fd >= 0)
@@ -305,6 +383,8 @@ void bt_stacks__free(struct bt_stacks *st)
 
 int bt_stacks__fd(const struct bt_stacks *st)
 {
+	if (st->epfd >= 0)
+		return st->epfd;
 	return st->pids ? bt_events__fd(st->pids) : -1;
 }
 
@@ -316,6 +396,8 @@ int bt_stacks__poll(void *ctx)
 	struct bt_stacks *st = ctx;
 	int err;
 
+	/* the mappings first: an announcement may need those of a process gone since */
+	bt_mmap_log__poll(st->mmaps);
 	err = st->pids ? bt_events__poll(st->pids) : 0;
 	if (err < 0 || !st->collect ||
 	    bt_symbolizer__exits(st->sym) - st->exits_at_collect[1] < BT_STACKS_EXITED_MAX)
@@ -532,14 +614,28 @@ int bt_stacks__release(struct bt_stacks *st, const uint64_t *held, size_t nheld)
  */
 static int deferred_frames(struct bt_stacks *st, uint64_t *id)
 {
-	uint64_t fallback = BT_STACK_LOST;
-	int n;
+	uint64_t fallback = BT_STACK_LOST, start_ns = 0;
+	int n, pid = 0;
 
-	n = bt_unwind__sample_frames(st->unwind, *id, st->buf.ips, &fallback);
+	n = bt_unwind__sample_frames(st->unwind, *id, st->buf.ips, &fallback, &pid, &start_ns);
 	if (n == -ENOENT && st->pids) {
-		/* sent before the count or event that names it, and not read yet */
+		/* sent before the count or event that names it, and not read yet (not
+		 * bt_stacks__poll(): its collector may be what prints this) */
+		bt_mmap_log__poll(st->mmaps);
 		bt_events__poll(st->pids);
-		n = bt_unwind__sample_frames(st->unwind, *id, st->buf.ips, &fallback);
+		n = bt_unwind__sample_frames(st->unwind, *id, st->buf.ips, &fallback, &pid,
+					     &start_ns);
+	}
+	if (n == -EAGAIN) {
+		/* gone before it could be indexed (a per-event tool prints before its exit) */
+		struct bt_pid_note note = { .tgid = (__u32)pid, .start_ns = start_ns };
+
+		bt_mmap_log__poll(st->mmaps);
+		if (!note_gone(st, &note, false))
+			n = bt_unwind__sample_frames(st->unwind, *id, st->buf.ips, &fallback, &pid,
+						     &start_ns);
+		if (n == -EAGAIN)
+			n = 0; /* the walker's own, for now (its exit may unwind it for a later print) */
 	}
 	if (n < 0)
 		return n;

@@ -311,6 +311,10 @@ static bool unwind_one(struct bt_unwind_samples *ss, struct sample *s, bool have
 	} else {
 		ss->fell_back++;
 		partial_add(ss, s->tgid, 1, false);
+		bt_debug("unwind: a stack of process %d falls back (%s)", s->tgid,
+			 !have_proc			  ? "not indexed"
+			 : end == BT_UNWIND_WALK_COPY_END ? "its copy ends first"
+							  : "no frame");
 	}
 	free(s->raw);
 	s->raw = NULL;
@@ -452,8 +456,22 @@ void bt_unwind_samples__indexed(struct bt_unwind_samples *ss, int pid, uint64_t 
 	pthread_mutex_unlock(&ss->lock);
 }
 
+bool bt_unwind_samples__waiting_for(struct bt_unwind_samples *ss, int pid)
+{
+	bool yes = false;
+	size_t i;
+
+	if (!ss)
+		return false;
+	pthread_mutex_lock(&ss->lock);
+	for (i = 0; ss->waiting && i < ss->n && !yes; i++)
+		yes = ss->v[i].raw && ss->v[i].tgid == pid;
+	pthread_mutex_unlock(&ss->lock);
+	return yes;
+}
+
 int bt_unwind_samples__get(struct bt_unwind_samples *ss, uint64_t id, uint64_t *ips,
-			   uint64_t *fallback, int *pid)
+			   uint64_t *fallback, int *pid, uint64_t *start_ns)
 {
 	struct sample *s;
 	bool found;
@@ -468,6 +486,7 @@ int bt_unwind_samples__get(struct bt_unwind_samples *ss, uint64_t id, uint64_t *
 	}
 	s = &ss->v[at];
 	*pid = s->tgid;
+	*start_ns = s->start_ns;
 	*fallback = s->fallback;
 	if (s->raw) {
 		ret = -EAGAIN;

@@ -57,13 +57,15 @@ int bt_unwind_samples__add(struct bt_unwind_samples *ss, const void *data, size_
 void bt_unwind_samples__indexed(struct bt_unwind_samples *ss, int pid, uint64_t start_ns,
 				uint64_t read_ns, const struct bt_unwind_proc *proc);
 
+/* Whether samples of pid wait for its process to be indexed. */
+bool bt_unwind_samples__waiting_for(struct bt_unwind_samples *ss, int pid);
 /*
  * The frames of deferred id into ips[BT_MAX_STACK_DEPTH]: their number, or 0 with *fallback
  * set to the stored stack to use instead (the walker's own), -EAGAIN while it waits for its
- * process (*pid says which), -ENOENT for an id not seen (yet).
+ * process (*pid and *start_ns say which), -ENOENT for an id not seen (yet).
  */
 int bt_unwind_samples__get(struct bt_unwind_samples *ss, uint64_t id, uint64_t *ips,
-			   uint64_t *fallback, int *pid);
+			   uint64_t *fallback, int *pid, uint64_t *start_ns);
 /*
  * Forget generation gen's samples but those in held[0..nheld) (sorted); the stored stacks
  * the held ones fall back on are added to *keep (malloc'ed, *nkeep entries) for the caller

@@ -731,52 +731,30 @@ void bt_unwind_fit_mappings(struct bt_unwind_mapping *all, unsigned int n,
 	}
 }
 
-/* Index pid; *startp: its start time (0: not known). */
-static int note_pid_locked(struct bt_unwind *u, int pid, uint64_t *startp)
+/* One executable mapping of pid into u->all[*n]: its file's table found or built. */
+static void index_mapping(struct bt_unwind *u, int pid, unsigned long long start,
+			  unsigned long long end, unsigned long long off, const char *file,
+			  uint64_t ino, bool live, unsigned int *n, unsigned int *with)
 {
-	struct bt_unwind_proc *proc = &u->proc;
-	char path[64], line[4096], root[64];
-	unsigned int n = 0, with = 0;
-	uint64_t start = 0, now;
-	bool have_start;
-	__u32 key = pid;
-	FILE *maps;
+	struct bt_unwind_mapping *m = &u->all[*n];
+	char mf[96], alt[4200];
+	struct file_entry *f;
+	struct stat st;
+	int fd = -1;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	snprintf(root, sizeof(root), "/proc/%d/root", pid);
-	have_start = !bt_proc_start_ns(pid, &start);
-	*startp = start;
-	maps = fopen(path, "re");
-	if (!maps)
-		return -errno;
-	memset(proc, 0, sizeof(*proc));
-	while (fgets(line, sizeof(line), maps) && n < BT_UNWIND_ALL_MAPPINGS) {
-		unsigned long long start, end, off;
-		char perms[8], file[4096], mf[96];
-		struct bt_unwind_mapping *m = &u->all[n];
-		struct file_entry *f;
-		int fd;
-
-		file[0] = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off,
-			   file) < 4)
-			continue;
-		if (perms[2] != 'x' || start >= 0x800000000000ULL)
-			continue;
-		/* known, without a table: frame pointers there, and no asking to be indexed again */
-		*m = (struct bt_unwind_mapping){ .start = start, .end = end };
-		if (!strcmp(file, "[vdso]")) {
-			vdso_table(u);
-			if (u->vdso.table && end - start == u->vdso_size)
-				map_file(&u->vdso, start, end, 0, m);
-			with += !!m->table;
-			n++;
-			continue;
-		}
-		if (file[0] != '/') {
-			n++; /* JIT code, or another anonymous mapping */
-			continue;
-		}
+	/* known, without a table: frame pointers there, and no asking to be indexed again */
+	*m = (struct bt_unwind_mapping){ .start = start, .end = end };
+	(*n)++;
+	if (!strcmp(file, "[vdso]")) {
+		vdso_table(u);
+		if (u->vdso.table && end - start == u->vdso_size)
+			map_file(&u->vdso, start, end, 0, m);
+		*with += !!m->table;
+		return;
+	}
+	if (file[0] != '/')
+		return; /* JIT code, or another anonymous mapping */
+	if (live) {
 		/*
 		 * map_files reaches the very file mapped: another mount namespace, or a file
 		 * replaced on disk since (then the path says "(deleted)" or names the new one)
@@ -784,26 +762,93 @@ static int note_pid_locked(struct bt_unwind *u, int pid, uint64_t *startp)
 		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid, start, end);
 		fd = open(mf, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
-			char alt[4200];
-
-			snprintf(alt, sizeof(alt), "%s%s", root, file);
+			snprintf(alt, sizeof(alt), "/proc/%d/root%s", pid, file);
 			fd = open(alt, O_RDONLY | O_CLOEXEC);
 		}
-		if (fd >= 0) {
-			f = file_of(u, fd, file, root);
+	} else {
+		/* gone: the path in our own root, if it is still the inode mapped */
+		fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && (fstat(fd, &st) || st.st_ino != ino)) {
 			close(fd);
-			if (f && f->table)
-				map_file(f, start, end, off, m);
+			fd = -1;
 		}
-		with += !!m->table;
-		n++;
 	}
-	fclose(maps);
+	if (fd < 0)
+		return;
+	snprintf(alt, sizeof(alt), "/proc/%d/root", pid);
+	f = file_of(u, fd, file, live ? alt : "/proc/self/root");
+	close(fd);
+	if (f && f->table)
+		map_file(f, start, end, off, m);
+	*with += !!m->table;
+}
+
+/*
+ * Build pid's mapping table in u->proc from /proc/PID/maps, or from given[0..ngiven) (the
+ * mappings logged for a process gone since). The number of mappings with a table.
+ */
+static int build_proc(struct bt_unwind *u, int pid, const struct bt_sym_mapping *given,
+		      size_t ngiven, unsigned int *nmaps)
+{
+	char path[64], line[4096], file[4096];
+	unsigned int n = 0, with = 0;
+	unsigned long long start, end, off;
+	char perms[8];
+	size_t i;
+	FILE *maps = NULL;
+
+	if (!given) {
+		snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+		maps = fopen(path, "re");
+		if (!maps)
+			return -errno;
+	}
+	memset(&u->proc, 0, sizeof(u->proc));
+	for (i = 0; n < BT_UNWIND_ALL_MAPPINGS; i++) {
+		if (given) {
+			if (i >= ngiven)
+				break;
+			if (given[i].start >= 0x800000000000ULL)
+				continue;
+			index_mapping(u, pid, given[i].start, given[i].end, given[i].pgoff,
+				      given[i].path, given[i].ino, false, &n, &with);
+			continue;
+		}
+		if (!fgets(line, sizeof(line), maps))
+			break;
+		file[0] = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off,
+			   file) < 4)
+			continue;
+		if (perms[2] != 'x' || start >= 0x800000000000ULL)
+			continue;
+		index_mapping(u, pid, start, end, off, file, 0, true, &n, &with);
+	}
+	if (maps)
+		fclose(maps);
 	flush_tables(u);
 	qsort(u->all, n, sizeof(u->all[0]), cmp_mapping);
-	bt_unwind_fit_mappings(u->all, n, proc);
+	bt_unwind_fit_mappings(u->all, n, &u->proc);
+	*nmaps = n;
+	return (int)with;
+}
+
+/* Index pid; *startp: its start time (0: not known). */
+static int note_pid_locked(struct bt_unwind *u, int pid, uint64_t *startp)
+{
+	uint64_t start = 0, now;
+	unsigned int n = 0;
+	bool have_start;
+	__u32 key = pid;
+	int with;
+
+	have_start = !bt_proc_start_ns(pid, &start);
+	*startp = start;
+	with = build_proc(u, pid, NULL, 0, &n);
+	if (with < 0)
+		return with;
 	/* written even when empty: the walker then knows the process was looked at */
-	if (bpf_map_update_elem(u->procs_fd, &key, proc, BPF_ANY))
+	if (bpf_map_update_elem(u->procs_fd, &key, &u->proc, BPF_ANY))
 		return -errno;
 	/* what the walker found by file meanwhile is in the table now, or no longer mapped */
 	bpf_map_delete_elem(u->found_fd, &key);
@@ -816,7 +861,7 @@ static int note_pid_locked(struct bt_unwind *u, int pid, uint64_t *startp)
 		return -ESRCH;
 	}
 	u->procs++;
-	bt_debug("unwind: process %d: %u mappings with tables (of %u executable)", pid, with, n);
+	bt_debug("unwind: process %d: %d mappings with tables (of %u executable)", pid, with, n);
 	return 0;
 }
 
@@ -849,10 +894,14 @@ int bt_unwind__note_pid(struct bt_unwind *u, int pid)
 	pthread_mutex_lock(&u->lock);
 	clock_gettime(CLOCK_BOOTTIME, &now);
 	err = note_pid_locked(u, pid, &start);
-	/* its stacks sent meanwhile, with the table just written (or none: gone) */
-	bt_unwind_samples__indexed(u->samples, pid, start,
-				   (uint64_t)now.tv_sec * 1000000000ULL + now.tv_nsec,
-				   err ? NULL : &u->proc);
+	/*
+	 * Its stacks sent meanwhile, with the table just written. Gone already, they wait for
+	 * its exit's note, which follows them: then its logged mappings, or they fall back.
+	 */
+	if (!err)
+		bt_unwind_samples__indexed(u->samples, pid, start,
+					   (uint64_t)now.tv_sec * 1000000000ULL + now.tv_nsec,
+					   &u->proc);
 	pthread_mutex_unlock(&u->lock);
 	return err;
 }
@@ -886,24 +935,47 @@ int bt_unwind__sample(struct bt_unwind *u, const void *data, size_t size)
 	return err;
 }
 
-int bt_unwind__sample_frames(struct bt_unwind *u, uint64_t id, uint64_t *ips, uint64_t *fallback)
+int bt_unwind__sample_frames(struct bt_unwind *u, uint64_t id, uint64_t *ips, uint64_t *fallback,
+			     int *pid, uint64_t *start_ns)
 {
-	int n, pid = 0;
+	int n;
 
 	if (!u)
 		return -ENOENT;
-	n = bt_unwind_samples__get(u->samples, id, ips, fallback, &pid);
+	n = bt_unwind_samples__get(u->samples, id, ips, fallback, pid, start_ns);
 	if (n != -EAGAIN)
 		return n;
 	/*
 	 * Printed before the worker got to its process (a per-event tool, a collection while the
 	 * worker is busy): index it here and now, at the cost of one table build at most, rather
-	 * than wait for the queue. A process gone meanwhile fails at once: its stack falls back.
+	 * than wait for the queue. A process gone meanwhile fails at once.
 	 */
 	boost_worker(u);
-	bt_unwind__note_pid(u, pid);
-	n = bt_unwind_samples__get(u->samples, id, ips, fallback, &pid);
-	return n == -EAGAIN ? 0 : n;
+	bt_unwind__note_pid(u, *pid);
+	return bt_unwind_samples__get(u->samples, id, ips, fallback, pid, start_ns);
+}
+
+void bt_unwind__note_gone(struct bt_unwind *u, int pid, uint64_t start_ns,
+			  const struct bt_sym_mapping *maps, size_t n)
+{
+	unsigned int nmaps = 0;
+	int with;
+
+	if (!u || !maps || !n)
+		return;
+	pthread_mutex_lock(&u->lock);
+	/* for its samples only: the kernel's table by pid is the next process's to have */
+	with = build_proc(u, pid, maps, n, &nmaps);
+	bt_debug("unwind: process %d, gone: %d mappings with tables (of %u logged)", pid, with,
+		 nmaps);
+	if (with >= 0)
+		bt_unwind_samples__indexed(u->samples, pid, start_ns, UINT64_MAX, &u->proc);
+	pthread_mutex_unlock(&u->lock);
+}
+
+bool bt_unwind__waiting_for(struct bt_unwind *u, int pid)
+{
+	return u && bt_unwind_samples__waiting_for(u->samples, pid);
 }
 
 void bt_unwind__exited(struct bt_unwind *u, int pid, unsigned int partial)

@@ -72,15 +72,26 @@ int bt_unwind__sample(struct bt_unwind *u, const void *data, size_t size);
  * The frames of a deferred stack id into ips[BT_MAX_STACK_DEPTH]: their number, or 0 with
  * *fallback the stored stack to print instead (the walker's own, partly by frame pointers),
  * -ENOENT for an id not received. A process the worker has not indexed yet is indexed on the
- * spot.
+ * spot; -EAGAIN (*fallback set) when that fails: the process (*pid, started at *start_ns) is
+ * gone, bt_unwind__note_gone() may still unwind it.
  */
-int bt_unwind__sample_frames(struct bt_unwind *u, uint64_t id, uint64_t *ips, uint64_t *fallback);
+int bt_unwind__sample_frames(struct bt_unwind *u, uint64_t id, uint64_t *ips, uint64_t *fallback,
+			     int *pid, uint64_t *start_ns);
 /*
  * Forget generation gen's deferred stacks but held[0..nheld) (sorted); *keep (malloc'ed) lists
  * the stored stacks the held ones fall back on, to be kept as well.
  */
 int bt_unwind__release_samples(struct bt_unwind *u, unsigned int gen, const uint64_t *held,
 			       size_t nheld, uint64_t **keep, size_t *nkeep);
+/*
+ * pid (started at start_ns) is gone before it could be indexed: its stacks waiting are unwound
+ * through maps[0..n), its executable mappings as logged when they were made (lib/bt_mmap_log.h).
+ */
+struct bt_sym_mapping;
+/* Whether stacks of pid wait for it to be indexed. */
+bool bt_unwind__waiting_for(struct bt_unwind *u, int pid);
+void bt_unwind__note_gone(struct bt_unwind *u, int pid, uint64_t start_ns,
+			  const struct bt_sym_mapping *maps, size_t n);
 /*
  * pid exited or exec()ed, partial of its stacks left partly walked by frame pointers (the
  * kernel's count of those it did not send): for the report at the end.

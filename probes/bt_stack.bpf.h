@@ -298,6 +298,9 @@ static __noinline __u32 bt_note_pid(void *ctx, __u32 tgid)
 static __always_inline void bt_pid_over(void *ctx, __u32 tgid, __u32 how, __u32 partial)
 {
 	struct bt_pid_note note = { .tgid = tgid, .exec = how, .partial = partial };
+
+	/* which process of the pid this was: user space may still need its logged mappings */
+	note.start_ns = bpf_get_current_task_btf()->group_leader->start_boottime;
 	__u32 *seen = bpf_map_lookup_elem(&bt_seen_pids, &tgid);
 
 	if (seen)

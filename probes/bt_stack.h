@@ -63,7 +63,7 @@ struct bt_pid_note {
 	__u32 cookie; /* which process of that pid (bt_note_pid); 0: not known */
 	/* BT_PID_NOTE_EXIT: its stacks the walker left partly walked by frame pointers */
 	__u32 partial;
-	/* NEW and SAMPLE: when it started (boot time, ns), as /proc/PID/stat */
+	/* when it started (boot time, ns), as /proc/PID/stat has it */
 	__u64 start_ns;
 };
 

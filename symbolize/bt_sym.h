@@ -82,6 +82,24 @@ int bt_symbolizer__note_pid(struct bt_symbolizer *sym, int pid);
 int bt_symbolizer__note_proc(struct bt_symbolizer *sym, int pid, uint32_t cookie,
 			     uint64_t start_ns);
 /*
+ * An executable mapping as a line of /proc/PID/maps gives it: for a process read too late,
+ * its mappings as the kernel reported them when they were made (lib/bt_mmap_log.h).
+ */
+struct bt_sym_mapping {
+	uint64_t start, end, pgoff;
+	unsigned int dev_major, dev_minor;
+	uint64_t ino;
+	const char *path; /* "" for anonymous code, "[vdso]" */
+};
+/*
+ * bt_symbolizer__note_proc() from maps[0..n) rather than /proc/PID/maps, for a process that
+ * exited before it was read: files are opened by path in our own root and must still be the
+ * inode that was mapped. A snapshot of the same process read earlier is replaced by maps (its
+ * open files reused): read early, it may lack libraries mapped since.
+ */
+int bt_symbolizer__note_proc_maps(struct bt_symbolizer *sym, int pid, uint32_t cookie,
+				  uint64_t start_ns, const struct bt_sym_mapping *maps, size_t n);
+/*
  * Snapshot pid's mappings again now (it mapped code since: the unwinder met a pc outside its
  * table). Frames resolved before stay valid. -ENOENT when pid has no live snapshot (not
  * noted yet, or exec()ed since): its announcement notes it.

@@ -282,25 +282,52 @@ static bool reuse_old(const struct bt_maps *old, const struct bt_map_line *ml, s
 	return true;
 }
 
+/* The next executable mapping, from /proc/PID/maps (f) or from given[] (f NULL). */
+static bool next_mapping(FILE *f, char **line, size_t *lcap, const struct bt_sym_mapping *given,
+			 size_t ngiven, size_t *i, struct bt_map_line *ml)
+{
+	const struct bt_sym_mapping *g;
+
+	if (!f) {
+		if (*i >= ngiven)
+			return false;
+		g = &given[(*i)++];
+		*ml = (struct bt_map_line){ .start = g->start,
+					    .end = g->end,
+					    .pgoff = g->pgoff,
+					    .dev_major = g->dev_major,
+					    .dev_minor = g->dev_minor,
+					    .ino = g->ino,
+					    .perms = "r-xp",
+					    .path = g->path ? g->path : "" };
+		return true;
+	}
+	while (getline(line, lcap, f) > 0)
+		if (!bt_procmaps__parse_line(*line, ml) && ml->perms[2] == 'x')
+			return true;
+	return false;
+}
+
+/* p's mappings from /proc/PID/maps, or from given[0..ngiven) when given is not NULL. */
 static int read_maps(struct bt_symbolizer *s, struct bt_proc *p, const struct bt_maps *old,
-		     struct bt_maps *out)
+		     const struct bt_sym_mapping *given, size_t ngiven, struct bt_maps *out)
 {
 	struct bt_map *v = NULL, *nv;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, gi = 0;
 	struct bt_map_line ml;
 	char path[64], *line = NULL;
 	size_t lcap = 0;
-	FILE *f;
+	FILE *f = NULL;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while (getline(&line, &lcap, f) > 0) {
+	if (!given) {
+		snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
+		f = fopen(path, "re");
+		if (!f)
+			return errno == ENOENT ? -ESRCH : -errno;
+	}
+	while (next_mapping(f, &line, &lcap, given, ngiven, &gi, &ml)) {
 		struct bt_map *m;
 
-		if (bt_procmaps__parse_line(line, &ml) || ml.perms[2] != 'x')
-			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 32;
 			nv = realloc(v, cap * sizeof(*v));
@@ -340,7 +367,8 @@ static int read_maps(struct bt_symbolizer *s, struct bt_proc *p, const struct bt
 		}
 	}
 	free(line);
-	fclose(f);
+	if (f)
+		fclose(f);
 	out->v = v;
 	out->n = n;
 	return n ? 0 : -ESRCH; /* a zombie or kernel thread: nothing to name */
@@ -444,7 +472,7 @@ int bt_symbolizer__note_proc(struct bt_symbolizer *s, int pid, uint32_t cookie, 
 	p->cookie = cookie;
 	p->start_ns = started;
 	p->rootfd = open_root(pid);
-	err = read_maps(s, p, NULL, &p->maps);
+	err = read_maps(s, p, NULL, NULL, 0, &p->maps);
 	if (err) {
 		proc_free(s, p);
 		return err;
@@ -457,6 +485,58 @@ int bt_symbolizer__note_proc(struct bt_symbolizer *s, int pid, uint32_t cookie, 
 
 		snprintf(path, sizeof(path), "/tmp/perf-%d.map", p->nspid);
 		bt_perfmap__open_path(path, &p->pm);
+	}
+	*pp = p;
+	s->nprocs++;
+	return 0;
+}
+
+int bt_symbolizer__note_proc_maps(struct bt_symbolizer *s, int pid, uint32_t cookie,
+				  uint64_t start_ns, const struct bt_sym_mapping *maps, size_t n)
+{
+	struct bt_proc **pp, *p;
+	int err;
+
+	if (!s || pid <= 0 || !maps || !n)
+		return -EINVAL;
+	pp = proc_slot(s, pid);
+	if (*pp && !(*pp)->gone && same_proc(*pp, cookie) &&
+	    (!(*pp)->start_ns || bt_proc_same_start((*pp)->start_ns, start_ns))) {
+		struct bt_maps fresh = { 0 };
+
+		/*
+		 * Read from /proc, maybe before the loader had mapped every library: the log has
+		 * every mapping it made since, and the files still open are reused
+		 */
+		p = *pp;
+		if (read_maps(s, p, &p->maps, maps, n, &fresh))
+			return 0;
+		maps_free(s, &p->stale);
+		p->stale = p->maps;
+		p->maps = fresh;
+		return 0;
+	}
+	if (*pp && !(*pp)->gone) {
+		retire(s, pp);
+		pp = proc_slot(s, pid);
+	}
+	if (*pp) {
+		p = *pp;
+		*pp = p->next;
+		proc_free(s, p);
+		pp = proc_slot(s, pid);
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->pid = p->nspid = pid;
+	p->cookie = cookie;
+	p->start_ns = start_ns;
+	p->rootfd = -1; /* gone with the process: files by path in ours, checked by inode */
+	err = read_maps(s, p, NULL, maps, n, &p->maps);
+	if (err) {
+		proc_free(s, p);
+		return err;
 	}
 	*pp = p;
 	s->nprocs++;
@@ -612,7 +692,7 @@ static void refresh(struct bt_symbolizer *s, struct bt_proc *p)
 	if (p->start_ns &&
 	    (bt_proc_start_ns(p->pid, &started) || !bt_proc_same_start(started, p->start_ns)))
 		return;
-	if (read_maps(s, p, &p->maps, &fresh))
+	if (read_maps(s, p, &p->maps, NULL, 0, &fresh))
 		return; /* gone: keep the snapshot */
 	maps_free(s, &p->stale);
 	p->stale = p->maps;

@@ -98,6 +98,69 @@ if [ -e /sys/bus/event_source/devices/uprobe/type ]; then
 	ok "5 processes started after stackcount -U, 20 ms each: 15 whole stacks in 2 rows"
 fi
 
+# A program started after the tool whose files nothing indexed before (a fresh copy: a new
+# inode, and not named in any probe), living about 15 ms, built without frame pointers: every
+# stack whole and named, in offcputime, stackcount at a tracepoint and funcslower -U. Its first
+# stacks are taken before it is indexed and sent as copies (docs/unwind.md); a process gone
+# before it was read is named and unwound from the kernel's log of its mappings.
+SHORT=$T/short
+mkdir -p "$SHORT"
+cp "$BT_WORKLOADS/unwind_work" "$SHORT/uwshort"
+cp "$BT_WORKLOADS/libunwind_worklib.so" "$SHORT/"
+BOTTOM='_start;__libc_start_main[a-z_]*;__libc_start_call_main;main'
+CHAIN='uw_run;uw_1;uw_2;uw_3X;uw_4;uwl_1;uwl_2;uwl_3;uwl_4;uwl_leaf'
+short_runs() {
+	for i in 1 2 3; do
+		LD_LIBRARY_PATH=$SHORT "$SHORT/uwshort" sleep 3 2 0 2 || fail "uwshort exited $?"
+	done
+	sleep 0.5
+}
+# check_short FILE PREFIX SUFFIX WHAT MIN_A MIN_B: the rows of FILE naming the program's
+# functions are two, the whole chain through path a and path b, with values of at least MIN_A
+# and MIN_B (a stack walked partly prints as a row of its own, 'uwshort;uwl_leaf;...')
+check_short() {
+	rows=$(grep 'uw_run\|uwl_\|uw_[1-4]' "$1")
+	a="$2$BOTTOM;$(echo "$CHAIN" | sed s/X/a/)$3"
+	b="$2$BOTTOM;$(echo "$CHAIN" | sed s/X/b/)$3"
+	echo "$rows" | grep -Eq "^$a [0-9]+$" && echo "$rows" | grep -Eq "^$b [0-9]+$" &&
+		[ "$(echo "$rows" | wc -l)" = 2 ] ||
+		fail "$4: not the two whole chains alone: $(echo "$rows" | tr '\n' '|')"
+	va=$(echo "$rows" | grep -E "^$a " | awk '{print $NF}')
+	vb=$(echo "$rows" | grep -E "^$b " | awk '{print $NF}')
+	[ "$va" -ge "$5" ] && [ "$vb" -ge "$6" ] || fail "$4: values $va and $vb, not at least $5 and $6"
+}
+BANNER_IN=err start_tool offcputime -f -U
+short_runs
+finish_tool INT
+[ "$RC" = 0 ] || fail "offcputime exited $RC"
+# its wait for the start signal: whole too (a row taken during its exec, in the image before,
+# may print [unknown]: that image is gone)
+w=$(grep '^uwshort;.*wl_wait_start' "$OUT")
+echo "$w" | grep -Eqx "uwshort;$BOTTOM;wl_wait_start;usleep;__nanosleep;clock_nanosleep [0-9]+" ||
+	fail "offcputime: the wait not one whole row: $(echo "$w" | tr '\n' '|')"
+# 3 processes: path a sleeps 3 times 2 ms, path b twice
+check_short "$OUT" 'uwshort;' ';clock_nanosleep' offcputime 18000 12000
+ok "offcputime: 3 processes of 15 ms started after it, files never indexed: 2 whole rows"
+BANNER_IN=err start_tool stackcount -f -U t:syscalls:sys_enter_clock_nanosleep
+short_runs
+finish_tool INT
+[ "$RC" = 0 ] || fail "stackcount exited $RC"
+check_short "$OUT" '' ';clock_nanosleep' "stackcount at a tracepoint" 9 6
+grep -E "^$BOTTOM;uw_run" "$OUT" | awk '{print $NF}' | tr '\n' ' ' | grep -qx '9 6 \|6 9 ' ||
+	fail "stackcount: counts not exactly 9 and 6: $(grep uw_run "$OUT" | tr '\n' '|')"
+ok "stackcount at a tracepoint: the same, exact counts (9 and 6)"
+if [ -e /sys/bus/event_source/devices/uprobe/type ]; then
+	# -f prints no banner: -v says when the probe is attached
+	BANNER=uprobe BANNER_IN=err start_tool funcslower -v -f -U -m 1 "$SHORT/libunwind_worklib.so:uwl_leaf"
+	short_runs
+	finish_tool INT
+	[ "$RC" = 0 ] || fail "funcslower exited $RC"
+	# one line per slow call: fold them by stack to compare
+	sort "$OUT" | uniq -c | awk '{c=$1; $1=""; sub(/^ /, ""); sub(/ 1$/, ""); print $0 " " c}' >"$T/short_folded"
+	check_short "$T/short_folded" 'uwshort;' '' "funcslower -U" 9 6
+	ok "funcslower -U: 15 slow calls, each with its whole stack"
+fi
+
 # 2,048 distinct paths of a process started after a system-wide stackcount, its first stacks
 # taken before it is indexed: every path once, with its exact count (49c5c45 printed a path
 # walked both by frame pointers and through tables as two rows, counts split between them).

@@ -189,6 +189,7 @@ static void test_samples_store(void)
 	uint64_t ips[BT_MAX_STACK_DEPTH], fb = 0, held, *keep = NULL;
 	size_t nkeep = 0;
 	char who[128];
+	uint64_t started = 0;
 	int pid = 0, i;
 
 	/* no maps: no process is found indexed at once, every sample waits */
@@ -204,17 +205,17 @@ static void test_samples_store(void)
 	s.len = 64;
 	CHECK_INT(bt_unwind_samples__add(ss, &s, 10), -EINVAL);
 	CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 1);
-	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid), -EAGAIN);
+	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid, &started), -EAGAIN);
 	CHECK_INT(pid, 4242);
-	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(9, 1), ips, &fb, &pid), -ENOENT);
+	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(9, 1), ips, &fb, &pid, &started), -ENOENT);
 	s.id = deferred_id(2, 0);
 	s.fallback = 0x4560;
 	CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 1);
 	/* its process gone before it was indexed: both fall back to the walker's stacks */
 	bt_unwind_samples__indexed(ss, 4242, 0, 0, NULL);
-	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(1, 1), ips, &fb, &pid), 0);
+	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(1, 1), ips, &fb, &pid, &started), 0);
 	CHECK(fb == (0x1230 | 1));
-	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(2, 0), ips, &fb, &pid), 0);
+	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(2, 0), ips, &fb, &pid, &started), 0);
 	CHECK(fb == 0x4560);
 	/* said per process: these two, and what the kernel counted at another's exit */
 	bt_unwind_samples__partial(ss, 77, 5);
@@ -225,7 +226,7 @@ static void test_samples_store(void)
 	s.id = deferred_id(3, 0);
 	CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 1);
 	bt_unwind_samples__indexed(ss, 4242, s.note.start_ns, 1, &proc);
-	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid), 1);
+	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid, &started), 1);
 	CHECK(ips[0] == 0x401000);
 	/*
 	 * A pc in none of the table's mappings, the table read before the stack was taken (a
@@ -235,27 +236,27 @@ static void test_samples_store(void)
 	s.at_ns = 100;
 	CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 1);
 	bt_unwind_samples__indexed(ss, 4242, s.note.start_ns, 50, &proc);
-	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid), -EAGAIN);
+	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid, &started), -EAGAIN);
 	bt_unwind_samples__indexed(ss, 4242, s.note.start_ns, 200, &proc);
-	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid), 1);
+	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid, &started), 1);
 	/* indexed, but another process has the pid now (another start): not with its table */
 	s.id = deferred_id(4, 0);
 	CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 1);
 	bt_unwind_samples__indexed(ss, 4242, s.note.start_ns + 1000000000ULL, 1, &proc);
-	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid), 0);
+	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid, &started), 0);
 
 	/* generation 1 printed: its sample goes, generation 0's stay */
 	CHECK_INT(bt_unwind_samples__release(ss, 1, NULL, 0, &keep, &nkeep), 0);
 	CHECK(nkeep == 0);
-	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(1, 1), ips, &fb, &pid), -ENOENT);
-	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(2, 0), ips, &fb, &pid), 0);
+	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(1, 1), ips, &fb, &pid, &started), -ENOENT);
+	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(2, 0), ips, &fb, &pid, &started), 0);
 	/* generation 0, one still held (an event not printed yet): it stays, with its fallback */
 	held = deferred_id(2, 0);
 	CHECK_INT(bt_unwind_samples__release(ss, 0, &held, 1, &keep, &nkeep), 0);
 	CHECK(nkeep == 1 && keep && keep[0] == 0x4560);
 	free(keep);
-	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(2, 0), ips, &fb, &pid), 0);
-	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(3, 0), ips, &fb, &pid), -ENOENT);
+	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(2, 0), ips, &fb, &pid, &started), 0);
+	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(3, 0), ips, &fb, &pid, &started), -ENOENT);
 
 	/* bounded: past 64 waiting copies, a sample falls back at once */
 	s.note.tgid = 99;
@@ -265,7 +266,7 @@ static void test_samples_store(void)
 	}
 	s.id = deferred_id(200, 0);
 	CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 0);
-	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid), 0);
+	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid, &started), 0);
 	bt_unwind_samples__counts(ss, &c);
 	CHECK(c.received == 70 && c.unwound == 2 && c.fell_back == 4);
 	bt_unwind_samples__free(ss);
