@@ -497,6 +497,8 @@ int bt_filters_apply(struct bpf_object *obj, const struct bt_filters *f)
 		err = set_filter(obj, "bt_filter_tgid", f->tgid, 0);
 	if (!err)
 		err = set_filter(obj, "bt_filter_tid", f->tid, 0);
+	if (!err && f->not_self && !f->tgid && !f->tid)
+		err = set_filter(obj, "bt_filter_not_tgid", getpid(), 0);
 	if (!err && f->by_uid) {
 		err = set_var(obj, "bt_filter_by_uid", &f->by_uid, sizeof(f->by_uid));
 		if (!err)
