@@ -92,3 +92,42 @@ dpid=0
 rows 1 # PID COMM FD ERR PATH
 [ "$self" = 0 ] || fail "opensnoop printed $self opens of its own (pid $FPID): $(grep "^$FPID " "$OUT" | head -n 3)"
 ok "opensnoop: none of its own opens in $rows"
+
+# In a PID namespace of its own the tool's pid is not the kernel's: it must leave out no one.
+# Made to have, inside, the host pid of a workload (ns_last_pid), it would drop that
+# workload's every call were it to filter its getpid().
+command -v unshare >/dev/null || skip "no unshare (util-linux) for the PID namespace case"
+WORK=$BT_WORKLOADS/fc_work
+[ -x "$WORK" ] || fail "workload $WORK not built"
+"$WORK" 0 0 0 $N &
+wpid=$!
+OUT=$T/out ERR=$T/err
+: >"$OUT"
+# the namespace's first process, a shell, forks the tool: the next pid after ns_last_pid
+unshare --pid --fork --mount-proc sh -c 'echo $(($1 - 1)) >/proc/sys/kernel/ns_last_pid
+	exec "$2" stacksnoop -v syscall:getppid >"$3" 2>"$4" &
+	echo $! >"$5"
+	wait' sh $wpid "$BPFTOOLS" "$OUT" "$ERR" "$T/nspid" &
+upid=$!
+i=0
+until grep -q '^TIME(s)' "$OUT" 2>/dev/null || [ $i -gt 100 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+# unshare ignores SIGINT and SIGTERM while it waits: stop the tool itself, by its host pid
+FPID=$(pgrep -P "$(pgrep -P $upid)")
+stop_ns() {
+	[ -z "$FPID" ] || kill -INT $FPID
+	wait $upid
+}
+[ -n "$FPID" ] && [ $i -le 100 ] ||
+	{ kill -TERM $wpid; stop_ns; fail "stacksnoop in a PID namespace did not start"; }
+[ "$(cat "$T/nspid")" = $wpid ] ||
+	{ kill -TERM $wpid; stop_ns; skip "could not have pid $wpid in the namespace (ns_last_pid)"; }
+kill -USR1 $wpid
+wait $wpid || { stop_ns; fail "workload exited $?"; }
+stop_ns
+FPID=-1 dpid=$wpid
+rows 3
+[ "$dd" = $N ] || fail "stacksnoop in a PID namespace, as pid $wpid there: $dd of the $N getppid calls of host pid $wpid"
+ok "stacksnoop in a PID namespace, with the workload's pid there: all $N of its calls"
