@@ -968,6 +968,7 @@ static int run(const struct bt_cmd *cmd)
 	skel->rodata->want_block = opts.blocked;
 	skel->rodata->want_samples = opts.sampled;
 	filters.tgid = opts.pid;
+	filters.not_self = true; /* syscall:write: each printed row would be another call */
 	/* Followed calls: as many threads with a call in flight at once (1 when unused). */
 	err = bpf_map__set_max_entries(skel->maps.profiles, s.profile ? 4096 : 1);
 	if (!err && opts.blocked) {

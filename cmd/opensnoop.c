@@ -451,6 +451,7 @@ static int run(const struct bt_cmd *cmd)
 	filters.comm = opts.name;
 	filters.cgroupmap = opts.cgroupmap;
 	filters.mntnsmap = opts.mntnsmap;
+	filters.not_self = true; /* our own opens are not the system's */
 	err = bt_filters_apply(skel->obj, &filters);
 	if (err)
 		goto cleanup;

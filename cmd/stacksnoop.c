@@ -312,6 +312,8 @@ static int run(const struct bt_cmd *cmd)
 	skel->rodata->want_kernel = s.kernel;
 	skel->rodata->want_user = s.user;
 	filters.tgid = opts.pid;
+	/* syscall:write: each printed row would be another call, and another row */
+	filters.not_self = true;
 	err = bt_stacks__configure(skel->obj, &sopts);
 	if (!err)
 		err = bt_events__configure(skel->obj, skel->maps.events);

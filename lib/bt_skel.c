@@ -483,6 +483,23 @@ static int apply_comm(struct bpf_object *obj, const char *comm, bool exact)
 	return err;
 }
 
+/*
+ * Our pid as the kernel's filters see it (bpf_get_current_pid_tgid(): the initial PID
+ * namespace), or 0. In a container's own PID namespace getpid() is another number, maybe some
+ * other process's pid outside: left out, that process would vanish from the output.
+ */
+static int self_tgid(void)
+{
+	struct stat st;
+
+	/* the initial PID namespace's inode number is fixed (PROC_PID_INIT_INO) */
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino != 0xeffffffcU) {
+		bt_debug("in another PID namespace: our own events are traced too");
+		return 0;
+	}
+	return getpid();
+}
+
 int bt_filters_apply(struct bpf_object *obj, const struct bt_filters *f)
 {
 	int err;
@@ -497,6 +514,8 @@ int bt_filters_apply(struct bpf_object *obj, const struct bt_filters *f)
 		err = set_filter(obj, "bt_filter_tgid", f->tgid, 0);
 	if (!err)
 		err = set_filter(obj, "bt_filter_tid", f->tid, 0);
+	if (!err && f->not_self && !f->tgid && !f->tid)
+		err = set_filter(obj, "bt_filter_not_tgid", self_tgid(), 0);
 	if (!err && f->by_uid) {
 		err = set_var(obj, "bt_filter_by_uid", &f->by_uid, sizeof(f->by_uid));
 		if (!err)

@@ -36,6 +36,12 @@ struct bt_filters {
 	const char *cgroup;    /* a cgroup v2 directory: tasks in it or below it */
 	const char *cgroupmap; /* a pinned BPF hash keyed by cgroup v2 id (BCC --cgroupmap) */
 	const char *mntnsmap;  /* a pinned BPF hash keyed by mount namespace id (--mntnsmap) */
+	/*
+	 * Leave out our own process (all its threads): set by the tools that print each event,
+	 * whose output's write()s would be traced and print more rows, without end. Nothing
+	 * to do with tgid or tid set (they already leave us out, unless they name us).
+	 */
+	bool not_self;
 };
 #define BT_FILTERS_NONE   \
 	{                 \

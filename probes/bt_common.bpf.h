@@ -15,6 +15,9 @@
 const volatile __s32 bt_filter_cpu = -1;
 const volatile __u32 bt_filter_tgid = 0;
 const volatile __u32 bt_filter_tid = 0;
+/* the tool's own process, left out: a tool that prints each event and traces a system call
+ * it makes (write) would otherwise make an event of every row it prints */
+const volatile __u32 bt_filter_not_tgid = 0;
 const volatile bool bt_filter_by_uid = false;
 const volatile __u32 bt_filter_uid = 0;
 /* comm: bt_filter_comm_len > 0 bytes of bt_filter_comm, anywhere in the task's comm (BCC's
@@ -85,10 +88,12 @@ static __always_inline bool bt_filtered_out(void)
 {
 	if (bt_filter_cpu >= 0 && bpf_get_smp_processor_id() != (__u32)bt_filter_cpu)
 		return true;
-	if (bt_filter_tgid || bt_filter_tid) {
+	if (bt_filter_tgid || bt_filter_tid || bt_filter_not_tgid) {
 		__u64 id = bpf_get_current_pid_tgid();
 
 		if (bt_filter_tgid && (id >> 32) != bt_filter_tgid)
+			return true;
+		if (bt_filter_not_tgid && (id >> 32) == bt_filter_not_tgid)
 			return true;
 		if (bt_filter_tid && (__u32)id != bt_filter_tid)
 			return true;

@@ -131,6 +131,10 @@ start_tool() {
   BT_RUN_N=$((BT_RUN_N + 1))
   OUT=${_o:-$PWD/bg$BT_RUN_N.out}
   echo "\$ bpftools $* &"
+  # Emptied here, not only by the redirection below: that one runs in the forked child, maybe
+  # after our caller's wait_for has found the last run's "Tracing" banner in a reused FILE
+  # (vm/unwind signalled its workload at once and the tool found no process with its PID)
+  : >"$OUT"
   "$BPFTOOLS" "$@" >"$OUT" 2>&1 &
   BG_PID=$!
 }
