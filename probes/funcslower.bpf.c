@@ -82,7 +82,7 @@ static __always_inline int on_entry(void *ctx, __u32 index, struct funcslower_in
 			e->user_stack = bt_get_stack(ctx, BPF_F_USER_STACK, gen);
 			e->user_caller = BT_STACK_STORED(e->user_stack) ? user_caller : 0;
 		}
-		bt_note_pid(ctx, id >> 32);
+		e->cookie = bt_note_pid(ctx, id >> 32);
 	}
 	/* Last, so the stack walks are not part of the latency. */
 	e->start_ns = bpf_ktime_get_ns();
@@ -176,6 +176,7 @@ static __always_inline int on_return(void *ctx, __u32 index, __u64 ret)
 	if (want_args)
 		__builtin_memcpy(ev.args, e->args, sizeof(ev.args));
 	ev.tgid = id >> 32;
+	ev.cookie = e->cookie;
 	bpf_get_current_comm(ev.comm, sizeof(ev.comm));
 	/* Output, then delete: user space holds the stacks of the calls it finds in flight and
 	 * prints every event already sent, so each stack is either held or printed. */

@@ -16,7 +16,9 @@ struct funcslower_event {
 	__u64 kernel_stack; /* stack ids (probes/bt_stack.h) */
 	__u64 user_stack;
 	__u32 tgid;
-	__u32 index; /* the entry target's index in struct bt_targets */
+	__u32 index;  /* the entry target's index in struct bt_targets */
+	__u32 cookie; /* which process of tgid (probes/bt_stack.h: BT_PROC), with -U */
+	__u32 pad;
 	char comm[FUNCSLOWER_COMM_LEN];
 };
 
@@ -73,7 +75,7 @@ struct funcslower_inflight {
 	__u64 kernel_stack;
 	__u64 user_stack;
 	__u32 index;
-	__u32 pad;
+	__u32 cookie; /* the process's announcement (bt_note_pid): names its stacks after it exits */
 };
 
 #endif
