@@ -199,15 +199,9 @@ static int run(const struct bt_cmd *cmd)
 			      &s.stacks);
 	if (err)
 		goto cleanup;
-	s.counts = (struct bt_offcpu_counts){ s.stacks,
-					      bpf_map__fd(skel->maps.counts),
-					      sizeof(struct offcputime_key),
-					      offsetof(struct offcputime_key, gen),
-					      add_row,
-					      &s,
-					      &s.table,
-					      "off_cpu_us" };
-	bt_stacks__set_collector(s.stacks, bt_offcpu_collect, &s.counts);
+	bt_offcpu_counts_init(&s.counts, s.stacks, skel->maps.counts,
+			      offsetof(struct offcputime_key, gen), add_row, &s, &s.table,
+			      "off_cpu_us");
 
 	print_banner();
 	if (bt_output_closed())

@@ -261,15 +261,9 @@ static int run(const struct bt_cmd *cmd)
 			      "sched:sched_switch and sched:sched_waking", &s.stacks);
 	if (err)
 		goto cleanup;
-	s.counts = (struct bt_offcpu_counts){ s.stacks,
-					      bpf_map__fd(skel->maps.counts),
-					      sizeof(struct offwaketime_key),
-					      offsetof(struct offwaketime_key, gen),
-					      add_row,
-					      &s,
-					      &s.table,
-					      "blocked_us" };
-	bt_stacks__set_collector(s.stacks, bt_offcpu_collect, &s.counts);
+	bt_offcpu_counts_init(&s.counts, s.stacks, skel->maps.counts,
+			      offsetof(struct offwaketime_key, gen), add_row, &s, &s.table,
+			      "blocked_us");
 
 	print_banner();
 	if (bt_output_closed())

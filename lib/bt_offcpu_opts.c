@@ -268,6 +268,24 @@ void bt_offcpu_banner(const struct bt_offcpu_opts *o, const char *fmt, ...)
 	free(what);
 }
 
+void bt_offcpu_counts_init(struct bt_offcpu_counts *c, struct bt_stacks *stacks,
+			   const struct bpf_map *counts, size_t gen_offset,
+			   bt_stacks_entry_fn add_row, void *ctx, struct bt_stack_table *table,
+			   const char *value_name)
+{
+	*c = (struct bt_offcpu_counts){
+		.stacks = stacks,
+		.fd = bpf_map__fd(counts),
+		.key_size = bpf_map__key_size(counts),
+		.gen_offset = gen_offset,
+		.add_row = add_row,
+		.ctx = ctx,
+		.table = table,
+		.value_name = value_name,
+	};
+	bt_stacks__set_collector(stacks, bt_offcpu_collect, c);
+}
+
 int bt_offcpu_collect(void *counts)
 {
 	struct bt_offcpu_counts *c = counts;

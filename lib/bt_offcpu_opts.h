@@ -89,6 +89,18 @@ struct bt_offcpu_counts {
 };
 
 /*
+ * Set *c for a tool's counts map (its keys' stack generation, a __u32, at gen_offset; the key
+ * size is the map's), whose keys add_row(ctx) makes rows of table, printed by --json with the
+ * sum as value_name; and make bt_offcpu_collect(c) the collector of stacks, so that exited
+ * processes waiting to be named have their counts drained into the table. c must live as long
+ * as stacks.
+ */
+void bt_offcpu_counts_init(struct bt_offcpu_counts *c, struct bt_stacks *stacks,
+			   const struct bpf_map *counts, size_t gen_offset,
+			   bt_stacks_entry_fn add_row, void *ctx, struct bt_stack_table *table,
+			   const char *value_name);
+
+/*
  * Every count so far (both stack generations, whichever is current) read and deleted, each
  * made a row of the table, rows that print the same merged. A bt_stacks_collect_fn: it runs
  * whenever exited processes wait to be named (lib/bt_stacks.h), and before the summary.
