@@ -17,6 +17,7 @@
 #include "bt_err.h"
 #include "bt_events.h"
 #include "bt_evloop.h"
+#include "bt_inflight.h"
 #include "bt_loop.h"
 #include "bt_perf.h"
 #include "bt_skel.h"
@@ -244,7 +245,7 @@ struct state {
 	bool profile;		       /* -B or -S: events carry a struct funcslower_profile */
 	int entries_fd;		       /* calls in flight: their stacks stay stored */
 	int profiles_fd;	       /* ... and the stacks where they blocked or ran */
-	unsigned long long no_profile; /* slow calls whose profile the LRU evicted */
+	unsigned long long no_profile; /* slow calls whose profile found no room */
 	struct funcslower_profile p;   /* the event being printed (aligned) */
 	struct bt_stack_out *out;      /* --flamegraph, --pprof */
 	struct line lines[FUNCSLOWER_MAX_STACKS + 1];
@@ -926,6 +927,12 @@ static void print_header(void)
 	       opts.nargs ? "FUNC ARGS" : "FUNC");
 }
 
+/* probes/funcslower.bpf.c's in-flight tables, in slot order */
+static const struct bt_inflight_table inflight[] = {
+	{ "entries", "calls not timed", "calls in flight" },
+	{ NULL },
+};
+
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
@@ -1076,6 +1083,7 @@ static int run(const struct bt_cmd *cmd)
 	if (err)
 		bt_err("cannot read events: %s", strerror(-err));
 	bt_events__report_lost(s.events);
+	bt_inflight_report(skel->obj, inflight);
 	if (s.stacks)
 		bt_stacks__report_lost(s.stacks);
 	if (!err)

@@ -12,6 +12,7 @@
 #include "bt_err.h"
 #include "bt_json.h"
 #include "bt_loop.h"
+#include "bt_inflight.h"
 #include "bt_offcpu_opts.h"
 #include "bt_skel.h"
 #include "bt_stack_out.h"
@@ -222,6 +223,13 @@ static void print_banner(void)
 			 bt_offcpu_stacks(&opts));
 }
 
+/* the in-flight tables (probes/bt_offcpu.bpf.h), in slot order */
+static const struct bt_inflight_table inflight[] = {
+	{ "bt_offcpu_starts", "blocks not timed", "threads off-CPU" },
+	{ "wakers", "wake-ups not recorded", "threads woken" },
+	{ NULL },
+};
+
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_stacks_opts sopts = {
@@ -271,6 +279,7 @@ static int run(const struct bt_cmd *cmd)
 	poll = (struct bt_poll){ bt_stacks__fd(s.stacks), bt_stacks__poll, s.stacks };
 	err = bt_interval_loop_poll(&iv, print_summary, &s, &poll);
 	bt_stacks__report_lost(s.stacks);
+	bt_inflight_report(skel->obj, inflight);
 cleanup:
 	offwaketime_bpf__destroy(skel);
 	bt_stacks__free(s.stacks);

@@ -46,7 +46,7 @@ struct funcslower_sample {
 
 /*
  * Per thread while a call runs, and sent whole for a slow call (the event first, so that a
- * record shorter than this is a plain event: the profile was lost to the LRU).
+ * record shorter than this is a plain event: the profile found no room).
  */
 struct funcslower_profile {
 	struct funcslower_event ev;
