@@ -169,19 +169,25 @@ for n in a b; do
 done
 ok "pid $A run by reuse_a, then reuse_b: each named by its own binary"
 
-# funcslower -U names a call's user stack by its process's cookie, not by its pid alone: the tool
-# is stopped while reuse_a's last calls return and it exits, and reuse_b takes its pid and enters
-# its first call; running again, the tool reads reuse_b's announcement (its mappings noted under
-# the pid) before it prints reuse_a's last calls, which its own snapshot, kept under its cookie,
-# must name. By pid alone they were named from reuse_b's mappings ([unknown]). -B: the stacks
-# where each call blocked, the same.
+# funcslower -U names a call's user stack by its process's cookie, not by its pid alone: once it
+# has snapshotted reuse_a the tool is stopped while reuse_a's calls return and it exits, and
+# reuse_b takes its pid and enters its first call; running again, the tool reads reuse_b's
+# announcement (its mappings noted under the pid) before it prints reuse_a's calls, which
+# reuse_a's own snapshot, kept under its cookie, must name. By pid alone they were named from
+# reuse_b's mappings ([unknown], 6 of 6). -B: the stacks where each call blocked, the same.
 if [ -e /sys/bus/event_source/devices/uprobe/type ]; then
 	for o in -U "-U -B"; do
 		# shellcheck disable=SC2086
-		start_tool funcslower $o -m 10 "$BT_WORKLOADS/reuse_a:reuse_a_sleep" "$BT_WORKLOADS/reuse_b:reuse_b_sleep"
+		# BPFTOOLS_DEBUG: the tool says on stderr when it has snapshotted a process
+		BPFTOOLS_DEBUG=1 start_tool funcslower $o -m 10 "$BT_WORKLOADS/reuse_a:reuse_a_sleep" "$BT_WORKLOADS/reuse_b:reuse_b_sleep"
 		"$BT_WORKLOADS/reuse_a" 6 &
 		A=$!
-		sleep 0.15 # announced at its first call, snapshotted, that call printed
+		i=0
+		until grep -q "process $A (.*mappings noted" "$ERR"; do
+			i=$((i + 1))
+			[ $i -lt 300 ] || fail "funcslower $o: reuse_a ($A) never snapshotted"
+			sleep 0.01
+		done
 		kill -STOP $FPID
 		wait $A
 		PID=$A $CHURN 1 "$BT_WORKLOADS/reuse_b" 10 &
