@@ -12,7 +12,6 @@
 #include "bt_err.h"
 #include "bt_json.h"
 #include "bt_loop.h"
-#include "bt_inflight.h"
 #include "bt_offcpu_opts.h"
 #include "bt_skel.h"
 #include "bt_stack_out.h"
@@ -237,14 +236,8 @@ static int run(const struct bt_cmd *cmd)
 		.user = want_user(),
 		.note_running = want_user(),
 	};
-	struct bt_interval iv = {
-		.interval = opts.duration ? opts.duration : BT_FOREVER,
-		.duration = opts.duration,
-		.count = 1,
-	};
 	struct offwaketime_bpf *skel;
 	struct state s = { 0 };
-	struct bt_poll poll;
 	int err;
 
 	s.leaf_first =
@@ -276,10 +269,7 @@ static int run(const struct bt_cmd *cmd)
 	print_banner();
 	if (bt_output_closed())
 		goto cleanup;
-	poll = (struct bt_poll){ bt_stacks__fd(s.stacks), bt_stacks__poll, s.stacks };
-	err = bt_interval_loop_poll(&iv, print_summary, &s, &poll);
-	bt_stacks__report_lost(s.stacks);
-	bt_inflight_report(skel->obj, inflight);
+	err = bt_offcpu_loop(&opts, s.stacks, skel->obj, inflight, print_summary, &s);
 cleanup:
 	offwaketime_bpf__destroy(skel);
 	bt_stacks__free(s.stacks);

@@ -286,6 +286,22 @@ void bt_offcpu_counts_init(struct bt_offcpu_counts *c, struct bt_stacks *stacks,
 	bt_stacks__set_collector(stacks, bt_offcpu_collect, c);
 }
 
+int bt_offcpu_loop(const struct bt_offcpu_opts *o, struct bt_stacks *stacks, struct bpf_object *obj,
+		   const struct bt_inflight_table *inflight, bt_print_fn print, void *ctx)
+{
+	struct bt_interval iv = {
+		.interval = o->duration ? o->duration : BT_FOREVER,
+		.duration = o->duration,
+		.count = 1,
+	};
+	struct bt_poll poll = { bt_stacks__fd(stacks), bt_stacks__poll, stacks };
+	int err = bt_interval_loop_poll(&iv, print, ctx, &poll);
+
+	bt_stacks__report_lost(stacks);
+	bt_inflight_report(obj, inflight);
+	return err;
+}
+
 int bt_offcpu_collect(void *counts)
 {
 	struct bt_offcpu_counts *c = counts;

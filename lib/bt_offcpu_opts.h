@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <bpf/libbpf.h>
 
+#include "bt_inflight.h"
+#include "bt_loop.h"
 #include "bt_offcpu.h"
 #include "bt_skel.h"
 #include "bt_stack_out.h"
@@ -111,5 +113,13 @@ int bt_offcpu_collect(void *counts);
  * blocks, -f or --json), and the table emptied. 0 or -errno (said on stderr).
  */
 int bt_offcpu_summary(const struct bt_offcpu_opts *o, struct bt_offcpu_counts *c);
+
+/*
+ * Trace until o's duration is over or Ctrl-C, reading the processes stacks announces as they
+ * come; then print(ctx), the summary, and say what was lost: stacks, and the starts the
+ * in-flight tables of obj (inflight, probes/bt_inflight.bpf.h) refused. print's result.
+ */
+int bt_offcpu_loop(const struct bt_offcpu_opts *o, struct bt_stacks *stacks, struct bpf_object *obj,
+		   const struct bt_inflight_table *inflight, bt_print_fn print, void *ctx);
 
 #endif
