@@ -14,6 +14,7 @@
 #include "bt_cmd.h"
 #include "bt_disk.h"
 #include "bt_err.h"
+#include "bt_inflight.h"
 #include "bt_json.h"
 #include "bt_loop.h"
 #include "bt_skel.h"
@@ -282,6 +283,12 @@ static bool issued_not_done(const void *value, void *ctx)
 	return s->issued && s->bio && (!opts.cgroup || s->passed);
 }
 
+/* probes/biolatency.bpf.c's in-flight tables, in slot order */
+static const struct bt_inflight_table inflight[] = {
+	{ "starts", "requests not timed", "requests in flight" },
+	{ NULL },
+};
+
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_summary_opts sopts = {
@@ -360,6 +367,7 @@ static int run(const struct bt_cmd *cmd)
 	if (unseen) /* docs/biosnoop.md, "Unseen completions" */
 		bt_warn("%llu requests ended unseen: the kernel ran no completion probe for them",
 			unseen);
+	bt_inflight_report(skel->obj, inflight);
 	if (skel->bss->merged) /* docs/biolatency.md, "Merged I/O" */
 		bt_warn("%llu I/Os from %s made no request of their own (merged into another "
 			"request, counted only if its maker is in the cgroup too)",

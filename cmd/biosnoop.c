@@ -16,6 +16,7 @@
 #include "bt_cmd.h"
 #include "bt_disk.h"
 #include "bt_err.h"
+#include "bt_inflight.h"
 #include "bt_events.h"
 #include "bt_evloop.h"
 #include "bt_json.h"
@@ -218,6 +219,12 @@ static int on_event(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
+/* probes/biosnoop.bpf.c's in-flight tables, in slot order */
+static const struct bt_inflight_table inflight[] = {
+	{ "reqs", "requests not traced", "requests in flight" },
+	{ NULL },
+};
+
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
@@ -293,6 +300,7 @@ static int run(const struct bt_cmd *cmd)
 	if (unseen) /* docs/biosnoop.md, "Unseen completions" */
 		bt_warn("%llu requests ended unseen: the kernel ran no completion probe for them",
 			unseen);
+	bt_inflight_report(skel->obj, inflight);
 cleanup:
 	bt_evloop__free(loop);
 	bt_events__free(events);

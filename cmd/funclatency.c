@@ -13,6 +13,7 @@
 #include "bt_core_btf.h"
 #include "bt_args.h"
 #include "bt_attach.h"
+#include "bt_inflight.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_json.h"
@@ -358,6 +359,13 @@ static int size_maps(struct funclatency_bpf *skel, size_t nfuncs)
 	return err;
 }
 
+/* probes/funclatency.bpf.c's in-flight tables, in slot order (stacks: with -l) */
+static const struct bt_inflight_table inflight[] = {
+	{ "starts", "calls not timed", "calls in flight" },
+	{ "stacks", "calls not timed", "threads in traced calls" },
+	{ NULL },
+};
+
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
@@ -435,6 +443,8 @@ static int run(const struct bt_cmd *cmd)
 	if (!err && skel->bss->lost)
 		bt_warn("%llu latencies not recorded: more than %zu histograms",
 			(unsigned long long)skel->bss->lost, (size_t)FL_MAX_HISTS);
+	if (!err)
+		bt_inflight_report(skel->obj, inflight);
 cleanup:
 	/* links before the object: every probe is gone before the programs are unloaded */
 	bt_attach__destroy(attach);

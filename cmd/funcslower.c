@@ -17,6 +17,7 @@
 #include "bt_err.h"
 #include "bt_events.h"
 #include "bt_evloop.h"
+#include "bt_inflight.h"
 #include "bt_loop.h"
 #include "bt_perf.h"
 #include "bt_skel.h"
@@ -244,13 +245,23 @@ struct state {
 	bool profile;		       /* -B or -S: events carry a struct funcslower_profile */
 	int entries_fd;		       /* calls in flight: their stacks stay stored */
 	int profiles_fd;	       /* ... and the stacks where they blocked or ran */
-	unsigned long long no_profile; /* slow calls whose profile the LRU evicted */
+	unsigned long long no_profile; /* slow calls whose profile found no room */
 	struct funcslower_profile p;   /* the event being printed (aligned) */
 	struct bt_stack_out *out;      /* --flamegraph, --pprof */
 	struct line lines[FUNCSLOWER_MAX_STACKS + 1];
 };
 
 static const struct bt_stack_style style = { .indent = "    " };
+
+/*
+ * The process a call's user stacks are named by: its pid and the cookie it was announced with,
+ * so that a call printed after its process exited and another took the pid is named from its
+ * own process's mappings (probes/bt_stack.h).
+ */
+static uint64_t proc_of(const struct funcslower_event *e)
+{
+	return BT_PROC(e->tgid, e->cookie);
+}
 
 static void print_stacks(struct state *s, const struct funcslower_event *e)
 {
@@ -260,7 +271,7 @@ static void print_stacks(struct state *s, const struct funcslower_event *e)
 		/* comm;user outermost..innermost;-;kernel outermost..innermost 1 */
 		printf("%.*s", FUNCSLOWER_COMM_LEN, e->comm);
 		if (opts.user_stack)
-			nu = bt_stacks__fold(s->stacks, stdout, &style, e->tgid, e->user_stack,
+			nu = bt_stacks__fold(s->stacks, stdout, &style, proc_of(e), e->user_stack,
 					     e->user_caller, false);
 		if (opts.kernel_stack) {
 			if (nu > 0 && e->kernel_stack != BT_STACK_NONE)
@@ -274,7 +285,8 @@ static void print_stacks(struct state *s, const struct funcslower_event *e)
 	if (opts.kernel_stack)
 		bt_stacks__print(s->stacks, stdout, &style, BT_PID_KERNEL, e->kernel_stack, 0);
 	if (opts.user_stack)
-		bt_stacks__print(s->stacks, stdout, &style, e->tgid, e->user_stack, e->user_caller);
+		bt_stacks__print(s->stacks, stdout, &style, proc_of(e), e->user_stack,
+				 e->user_caller);
 }
 
 /*
@@ -282,7 +294,7 @@ static void print_stacks(struct state *s, const struct funcslower_event *e)
  * or folded after it (user;-;kernel, root first, then BCC's prototype's " 1"). A line for the
  * stacks beyond the per-call slots has none: "[other stacks]" stands in.
  */
-static void print_line_stack(struct state *s, int tgid, __u64 kstack, __u64 ustack, bool other)
+static void print_line_stack(struct state *s, uint64_t proc, __u64 kstack, __u64 ustack, bool other)
 {
 	int nu = 0;
 
@@ -291,7 +303,7 @@ static void print_line_stack(struct state *s, int tgid, __u64 kstack, __u64 usta
 		if (other)
 			fputs(";[other stacks]", stdout);
 		if (!other && opts.user_stack)
-			nu = bt_stacks__fold(s->stacks, stdout, &style, tgid, ustack, 0, false);
+			nu = bt_stacks__fold(s->stacks, stdout, &style, proc, ustack, 0, false);
 		if (!other && opts.kernel_stack) {
 			if (nu > 0 && kstack != BT_STACK_NONE)
 				fputs(";-", stdout);
@@ -308,7 +320,7 @@ static void print_line_stack(struct state *s, int tgid, __u64 kstack, __u64 usta
 	if (opts.kernel_stack)
 		bt_stacks__print(s->stacks, stdout, &style, BT_PID_KERNEL, kstack, 0);
 	if (opts.user_stack)
-		bt_stacks__print(s->stacks, stdout, &style, tgid, ustack, 0);
+		bt_stacks__print(s->stacks, stdout, &style, proc, ustack, 0);
 }
 
 static int by_first_block(const void *a, const void *b)
@@ -330,7 +342,7 @@ static int by_samples(const void *a, const void *b)
 }
 
 /* What a stack pair prints as, folded: the key lines are merged by. */
-static char *fold_key(struct state *s, int tgid, __u64 kstack, __u64 ustack)
+static char *fold_key(struct state *s, uint64_t proc, __u64 kstack, __u64 ustack)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -339,7 +351,7 @@ static char *fold_key(struct state *s, int tgid, __u64 kstack, __u64 ustack)
 	if (!f)
 		return NULL;
 	if (opts.user_stack)
-		bt_stacks__fold(s->stacks, f, &style, tgid, ustack, 0, false);
+		bt_stacks__fold(s->stacks, f, &style, proc, ustack, 0, false);
 	fputs(";-", f);
 	if (opts.kernel_stack)
 		bt_stacks__fold(s->stacks, f, &style, BT_PID_KERNEL, kstack, 0, false);
@@ -392,7 +404,7 @@ static size_t block_lines(struct state *s)
 		struct line l = { b->kernel_stack, b->user_stack, b->count, b->first_ns,
 				  b->last_ns,	   b->total_ns,	  false,    NULL };
 
-		l.key = fold_key(s, p->ev.tgid, b->kernel_stack, b->user_stack);
+		l.key = fold_key(s, proc_of(&p->ev), b->kernel_stack, b->user_stack);
 		n = add_line(s, n, &l);
 	}
 	if (p->other_blocks.count) {
@@ -418,7 +430,7 @@ static size_t sample_lines(struct state *s)
 			smp->kernel_stack, smp->user_stack, smp->count, 0, 0, 0, false, NULL
 		};
 
-		l.key = fold_key(s, p->ev.tgid, smp->kernel_stack, smp->user_stack);
+		l.key = fold_key(s, proc_of(&p->ev), smp->kernel_stack, smp->user_stack);
 		n = add_line(s, n, &l);
 	}
 	if (p->other_samples)
@@ -442,7 +454,8 @@ static void print_profile(struct state *s)
 			       (double)(l->first_ns - p->ev.start_ns) / s->divisor,
 			       (double)(l->last_ns - l->first_ns) / s->divisor,
 			       (double)l->total_ns / s->divisor);
-			print_line_stack(s, p->ev.tgid, l->kernel_stack, l->user_stack, l->other);
+			print_line_stack(s, proc_of(&p->ev), l->kernel_stack, l->user_stack,
+					 l->other);
 		}
 		free_lines(s, n);
 	}
@@ -450,7 +463,7 @@ static void print_profile(struct state *s)
 		n = sample_lines(s);
 		for (i = 0; i < n; i++) {
 			printf("S %8llu", (unsigned long long)s->lines[i].count);
-			print_line_stack(s, p->ev.tgid, s->lines[i].kernel_stack,
+			print_line_stack(s, proc_of(&p->ev), s->lines[i].kernel_stack,
 					 s->lines[i].user_stack, s->lines[i].other);
 		}
 		free_lines(s, n);
@@ -458,13 +471,13 @@ static void print_profile(struct state *s)
 }
 
 /* A stack pair as two members, "kernel_stack" and "user_stack", as far as they were asked. */
-static void json_stacks(struct state *s, struct bt_json *j, int tgid, __u64 kstack, __u64 ustack,
-			__u64 caller)
+static void json_stacks(struct state *s, struct bt_json *j, uint64_t proc, __u64 kstack,
+			__u64 ustack, __u64 caller)
 {
 	if (opts.kernel_stack)
 		bt_stacks__json(s->stacks, j, "kernel_stack", &style, BT_PID_KERNEL, kstack, 0);
 	if (opts.user_stack)
-		bt_stacks__json(s->stacks, j, "user_stack", &style, tgid, ustack, caller);
+		bt_stacks__json(s->stacks, j, "user_stack", &style, proc, ustack, caller);
 }
 
 static void json_line(struct state *s, struct bt_json *j, const struct line *l, bool times)
@@ -481,7 +494,7 @@ static void json_line(struct state *s, struct bt_json *j, const struct line *l, 
 	if (l->other)
 		bt_json_bool(j, "other_stacks", true);
 	else
-		json_stacks(s, j, p->ev.tgid, l->kernel_stack, l->user_stack, 0);
+		json_stacks(s, j, proc_of(&p->ev), l->kernel_stack, l->user_stack, 0);
 	bt_json_end_object(j);
 }
 
@@ -520,7 +533,7 @@ static void print_json(struct state *s, bool profile)
 		bt_json_end_array(&j);
 	}
 	if (!s->profile)
-		json_stacks(s, &j, e->tgid, e->kernel_stack, e->user_stack, e->user_caller);
+		json_stacks(s, &j, proc_of(e), e->kernel_stack, e->user_stack, e->user_caller);
 	if (opts.blocked && profile) {
 		n = block_lines(s);
 		bt_json_begin_array(&j, "blocked");
@@ -554,8 +567,8 @@ static int put_profile(struct state *s, bool profile)
 	if (!s->profile) {
 		bt_stack_out__name(s->out, e->comm, FUNCSLOWER_COMM_LEN, BT_PROF_OTHER);
 		if (opts.user_stack)
-			nu = bt_stack_out__stack(s->out, s->stacks, &style, e->tgid, e->user_stack,
-						 e->user_caller, false);
+			nu = bt_stack_out__stack(s->out, s->stacks, &style, proc_of(e),
+						 e->user_stack, e->user_caller, false);
 		if (opts.kernel_stack && nu > 0 && e->kernel_stack != BT_STACK_NONE)
 			bt_stack_out__name(s->out, "-", 1, BT_PROF_OTHER);
 		if (opts.kernel_stack)
@@ -573,8 +586,8 @@ static int put_profile(struct state *s, bool profile)
 		if (l->other)
 			bt_stack_out__name(s->out, "[other stacks]", 14, BT_PROF_MISSED);
 		if (!l->other && opts.user_stack)
-			nu = bt_stack_out__stack(s->out, s->stacks, &style, e->tgid, l->user_stack,
-						 0, false);
+			nu = bt_stack_out__stack(s->out, s->stacks, &style, proc_of(e),
+						 l->user_stack, 0, false);
 		if (!l->other && opts.kernel_stack && nu > 0 && l->kernel_stack != BT_STACK_NONE)
 			bt_stack_out__name(s->out, "-", 1, BT_PROF_OTHER);
 		if (!l->other && opts.kernel_stack)
@@ -914,6 +927,12 @@ static void print_header(void)
 	       opts.nargs ? "FUNC ARGS" : "FUNC");
 }
 
+/* probes/funcslower.bpf.c's in-flight tables, in slot order */
+static const struct bt_inflight_table inflight[] = {
+	{ "entries", "calls not timed", "calls in flight" },
+	{ NULL },
+};
+
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
@@ -1065,6 +1084,7 @@ static int run(const struct bt_cmd *cmd)
 	if (err)
 		bt_err("cannot read events: %s", strerror(-err));
 	bt_events__report_lost(s.events);
+	bt_inflight_report(skel->obj, inflight);
 	if (s.stacks)
 		bt_stacks__report_lost(s.stacks);
 	if (!err)

@@ -222,6 +222,13 @@ static void print_banner(void)
 			 bt_offcpu_stacks(&opts));
 }
 
+/* the in-flight tables (probes/bt_offcpu.bpf.h), in slot order */
+static const struct bt_inflight_table inflight[] = {
+	{ "bt_offcpu_starts", "blocks not timed", "threads off-CPU" },
+	{ "wakers", "wake-ups not recorded", "threads woken" },
+	{ NULL },
+};
+
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_stacks_opts sopts = {
@@ -229,14 +236,8 @@ static int run(const struct bt_cmd *cmd)
 		.user = want_user(),
 		.note_running = want_user(),
 	};
-	struct bt_interval iv = {
-		.interval = opts.duration ? opts.duration : BT_FOREVER,
-		.duration = opts.duration,
-		.count = 1,
-	};
 	struct offwaketime_bpf *skel;
 	struct state s = { 0 };
-	struct bt_poll poll;
 	int err;
 
 	s.leaf_first =
@@ -261,22 +262,14 @@ static int run(const struct bt_cmd *cmd)
 			      "sched:sched_switch and sched:sched_waking", &s.stacks);
 	if (err)
 		goto cleanup;
-	s.counts = (struct bt_offcpu_counts){ s.stacks,
-					      bpf_map__fd(skel->maps.counts),
-					      sizeof(struct offwaketime_key),
-					      offsetof(struct offwaketime_key, gen),
-					      add_row,
-					      &s,
-					      &s.table,
-					      "blocked_us" };
-	bt_stacks__set_collector(s.stacks, bt_offcpu_collect, &s.counts);
+	bt_offcpu_counts_init(&s.counts, s.stacks, skel->maps.counts,
+			      offsetof(struct offwaketime_key, gen), add_row, &s, &s.table,
+			      "blocked_us");
 
 	print_banner();
 	if (bt_output_closed())
 		goto cleanup;
-	poll = (struct bt_poll){ bt_stacks__fd(s.stacks), bt_stacks__poll, s.stacks };
-	err = bt_interval_loop_poll(&iv, print_summary, &s, &poll);
-	bt_stacks__report_lost(s.stacks);
+	err = bt_offcpu_loop(&opts, s.stacks, skel->obj, inflight, print_summary, &s);
 cleanup:
 	offwaketime_bpf__destroy(skel);
 	bt_stacks__free(s.stacks);

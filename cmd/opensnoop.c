@@ -17,6 +17,7 @@
 #include "bt_evloop.h"
 #include "bt_exec.h"
 #include "bt_features.h"
+#include "bt_inflight.h"
 #include "bt_json.h"
 #include "bt_kernel.h"
 #include "bt_loop.h"
@@ -407,6 +408,12 @@ static int choose_programs(struct opensnoop_bpf *skel, enum full_mode mode)
 	return 0;
 }
 
+/* probes/opensnoop.bpf.c's in-flight tables, in slot order */
+static const struct bt_inflight_table inflight[] = {
+	{ "starts", "opens not traced", "opens in flight" },
+	{ NULL },
+};
+
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
@@ -513,6 +520,7 @@ static int run(const struct bt_cmd *cmd)
 	if (err)
 		bt_err("cannot read events: %s", strerror(-err));
 	bt_events__report_lost(events);
+	bt_inflight_report(skel->obj, inflight);
 cleanup:
 	bt_evloop__free(loop);
 	bt_events__free(events);

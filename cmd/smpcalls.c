@@ -12,6 +12,7 @@
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_hist.h"
+#include "bt_inflight.h"
 #include "bt_json.h"
 #include "bt_loop.h"
 #include "bt_skel.h"
@@ -267,6 +268,12 @@ static int select_rest(struct smpcalls_bpf *skel)
 	return bt_skel_select(skel->obj, csd_probes);
 }
 
+/* probes/smpcalls.bpf.c's in-flight tables, in slot order (calls: without csd tracepoints) */
+static const struct bt_inflight_table inflight[] = {
+	{ "calls", "calls not timed", "calls in flight" },
+	{ NULL },
+};
+
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
@@ -327,6 +334,8 @@ static int run(const struct bt_cmd *cmd)
 	if (!err && skel->bss->lost)
 		bt_warn("%llu calls not timed: more than %d histograms",
 			(unsigned long long)skel->bss->lost, SMPCALL_MAX_KEYS);
+	if (!err)
+		bt_inflight_report(skel->obj, inflight);
 	if (!err && s.stacks)
 		bt_stacks__report_lost(s.stacks);
 cleanup:

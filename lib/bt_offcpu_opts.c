@@ -268,6 +268,40 @@ void bt_offcpu_banner(const struct bt_offcpu_opts *o, const char *fmt, ...)
 	free(what);
 }
 
+void bt_offcpu_counts_init(struct bt_offcpu_counts *c, struct bt_stacks *stacks,
+			   const struct bpf_map *counts, size_t gen_offset,
+			   bt_stacks_entry_fn add_row, void *ctx, struct bt_stack_table *table,
+			   const char *value_name)
+{
+	*c = (struct bt_offcpu_counts){
+		.stacks = stacks,
+		.fd = bpf_map__fd(counts),
+		.key_size = bpf_map__key_size(counts),
+		.gen_offset = gen_offset,
+		.add_row = add_row,
+		.ctx = ctx,
+		.table = table,
+		.value_name = value_name,
+	};
+	bt_stacks__set_collector(stacks, bt_offcpu_collect, c);
+}
+
+int bt_offcpu_loop(const struct bt_offcpu_opts *o, struct bt_stacks *stacks, struct bpf_object *obj,
+		   const struct bt_inflight_table *inflight, bt_print_fn print, void *ctx)
+{
+	struct bt_interval iv = {
+		.interval = o->duration ? o->duration : BT_FOREVER,
+		.duration = o->duration,
+		.count = 1,
+	};
+	struct bt_poll poll = { bt_stacks__fd(stacks), bt_stacks__poll, stacks };
+	int err = bt_interval_loop_poll(&iv, print, ctx, &poll);
+
+	bt_stacks__report_lost(stacks);
+	bt_inflight_report(obj, inflight);
+	return err;
+}
+
 int bt_offcpu_collect(void *counts)
 {
 	struct bt_offcpu_counts *c = counts;

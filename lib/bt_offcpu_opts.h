@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <bpf/libbpf.h>
 
+#include "bt_inflight.h"
+#include "bt_loop.h"
 #include "bt_offcpu.h"
 #include "bt_skel.h"
 #include "bt_stack_out.h"
@@ -89,6 +91,18 @@ struct bt_offcpu_counts {
 };
 
 /*
+ * Set *c for a tool's counts map (its keys' stack generation, a __u32, at gen_offset; the key
+ * size is the map's), whose keys add_row(ctx) makes rows of table, printed by --json with the
+ * sum as value_name; and make bt_offcpu_collect(c) the collector of stacks, so that exited
+ * processes waiting to be named have their counts drained into the table. c must live as long
+ * as stacks.
+ */
+void bt_offcpu_counts_init(struct bt_offcpu_counts *c, struct bt_stacks *stacks,
+			   const struct bpf_map *counts, size_t gen_offset,
+			   bt_stacks_entry_fn add_row, void *ctx, struct bt_stack_table *table,
+			   const char *value_name);
+
+/*
  * Every count so far (both stack generations, whichever is current) read and deleted, each
  * made a row of the table, rows that print the same merged. A bt_stacks_collect_fn: it runs
  * whenever exited processes wait to be named (lib/bt_stacks.h), and before the summary.
@@ -99,5 +113,13 @@ int bt_offcpu_collect(void *counts);
  * blocks, -f or --json), and the table emptied. 0 or -errno (said on stderr).
  */
 int bt_offcpu_summary(const struct bt_offcpu_opts *o, struct bt_offcpu_counts *c);
+
+/*
+ * Trace until o's duration is over or Ctrl-C, reading the processes stacks announces as they
+ * come; then print(ctx), the summary, and say what was lost: stacks, and the starts the
+ * in-flight tables of obj (inflight, probes/bt_inflight.bpf.h) refused. print's result.
+ */
+int bt_offcpu_loop(const struct bt_offcpu_opts *o, struct bt_stacks *stacks, struct bpf_object *obj,
+		   const struct bt_inflight_table *inflight, bt_print_fn print, void *ctx);
 
 #endif

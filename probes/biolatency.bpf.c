@@ -10,6 +10,7 @@
 
 #include "bt_block.bpf.h"
 #include "bt_common.bpf.h"
+#include "bt_inflight.bpf.h"
 #include "biolatency.h"
 
 const volatile __u32 filter_dev = 0; /* -d: the disk, kernel encoding; 0: all */
@@ -20,6 +21,7 @@ const volatile bool require_task = false;  /* -c: only requests created by a tas
 const volatile bool queued = false;	   /* -Q */
 const volatile bool task_from_bio = false; /* -c, no creation probe: the task noted at getrq */
 
+/* Requests in flight: in-flight table 0 (cmd/biolatency.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
@@ -114,7 +116,7 @@ static __always_inline int on_queue(__u64 key, __u64 bio, bool created)
 		st.ts = bpf_ktime_get_ns();
 		st.queued = true;
 	}
-	bpf_map_update_elem(&starts, &key, &st, BPF_ANY);
+	bt_inflight_put(&starts, 0, &key, &st, BPF_ANY);
 	return 0;
 }
 
@@ -145,7 +147,7 @@ static __always_inline int bt_block_issued(void *ctx, __u64 key, struct bt_rq *r
 		s = NULL;
 	if (!s) {
 		st.passed = require_task && submitter_passes(rq->bio);
-		bpf_map_update_elem(&starts, &key, &st, BPF_ANY);
+		bt_inflight_put(&starts, 0, &key, &st, BPF_ANY);
 		s = bpf_map_lookup_elem(&starts, &key);
 		if (!s)
 			return 0;

@@ -21,6 +21,7 @@
 #include "bt_block.bpf.h"
 #include "bt_common.bpf.h"
 #include "bt_events.bpf.h"
+#include "bt_inflight.bpf.h"
 #include "biosnoop.h"
 
 const volatile __u32 filter_dev = 0;	   /* -d: the disk, kernel encoding; 0: all */
@@ -39,6 +40,7 @@ struct io_req {
 	char comm[16];
 };
 
+/* Requests in flight: in-flight table 0 (cmd/biosnoop.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
@@ -69,7 +71,7 @@ static __always_inline struct io_req *req_get(__u64 key)
 
 	if (r)
 		return r;
-	bpf_map_update_elem(&reqs, &key, &zero, BPF_NOEXIST);
+	bt_inflight_put(&reqs, 0, &key, &zero, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&reqs, &key);
 }
 

@@ -21,6 +21,7 @@
 #define BT_OFFCPU_BPF_H
 
 #include "bt_offcpu.h"
+#include "bt_inflight.bpf.h"
 #include "bt_stack.bpf.h"
 
 #define BT_PF_KTHREAD 0x00200000 /* include/linux/sched.h */
@@ -107,7 +108,7 @@ struct bt_offcpu_start {
 	char comm[BT_OFFCPU_COMM_LEN];
 };
 
-/* Threads off-CPU now, by thread id. */
+/* Threads off-CPU now, by thread id: in-flight table 0 (probes/bt_inflight.bpf.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 32768);
@@ -208,7 +209,7 @@ static __always_inline void bt_offcpu_switch_out(void *ctx, __u32 tgid, __u32 ti
 	s->runtime = c->runtime;
 	s->arrivals = c->arrivals;
 	bt_offcpu_close_unseen(tid, c, s->ts);
-	bpf_map_update_elem(&bt_offcpu_starts, &tid, s, BPF_ANY);
+	bt_inflight_put(&bt_offcpu_starts, 0, &tid, s, BPF_ANY);
 }
 
 static __always_inline void bt_offcpu_switch_in(__u32 tid)

@@ -12,6 +12,7 @@
 
 #include "bt_attach.bpf.h"
 #include "bt_common.bpf.h"
+#include "bt_inflight.bpf.h"
 #include "bt_thread.bpf.h"
 #include "funclatency.h"
 
@@ -21,6 +22,7 @@ const volatile __u64 unit_div = 1;    /* ns per histogram unit: 1, 1000, 1000000
 const volatile bool key_func = false; /* a histogram per function */
 const volatile bool key_tgid = false; /* ... and per process (user functions) */
 
+/* Calls in flight, by thread: in-flight table 0 (cmd/funclatency.c); stacks is table 1. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, FL_MAX_THREADS); /* 1 when -l is used */
@@ -104,12 +106,12 @@ static __always_inline int on_entry(__u32 func)
 		struct fl_start s = { .func = func };
 
 		s.ts = bpf_ktime_get_ns();
-		bpf_map_update_elem(&starts, &tid, &s, BPF_ANY);
+		bt_inflight_put(&starts, 0, &tid, &s, BPF_ANY);
 		return 0;
 	}
 	st = bpf_map_lookup_elem(&stacks, &tid);
 	if (!st) {
-		bpf_map_update_elem(&stacks, &tid, &zero_stack, BPF_NOEXIST);
+		bt_inflight_put(&stacks, 1, &tid, &zero_stack, BPF_NOEXIST);
 		st = bpf_map_lookup_elem(&stacks, &tid);
 		if (!st)
 			return 0;

@@ -13,6 +13,7 @@
 #include "bt_common.bpf.h"
 #include "bt_thread.bpf.h"
 #include "bt_stack.bpf.h"
+#include "bt_inflight.bpf.h"
 #include "funcslower.h"
 
 const volatile __u64 min_ns = 1000000;
@@ -35,11 +36,15 @@ const volatile bool want_samples = false;
 
 /*
  * Keyed by thread, so a nested call of a traced function replaces the outer one (the
- * innermost call is timed, as BCC). LRU: a thread that never returns (exit, longjmp) must
- * not keep a slot forever.
+ * innermost call is timed, as BCC). A thread that exits inside a call takes its entry with it
+ * (BT_THREAD_EXIT); one that leaves a call otherwise (longjmp) holds it until its next call,
+ * so the entries are at most the threads. A hash, not an LRU: full, an LRU makes room by
+ * dropping the call that began longest ago, the slowest in flight, which is what this tool is
+ * for, and nothing says so; a hash refuses the new call, and that is counted (in-flight table
+ * 0, cmd/funcslower.c).
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 10240);
 	__type(key, __u64);
 	__type(value, struct funcslower_inflight);
@@ -47,10 +52,12 @@ struct {
 
 /*
  * With -B or -S, per thread with a call in flight (and only then: a switch of any other
- * thread costs one failed lookup). max_entries is set by user space (1 when unused).
+ * thread costs one failed lookup). max_entries is set by user space (1 when unused). A hash
+ * for the same reason as entries: a call it has no room for is printed without its -B/-S
+ * lines, and user space counts those.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u64);
 	__type(value, struct funcslower_profile);
@@ -82,11 +89,11 @@ static __always_inline int on_entry(void *ctx, __u32 index, struct funcslower_in
 			e->user_stack = bt_get_stack(ctx, BPF_F_USER_STACK, gen);
 			e->user_caller = BT_STACK_STORED(e->user_stack) ? user_caller : 0;
 		}
-		bt_note_pid(ctx, id >> 32);
+		e->cookie = bt_note_pid(ctx, id >> 32);
 	}
 	/* Last, so the stack walks are not part of the latency. */
 	e->start_ns = bpf_ktime_get_ns();
-	bpf_map_update_elem(&entries, &id, e, BPF_ANY);
+	bt_inflight_put(&entries, 0, &id, e, BPF_ANY);
 	/* after the start time: no switch is ever accounted before the call began */
 	if (want_block || want_samples)
 		bpf_map_update_elem(&profiles, &id, &zero_profile, BPF_ANY);
@@ -176,6 +183,7 @@ static __always_inline int on_return(void *ctx, __u32 index, __u64 ret)
 	if (want_args)
 		__builtin_memcpy(ev.args, e->args, sizeof(ev.args));
 	ev.tgid = id >> 32;
+	ev.cookie = e->cookie;
 	bpf_get_current_comm(ev.comm, sizeof(ev.comm));
 	/* Output, then delete: user space holds the stacks of the calls it finds in flight and
 	 * prints every event already sent, so each stack is either held or printed. */

@@ -16,7 +16,9 @@ struct funcslower_event {
 	__u64 kernel_stack; /* stack ids (probes/bt_stack.h) */
 	__u64 user_stack;
 	__u32 tgid;
-	__u32 index; /* the entry target's index in struct bt_targets */
+	__u32 index;  /* the entry target's index in struct bt_targets */
+	__u32 cookie; /* which process of tgid (probes/bt_stack.h: BT_PROC), with -U */
+	__u32 pad;
 	char comm[FUNCSLOWER_COMM_LEN];
 };
 
@@ -44,7 +46,7 @@ struct funcslower_sample {
 
 /*
  * Per thread while a call runs, and sent whole for a slow call (the event first, so that a
- * record shorter than this is a plain event: the profile was lost to the LRU).
+ * record shorter than this is a plain event: the profile found no room).
  */
 struct funcslower_profile {
 	struct funcslower_event ev;
@@ -73,7 +75,7 @@ struct funcslower_inflight {
 	__u64 kernel_stack;
 	__u64 user_stack;
 	__u32 index;
-	__u32 pad;
+	__u32 cookie; /* the process's announcement (bt_note_pid): names its stacks after it exits */
 };
 
 #endif

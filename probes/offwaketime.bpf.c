@@ -23,7 +23,10 @@ struct waker {
 	char comm[BT_OFFCPU_COMM_LEN];
 };
 
-/* The last waker of each sleeping thread, by the sleeper's thread id. */
+/*
+ * The last waker of each sleeping thread, by the sleeper's thread id: in-flight table 1 (0 is
+ * bt_offcpu_starts).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 32768);
@@ -55,7 +58,7 @@ static __always_inline void waking(void *ctx, __u32 tgid, __u32 tid, __u32 flags
 		w.cookie = bt_note_pid(ctx, w.tgid);
 	}
 	bpf_get_current_comm(w.comm, sizeof(w.comm));
-	bpf_map_update_elem(&wakers, &tid, &w, BPF_ANY);
+	bt_inflight_put(&wakers, 1, &tid, &w, BPF_ANY);
 }
 
 static __always_inline void bt_offcpu_add_block(__u32 tid, const struct bt_offcpu_start *s,

@@ -19,6 +19,7 @@
 
 #include "bt_common.bpf.h"
 #include "bt_events.bpf.h"
+#include "bt_inflight.bpf.h"
 #include "opensnoop.h"
 
 #define AT_FDCWD -100
@@ -36,6 +37,7 @@ struct start {
 	__s32 dfd;
 };
 
+/* Opens in flight, by thread: in-flight table 0 (cmd/opensnoop.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 10240);
@@ -67,7 +69,7 @@ static __always_inline int enter(__u64 fname, __s32 dfd, __u32 flags, __u32 mode
 	if ((flags & O_CREAT) || (flags & O_TMPFILE_MASK) == O_TMPFILE_MASK)
 		s.mode = mode;
 	tid = (__u32)bpf_get_current_pid_tgid();
-	bpf_map_update_elem(&starts, &tid, &s, BPF_ANY);
+	bt_inflight_put(&starts, 0, &tid, &s, BPF_ANY);
 	return 0;
 }
 

@@ -23,6 +23,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "bt_common.bpf.h"
+#include "bt_inflight.bpf.h"
 #include "bt_stack.bpf.h"
 #include "smpcalls.h"
 
@@ -74,6 +75,7 @@ struct call {
 	struct smpcall_key key;
 };
 
+/* by thread: in-flight table 0 (cmd/smpcalls.c) */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, SMPCALL_MAX_QUEUED);
@@ -223,7 +225,7 @@ static __always_inline int call_entry(void *ctx, __u64 func)
 	c.key.func = func;
 	caller_of(ctx, &c.key.stack, c.key.comm);
 	c.ts = bpf_ktime_get_ns();
-	bpf_map_update_elem(&calls, &tid, &c, BPF_ANY);
+	bt_inflight_put(&calls, 0, &tid, &c, BPF_ANY);
 	return 0;
 }
 

@@ -139,6 +139,14 @@ expect_rc 0 "funclatency -u -p PID fl_sleep_short, another funclatency_work runn
 [ "$(total)" = 40 ] || fail "-p: expected 40, another process leaked in ($(total))"
 ok "-p filters other processes"
 
+# A full table of calls in flight: 10,400 threads of one process blocked in open() on a FIFO
+# hold its 10,240 entries; the calls after them are not timed, and said so at the end: every
+# call is in the histogram or counted.
+flood_opens "calls not timed" funclatency -p @PID c:open
+[ $(($(total) + LOST)) = $((FLOOD + 1)) ] ||
+	fail "$FLOOD calls in flight: $(total) timed and $LOST not timed, not $((FLOOD + 1)) in all"
+ok "a full table of calls in flight: $(total) calls timed, $LOST said not timed"
+
 # Default unit nsecs, and -v says how each function is attached.
 traced -v -p @PID "$WORK:fl_sleep_short"
 expect_rc 0 "funclatency -v"

@@ -185,6 +185,18 @@ expect_rc 0 "funcslower -u 0 syscall:getppid"
 	fail "syscall:getppid: expected 7 rows of fc_work ($wpid), got: $(head -n 5 "$OUT")"
 ok "a system call with no arguments"
 
+# A full table of calls in flight: 10,400 threads of one process blocked in openat on a FIFO
+# hold its 10,240 entries; the calls after them (the other 160, and the writer's open that lets
+# them go) are not timed, and said so at the end: every call is a row or counted. (An LRU table
+# dropped the oldest calls instead, the slowest in flight, unsaid.)
+flood_opens "calls not timed" funcslower -u 0 -p @PID syscall:openat
+timed=$(grep -c "^open_flood  *$wpid " "$OUT")
+# a burst of 10,240 events may overflow the 1 MiB ring buffer: those are said lost too
+dropped=$(sed -n 's/^funcslower: warning: \([0-9]*\) events lost$/\1/p' "$ERR")
+[ $((timed + ${dropped:-0} + LOST)) = $((FLOOD + 1)) ] ||
+	fail "$FLOOD calls in flight: $timed rows, ${dropped:-0} events lost and $LOST not timed, not $((FLOOD + 1)) in all"
+ok "a full table of calls in flight: $timed calls timed, $LOST said not timed"
+
 # Kernel functions: traced where the kernel can (then stopped by the timeout's Ctrl-C, exit 0
 # with the header); refused with the reason where it cannot (this machine: exit 1).
 BT_TIMEOUT=3 run funcslower vfs_read

@@ -154,3 +154,21 @@ finish_tool() {
 	RC=0
 	wait $FPID || RC=$?
 }
+
+# flood_opens LOST TOOL ARGS...: FLOOD (10,400) threads of one process (open_flood) blocked opening
+# a FIFO at once, more than a table of 10,240 opens or calls in flight holds, then let go, traced
+# by bpftools TOOL ARGS ("@PID": the process; as traced_workload). LOST is the tool's words for
+# what a full table refused ("calls not timed"); their number, from its warning line, is left in
+# $LOST: present and at least the 160 threads past the table, or the test fails.
+FLOOD=10400
+flood_opens() {
+	lost_words=$1
+	shift
+	rm -f "$T/fifo"
+	mkfifo "$T/fifo" || fail "cannot make a FIFO"
+	traced_workload "$BT_WORKLOADS/open_flood" $FLOOD "$T/fifo" -- "$@"
+	expect_rc 0 "$* ($FLOOD opens in flight)"
+	LOST=$(sed -n "s/^$1: warning: \\([0-9]*\\) $lost_words: the table of .* (10240 entries) was full\$/\\1/p" "$ERR")
+	[ -n "$LOST" ] || fail "$1: $FLOOD opens in flight: no line for those the full table refused"
+	[ "$LOST" -ge $((FLOOD - 10240)) ] || fail "$1: $FLOOD opens in flight: only $LOST said refused"
+}

@@ -231,3 +231,60 @@ for n in a b; do
 		fail "reuse_$n (pid $A) named by reuse_$other's binary"
 done
 ok "pid $A run by reuse_a, then reuse_b: each named by its own binary"
+
+# funcslower -U names a call's user stack by its process's cookie, not by its pid alone: once it
+# has snapshotted reuse_a the tool is stopped while reuse_a's calls return and it exits, and
+# reuse_b takes its pid and enters its first call; running again, the tool reads reuse_b's
+# announcement (its mappings noted under the pid) before it prints reuse_a's calls, which
+# reuse_a's own snapshot, kept under its cookie, must name. By pid alone they were named from
+# reuse_b's mappings ([unknown], 6 of 6). -B: the stacks where each call blocked, the same.
+if [ -e /sys/bus/event_source/devices/uprobe/type ]; then
+	for o in -U "-U -B"; do
+		# shellcheck disable=SC2086
+		# BPFTOOLS_DEBUG: the tool says on stderr when it has snapshotted a process
+		BPFTOOLS_DEBUG=1 start_tool funcslower $o -m 10 "$BT_WORKLOADS/reuse_a:reuse_a_sleep" "$BT_WORKLOADS/reuse_b:reuse_b_sleep"
+		"$BT_WORKLOADS/reuse_a" 6 &
+		A=$!
+		i=0
+		until grep -q "process $A (.*mappings noted" "$ERR"; do
+			i=$((i + 1))
+			[ $i -lt 300 ] || fail "funcslower $o: reuse_a ($A) never snapshotted"
+			sleep 0.01
+		done
+		kill -STOP $FPID
+		wait $A
+		PID=$A $CHURN 1 "$BT_WORKLOADS/reuse_b" 10 &
+		C=$!
+		i=0
+		until [ "$(readlink /proc/$A/exe 2>/dev/null)" = "$(readlink -f "$BT_WORKLOADS/reuse_b")" ]; do
+			i=$((i + 1))
+			if [ $i -gt 200 ] || ! kill -0 $C 2>/dev/null; then
+				kill -CONT $FPID
+				finish_tool INT
+				skip "could not have pid $A again (ns_last_pid)"
+			fi
+			sleep 0.01
+		done
+		sleep 0.1 # in its first call: announced
+		kill -CONT $FPID
+		wait $C || fail "churn exited $?"
+		sleep 0.3
+		finish_tool INT
+		[ "$RC" = 0 ] || fail "funcslower $o exited $RC"
+		# each row's stacks: the indented lines below it (with -B, below its B line); a block
+		# before the process is indexed may skip reuse_N_sleep (libc has no frame pointers)
+		awk '/^reuse_/ { row = $1; n[row]++; next }
+			/^    / && row { s[row, n[row]] = s[row, n[row]] ";" $1 }
+			END {
+				for (r in n) for (i = 1; i <= n[r]; i++) print r, s[r, i]
+			}' "$OUT" >"$T/stacks"
+		for p in "a 6" "b 10"; do
+			set -- $p
+			rows=$(grep -c "^reuse_$1 " "$T/stacks")
+			[ "$rows" = "$2" ] || fail "funcslower $o: $rows slow calls of reuse_$1, not $2"
+			named=$(grep "^reuse_$1 " "$T/stacks" | grep -c ";reuse_${1}_outer;main;")
+			[ "$named" = "$2" ] || fail "funcslower $o: $named of $2 calls of reuse_$1 (pid $A) named by its own binary: $(grep "^reuse_$1 " "$T/stacks" | grep -v ";reuse_${1}_outer;main;" | head -2)"
+		done
+		ok "funcslower $o: pid $A run by reuse_a, then reuse_b, reuse_a's last calls printed after: each named by its own binary"
+	done
+fi

@@ -232,6 +232,17 @@ expect_rc 0 "opensnoop (perf buffer)"
 opened $B bt_open_b $NB
 ok "perf buffer"
 
+# A full table of opens in flight: 10,400 threads of one process blocked opening a FIFO hold its
+# 10,240 entries, so the opens after them (the other 160, and the writer's that lets them go) are
+# not traced: every open is either a row or counted in the one line at the end. (The first run
+# above, system-wide, shows that a run whose table never fills says nothing.)
+BANNER="^PID" flood_opens "opens not traced" opensnoop -b 2048 -p @PID
+traced=$(grep -c "^$wpid  *open_flood " "$OUT")
+[ $((traced + LOST)) = $((FLOOD + 1)) ] ||
+	fail "$FLOOD opens in flight: $traced rows and $LOST not traced, not $((FLOOD + 1)) in all"
+[ "$(wc -l <"$ERR")" = 1 ] || fail "$FLOOD opens in flight: more than the one line on stderr"
+ok "a full table of opens in flight: $traced opens traced, $LOST said not traced"
+
 # --cgroupmap: BCC's pinned hash of cgroup ids; workload A moved into a cgroup of its own.
 cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 if [ -n "$cg2" ] && command -v bpftool >/dev/null && mkdir -p "$T/bpffs" &&

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Two programs from one source (REUSE_NAME a or b) whose stacks name them: main ->
- * reuse_<name>_outer -> reuse_<name>_sleep, which sleeps 50 ms three times. live/lifecycle runs
- * them one after the other as the same pid.
+ * reuse_<name>_outer -> reuse_<name>_sleep, which sleeps 50 ms three times (or as many times as
+ * the first argument says). live/lifecycle runs them one after the other as the same pid.
  */
+#include <stdlib.h>
 #include <time.h>
 
 #define CAT(a, b, c) a##b##c
@@ -23,11 +24,11 @@ __attribute__((noinline)) void FN(REUSE_NAME, _outer)(void)
 	__asm__ volatile("" ::: "memory");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	int i;
+	int i, n = argc > 1 ? atoi(argv[1]) : 3;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < n; i++)
 		FN(REUSE_NAME, _outer)();
 	return 0;
 }
