@@ -425,6 +425,27 @@ static bool same_proc(const struct bt_proc *p, uint32_t cookie)
 	return !cookie || !p->cookie || p->cookie == cookie;
 }
 
+/*
+ * pid's slot for a new snapshot: a live one of another process retired (it still names the one
+ * before), a failed one dropped (tried again when asked: a new process may reuse the pid).
+ */
+static struct bt_proc **make_room(struct bt_symbolizer *s, int pid)
+{
+	struct bt_proc **pp = proc_slot(s, pid), *p;
+
+	if (*pp && !(*pp)->gone) {
+		retire(s, pp);
+		pp = proc_slot(s, pid);
+	}
+	if (*pp) {
+		p = *pp;
+		*pp = p->next;
+		proc_free(s, p);
+		pp = proc_slot(s, pid);
+	}
+	return pp;
+}
+
 int bt_symbolizer__note_pid(struct bt_symbolizer *s, int pid)
 {
 	return bt_symbolizer__note_proc(s, pid, 0, 0);
@@ -446,18 +467,7 @@ int bt_symbolizer__note_proc(struct bt_symbolizer *s, int pid, uint32_t cookie, 
 			(*pp)->cookie = cookie;
 		return 0;
 	}
-	if (*pp && !(*pp)->gone) {
-		/* another process has the pid now: what was noted names the one before */
-		retire(s, pp);
-		pp = proc_slot(s, pid);
-	}
-	if (*pp) {
-		/* a failed snapshot is tried again when asked (a new process may reuse the pid) */
-		p = *pp;
-		*pp = p->next;
-		proc_free(s, p);
-		pp = proc_slot(s, pid);
-	}
+	pp = make_room(s, pid);
 	/*
 	 * Announced some time ago: the process may have exited since and another taken the pid,
 	 * whose mappings must not name the first one's stacks
@@ -516,16 +526,7 @@ int bt_symbolizer__note_proc_maps(struct bt_symbolizer *s, int pid, uint32_t coo
 		p->maps = fresh;
 		return 0;
 	}
-	if (*pp && !(*pp)->gone) {
-		retire(s, pp);
-		pp = proc_slot(s, pid);
-	}
-	if (*pp) {
-		p = *pp;
-		*pp = p->next;
-		proc_free(s, p);
-		pp = proc_slot(s, pid);
-	}
+	pp = make_room(s, pid);
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
