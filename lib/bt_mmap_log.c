@@ -385,7 +385,12 @@ int bt_mmap_log__open(struct bt_mmap_log **out)
 		.task = 1,
 		.use_clockid = 1,
 		.clockid = CLOCK_BOOTTIME,
-		.wakeup_events = 1,
+		/*
+		 * Read when an announcement is (bt_stacks polls the log first): wake the loop only
+		 * before the ring could fill, not at every mapping any process on the machine makes
+		 */
+		.watermark = 1,
+		.wakeup_watermark = RING_PAGES * 4096 / 2,
 	};
 	int ncpus = libbpf_num_possible_cpus(), cpu, err = 0;
 	struct bt_mmap_log *log;
