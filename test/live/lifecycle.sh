@@ -24,11 +24,11 @@ entries() {
 	echo missing # (a number test on it fails)
 }
 
-# soak TOOL ARGS...: 2,000 processes to warm up, then 10,000: RSS within 2 MiB, and the maps
-# named in $MAPS (entries keyed by pid or tid) back to their level.
+# soak TOOL ARGS...: $WARM (2,000) processes to warm up, then 10,000: RSS within 2 MiB, and the
+# maps named in $MAPS (entries keyed by pid or tid) back to their level.
 soak() {
 	start_tool "$@"
-	$CHURN 2000 || fail "churn failed"
+	$CHURN "${WARM:-2000}" || fail "churn failed"
 	sleep 1
 	r0=$(rss $FPID)
 	e0=""
@@ -58,6 +58,13 @@ MAPS=bt_seen_pids SOAK="stackcount -U" soak stackcount -U t:sched:sched_process_
 BANNER_IN=err MAPS="bt_seen_pids bt_offcpu_starts wakers" SOAK="offwaketime -f" soak offwaketime -f -M 2
 # per event, no stacks: its in-flight opens by thread, and whatever it keeps per process
 BANNER="^PID" MAPS=starts SOAK="opensnoop" soak opensnoop -n no_such_proc
+# per event, with the user stack of every process's one call of setlocale (most of them sent
+# as copies before the process is indexed, some unwound from the log of its mappings): its
+# calls in flight by thread. Its rings (1 MiB of events, 512 KiB of announcements and copies,
+# each mapped twice) are all touched within the first 6,000 processes: the warm-up.
+if [ -e /sys/bus/event_source/devices/uprobe/type ]; then
+	WARM=6000 MAPS="bt_seen_pids entries" SOAK="funcslower -U" soak funcslower -U -m 0 c:setlocale
+fi
 unset BANNER BANNER_IN
 
 # A call that never returns (libc's exit(), called by every process of the churn) leaves its
