@@ -963,6 +963,7 @@ void bt_unwind__note_gone(struct bt_unwind *u, int pid, uint64_t start_ns,
 
 	if (!u || !maps || !n)
 		return;
+	boost_worker(u); /* the event loop waits for the lock here */
 	pthread_mutex_lock(&u->lock);
 	/* for its samples only: the kernel's table by pid is the next process's to have */
 	with = build_proc(u, pid, maps, n, &nmaps);
