@@ -53,8 +53,8 @@ struct bt_stacks_opts {
 	bool note_running;	   /* system-wide: snapshot every running process at start */
 	/*
 	 * -v: user frames found by frame pointers rather than unwind tables print marked, and
-	 * the unwinder's counts are reported at the end (--unwind, lib/bt_unwind.h, is read
-	 * from the command line by bt_stacks itself)
+	 * the unwinder's counts are reported at the end (--unwind, lib/bt_unwinder.h, is read
+	 * by bt_stacks itself through bt_unwind_mode_arg(): no field here)
 	 */
 	bool verbose;
 	struct bt_sym_opts sym;

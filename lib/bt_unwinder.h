@@ -5,7 +5,8 @@
  * process, the kernel's table of its executable mappings. Tables are cached by file and by
  * build-id, built once and shared by every process that maps the file.
  *
- * lib/bt_stacks.c drives it: a tool only passes --unwind's choice in struct bt_stacks_opts.
+ * lib/bt_stacks.c drives it and reads --unwind's choice itself (bt_unwind_mode_arg()): a tool
+ * only adds bt_argp_unwind to its options and passes no mode.
  */
 #ifndef BT_UNWINDER_H
 #define BT_UNWINDER_H
@@ -25,7 +26,8 @@ enum bt_unwind_mode {
 /*
  * --unwind=auto|fp|dwarf, as an argp child for every tool that takes user stacks. Its input
  * (child_inputs) is ignored: the choice is kept for the run (one command per process) and
- * read by bt_unwind_mode_arg(), which struct bt_stacks_opts takes by default.
+ * read by bt_unwind_mode_arg(), which lib/bt_stacks.c calls; struct bt_stacks_opts has no
+ * field for it.
  */
 extern const struct argp bt_argp_unwind;
 enum bt_unwind_mode bt_unwind_mode_arg(void);

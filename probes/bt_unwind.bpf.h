@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The user-stack unwinder: walks the current task's user stack through the unwind tables
- * lib/bt_unwind.c loads (layout: probes/bt_unwind_maps.h) and writes the frames, leaf first, as
+ * lib/bt_unwinder.c loads (layout: probes/bt_unwind_maps.h) and writes the frames, leaf first, as
  * bpf_get_stack(..., BPF_F_USER_STACK) would. Included by probes/bt_stack.bpf.h, whose
  * bt_get_stack() calls it for user stacks when bt_unwind_on is set before load.
  *
@@ -51,7 +51,7 @@ struct bt_unwind_inner {
 	__uint(value_size, sizeof(struct bt_unwind_page));
 };
 
-/* sized by lib/bt_unwind.c before load; one entry when the unwinder is off */
+/* sized by lib/bt_unwinder.c before load; one entry when the unwinder is off */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, 1);
