@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <linux/bpf.h>
 
+#include "bt_vmlinux_btf.h"
+
 /* 0 when root or holding CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN); -EPERM otherwise. */
 int bt_check_privileges(void);
 
@@ -43,13 +45,5 @@ const char *bt_tracefs(void);
  * reported as one the kernel lacks.
  */
 int bt_tracefs_denied(void);
-
-/* The shared vmlinux BTF, loaded on first use; NULL when the kernel has none. */
-struct btf *bt_vmlinux_btf(void);
-/*
- * Drop it (a later bt_vmlinux_btf() loads it again). Called once the attach decisions are
- * made, before libbpf loads its own copy for CO-RE: the parsed BTF is most of a tool's memory.
- */
-void bt_vmlinux_btf_release(void);
 
 #endif
