@@ -15,7 +15,7 @@
 #include "bt_events.h"
 #include "bt_mmap_log.h"
 #include "bt_percpu.h"
-#include "bt_skel.h"
+#include "bt_rodata.h"
 #include "bt_stacks.h"
 #include "bt_unwinder.h"
 #include "bt_unwind_maps.h"

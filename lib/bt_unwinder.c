@@ -22,7 +22,7 @@
 #include "bt_core_btf.h"
 #include "bt_err.h"
 #include "bt_percpu.h"
-#include "bt_skel.h"
+#include "bt_rodata.h"
 #include "bt_sym.h"
 #include "bt_unwinder.h"
 #include "bt_unwind_maps.h"
