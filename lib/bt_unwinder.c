@@ -21,6 +21,7 @@
 #include "bt_args.h"
 #include "bt_core_btf.h"
 #include "bt_err.h"
+#include "bt_features.h"
 #include "bt_percpu.h"
 #include "bt_rodata.h"
 #include "bt_sym.h"
@@ -169,6 +170,23 @@ int bt_unwind_kernel_ok(char *why, size_t len)
 out:
 	snprintf(why, len, "%s", cached ? reason : "ok");
 	return cached;
+}
+
+const struct bt_feature *bt_unwind_feature(void)
+{
+	static struct bt_feature f = { "unwinder", "unwinder" };
+	static bool probed;
+
+	if (probed)
+		return &f;
+	probed = true;
+	f.err = -bt_unwind_kernel_ok(f.why, sizeof(f.why));
+	f.ok = !f.err;
+	if (f.ok)
+		f.why[0] = 0;
+	bt_debug("feature %s: %s%s%s", f.key, f.ok ? "yes" : "no (", f.ok ? "" : f.why,
+		 f.ok ? "" : ")");
+	return &f;
 }
 
 unsigned int bt_unwind_layout(size_t nr, struct bt_unwind_info *info)

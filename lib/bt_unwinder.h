@@ -30,8 +30,14 @@ enum bt_unwind_mode {
 extern const struct argp bt_argp_unwind;
 enum bt_unwind_mode bt_unwind_mode_arg(void);
 
+struct bt_feature;
 /* 0 when this kernel can run the unwinder, else -errno with why[] saying what is missing. */
 int bt_unwind_kernel_ok(char *why, size_t len);
+/*
+ * The same as a facility of `bpftools features` ("unwinder"), checked on first call. Kept here
+ * rather than in lib/bt_features.h, which knows the kernel only: the check loads the walker.
+ */
+const struct bt_feature *bt_unwind_feature(void);
 
 struct bt_unwind;
 
