@@ -100,6 +100,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &o->out;
+		state->child_inputs[1] = &o->unwind;
 		break;
 	case ARGP_KEY_ARG:
 		if (o->duration)

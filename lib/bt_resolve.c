@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bt_args.h"
+#include "bt_argp.h"
 #include "bt_attach_internal.h"
 #include "bt_elf.h"
 #include "bt_err.h"

@@ -13,7 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 
-#include "bt_args.h"
+#include "bt_argp.h"
 #include "bt_attach_internal.h"
 #include "bt_btf_ids.h"
 #include "bt_env.h"

@@ -3,7 +3,6 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "bt_args.h"
 #include "bt_err.h"
 #include "bt_kernel.h"
 #include "bt_loop.h"
@@ -176,12 +175,4 @@ void bt_trace__index_targets(struct bt_stacks *st, const struct bt_targets *t)
 		last = path;
 		bt_stacks__index_file(st, path);
 	}
-}
-
-int bt_argp_attach_mode(struct argp_state *state, const char *arg, enum bt_attach_mode *mode)
-{
-	if (!bt_attach_mode_parse(arg, mode))
-		return 0;
-	bt_argp_usage_hint(state);
-	return EINVAL;
 }

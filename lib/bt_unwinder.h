@@ -10,7 +10,6 @@
 #ifndef BT_UNWINDER_H
 #define BT_UNWINDER_H
 
-#include <argp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,14 +20,6 @@ enum bt_unwind_mode {
 	BT_UNWIND_FP,	 /* frame pointers only (bpf_get_stack) */
 	BT_UNWIND_DWARF, /* tables; an error when the kernel cannot run the unwinder */
 };
-
-/*
- * --unwind=auto|fp|dwarf, as an argp child for every tool that takes user stacks. Its input
- * (child_inputs) is ignored: the choice is kept for the run (one command per process) and
- * read by bt_unwind_mode_arg(), which struct bt_stacks_opts takes by default.
- */
-extern const struct argp bt_argp_unwind;
-enum bt_unwind_mode bt_unwind_mode_arg(void);
 
 struct bt_feature;
 /* 0 when this kernel can run the unwinder, else -errno with why[] saying what is missing. */
