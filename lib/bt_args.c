@@ -10,6 +10,7 @@
 
 #include "bt_args.h"
 #include "bt_err.h"
+#include "bt_unwinder.h"
 
 enum {
 	OPT_COMMON_ATTACH = 0x1100,

@@ -10,7 +10,6 @@
 
 #include "bt_argp.h"
 #include "bt_attach.h"
-#include "bt_unwinder.h"
 
 /*
  * The options many commands share, as argp children, one block per kind so that a command

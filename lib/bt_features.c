@@ -23,6 +23,7 @@
 #include "bt_err.h"
 #include "bt_features.h"
 #include "bt_kernel.h"
+#include "bt_vmlinux_btf.h"
 
 #ifndef ENOTSUPP
 #define ENOTSUPP 524 /* the kernel's internal "not supported", seen from fentry on some arches */

@@ -10,8 +10,6 @@
 #include <stdbool.h>
 #include <linux/bpf.h>
 
-#include "bt_vmlinux_btf.h"
-
 /* 0 when root or holding CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN); -EPERM otherwise. */
 int bt_check_privileges(void);
 

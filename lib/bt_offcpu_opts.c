@@ -12,7 +12,6 @@
 #include "bt_offcpu_opts.h"
 #include "bt_skel.h"
 #include "bt_stacks.h"
-#include "bt_unwinder.h"
 
 enum {
 	OPT_STORAGE = 0x1200,

@@ -23,6 +23,7 @@
 #include "bt_loop.h"
 #include "bt_skel.h"
 #include "bt_variant.h"
+#include "bt_vmlinux_btf.h"
 
 /*
  * What the kernel's BTF says of the probe point: its typedef btf_trace_NAME or function and the

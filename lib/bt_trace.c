@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "bt_err.h"
-#include "bt_kernel.h"
 #include "bt_loop.h"
 #include "bt_stacks.h"
 #include "bt_trace.h"
+#include "bt_vmlinux_btf.h"
 
 int bt_targets__from_pattern(const char *pattern, const struct bt_resolve_opts *opts,
 			     struct bt_targets *out)
