@@ -11,6 +11,7 @@
 #include "bt_features.h"
 #include "bt_json.h"
 #include "bt_kfuncs.h"
+#include "bt_unwinder.h"
 
 static struct features_opts {
 	bool json;
@@ -58,9 +59,16 @@ static const enum bt_feat order[] = {
 	BT_FEAT_UPROBES,       BT_FEAT_UPROBE_MULTI,  BT_FEAT_UPROBE_SESSION,
 	BT_FEAT_USDT,	       BT_FEAT_TP_BTF,	      BT_FEAT_RAW_TP,
 	BT_FEAT_RAW_TP_COOKIE, BT_FEAT_TRACEPOINTS,   BT_FEAT_RINGBUF,
-	BT_FEAT_STACKS,	       BT_FEAT_PERF_EVENTS,   BT_FEAT_UNWIND,
+	BT_FEAT_STACKS,	       BT_FEAT_PERF_EVENTS,
 };
 #define NORDER (sizeof(order) / sizeof(order[0]))
+
+/* The facilities in report order: the kernel's, then the unwinder's check (lib/bt_unwinder.h). */
+static const struct bt_feature *facility(size_t i)
+{
+	return i < NORDER ? bt_feature(order[i]) : bt_unwind_feature();
+}
+#define NFACILITIES (NORDER + 1)
 
 /* How a command's declared needs are met here: one entry per need. */
 struct need {
@@ -187,8 +195,8 @@ static void print_text(const char *lockdown, int kptr, int kptr_err, int paranoi
 
 	if (uname(&u) == 0)
 		printf("%-22s %s %s\n", "kernel", u.release, u.machine);
-	for (i = 0; i < NORDER; i++) {
-		const struct bt_feature *f = bt_feature(order[i]);
+	for (i = 0; i < NFACILITIES; i++) {
+		const struct bt_feature *f = facility(i);
 
 		if (f->ok)
 			printf("%-22s yes\n", f->name);
@@ -248,8 +256,8 @@ static void print_json(const char *lockdown, int kptr, int kptr_err, int paranoi
 		bt_json_string(&j, "machine", u.machine);
 	}
 	bt_json_begin_object(&j, "facilities");
-	for (i = 0; i < NORDER; i++) {
-		const struct bt_feature *f = bt_feature(order[i]);
+	for (i = 0; i < NFACILITIES; i++) {
+		const struct bt_feature *f = facility(i);
 
 		bt_json_begin_object(&j, f->key);
 		bt_json_bool(&j, "available", f->ok);

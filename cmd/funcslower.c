@@ -50,6 +50,7 @@ static struct funcslower_opts {
 	char **funcs;
 	int nfuncs;
 	struct bt_stack_out_opts out; /* --flamegraph, --pprof */
+	enum bt_unwind_mode unwind;   /* --unwind */
 } opts = { .min_ms = -1, .min_us = -1, .storage = 2048, .max_probes = 1000 };
 
 static const struct argp_option options[] = {
@@ -109,6 +110,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &o->out;
+		state->child_inputs[1] = &o->unwind;
 		break;
 	case 'p':
 		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
@@ -1006,6 +1008,7 @@ static int run(const struct bt_cmd *cmd)
 	sopts.user = opts.user_stack;
 	sopts.note_running = opts.user_stack && !opts.pid;
 	sopts.verbose = opts.verbose;
+	sopts.unwind = opts.unwind;
 	err = bt_stacks__configure(skel->obj, &sopts);
 	if (!err)
 		err = bt_events__configure(skel->obj, skel->maps.events);

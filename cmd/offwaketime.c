@@ -234,6 +234,7 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_stacks_opts sopts = {
 		.storage_size = opts.storage,
 		.user = want_user(),
+		.unwind = opts.unwind,
 		.note_running = want_user(),
 	};
 	struct offwaketime_bpf *skel;

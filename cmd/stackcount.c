@@ -46,6 +46,7 @@ static struct stackcount_opts {
 	enum bt_attach_mode mode;
 	const char *pattern;
 	struct bt_stack_out_opts out; /* --flamegraph, --pprof */
+	enum bt_unwind_mode unwind;   /* --unwind */
 } opts = { .cpu = -1, .storage = 16384, .max_probes = 1000 };
 
 static const struct argp_option options[] = {
@@ -82,6 +83,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &o->out;
+		state->child_inputs[2] = &o->unwind;
 		break;
 	case 'p':
 		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
@@ -358,6 +360,7 @@ static int run(const struct bt_cmd *cmd)
 					.user = !opts.kernel_only,
 					.note_running = !opts.pid,
 					.verbose = opts.verbose,
+					.unwind = opts.unwind,
 					.sym = { .debuginfo = opts.debuginfo,
 						 .debuginfod = opts.debuginfod } };
 	struct bt_interval iv = {

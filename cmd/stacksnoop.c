@@ -44,6 +44,7 @@ static struct stacksnoop_opts {
 	unsigned long storage;
 	unsigned long max_probes;
 	enum bt_attach_mode mode;
+	enum bt_unwind_mode unwind; /* --unwind */
 	const char *pattern;
 } opts = { .storage = 1024, .max_probes = 1000 };
 
@@ -76,6 +77,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct stacksnoop_opts *o = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[1] = &o->unwind;
+		break;
 	case 'p':
 		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
 	case 's':
@@ -276,7 +280,8 @@ static int run(const struct bt_cmd *cmd)
 					 .max_probes = opts.max_probes };
 	struct bt_stacks_opts sopts = { .storage_size = opts.storage,
 					.generations = true,
-					.verbose = opts.verbose };
+					.verbose = opts.verbose,
+					.unwind = opts.unwind };
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_targets targets = { 0 };
 	struct bt_attach *attach = NULL;

@@ -11,7 +11,7 @@
 #include "bt_attach_internal.h"
 #include "bt_err.h"
 #include "bt_progress.h"
-#include "bt_skel.h"
+#include "bt_rodata.h"
 
 struct bt_attach {
 	struct bt_kattach *k;

@@ -66,7 +66,9 @@ size_t bt_uattach__count(const struct bt_uattach *u);
 const char *bt_uattach__how(const struct bt_uattach *u, size_t i);
 void bt_uattach__destroy(struct bt_uattach *u);
 
-/* Append a target to a list (copies the strings given). */
+/* Append a target to a list (copies the strings given). lib/bt_targets.c */
 int bt_targets__add(struct bt_targets *t, const struct bt_target *tmpl);
+/* Drop the targets from the n-th on: a failed expansion leaves the list as it was. */
+void bt_targets__truncate(struct bt_targets *t, size_t n);
 
 #endif

@@ -22,10 +22,10 @@
 #include "bt_attach_internal.h"
 #include "bt_err.h"
 #include "bt_features.h"
-#include "bt_kernel.h"
 #include "bt_kfuncs.h"
 #include "bt_loop.h"
 #include "bt_progress.h"
+#include "bt_vmlinux_btf.h"
 
 enum kmech {
 	KM_NONE,

@@ -14,7 +14,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 
-#include "bt_args.h"
+#include "bt_argp.h"
 #include "bt_attach_internal.h"
 #include "bt_env.h"
 #include "bt_err.h"

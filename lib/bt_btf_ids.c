@@ -24,7 +24,7 @@
 #include "bt_btf_ids.h"
 #include "bt_env.h"
 #include "bt_err.h"
-#include "bt_kernel.h"
+#include "bt_vmlinux_btf.h"
 
 #define WINDOW (64 * 1024) /* the part of the file held at once */
 #define MARK_SHIFT 8	   /* a noted offset every 256 records */

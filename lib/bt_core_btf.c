@@ -28,6 +28,7 @@
 #include "bt_env.h"
 #include "bt_err.h"
 #include "bt_kernel.h"
+#include "bt_vmlinux_btf.h"
 
 struct btf_ext_hdr { /* the .BTF.ext header up to its CO-RE part (libbpf's btf_ext_header) */
 	__u16 magic;

@@ -10,7 +10,7 @@
 #include "bt_err.h"
 #include "bt_events.h"
 #include "bt_percpu.h"
-#include "bt_skel.h"
+#include "bt_rodata.h"
 
 #define PERF_PAGES 64 /* per CPU, as BCC */
 

@@ -22,8 +22,8 @@
 
 #include "bt_err.h"
 #include "bt_features.h"
-#include "bt_unwinder.h"
 #include "bt_kernel.h"
+#include "bt_vmlinux_btf.h"
 
 #ifndef ENOTSUPP
 #define ENOTSUPP 524 /* the kernel's internal "not supported", seen from fentry on some arches */
@@ -47,7 +47,6 @@ static struct bt_feature feats[BT_FEAT__COUNT] = {
 	[BT_FEAT_RINGBUF] = { "ringbuf", "ring buffer" },
 	[BT_FEAT_STACKS] = { "stack_maps", "stack maps" },
 	[BT_FEAT_PERF_EVENTS] = { "perf_events", "perf events" },
-	[BT_FEAT_UNWIND] = { "unwinder", "unwinder" },
 };
 static bool probed[BT_FEAT__COUNT];
 
@@ -589,12 +588,6 @@ const struct bt_feature *bt_feature(enum bt_feat id)
 		break;
 	case BT_FEAT_PERF_EVENTS:
 		probe_perf(f);
-		break;
-	case BT_FEAT_UNWIND:
-		f->err = -bt_unwind_kernel_ok(f->why, sizeof(f->why));
-		f->ok = !f->err;
-		if (f->ok)
-			f->why[0] = 0;
 		break;
 	default:
 		set_no(f, EINVAL, "unknown facility");

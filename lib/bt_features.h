@@ -28,7 +28,6 @@ enum bt_feat {
 	BT_FEAT_RINGBUF,
 	BT_FEAT_STACKS,
 	BT_FEAT_PERF_EVENTS,
-	BT_FEAT_UNWIND, /* user stacks through unwind tables (lib/bt_unwinder.h) */
 	BT_FEAT__COUNT,
 };
 

@@ -13,7 +13,7 @@
 #include <argp.h>
 #include <stdbool.h>
 
-#include "bt_args.h"
+#include "bt_argp.h"
 
 struct bt_irq_opts {
 	bool timestamp, nanoseconds, count, dist, json;

@@ -4,7 +4,6 @@
 #include <limits.h>
 #include <sys/resource.h>
 #include <linux/capability.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "bt_env.h"
 #include "bt_err.h"
 #include "bt_kernel.h"
+#include "bt_vmlinux_btf.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -56,33 +56,11 @@ bool bt_kernel_has_btf(void)
 	return access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 }
 
-static struct btf *vmlinux_btf;
-static bool vmlinux_btf_tried;
-
-struct btf *bt_vmlinux_btf(void)
-{
-	if (!vmlinux_btf_tried) {
-		vmlinux_btf_tried = true;
-		vmlinux_btf = btf__load_vmlinux_btf();
-		if (!vmlinux_btf)
-			bt_debug("no vmlinux BTF: %s", strerror(errno));
-	}
-	return vmlinux_btf;
-}
-
 /* The smallest valid program: r0 = 0; exit. */
 static const struct bpf_insn ret0[] = {
 	{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* BPF_MOV64_IMM(R0, 0) */
 	{ .code = 0x95 },			  /* BPF_EXIT_INSN() */
 };
-
-void bt_vmlinux_btf_release(void)
-{
-	btf__free(vmlinux_btf);
-	vmlinux_btf = NULL;
-	vmlinux_btf_tried = false;
-	malloc_trim(0); /* hand the pages back now, not at exit */
-}
 
 bool bt_kernel_tp_btf_ok(const char *event)
 {

@@ -44,12 +44,4 @@ const char *bt_tracefs(void);
  */
 int bt_tracefs_denied(void);
 
-/* The shared vmlinux BTF, loaded on first use; NULL when the kernel has none. */
-struct btf *bt_vmlinux_btf(void);
-/*
- * Drop it (a later bt_vmlinux_btf() loads it again). Called once the attach decisions are
- * made, before libbpf loads its own copy for CO-RE: the parsed BTF is most of a tool's memory.
- */
-void bt_vmlinux_btf_release(void);
-
 #endif

@@ -29,6 +29,7 @@
 #include "bt_kernel.h"
 #include "bt_kfuncs.h"
 #include "bt_uprobe.h"
+#include "bt_vmlinux_btf.h"
 
 #define DEFAULT_KALLSYMS "/proc/kallsyms"
 #define DEFAULT_BLACKLIST "/sys/kernel/debug/kprobes/blacklist"

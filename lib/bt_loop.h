@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "bt_args.h"
+#include "bt_argp.h"
 
 int bt_signals_init(void);
 /*

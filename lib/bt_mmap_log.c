@@ -11,7 +11,6 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
-#include "bt_err.h"
 #include "bt_mmap_log.h"
 
 #define BUCKETS 1024

@@ -12,7 +12,6 @@
 #include "bt_offcpu_opts.h"
 #include "bt_skel.h"
 #include "bt_stacks.h"
-#include "bt_unwinder.h"
 
 enum {
 	OPT_STORAGE = 0x1200,
@@ -100,6 +99,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &o->out;
+		state->child_inputs[1] = &o->unwind;
 		break;
 	case ARGP_KEY_ARG:
 		if (o->duration)

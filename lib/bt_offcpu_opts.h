@@ -39,6 +39,7 @@ struct bt_offcpu_opts {
 	unsigned long min_us, max_us;		       /* -m, -M */
 	long state;				       /* --state; -1: any */
 	struct bt_stack_out_opts out;		       /* --flamegraph, --pprof */
+	enum bt_unwind_mode unwind;		       /* --unwind */
 };
 #define BT_OFFCPU_OPTS_INIT                                                \
 	{                                                                  \

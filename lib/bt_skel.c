@@ -13,7 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 
-#include "bt_args.h"
+#include "bt_argp.h"
 #include "bt_attach_internal.h"
 #include "bt_btf_ids.h"
 #include "bt_env.h"
@@ -23,6 +23,7 @@
 #include "bt_loop.h"
 #include "bt_skel.h"
 #include "bt_variant.h"
+#include "bt_vmlinux_btf.h"
 
 /*
  * What the kernel's BTF says of the probe point: its typedef btf_trace_NAME or function and the
@@ -238,79 +239,6 @@ int bt_skel_select(struct bpf_object *obj, const struct bt_probe *probes)
 	}
 	bt_vmlinux_btf_release();
 	return 0;
-}
-
-static struct bpf_map *rodata_map(struct bpf_object *obj)
-{
-	struct bpf_map *map;
-
-	bpf_object__for_each_map(map, obj)
-	{
-		const char *name = bpf_map__name(map);
-		size_t n = strlen(name);
-
-		if (n >= 7 && !strcmp(name + n - 7, ".rodata"))
-			return map;
-	}
-	return NULL;
-}
-
-/* The bytes of the .rodata variable var in its image (before load: what the skeleton writes). */
-static char *rodata_var(struct bpf_object *obj, const char *var, size_t size, int *err)
-{
-	struct btf *btf = bpf_object__btf(obj);
-	struct bpf_map *map = rodata_map(obj);
-	const struct btf_var_secinfo *vs;
-	const struct btf_type *sec;
-	size_t data_sz;
-	char *data;
-	int id, i;
-
-	*err = -ENOENT;
-	if (!btf || !map)
-		return NULL;
-	id = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
-	if (id <= 0)
-		return NULL;
-	sec = btf__type_by_id(btf, id);
-	/* Before load this is the mmaped image the skeleton also writes through. */
-	data = (char *)bpf_map__initial_value(map, &data_sz);
-	if (!data)
-		return NULL;
-	vs = btf_var_secinfos(sec);
-	for (i = 0; i < btf_vlen(sec); i++, vs++) {
-		const struct btf_type *t = btf__type_by_id(btf, vs->type);
-
-		if (strcmp(btf__name_by_offset(btf, t->name_off), var))
-			continue;
-		if (vs->size != size || vs->offset + size > data_sz) {
-			*err = -EINVAL;
-			return NULL;
-		}
-		*err = 0;
-		return data + vs->offset;
-	}
-	return NULL;
-}
-
-int bt_rodata_set(struct bpf_object *obj, const char *var, const void *val, size_t size)
-{
-	int err;
-	char *p = rodata_var(obj, var, size, &err);
-
-	if (p)
-		memcpy(p, val, size);
-	return err;
-}
-
-int bt_rodata_get(struct bpf_object *obj, const char *var, void *val, size_t size)
-{
-	int err;
-	char *p = rodata_var(obj, var, size, &err);
-
-	if (p)
-		memcpy(val, p, size);
-	return err;
 }
 
 static int set_filter(struct bpf_object *obj, const char *var, int val, int none)

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "bt_cmd.h"
+#include "bt_rodata.h"
 
 /*
  * For each probe, keep 'prog' when the kernel can take it, else its fallback. Returns 0, or
@@ -55,11 +56,6 @@ struct bt_filters {
  * after one line when a path names no cgroup v2 directory or no suitable pinned map.
  */
 int bt_filters_apply(struct bpf_object *obj, const struct bt_filters *f);
-
-/* Set a named .rodata variable before load. -ENOENT when there is none of that name and size. */
-int bt_rodata_set(struct bpf_object *obj, const char *var, const void *val, size_t size);
-/* Read it back (before or after load). */
-int bt_rodata_get(struct bpf_object *obj, const char *var, void *val, size_t size);
 
 /*
  * Load the skeleton's programs and attach them: what every command does once its options

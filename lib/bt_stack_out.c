@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bt_args.h"
+#include "bt_argp.h"
 #include "bt_err.h"
 #include "bt_output.h"
 #include "bt_pprof.h"

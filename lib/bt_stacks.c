@@ -15,7 +15,7 @@
 #include "bt_events.h"
 #include "bt_mmap_log.h"
 #include "bt_percpu.h"
-#include "bt_skel.h"
+#include "bt_rodata.h"
 #include "bt_stacks.h"
 #include "bt_unwinder.h"
 #include "bt_unwind_maps.h"
@@ -84,7 +84,7 @@ int bt_stacks__configure(struct bpf_object *obj, const struct bt_stacks_opts *op
 	bt_map_sized_by("bt_stacks_deep", "room for %u deep stacks (--stack-storage-size=%u)",
 			bpf_map__max_entries(deep), opts->storage_size ? opts->storage_size : 1024);
 	if (opts->user) {
-		struct bt_unwind_opts uo = { .mode = bt_unwind_mode_arg(), .marks = opts->verbose };
+		struct bt_unwind_opts uo = { .mode = opts->unwind, .marks = opts->verbose };
 		bool on;
 
 		err = bt_unwind__configure(obj, &uo, &on);
@@ -308,7 +308,7 @@ int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 	}
 	if (opts->user) {
 		struct bpf_map *tables = bpf_object__find_map_by_name(obj, "bt_unwind_tables");
-		struct bt_unwind_opts uo = { .mode = bt_unwind_mode_arg(), .marks = opts->verbose };
+		struct bt_unwind_opts uo = { .mode = opts->unwind, .marks = opts->verbose };
 
 		/* bt_unwind__configure() sized it when the walker is on */
 		if (tables && bpf_map__max_entries(tables) > 1) {
@@ -617,14 +617,15 @@ static int deferred_frames(struct bt_stacks *st, uint64_t *id)
 	uint64_t fallback = BT_STACK_LOST, start_ns = 0;
 	int n, pid = 0;
 
-	n = bt_unwind__sample_frames(st->unwind, *id, st->buf.ips, &fallback, &pid, &start_ns);
+	n = bt_unwind__sample_frames(st->unwind, *id, (uint64_t *)st->buf.ips, &fallback, &pid,
+				     &start_ns);
 	if (n == -ENOENT && st->pids) {
 		/* sent before the count or event that names it, and not read yet (not
 		 * bt_stacks__poll(): its collector may be what prints this) */
 		bt_mmap_log__poll(st->mmaps);
 		bt_events__poll(st->pids);
-		n = bt_unwind__sample_frames(st->unwind, *id, st->buf.ips, &fallback, &pid,
-					     &start_ns);
+		n = bt_unwind__sample_frames(st->unwind, *id, (uint64_t *)st->buf.ips, &fallback,
+					     &pid, &start_ns);
 	}
 	if (n == -EAGAIN) {
 		/* gone before it could be indexed (a per-event tool prints before its exit) */
@@ -632,8 +633,8 @@ static int deferred_frames(struct bt_stacks *st, uint64_t *id)
 
 		bt_mmap_log__poll(st->mmaps);
 		if (!note_gone(st, &note, false))
-			n = bt_unwind__sample_frames(st->unwind, *id, st->buf.ips, &fallback, &pid,
-						     &start_ns);
+			n = bt_unwind__sample_frames(st->unwind, *id, (uint64_t *)st->buf.ips,
+						     &fallback, &pid, &start_ns);
 		if (n == -EAGAIN)
 			n = 0; /* the walker's own, for now (its exit may unwind it for a later print) */
 	}

@@ -24,6 +24,7 @@
 #include "bt_json.h"
 #include "bt_stack.h"
 #include "bt_sym.h"
+#include "bt_unwinder.h"
 
 struct bt_stacks;
 
@@ -53,10 +54,10 @@ struct bt_stacks_opts {
 	bool note_running;	   /* system-wide: snapshot every running process at start */
 	/*
 	 * -v: user frames found by frame pointers rather than unwind tables print marked, and
-	 * the unwinder's counts are reported at the end (--unwind, lib/bt_unwinder.h, is read
-	 * by bt_stacks itself through bt_unwind_mode_arg(): no field here)
+	 * the unwinder's counts are reported at the end
 	 */
 	bool verbose;
+	enum bt_unwind_mode unwind; /* --unwind (bt_argp_unwind); 0: auto */
 	struct bt_sym_opts sym;
 };
 

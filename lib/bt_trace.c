@@ -3,12 +3,11 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "bt_args.h"
 #include "bt_err.h"
-#include "bt_kernel.h"
 #include "bt_loop.h"
 #include "bt_stacks.h"
 #include "bt_trace.h"
+#include "bt_vmlinux_btf.h"
 
 int bt_targets__from_pattern(const char *pattern, const struct bt_resolve_opts *opts,
 			     struct bt_targets *out)
@@ -176,12 +175,4 @@ void bt_trace__index_targets(struct bt_stacks *st, const struct bt_targets *t)
 		last = path;
 		bt_stacks__index_file(st, path);
 	}
-}
-
-int bt_argp_attach_mode(struct argp_state *state, const char *arg, enum bt_attach_mode *mode)
-{
-	if (!bt_attach_mode_parse(arg, mode))
-		return 0;
-	bt_argp_usage_hint(state);
-	return EINVAL;
 }

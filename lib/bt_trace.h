@@ -8,7 +8,6 @@
 #ifndef BT_TRACE_H
 #define BT_TRACE_H
 
-#include <argp.h>
 #include <bpf/libbpf.h>
 
 #include "bt_attach.h"
@@ -40,8 +39,5 @@ void bt_trace__index_targets(struct bt_stacks *st, const struct bt_targets *t);
 
 /* The generic programs of obj, by their "?SECTION" kinds; -EINVAL if a kind appears twice. */
 int bt_attach_progs__find(struct bpf_object *obj, struct bt_attach_progs *progs);
-
-/* --attach=MODE in an argp parser: 0, or EINVAL after the message and the usage line. */
-int bt_argp_attach_mode(struct argp_state *state, const char *arg, enum bt_attach_mode *mode);
 
 #endif

@@ -18,11 +18,11 @@
 #include <ctype.h>
 #include <bpf/bpf.h>
 
-#include "bt_args.h"
 #include "bt_core_btf.h"
 #include "bt_err.h"
+#include "bt_features.h"
 #include "bt_percpu.h"
-#include "bt_skel.h"
+#include "bt_rodata.h"
 #include "bt_sym.h"
 #include "bt_unwinder.h"
 #include "bt_unwind_maps.h"
@@ -30,48 +30,6 @@
 #include "bt_unwind_probe.skel.h"
 #include "bt_unwind_table.h"
 #include "bt_unwind_samples.h"
-
-/* --unwind: one command runs per process, so its choice is kept here for bt_stacks */
-static enum bt_unwind_mode mode_arg = BT_UNWIND_AUTO;
-
-enum { OPT_UNWIND = 0x7501 };
-
-static const struct argp_option unwind_options[] = {
-	{ "unwind", OPT_UNWIND, "MODE", 0,
-	  "User stacks: auto (tables from .eh_frame where possible, else frame pointers), fp, "
-	  "dwarf",
-	  0 },
-	{},
-};
-
-static error_t parse_unwind(int key, char *arg, struct argp_state *state)
-{
-	switch (key) {
-	case ARGP_KEY_INIT:
-		mode_arg = BT_UNWIND_AUTO;
-		return 0;
-	case OPT_UNWIND:
-		if (!strcmp(arg, "auto"))
-			mode_arg = BT_UNWIND_AUTO;
-		else if (!strcmp(arg, "fp"))
-			mode_arg = BT_UNWIND_FP;
-		else if (!strcmp(arg, "dwarf"))
-			mode_arg = BT_UNWIND_DWARF;
-		else
-			return bt_argp_error(state, "invalid --unwind '%s': auto, fp or dwarf",
-					     arg);
-		return 0;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-}
-
-const struct argp bt_argp_unwind = { .options = unwind_options, .parser = parse_unwind };
-
-enum bt_unwind_mode bt_unwind_mode_arg(void)
-{
-	return mode_arg;
-}
 
 /* Load the walker with everything on, never attached: does this kernel's verifier take it? */
 static int probe_load(char *why, size_t len)
@@ -169,6 +127,23 @@ int bt_unwind_kernel_ok(char *why, size_t len)
 out:
 	snprintf(why, len, "%s", cached ? reason : "ok");
 	return cached;
+}
+
+const struct bt_feature *bt_unwind_feature(void)
+{
+	static struct bt_feature f = { "unwinder", "unwinder" };
+	static bool probed;
+
+	if (probed)
+		return &f;
+	probed = true;
+	f.err = -bt_unwind_kernel_ok(f.why, sizeof(f.why));
+	f.ok = !f.err;
+	if (f.ok)
+		f.why[0] = 0;
+	bt_debug("feature %s: %s%s%s", f.key, f.ok ? "yes" : "no (", f.ok ? "" : f.why,
+		 f.ok ? "" : ")");
+	return &f;
 }
 
 unsigned int bt_unwind_layout(size_t nr, struct bt_unwind_info *info)

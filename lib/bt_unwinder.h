@@ -5,13 +5,12 @@
  * process, the kernel's table of its executable mappings. Tables are cached by file and by
  * build-id, built once and shared by every process that maps the file.
  *
- * lib/bt_stacks.c drives it and reads --unwind's choice itself (bt_unwind_mode_arg()): a tool
- * only adds bt_argp_unwind to its options and passes no mode.
+ * lib/bt_stacks.c drives it: a tool adds --unwind (bt_argp_unwind, lib/bt_args.h) to its
+ * options and passes the choice in struct bt_stacks_opts.unwind.
  */
 #ifndef BT_UNWINDER_H
 #define BT_UNWINDER_H
 
-#include <argp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,17 +22,14 @@ enum bt_unwind_mode {
 	BT_UNWIND_DWARF, /* tables; an error when the kernel cannot run the unwinder */
 };
 
-/*
- * --unwind=auto|fp|dwarf, as an argp child for every tool that takes user stacks. Its input
- * (child_inputs) is ignored: the choice is kept for the run (one command per process) and
- * read by bt_unwind_mode_arg(), which lib/bt_stacks.c calls; struct bt_stacks_opts has no
- * field for it.
- */
-extern const struct argp bt_argp_unwind;
-enum bt_unwind_mode bt_unwind_mode_arg(void);
-
+struct bt_feature;
 /* 0 when this kernel can run the unwinder, else -errno with why[] saying what is missing. */
 int bt_unwind_kernel_ok(char *why, size_t len);
+/*
+ * The same as a facility of `bpftools features` ("unwinder"), checked on first call. Kept here
+ * rather than in lib/bt_features.h, which knows the kernel only: the check loads the walker.
+ */
+const struct bt_feature *bt_unwind_feature(void);
 
 struct bt_unwind;
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Private to symbolize/: the layout of struct bt_elf, shared by the symbol table reader
- * (bt_elf.c) and the separate-debug-info finder (elf_debug.c).
+ * Private to symbolize/: the layout of struct bt_elf, shared by the ELF reader (bt_elf.c),
+ * the section and symbol table primitives below it (elf_symtab.c) and the separate-debug-info
+ * finder (elf_debug.c).
  */
 #ifndef BT_ELF_INTERNAL_H
 #define BT_ELF_INTERNAL_H
@@ -11,6 +12,10 @@
 #include <sys/types.h>
 
 #include "bt_elf.h"
+
+/* A bogus header can claim billions of entries; nothing real comes close. */
+#define BT_ELF_MAX_SYMS (64u << 20)
+#define BT_ELF_MAX_LOADS 4096
 
 /* One PT_LOAD segment: how file offsets and virtual addresses relate. */
 struct bt_elf_load {
@@ -65,7 +70,7 @@ struct bt_elf {
 	int sym_source;	  /* enum bt_elf_source */
 };
 
-/* bt_elf.c */
+/* elf_symtab.c */
 int bt_elf__add_symtab(struct bt_elf *elf, Elf *e, Elf_Scn *scn, int from_debug, int dedup);
 Elf_Scn *bt_elf__find_scn(Elf *e, const char *name, GElf_Shdr *shdr);
 Elf_Scn *bt_elf__find_scn_type(Elf *e, Elf64_Word type, GElf_Shdr *shdr);

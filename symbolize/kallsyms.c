@@ -226,6 +226,23 @@ int bt_ksyms__restricted(const struct bt_ksyms *ks)
 	return ks ? ks->restricted : 0;
 }
 
+/*
+ * An address matching no symbol of a table read from the cache (ksyms_cache.c): past vmlinux
+ * it can only be code that comes and goes without a symbol (BPF programs, trampolines), named
+ * "[jit]". Kept beside the lookup that asks it: the cache reader calls this file's loader, and
+ * the two files would call each other.
+ */
+const struct bt_ksym *bt_ksyms__miss(const struct bt_ksyms *ks, uint64_t addr, uint64_t *off)
+{
+	static const struct bt_ksym jit = { .name = "[jit]", .module = "bpf", .type = 't' };
+
+	if (!ks->from_cache || addr < ks->vmlinux_end)
+		return NULL;
+	if (off)
+		*off = 0;
+	return &jit;
+}
+
 const struct bt_ksym *bt_ksyms__lookup(const struct bt_ksyms *ks, uint64_t addr, uint64_t *off)
 {
 	size_t lo = 0, hi;

@@ -10,7 +10,7 @@
  * such sign. Their holes stay: sizes are taken from the whole table, a module's symbols end
  * at its end (/proc/modules) and vmlinux's last one a page after it starts, so an address of
  * such code matches no symbol, and past vmlinux it is taken for what it can only be
- * (bt_ksyms__miss: a tracing artefact).
+ * (bt_ksyms__miss in kallsyms.c: a tracing artefact).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -344,15 +344,4 @@ int bt_ksyms__load_cached(const char *dir, const char *kallsyms, const char *mod
 done:
 	free(mods.r);
 	return 0;
-}
-
-const struct bt_ksym *bt_ksyms__miss(const struct bt_ksyms *ks, uint64_t addr, uint64_t *off)
-{
-	static const struct bt_ksym jit = { .name = "[jit]", .module = "bpf", .type = 't' };
-
-	if (!ks->from_cache || addr < ks->vmlinux_end)
-		return NULL;
-	if (off)
-		*off = 0;
-	return &jit;
 }
