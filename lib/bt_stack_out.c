@@ -153,6 +153,13 @@ void bt_stack_out__name(struct bt_stack_out *so, const char *name, size_t len,
 		push(so, strndup(name, len), NULL, kind);
 }
 
+void bt_stack_out__frame(struct bt_stack_out *so, const char *name, size_t len, const char *module,
+			 enum bt_prof_kind kind)
+{
+	if (so)
+		push(so, strndup(name, len), module ? strdup(module) : NULL, kind);
+}
+
 enum bt_prof_kind bt_stack_out_kind(const struct bt_frame *f, int pid)
 {
 	if (!f->name)

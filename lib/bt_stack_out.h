@@ -62,6 +62,9 @@ void bt_stack_out__free(struct bt_stack_out *so); /* NULL is fine */
 /* A frame that is not code (a process name, a delimiter): at most len bytes of name. */
 void bt_stack_out__name(struct bt_stack_out *so, const char *name, size_t len,
 			enum bt_prof_kind kind);
+/* A frame named as the folded line names it (at most len bytes), with its file or NULL. */
+void bt_stack_out__frame(struct bt_stack_out *so, const char *name, size_t len, const char *module,
+			 enum bt_prof_kind kind);
 /*
  * A stack's frames, named as bt_stacks__fold() names them (style's fmt), root first or, with
  * leaf_first, leaf first; a lost stack is one missed frame. Returns the frames added.
