@@ -10,13 +10,22 @@ static bool shown(const struct bt_stack_rows *r, enum bt_row_kind kind)
 	return !(r->hide & BT_ROW_HIDE(kind));
 }
 
+/* frames: of the stack before it in the folded line (-1 in the text form: not known) */
 static bool delim_shown(const struct bt_stack_rows *r, const struct bt_row_part *p,
-			const struct bt_row_proc *pr)
+			const struct bt_row_proc *pr, int frames)
 {
 	if (!shown(r, BT_ROW_DELIM) || !shown(r, BT_ROW_USER) || !shown(r, BT_ROW_KERNEL))
 		return false;
-	return p->delim == BT_ROW_DELIM_ALWAYS ||
-	       (BT_STACK_STORED(pr->user_stack) && BT_STACK_STORED(pr->kernel_stack));
+	switch (p->delim) {
+	case BT_ROW_DELIM_STORED:
+		return BT_STACK_STORED(pr->user_stack) && BT_STACK_STORED(pr->kernel_stack);
+	case BT_ROW_DELIM_FRAMES:
+		if (frames < 0)
+			frames = pr->user_stack != BT_STACK_NONE;
+		return frames > 0 && pr->kernel_stack != BT_STACK_NONE;
+	default:
+		return true;
+	}
 }
 
 /* A COMM part's name, its empty name's stand-in, or NULL (with *len 0) */
@@ -45,8 +54,9 @@ static void put(struct sink *k, const char *name, size_t len, const char *module
 	bt_stack_out__frame(k->out, name, len, module, kind);
 }
 
-static void fold_stack(const struct bt_stack_rows *r, struct sink *k, const struct bt_row_part *p,
-		       const struct bt_row_proc *pr)
+/* The frames written (a lost stack's placeholder is one). */
+static int fold_stack(const struct bt_stack_rows *r, struct sink *k, const struct bt_row_part *p,
+		      const struct bt_row_proc *pr)
 {
 	bool kernel = p->kind == BT_ROW_KERNEL;
 	uint64_t proc = kernel ? (uint64_t)BT_PID_KERNEL : pr->proc;
@@ -60,7 +70,7 @@ static void fold_stack(const struct bt_stack_rows *r, struct sink *k, const stru
 		const char *m = kernel ? "[Missed Kernel Stack]" : "[Missed User Stack]";
 
 		put(k, m, strlen(m), NULL, BT_PROF_MISSED, false);
-		return;
+		return 1;
 	}
 	for (i = 0; i < n; i++) {
 		const struct bt_frame *f = &frames[p->reversed ? i : n - 1 - i];
@@ -72,14 +82,17 @@ static void fold_stack(const struct bt_stack_rows *r, struct sink *k, const stru
 		/* an unknown frame's file says nothing a flame graph can merge by */
 		put(k, name, strlen(name), kind != BT_PROF_MISSED ? f->module : NULL, kind, false);
 	}
+	return n;
 }
 
 /* The folded line to f (NULL: none), and its frames to the profile. */
-static void fold(const struct bt_stack_rows *r, FILE *f, const struct bt_row_proc *procs)
+static void fold(const struct bt_stack_rows *r, FILE *f, struct bt_stack_out *out,
+		 const struct bt_row_proc *procs)
 {
-	struct sink k = { f, r->out, false };
+	struct sink k = { f, out, false };
 	const struct bt_row_part *p;
 	const char *name;
+	int frames = 0;
 	size_t len;
 
 	for (p = r->parts; p->kind != BT_ROW_END; p++) {
@@ -94,10 +107,10 @@ static void fold(const struct bt_stack_rows *r, FILE *f, const struct bt_row_pro
 			break;
 		case BT_ROW_USER:
 		case BT_ROW_KERNEL:
-			fold_stack(r, &k, p, pr);
+			frames = fold_stack(r, &k, p, pr);
 			break;
 		case BT_ROW_DELIM:
-			if (delim_shown(r, p, pr))
+			if (delim_shown(r, p, pr, frames))
 				put(&k, "-", 1, NULL, BT_PROF_OTHER, false);
 			break;
 		case BT_ROW_MARK:
@@ -141,7 +154,7 @@ static void text(const struct bt_stack_rows *r, FILE *f, const struct bt_row_pro
 			bt_stacks__print(r->stacks, f, &style, BT_PID_KERNEL, pr->kernel_stack, 0);
 			break;
 		case BT_ROW_DELIM:
-			if (p[n].line && delim_shown(r, &p[n], pr))
+			if (p[n].line && delim_shown(r, &p[n], pr, -1))
 				fputs(p[n].line, f);
 			break;
 		case BT_ROW_MARK:
@@ -212,7 +225,7 @@ int bt_stack_rows__write(const struct bt_stack_rows *r, FILE *f, const struct bt
 	struct bt_json j;
 
 	if (r->form == BT_ROW_FOLDED) {
-		fold(r, f, procs);
+		fold(r, f, r->out, procs);
 		return bt_stack_out__add(r->out, value);
 	}
 	if (r->form == BT_ROW_JSON) {
@@ -224,9 +237,16 @@ int bt_stack_rows__write(const struct bt_stack_rows *r, FILE *f, const struct bt
 		text(r, f, procs);
 	}
 	/* the profile's frames are the folded line's, whatever form is printed */
-	if (r->out)
-		fold(r, NULL, procs);
-	return bt_stack_out__add(r->out, value);
+	return bt_stack_rows__profile(r, r->out, procs, value);
+}
+
+int bt_stack_rows__profile(const struct bt_stack_rows *r, struct bt_stack_out *out,
+			   const struct bt_row_proc *procs, uint64_t value)
+{
+	if (!out)
+		return 0;
+	fold(r, NULL, out, procs);
+	return bt_stack_out__add(out, value);
 }
 
 int bt_stack_rows__add(const struct bt_stack_rows *r, struct bt_stack_table *t,

@@ -58,6 +58,11 @@ enum bt_row_kind {
 enum bt_row_delim {
 	BT_ROW_DELIM_ALWAYS, /* stackcount -d, as BCC: around an empty or lost stack too */
 	BT_ROW_DELIM_STORED, /* only between two stored stacks (offcputime, offwaketime) */
+	/*
+	 * after a stack that had frames (or was lost), before one that is not none (funcslower);
+	 * the text form, where no tool prints it, takes "had frames" as "is not none"
+	 */
+	BT_ROW_DELIM_FRAMES,
 };
 
 struct bt_row_part {
@@ -111,7 +116,10 @@ struct bt_stack_rows {
  */
 int bt_stack_rows__write(const struct bt_stack_rows *r, FILE *f, const struct bt_row_proc *procs,
 			 uint64_t value);
-/* The same, as the next row of t (tgid: the process the row is counted for). */
+/* Only the profile's sample (out): for a row printed apart from what is profiled. */
+int bt_stack_rows__profile(const struct bt_stack_rows *r, struct bt_stack_out *out,
+			   const struct bt_row_proc *procs, uint64_t value);
+/* bt_stack_rows__write(), as the next row of t (tgid: the process the row is counted for). */
 int bt_stack_rows__add(const struct bt_stack_rows *r, struct bt_stack_table *t,
 		       const struct bt_row_proc *procs, unsigned int tgid, uint64_t value);
 /* The JSON form's members, in an object the caller has open. */
