@@ -64,6 +64,8 @@ static int fold_stack(const struct bt_stack_rows *r, struct sink *k, const struc
 	char name[1024];
 	int n, i;
 
+	if ((kernel ? pr->kernel_stack : pr->user_stack) == BT_STACK_NONE)
+		return 0; /* not taken: nothing to name (and no stacks needed to say so) */
 	n = bt_stacks__frames(r->stacks, proc, kernel ? pr->kernel_stack : pr->user_stack,
 			      kernel ? 0 : pr->user_caller, &frames);
 	if (n < 0) {
@@ -146,12 +148,15 @@ static void text(const struct bt_stack_rows *r, FILE *f, const struct bt_row_pro
 			break;
 		case BT_ROW_USER:
 			style.root_first = p[n].reversed;
-			bt_stacks__print(r->stacks, f, &style, pr->proc, pr->user_stack,
-					 pr->user_caller);
+			if (pr->user_stack != BT_STACK_NONE)
+				bt_stacks__print(r->stacks, f, &style, pr->proc, pr->user_stack,
+						 pr->user_caller);
 			break;
 		case BT_ROW_KERNEL:
 			style.root_first = p[n].reversed;
-			bt_stacks__print(r->stacks, f, &style, BT_PID_KERNEL, pr->kernel_stack, 0);
+			if (pr->kernel_stack != BT_STACK_NONE)
+				bt_stacks__print(r->stacks, f, &style, BT_PID_KERNEL,
+						 pr->kernel_stack, 0);
 			break;
 		case BT_ROW_DELIM:
 			if (p[n].line && delim_shown(r, &p[n], pr, -1))
