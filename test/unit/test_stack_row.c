@@ -44,44 +44,41 @@ static char *written(const struct bt_stack_rows *r, uint64_t value)
 	return buf;
 }
 
+static void check_written(const struct bt_stack_rows *r, const char *expected)
+{
+	char *s = written(r, 1);
+
+	CHECK_STR(s, expected);
+	free(s);
+}
+
 static void test_forms(void)
 {
 	struct bt_stack_rows r = { .parts = row, .style = { .indent = "  " } };
-	char *s;
 
 	/* folded: in order, the comm cut at its length, an empty one's stand-in */
 	r.form = BT_ROW_FOLDED;
-	s = written(&r, 1);
-	CHECK_STR(s, "sleeper-01234567;-;--;-;[unknown]");
-	free(s);
+	check_written(&r, "sleeper-01234567;-;--;-;[unknown]");
 	/* text: the other way round, each part's line */
 	r.form = BT_ROW_TEXT;
-	s = written(&r, 1);
-	CHECK_STR(s, "  waker: [unknown] 21\n  -\n  --\n  -\n  target: sleeper-01234567 11\n");
-	free(s);
+	check_written(&r, "  waker: [unknown] 21\n  -\n  --\n  -\n  target: sleeper-01234567 11\n");
 	/* parts left out of every form, or of the text form only */
 	r.hide = BT_ROW_HIDE(BT_ROW_DELIM);
 	r.text_hide = BT_ROW_HIDE(BT_ROW_COMM);
-	s = written(&r, 1);
-	CHECK_STR(s, "  --\n");
-	free(s);
+	check_written(&r, "  --\n");
 	r.form = BT_ROW_FOLDED;
-	s = written(&r, 1);
-	CHECK_STR(s, "sleeper-01234567;--;[unknown]");
-	free(s);
+	check_written(&r, "sleeper-01234567;--;[unknown]");
 	/* JSON: each process's comm, pid and tid, in an object of its own when named */
 	r.hide = BT_ROW_HIDE(BT_ROW_USER) | BT_ROW_HIDE(BT_ROW_KERNEL);
 	r.form = BT_ROW_JSON;
-	s = written(&r, 1);
-	CHECK_STR(s, "{\"comm\": \"sleeper-01234567\", \"pid\": 10, \"tid\": 11, \"comm\": \"\", "
-		     "\"pid\": 20, \"tid\": 21}");
-	free(s);
+	check_written(&r,
+		      "{\"comm\": \"sleeper-01234567\", \"pid\": 10, \"tid\": 11, \"comm\": \"\", "
+		      "\"pid\": 20, \"tid\": 21}");
 	r.objects[0] = "target";
 	r.objects[1] = "waker";
-	s = written(&r, 1);
-	CHECK_STR(s, "{\"target\": {\"comm\": \"sleeper-01234567\", \"pid\": 10, \"tid\": 11}, "
-		     "\"waker\": {\"comm\": \"\", \"pid\": 20, \"tid\": 21}}");
-	free(s);
+	check_written(&r,
+		      "{\"target\": {\"comm\": \"sleeper-01234567\", \"pid\": 10, \"tid\": 11}, "
+		      "\"waker\": {\"comm\": \"\", \"pid\": 20, \"tid\": 21}}");
 }
 
 /* A delimiter shows between two stacks that are both shown, and by its rule. */
@@ -101,21 +98,14 @@ static void test_delimiters(void)
 		{ BT_ROW_END },
 	};
 	struct bt_stack_rows r = { .parts = stored, .form = BT_ROW_FOLDED };
-	char *s;
 
 	/* stacks not taken: no "-" where it must be between stored ones, or after frames */
-	s = written(&r, 1);
-	CHECK_STR(s, "sleeper-01234567");
-	free(s);
+	check_written(&r, "sleeper-01234567");
 	r.parts = frames;
-	s = written(&r, 1);
-	CHECK_STR(s, "");
-	free(s);
+	check_written(&r, "");
 	r.parts = row; /* BT_ROW_DELIM_ALWAYS, unless a stack is left out */
 	r.hide = BT_ROW_HIDE(BT_ROW_USER);
-	s = written(&r, 1);
-	CHECK_STR(s, "sleeper-01234567;--;[unknown]");
-	free(s);
+	check_written(&r, "sleeper-01234567;--;[unknown]");
 }
 
 static char *slurp(const char *path)
