@@ -28,7 +28,7 @@ static bool delim_shown(const struct bt_stack_rows *r, const struct bt_row_part 
 	}
 }
 
-/* A COMM part's name, its empty name's stand-in, or NULL (with *len 0) */
+/* A COMM part's name (its first *len bytes), or its stand-in for an empty name */
 static const char *comm_of(const struct bt_row_part *p, const struct bt_row_proc *pr, size_t *len)
 {
 	*len = strnlen(pr->comm, pr->comm_len);
