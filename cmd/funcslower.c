@@ -22,6 +22,7 @@
 #include "bt_perf.h"
 #include "bt_skel.h"
 #include "bt_stack_out.h"
+#include "bt_stack_row.h"
 #include "bt_stacks.h"
 #include "bt_trace.h"
 #include "bt_unwinder.h"
@@ -250,10 +251,36 @@ struct state {
 	unsigned long long no_profile; /* slow calls whose profile found no room */
 	struct funcslower_profile p;   /* the event being printed (aligned) */
 	struct bt_stack_out *out;      /* --flamegraph, --pprof */
+	struct bt_stack_rows call, line, other, key; /* the rows below: how this run prints them */
 	struct line lines[FUNCSLOWER_MAX_STACKS + 1];
 };
 
-static const struct bt_stack_style style = { .indent = "    " };
+/*
+ * A call's stacks: comm;user;-;kernel folded, with BCC's prototype's " 1" after it; below
+ * its row otherwise, kernel then user.
+ */
+static const struct bt_row_part call_row[] = {
+	{ BT_ROW_COMM }, /* folded only: the text and JSON forms have it in the call's row */
+	{ BT_ROW_USER },
+	{ BT_ROW_DELIM, .delim = BT_ROW_DELIM_FRAMES }, /* after user frames, before a stack */
+	{ BT_ROW_KERNEL },
+	{ BT_ROW_END },
+};
+
+/* A B or S line's stack: a call's without the comm (call_row + 1), or the stacks past its slots */
+static const struct bt_row_part other_row[] = {
+	{ BT_ROW_MARK, .word = "[other stacks]", .line = "    [other stacks]\n", .missed = true,
+	  .json = true, .json_member = "other_stacks" },
+	{ BT_ROW_END },
+};
+
+/* What B and S lines are merged by: the folded stacks, always with the "-" between them. */
+static const struct bt_row_part key_row[] = {
+	{ BT_ROW_USER },
+	{ BT_ROW_DELIM },
+	{ BT_ROW_KERNEL },
+	{ BT_ROW_END },
+};
 
 /*
  * The process a call's user stacks are named by: its pid and the cookie it was announced with,
@@ -265,64 +292,46 @@ static uint64_t proc_of(const struct funcslower_event *e)
 	return BT_PROC(e->tgid, e->cookie);
 }
 
+static struct bt_row_proc call_proc(const struct funcslower_event *e)
+{
+	return (struct bt_row_proc){ .comm = e->comm,
+				     .comm_len = FUNCSLOWER_COMM_LEN,
+				     .pid = e->tgid,
+				     .proc = proc_of(e),
+				     .user_stack = e->user_stack,
+				     .user_caller = e->user_caller,
+				     .kernel_stack = e->kernel_stack };
+}
+
+/* A B or S line's stacks, of the call being printed (s->p) */
+static struct bt_row_proc line_proc(const struct state *s, const struct line *l)
+{
+	return (struct bt_row_proc){ .proc = proc_of(&s->p.ev),
+				     .user_stack = l->user_stack,
+				     .kernel_stack = l->kernel_stack };
+}
+
 static void print_stacks(struct state *s, const struct funcslower_event *e)
 {
-	int nu = 0;
+	struct bt_row_proc p = call_proc(e);
 
-	if (opts.folded) {
-		/* comm;user outermost..innermost;-;kernel outermost..innermost 1 */
-		printf("%.*s", FUNCSLOWER_COMM_LEN, e->comm);
-		if (opts.user_stack)
-			nu = bt_stacks__fold(s->stacks, stdout, &style, proc_of(e), e->user_stack,
-					     e->user_caller, false);
-		if (opts.kernel_stack) {
-			if (nu > 0 && e->kernel_stack != BT_STACK_NONE)
-				fputs(";-", stdout);
-			bt_stacks__fold(s->stacks, stdout, &style, BT_PID_KERNEL, e->kernel_stack,
-					0, false);
-		}
+	bt_stack_rows__write(&s->call, stdout, &p, 0);
+	if (opts.folded)
 		printf(" 1\n");
-		return;
-	}
-	if (opts.kernel_stack)
-		bt_stacks__print(s->stacks, stdout, &style, BT_PID_KERNEL, e->kernel_stack, 0);
-	if (opts.user_stack)
-		bt_stacks__print(s->stacks, stdout, &style, proc_of(e), e->user_stack,
-				 e->user_caller);
 }
 
 /*
- * The stack of a B or S line: multi-line below it (kernel, then user, as a call's stacks),
- * or folded after it (user;-;kernel, root first, then BCC's prototype's " 1"). A line for the
- * stacks beyond the per-call slots has none: "[other stacks]" stands in.
+ * The stack of a B or S line: multi-line below it, or folded after it (then BCC's
+ * prototype's " 1").
  */
-static void print_line_stack(struct state *s, uint64_t proc, __u64 kstack, __u64 ustack, bool other)
+static void print_line_stack(struct state *s, const struct line *l)
 {
-	int nu = 0;
+	struct bt_row_proc p = line_proc(s, l);
 
-	if (opts.folded) {
-		putchar(' ');
-		if (other)
-			fputs(";[other stacks]", stdout);
-		if (!other && opts.user_stack)
-			nu = bt_stacks__fold(s->stacks, stdout, &style, proc, ustack, 0, false);
-		if (!other && opts.kernel_stack) {
-			if (nu > 0 && kstack != BT_STACK_NONE)
-				fputs(";-", stdout);
-			bt_stacks__fold(s->stacks, stdout, &style, BT_PID_KERNEL, kstack, 0, false);
-		}
+	putchar(opts.folded ? ' ' : '\n');
+	bt_stack_rows__write(l->other ? &s->other : &s->line, stdout, &p, 0);
+	if (opts.folded)
 		printf(" 1\n");
-		return;
-	}
-	putchar('\n');
-	if (other) {
-		printf("%s[other stacks]\n", style.indent);
-		return;
-	}
-	if (opts.kernel_stack)
-		bt_stacks__print(s->stacks, stdout, &style, BT_PID_KERNEL, kstack, 0);
-	if (opts.user_stack)
-		bt_stacks__print(s->stacks, stdout, &style, proc, ustack, 0);
 }
 
 static int by_first_block(const void *a, const void *b)
@@ -344,19 +353,16 @@ static int by_samples(const void *a, const void *b)
 }
 
 /* What a stack pair prints as, folded: the key lines are merged by. */
-static char *fold_key(struct state *s, uint64_t proc, __u64 kstack, __u64 ustack)
+static char *fold_key(struct state *s, const struct line *l)
 {
+	struct bt_row_proc p = line_proc(s, l);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	if (!f)
 		return NULL;
-	if (opts.user_stack)
-		bt_stacks__fold(s->stacks, f, &style, proc, ustack, 0, false);
-	fputs(";-", f);
-	if (opts.kernel_stack)
-		bt_stacks__fold(s->stacks, f, &style, BT_PID_KERNEL, kstack, 0, false);
+	bt_stack_rows__write(&s->key, f, &p, 0);
 	fclose(f);
 	return buf;
 }
@@ -406,7 +412,7 @@ static size_t block_lines(struct state *s)
 		struct line l = { b->kernel_stack, b->user_stack, b->count, b->first_ns,
 				  b->last_ns,	   b->total_ns,	  false,    NULL };
 
-		l.key = fold_key(s, proc_of(&p->ev), b->kernel_stack, b->user_stack);
+		l.key = fold_key(s, &l);
 		n = add_line(s, n, &l);
 	}
 	if (p->other_blocks.count) {
@@ -432,7 +438,7 @@ static size_t sample_lines(struct state *s)
 			smp->kernel_stack, smp->user_stack, smp->count, 0, 0, 0, false, NULL
 		};
 
-		l.key = fold_key(s, proc_of(&p->ev), smp->kernel_stack, smp->user_stack);
+		l.key = fold_key(s, &l);
 		n = add_line(s, n, &l);
 	}
 	if (p->other_samples)
@@ -456,8 +462,7 @@ static void print_profile(struct state *s)
 			       (double)(l->first_ns - p->ev.start_ns) / s->divisor,
 			       (double)(l->last_ns - l->first_ns) / s->divisor,
 			       (double)l->total_ns / s->divisor);
-			print_line_stack(s, proc_of(&p->ev), l->kernel_stack, l->user_stack,
-					 l->other);
+			print_line_stack(s, l);
 		}
 		free_lines(s, n);
 	}
@@ -465,26 +470,16 @@ static void print_profile(struct state *s)
 		n = sample_lines(s);
 		for (i = 0; i < n; i++) {
 			printf("S %8llu", (unsigned long long)s->lines[i].count);
-			print_line_stack(s, proc_of(&p->ev), s->lines[i].kernel_stack,
-					 s->lines[i].user_stack, s->lines[i].other);
+			print_line_stack(s, &s->lines[i]);
 		}
 		free_lines(s, n);
 	}
 }
 
-/* A stack pair as two members, "kernel_stack" and "user_stack", as far as they were asked. */
-static void json_stacks(struct state *s, struct bt_json *j, uint64_t proc, __u64 kstack,
-			__u64 ustack, __u64 caller)
-{
-	if (opts.kernel_stack)
-		bt_stacks__json(s->stacks, j, "kernel_stack", &style, BT_PID_KERNEL, kstack, 0);
-	if (opts.user_stack)
-		bt_stacks__json(s->stacks, j, "user_stack", &style, proc, ustack, caller);
-}
-
 static void json_line(struct state *s, struct bt_json *j, const struct line *l, bool times)
 {
 	const struct funcslower_profile *p = &s->p;
+	struct bt_row_proc lp;
 
 	bt_json_begin_object(j, NULL);
 	bt_json_uint(j, "count", l->count);
@@ -493,10 +488,8 @@ static void json_line(struct state *s, struct bt_json *j, const struct line *l, 
 		bt_json_uint(j, "span_ns", l->last_ns - l->first_ns);
 		bt_json_uint(j, "total_ns", l->total_ns);
 	}
-	if (l->other)
-		bt_json_bool(j, "other_stacks", true);
-	else
-		json_stacks(s, j, proc_of(&p->ev), l->kernel_stack, l->user_stack, 0);
+	lp = line_proc(s, l);
+	bt_stack_rows__json(l->other ? &s->other : &s->line, j, &lp);
 	bt_json_end_object(j);
 }
 
@@ -534,8 +527,12 @@ static void print_json(struct state *s, bool profile)
 			bt_json_uint(&j, NULL, e->args[i]);
 		bt_json_end_array(&j);
 	}
-	if (!s->profile)
-		json_stacks(s, &j, proc_of(e), e->kernel_stack, e->user_stack, e->user_caller);
+	if (!s->profile) {
+		struct bt_row_proc cp = call_proc(e);
+
+		/* "kernel_stack" and "user_stack", as far as they were asked */
+		bt_stack_rows__json(&s->call, &j, &cp);
+	}
 	if (opts.blocked && profile) {
 		n = block_lines(s);
 		bt_json_begin_array(&j, "blocked");
@@ -562,40 +559,21 @@ static void print_json(struct state *s, bool profile)
  */
 static int put_profile(struct state *s, bool profile)
 {
-	const struct funcslower_event *e = &s->p.ev;
+	struct bt_row_proc p = call_proc(&s->p.ev);
 	size_t n, i;
-	int nu = 0, err = 0;
+	int err = 0;
 
-	if (!s->profile) {
-		bt_stack_out__name(s->out, e->comm, FUNCSLOWER_COMM_LEN, BT_PROF_OTHER);
-		if (opts.user_stack)
-			nu = bt_stack_out__stack(s->out, s->stacks, &style, proc_of(e),
-						 e->user_stack, e->user_caller, false);
-		if (opts.kernel_stack && nu > 0 && e->kernel_stack != BT_STACK_NONE)
-			bt_stack_out__name(s->out, "-", 1, BT_PROF_OTHER);
-		if (opts.kernel_stack)
-			bt_stack_out__stack(s->out, s->stacks, &style, BT_PID_KERNEL,
-					    e->kernel_stack, 0, false);
-		return bt_stack_out__add(s->out, 1);
-	}
+	if (!s->profile)
+		return bt_stack_rows__profile(&s->call, s->out, &p, 1);
 	if (!profile)
 		return 0;
 	n = opts.blocked ? block_lines(s) : sample_lines(s);
 	for (i = 0; i < n && !err; i++) {
 		const struct line *l = &s->lines[i];
 
-		nu = 0;
-		if (l->other)
-			bt_stack_out__name(s->out, "[other stacks]", 14, BT_PROF_MISSED);
-		if (!l->other && opts.user_stack)
-			nu = bt_stack_out__stack(s->out, s->stacks, &style, proc_of(e),
-						 l->user_stack, 0, false);
-		if (!l->other && opts.kernel_stack && nu > 0 && l->kernel_stack != BT_STACK_NONE)
-			bt_stack_out__name(s->out, "-", 1, BT_PROF_OTHER);
-		if (!l->other && opts.kernel_stack)
-			bt_stack_out__stack(s->out, s->stacks, &style, BT_PID_KERNEL,
-					    l->kernel_stack, 0, false);
-		err = bt_stack_out__add(s->out, opts.blocked ? l->total_ns : l->count);
+		p = line_proc(s, l);
+		err = bt_stack_rows__profile(l->other ? &s->other : &s->line, s->out, &p,
+					     opts.blocked ? l->total_ns : l->count);
 	}
 	free_lines(s, n);
 	return err;
@@ -935,6 +913,26 @@ static const struct bt_inflight_table inflight[] = {
 	{ NULL },
 };
 
+/* The rows above, with the stacks asked for, -f or not. */
+static void declare_rows(struct state *s)
+{
+	s->call = (struct bt_stack_rows){
+		.parts = call_row,
+		.stacks = s->stacks,
+		.style = { .indent = "    " },
+		.form = opts.folded ? BT_ROW_FOLDED : BT_ROW_TEXT,
+		.hide = (opts.user_stack ? 0 : BT_ROW_HIDE(BT_ROW_USER)) |
+			(opts.kernel_stack ? 0 : BT_ROW_HIDE(BT_ROW_KERNEL)),
+	};
+	s->line = s->call;
+	s->line.parts = call_row + 1;
+	s->other = s->call;
+	s->other.parts = other_row;
+	s->key = s->line;
+	s->key.parts = key_row;
+	s->key.form = BT_ROW_FOLDED;
+}
+
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
@@ -1056,6 +1054,7 @@ static int run(const struct bt_cmd *cmd)
 		s.entries_fd = bpf_map__fd(skel->maps.entries);
 		s.profiles_fd = bpf_map__fd(skel->maps.profiles);
 	}
+	declare_rows(&s);
 	err = bt_events__new(skel->obj, skel->maps.events, on_event, &s, &s.events);
 	if (err) {
 		bt_err("cannot open the event buffer: %s", strerror(-err));

@@ -12,11 +12,11 @@
 #include "bt_core_btf.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
-#include "bt_json.h"
 #include "bt_loop.h"
 #include "bt_offcpu_opts.h"
 #include "bt_skel.h"
 #include "bt_stack_out.h"
+#include "bt_stack_row.h"
 #include "bt_stack_table.h"
 #include "bt_stacks.h"
 #include "offcputime.h"
@@ -60,90 +60,37 @@ static const struct argp argp = {
 
 struct state {
 	struct bt_stacks *stacks;
-	struct bt_stack_style style;
+	struct bt_stack_rows rows;
 	struct bt_stack_table table;
-	struct bt_json json;
 	struct bt_stack_out *out; /* --flamegraph, --pprof */
 	struct bt_offcpu_counts counts;
 };
 
-static bool want_kernel(void)
-{
-	return !opts.user_only;
-}
+/* comm;user stack;-;kernel stack, as BCC's -f; its block is the other way up, the comm last */
+static const struct bt_row_part row[] = {
+	{ BT_ROW_COMM, .line = "    -                %.*s (%u)\n", .tid = true, .json = true },
+	{ BT_ROW_USER },
+	{ BT_ROW_DELIM, .delim = BT_ROW_DELIM_STORED, .line = "    --\n" },
+	{ BT_ROW_KERNEL },
+	{ BT_ROW_END },
+};
 
-static bool want_user(void)
-{
-	return !opts.kernel_only;
-}
-
-/* The row without its total, which bt_offcpu_summary() puts in as off_cpu_us. */
-static void put_json(struct state *s, const struct offcputime_key *k)
-{
-	bt_json_begin_object(&s->json, NULL);
-	bt_json_string(&s->json, "comm", k->comm);
-	bt_json_uint(&s->json, "pid", k->tgid);
-	bt_json_uint(&s->json, "tid", k->tid);
-	if (want_kernel())
-		bt_stacks__json(s->stacks, &s->json, "kernel_stack", &s->style, BT_PID_KERNEL,
-				k->kernel_stack, 0);
-	if (want_user())
-		bt_stacks__json(s->stacks, &s->json, "user_stack", &s->style,
-				BT_PROC(k->tgid, k->cookie), k->user_stack, 0);
-	bt_json_end_object(&s->json);
-	bt_json_finish(&s->json);
-}
-
-/* One row of the table: BCC's multi-line block or folded line, without the value. */
+/* One row of the table, without its total, which bt_offcpu_summary() prints. */
 static int add_row(void *ctx, const void *key, const void *value)
 {
 	const struct offcputime_key *k = key;
-	unsigned long long us = *(const __u64 *)value;
 	struct state *s = ctx;
-	bool delimit = opts.delimited && BT_STACK_STORED(k->kernel_stack) &&
-		       BT_STACK_STORED(k->user_stack);
-	FILE *f = bt_stack_table__begin(&s->table);
+	struct bt_row_proc p = {
+		.comm = k->comm,
+		.comm_len = BT_OFFCPU_COMM_LEN,
+		.pid = k->tgid,
+		.tid = k->tid,
+		.proc = BT_PROC(k->tgid, k->cookie),
+		.user_stack = k->user_stack,
+		.kernel_stack = k->kernel_stack,
+	};
 
-	if (!f)
-		return -ENOMEM;
-	if (opts.json) {
-		struct bt_json j = s->json;
-
-		s->json.out = f;
-		put_json(s, k);
-		s->json = j;
-	} else if (opts.folded) {
-		fprintf(f, "%.*s", BT_OFFCPU_COMM_LEN, k->comm);
-		if (want_user())
-			bt_stacks__fold(s->stacks, f, &s->style, BT_PROC(k->tgid, k->cookie),
-					k->user_stack, 0, false);
-		if (delimit)
-			fputs(";-", f);
-		if (want_kernel())
-			bt_stacks__fold(s->stacks, f, &s->style, BT_PID_KERNEL, k->kernel_stack, 0,
-					false);
-	} else {
-		if (want_kernel())
-			bt_stacks__print(s->stacks, f, &s->style, BT_PID_KERNEL, k->kernel_stack,
-					 0);
-		if (delimit)
-			fputs("    --\n", f);
-		if (want_user())
-			bt_stacks__print(s->stacks, f, &s->style, BT_PROC(k->tgid, k->cookie),
-					 k->user_stack, 0);
-		fprintf(f, "    %-16s %.*s (%u)\n", "-", BT_OFFCPU_COMM_LEN, k->comm, k->tid);
-	}
-	/* --flamegraph/--pprof: the folded line's frames, whatever was printed */
-	bt_stack_out__name(s->out, k->comm, BT_OFFCPU_COMM_LEN, BT_PROF_OTHER);
-	if (want_user())
-		bt_stack_out__stack(s->out, s->stacks, &s->style, BT_PROC(k->tgid, k->cookie),
-				    k->user_stack, 0, false);
-	if (delimit)
-		bt_stack_out__name(s->out, "-", 1, BT_PROF_OTHER);
-	if (want_kernel())
-		bt_stack_out__stack(s->out, s->stacks, &s->style, BT_PID_KERNEL, k->kernel_stack, 0,
-				    false);
-	return bt_stack_out__add(s->out, us) ?: bt_stack_table__end(&s->table, k->tgid, us);
+	return bt_stack_rows__add(&s->rows, &s->table, &p, k->tgid, *(const __u64 *)value);
 }
 
 static int print_summary(void *ctx)
@@ -172,17 +119,14 @@ static int run(const struct bt_cmd *cmd)
 {
 	struct bt_stacks_opts sopts = {
 		.storage_size = opts.storage,
-		.user = want_user(),
+		.user = !opts.kernel_only,
 		.unwind = opts.unwind,
-		.note_running = want_user() && !opts.ntgids && !opts.ntids,
+		.note_running = !opts.kernel_only && !opts.ntgids && !opts.ntids,
 	};
 	struct offcputime_bpf *skel;
 	struct state s = { 0 };
 	int err;
 
-	s.style =
-		(struct bt_stack_style){ .indent = "    ", .fmt = opts.offset ? BT_FMT_OFFSET : 0 };
-	bt_json_init_compact(&s.json, stdout);
 	err = bt_stack_out__new(&opts.out,
 				&(struct bt_profile_opts){ .title = "Off-CPU Time Flame Graph",
 							   .sample_type = "off_cpu",
@@ -200,6 +144,7 @@ static int run(const struct bt_cmd *cmd)
 			      &s.stacks);
 	if (err)
 		goto cleanup;
+	s.rows = bt_offcpu_rows(&opts, row, s.stacks, s.out);
 	bt_offcpu_counts_init(&s.counts, s.stacks, skel->maps.counts,
 			      offsetof(struct offcputime_key, gen), add_row, &s, &s.table,
 			      "off_cpu_us");

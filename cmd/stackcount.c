@@ -17,6 +17,7 @@
 #include "bt_loop.h"
 #include "bt_skel.h"
 #include "bt_stack_out.h"
+#include "bt_stack_row.h"
 #include "bt_stack_table.h"
 #include "bt_stacks.h"
 #include "bt_summary.h"
@@ -193,34 +194,26 @@ static const struct argp argp = {
 struct state {
 	int counts_fd;
 	struct bt_stacks *stacks;
-	struct bt_stack_style style;
-	bool delimiter;
+	struct bt_stack_rows rows;
 	struct bt_stack_table table;
 	struct bt_stack_out *out; /* --flamegraph, --pprof */
 };
 
 /*
- * --json: a row's text is its object without the count ({"comm", "pid", "kernel_stack",
- * "user_stack"}), so that the table merges equal stacks as it merges printed ones.
+ * [comm;]user stack[;-];kernel stack, as BCC's -f; its block is the other way up, the comm
+ * last (-P, and BCC prints it only when tracing every process). Without -P BCC's folded line
+ * starts with an empty name; an empty root frame helps nobody, so print_counts() drops the
+ * ";" before the first frame. --json: a row's text is its object without the count ({"comm",
+ * "pid", "kernel_stack", "user_stack"}), so that the table merges equal stacks as it merges
+ * printed ones.
  */
-static void json_row(struct state *s, FILE *f, const struct stackcount_key *k)
-{
-	struct bt_json j;
-
-	bt_json_init_compact(&j, f);
-	bt_json_begin_object(&j, NULL);
-	if (opts.perpid) {
-		bt_json_string(&j, "comm", k->comm);
-		bt_json_uint(&j, "pid", k->tgid);
-	}
-	if (!opts.user_only)
-		bt_stacks__json(s->stacks, &j, "kernel_stack", &s->style, BT_PID_KERNEL,
-				k->kernel_stack, 0);
-	if (!opts.kernel_only)
-		bt_stacks__json(s->stacks, &j, "user_stack", &s->style, BT_PROC(k->tgid, k->cookie),
-				k->user_stack, k->user_caller);
-	bt_json_end_object(&j);
-}
+static const struct bt_row_part row[] = {
+	{ BT_ROW_COMM, .line = "    %.*s [%u]\n", .json = true },
+	{ BT_ROW_USER },
+	{ BT_ROW_DELIM, .line = "    --\n" },
+	{ BT_ROW_KERNEL },
+	{ BT_ROW_END },
+};
 
 /* One line per interval: {"ts", "val_type": "count", "stacks": [{"count", ...row}]}. */
 static int print_json(const struct bt_stack_table *t)
@@ -249,49 +242,17 @@ static int add_row(void *ctx, const void *key, const void *value)
 {
 	const struct stackcount_key *k = key;
 	struct state *s = ctx;
-	FILE *f = bt_stack_table__begin(&s->table);
+	struct bt_row_proc p = {
+		.comm = k->comm,
+		.comm_len = sizeof(k->comm),
+		.pid = k->tgid,
+		.proc = BT_PROC(k->tgid, k->cookie),
+		.user_stack = k->user_stack,
+		.user_caller = k->user_caller,
+		.kernel_stack = k->kernel_stack,
+	};
 
-	if (!f)
-		return -ENOMEM;
-	if (bt_json_mode()) {
-		json_row(s, f, k);
-	} else if (opts.folded) {
-		/* BCC starts with an empty name without -P; an empty root frame helps nobody */
-		if (opts.perpid)
-			fputs(k->comm, f);
-		if (!opts.kernel_only)
-			bt_stacks__fold(s->stacks, f, &s->style, BT_PROC(k->tgid, k->cookie),
-					k->user_stack, k->user_caller, false);
-		if (s->delimiter)
-			fputs(";-", f);
-		if (!opts.user_only)
-			bt_stacks__fold(s->stacks, f, &s->style, BT_PID_KERNEL, k->kernel_stack, 0,
-					false);
-	} else {
-		if (!opts.user_only)
-			bt_stacks__print(s->stacks, f, &s->style, BT_PID_KERNEL, k->kernel_stack,
-					 0);
-		if (s->delimiter)
-			fputs("    --\n", f);
-		if (!opts.kernel_only)
-			bt_stacks__print(s->stacks, f, &s->style, BT_PROC(k->tgid, k->cookie),
-					 k->user_stack, k->user_caller);
-		if (opts.perpid && !opts.pid)
-			fprintf(f, "    %s [%u]\n", k->comm, k->tgid);
-	}
-	/* --flamegraph/--pprof: the folded line's frames, whatever was printed */
-	if (opts.perpid)
-		bt_stack_out__name(s->out, k->comm, sizeof(k->comm), BT_PROF_OTHER);
-	if (!opts.kernel_only)
-		bt_stack_out__stack(s->out, s->stacks, &s->style, BT_PROC(k->tgid, k->cookie),
-				    k->user_stack, k->user_caller, false);
-	if (s->delimiter)
-		bt_stack_out__name(s->out, "-", 1, BT_PROF_OTHER);
-	if (!opts.user_only)
-		bt_stack_out__stack(s->out, s->stacks, &s->style, BT_PID_KERNEL, k->kernel_stack, 0,
-				    false);
-	return bt_stack_out__add(s->out, *(const __u64 *)value)
-		       ?: bt_stack_table__end(&s->table, k->tgid, *(const __u64 *)value);
+	return bt_stack_rows__add(&s->rows, &s->table, &p, k->tgid, *(const __u64 *)value);
 }
 
 /*
@@ -379,12 +340,21 @@ static int run(const struct bt_cmd *cmd)
 
 	if (opts.pid)
 		opts.perpid = true; /* as BCC: one process is shown by itself */
-	s.delimiter = opts.delimited && !opts.kernel_only && !opts.user_only;
-	s.style = (struct bt_stack_style){
-		.indent = "  ",
-		.fmt = (opts.offset ? BT_FMT_OFFSET : 0) | (opts.verbose ? BT_FMT_REASON : 0) |
-		       (opts.debuginfo ? BT_FMT_SOURCE : 0),
-		.addresses = opts.verbose,
+	s.rows = (struct bt_stack_rows){
+		.parts = row,
+		.style = { .indent = "  ",
+			   .fmt = (opts.offset ? BT_FMT_OFFSET : 0) |
+				  (opts.verbose ? BT_FMT_REASON : 0) |
+				  (opts.debuginfo ? BT_FMT_SOURCE : 0),
+			   .addresses = opts.verbose },
+		.form = bt_json_mode() ? BT_ROW_JSON
+			: opts.folded  ? BT_ROW_FOLDED
+				       : BT_ROW_TEXT,
+		.hide = (opts.perpid ? 0 : BT_ROW_HIDE(BT_ROW_COMM)) |
+			(opts.kernel_only ? BT_ROW_HIDE(BT_ROW_USER) : 0) |
+			(opts.user_only ? BT_ROW_HIDE(BT_ROW_KERNEL) : 0) |
+			(opts.delimited ? 0 : BT_ROW_HIDE(BT_ROW_DELIM)),
+		.text_hide = opts.pid ? BT_ROW_HIDE(BT_ROW_COMM) : 0,
 	};
 
 	snprintf(title, sizeof(title), "stackcount %s", opts.pattern);
@@ -423,6 +393,8 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot set up stack symbolization: %s", strerror(-err));
 		goto cleanup;
 	}
+	s.rows.stacks = s.stacks;
+	s.rows.out = s.out;
 	if (opts.pid && !opts.kernel_only)
 		bt_stacks__note_pid(s.stacks, opts.pid);
 	if (!opts.kernel_only)

@@ -268,6 +268,23 @@ void bt_offcpu_banner(const struct bt_offcpu_opts *o, const char *fmt, ...)
 	free(what);
 }
 
+struct bt_stack_rows bt_offcpu_rows(const struct bt_offcpu_opts *o, const struct bt_row_part *row,
+				    struct bt_stacks *stacks, struct bt_stack_out *out)
+{
+	return (struct bt_stack_rows){
+		.parts = row,
+		.stacks = stacks,
+		.style = { .indent = "    ", .fmt = o->offset ? BT_FMT_OFFSET : 0 },
+		.form = o->json	    ? BT_ROW_JSON
+			: o->folded ? BT_ROW_FOLDED
+				    : BT_ROW_TEXT,
+		.hide = (o->user_only ? BT_ROW_HIDE(BT_ROW_KERNEL) : 0) |
+			(o->kernel_only ? BT_ROW_HIDE(BT_ROW_USER) : 0) |
+			(o->delimited ? 0 : BT_ROW_HIDE(BT_ROW_DELIM)),
+		.out = out,
+	};
+}
+
 void bt_offcpu_counts_init(struct bt_offcpu_counts *c, struct bt_stacks *stacks,
 			   const struct bpf_map *counts, size_t gen_offset,
 			   bt_stacks_entry_fn add_row, void *ctx, struct bt_stack_table *table,

@@ -23,6 +23,7 @@
 #include "bt_offcpu.h"
 #include "bt_skel.h"
 #include "bt_stack_out.h"
+#include "bt_stack_row.h"
 #include "bt_stack_table.h"
 #include "bt_stacks.h"
 
@@ -79,6 +80,13 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
  */
 void bt_offcpu_banner(const struct bt_offcpu_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * A tool's rows (its parts, row) as o prints them: BCC's blocks, -f or --json; -U, -K and -d;
+ * -s; and the --flamegraph/--pprof files out.
+ */
+struct bt_stack_rows bt_offcpu_rows(const struct bt_offcpu_opts *o, const struct bt_row_part *row,
+				    struct bt_stacks *stacks, struct bt_stack_out *out);
 
 /* Where a tool's off-CPU sums are and how they become rows. */
 struct bt_offcpu_counts {

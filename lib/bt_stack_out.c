@@ -153,6 +153,13 @@ void bt_stack_out__name(struct bt_stack_out *so, const char *name, size_t len,
 		push(so, strndup(name, len), NULL, kind);
 }
 
+void bt_stack_out__frame(struct bt_stack_out *so, const char *name, size_t len, const char *module,
+			 enum bt_prof_kind kind)
+{
+	if (so)
+		push(so, strndup(name, len), module ? strdup(module) : NULL, kind);
+}
+
 enum bt_prof_kind bt_stack_out_kind(const struct bt_frame *f, int pid)
 {
 	if (!f->name)
@@ -163,41 +170,6 @@ enum bt_prof_kind bt_stack_out_kind(const struct bt_frame *f, int pid)
 		/* BPF programs and trampolines: the modules kallsyms gives JIT code */
 		return bt_ksym__is_trace_artefact(NULL, f->module) ? BT_PROF_JIT : BT_PROF_KERNEL;
 	return f->module && !strcmp(f->module, "[perf-map]") ? BT_PROF_JIT : BT_PROF_USER;
-}
-
-int bt_stack_out__stack(struct bt_stack_out *so, struct bt_stacks *st,
-			const struct bt_stack_style *style, uint64_t proc, uint64_t id,
-			uint64_t caller, bool leaf_first)
-{
-	const struct bt_frame *frames;
-	int pid = bt_proc_pid(proc);
-	char name[1024];
-	int n, i;
-
-	if (!so)
-		return 0;
-	n = bt_stacks__frames(st, proc, id, caller, &frames);
-	if (n < 0) {
-		push(so,
-		     strdup(pid == BT_PID_KERNEL ? "[Missed Kernel Stack]" : "[Missed User Stack]"),
-		     NULL, BT_PROF_MISSED);
-		return 1;
-	}
-	for (i = 0; i < n; i++) {
-		const struct bt_frame *f = &frames[leaf_first ? i : n - 1 - i];
-		enum bt_prof_kind kind = bt_stack_out_kind(f, pid);
-
-		/* the name the folded line has, so that both describe the same stacks */
-		bt_frame__format(f, style->fmt & ~(BT_FMT_REASON | BT_FMT_ADDR), name,
-				 sizeof(name));
-		/*
-		 * Copies: frames are only valid until the next resolve, and a row has several
-		 * stacks. An unknown frame's file says nothing a flame graph can merge by.
-		 */
-		push(so, strdup(name),
-		     kind != BT_PROF_MISSED && f->module ? strdup(f->module) : NULL, kind);
-	}
-	return n;
 }
 
 int bt_stack_out__add(struct bt_stack_out *so, uint64_t value)

@@ -5,19 +5,14 @@
  * an SVG flame graph (bt_flame.h) and a gzipped pprof profile (bt_pprof.h). These are extra
  * outputs: the command prints what it always prints.
  *
- * Each row is built as its folded line is (root first), from the same parts, and the kind of
- * each frame comes from the symbolizer's result (kernel, user, inlined, JIT, missed), not from
- * its name:
+ * A row's frames come from lib/bt_stack_row.h, named once for the folded line and the
+ * profile, and the kind of each frame from the symbolizer's result (kernel, user, inlined,
+ * JIT, missed), not from its name:
  *
  *	static struct tool_opts { struct bt_stack_out_opts out; ... } opts;
  *	...argp child { &bt_stack_out_argp, 0, NULL, 0 }, its input &opts.out
  *	bt_stack_out__new(&opts.out, &(struct bt_profile_opts){ .unit = "count" }, &so);
- *	...per row:
- *	bt_stack_out__name(so, comm, sizeof(comm), BT_PROF_OTHER);
- *	bt_stack_out__stack(so, st, &style, tgid, user_id, 0, false);
- *	bt_stack_out__name(so, "-", 1, BT_PROF_OTHER);
- *	bt_stack_out__stack(so, st, &style, BT_PID_KERNEL, kernel_id, 0, false);
- *	bt_stack_out__add(so, value);
+ *	...rows.out = so; per row: bt_stack_rows__write(&rows, f, procs, value);
  *	...after each output (interval), or at the end:
  *	bt_stack_out__write(so);
  *	bt_stack_out__free(so);
@@ -62,13 +57,9 @@ void bt_stack_out__free(struct bt_stack_out *so); /* NULL is fine */
 /* A frame that is not code (a process name, a delimiter): at most len bytes of name. */
 void bt_stack_out__name(struct bt_stack_out *so, const char *name, size_t len,
 			enum bt_prof_kind kind);
-/*
- * A stack's frames, named as bt_stacks__fold() names them (style's fmt), root first or, with
- * leaf_first, leaf first; a lost stack is one missed frame. Returns the frames added.
- */
-int bt_stack_out__stack(struct bt_stack_out *so, struct bt_stacks *st,
-			const struct bt_stack_style *style, uint64_t proc, uint64_t id,
-			uint64_t caller, bool leaf_first);
+/* A frame named as the folded line names it (at most len bytes), with its file or NULL. */
+void bt_stack_out__frame(struct bt_stack_out *so, const char *name, size_t len, const char *module,
+			 enum bt_prof_kind kind);
 /* The row's value: the frames named since the last add become one sample. 0 or -errno. */
 int bt_stack_out__add(struct bt_stack_out *so, uint64_t value);
 /* Write every file asked for: the whole profile so far. 0 or -errno (said on stderr). */

@@ -113,6 +113,6 @@ void bt_stack_row__json(const struct bt_stack_row *r, const char *name, FILE *ou
 {
 	const char *rest = r->text[0] == '{' ? r->text + 1 : r->text;
 
-	/* the object's other members follow, "}" and the newline included */
-	fprintf(out, "{\"%s\": %llu%s%s", name, r->value, rest[0] == '}' ? "" : ", ", rest);
+	/* the object's other members follow, "}" included */
+	fprintf(out, "{\"%s\": %llu%s%s\n", name, r->value, rest[0] == '}' ? "" : ", ", rest);
 }

@@ -43,7 +43,8 @@ int bt_stack_table__end(struct bt_stack_table *t, unsigned int tgid, unsigned lo
  */
 void bt_stack_table__sort(struct bt_stack_table *t);
 /*
- * A row whose text is a JSON object without its value, printed as one line with the value
+ * A row whose text is a JSON object without its value (nor a newline), printed as one line
+ * with the value
  * first: {"name": value, ...}.
  */
 void bt_stack_row__json(const struct bt_stack_row *r, const char *name, FILE *out);

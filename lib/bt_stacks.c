@@ -780,25 +780,6 @@ int bt_stacks__print(struct bt_stacks *st, FILE *out, const struct bt_stack_styl
 	return n;
 }
 
-int bt_stacks__fold(struct bt_stacks *st, FILE *out, const struct bt_stack_style *style,
-		    uint64_t proc, uint64_t id, uint64_t caller, bool leaf_first)
-{
-	int n = frames_of(st, proc, id, caller), i;
-	char name[1024];
-
-	if (n < 0) {
-		fprintf(out, ";%s", missed(proc));
-		return 1;
-	}
-	for (i = 0; i < n; i++) {
-		/* a folded line has no room for why a frame is unknown */
-		bt_frame__format(&st->frames[leaf_first ? i : n - 1 - i],
-				 style->fmt & ~(BT_FMT_REASON | BT_FMT_ADDR), name, sizeof(name));
-		fprintf(out, ";%s", name);
-	}
-	return n;
-}
-
 int bt_stacks__json(struct bt_stacks *st, struct bt_json *j, const char *key,
 		    const struct bt_stack_style *style, uint64_t proc, uint64_t id, uint64_t caller)
 {

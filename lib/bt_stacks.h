@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * User side of probes/bt_stack.bpf.h: sizing the stack map, generations (so a count is never
- * paired with a stack freed in between), reading stacks, printing them in every form the
- * tools use (multi-line, folded, JSON), the lost-stack report, and noting processes as the
- * kernel announces them so that their frames keep their names after they exit.
+ * paired with a stack freed in between), reading stacks, printing one (multi-line, JSON; a
+ * folded line is a row's, lib/bt_stack_row.h), the lost-stack report, and noting processes
+ * as the kernel announces them so that their frames keep their names after they exit.
  *
  * An interval tool, at each output:
  *	bt_stacks__flip(st);                        // programs now write the next generation
@@ -155,13 +155,10 @@ struct bt_stack_style {
 	const char *indent; /* multi-line: before each frame ("  ", "    ", "\t") */
 	unsigned int fmt;   /* BT_FMT_* of symbolize/bt_sym.h */
 	bool addresses;	    /* multi-line: the raw address in a column before the name (-v) */
-	bool root_first;    /* outermost caller first; folded output is always root first */
+	bool root_first;    /* outermost caller first */
 };
 int bt_stacks__print(struct bt_stacks *st, FILE *out, const struct bt_stack_style *style,
 		     uint64_t proc, uint64_t id, uint64_t caller);
-/* ";frame" per frame, root first (or leaf first with style->root_first false and reverse) */
-int bt_stacks__fold(struct bt_stacks *st, FILE *out, const struct bt_stack_style *style,
-		    uint64_t proc, uint64_t id, uint64_t caller, bool leaf_first);
 /* An array member `key` of frames {name, offset, module, inlined, address}, leaf first. */
 int bt_stacks__json(struct bt_stacks *st, struct bt_json *j, const char *key,
 		    const struct bt_stack_style *style, uint64_t proc, uint64_t id,

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lib/bt_stack_row: one declaration printed as BCC's block, a folded line and JSON, and the
+ * flame graph's frames the folded lines' (rows of names and stacks not taken: no BPF here).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bt_stack_row.h"
+#include "harness.h"
+
+/* offwaketime's row: sleeper;user;-;kernel;--;waker's kernel;-;waker's user;waker */
+static const struct bt_row_part row[] = {
+	{ BT_ROW_COMM, .proc = 0, .line = "  target: %.*s %u\n", .tid = true, .json = true },
+	{ BT_ROW_USER, .proc = 0 },
+	{ BT_ROW_DELIM, .proc = 0, .line = "  -\n" },
+	{ BT_ROW_KERNEL, .proc = 0 },
+	{ BT_ROW_MARK, .proc = 0, .word = "--", .line = "  --\n" },
+	{ BT_ROW_KERNEL, .proc = 1, .reversed = true },
+	{ BT_ROW_DELIM, .proc = 1, .line = "  -\n" },
+	{ BT_ROW_USER, .proc = 1, .reversed = true },
+	{ BT_ROW_COMM, .proc = 1, .line = "  waker: %.*s %u\n", .tid = true, .json = true,
+	  .word = "[unknown]" },
+	{ BT_ROW_END },
+};
+
+static const struct bt_row_proc procs[] = {
+	{ .comm = "sleeper-0123456789", .comm_len = 16, .pid = 10, .tid = 11 },
+	{ .comm = "", .comm_len = 16, .pid = 20, .tid = 21 },
+};
+
+static char *written(const struct bt_stack_rows *r, uint64_t value)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(f != NULL);
+	if (!f)
+		return NULL;
+	CHECK_INT(bt_stack_rows__write(r, f, procs, value), 0);
+	fclose(f);
+	return buf;
+}
+
+static void check_written(const struct bt_stack_rows *r, const char *expected)
+{
+	char *s = written(r, 1);
+
+	CHECK_STR(s, expected);
+	free(s);
+}
+
+static void test_forms(void)
+{
+	struct bt_stack_rows r = { .parts = row, .style = { .indent = "  " } };
+
+	/* folded: in order, the comm cut at its length, an empty one's stand-in */
+	r.form = BT_ROW_FOLDED;
+	check_written(&r, "sleeper-01234567;-;--;-;[unknown]");
+	/* text: the other way round, each part's line */
+	r.form = BT_ROW_TEXT;
+	check_written(&r, "  waker: [unknown] 21\n  -\n  --\n  -\n  target: sleeper-01234567 11\n");
+	/* parts left out of every form, or of the text form only */
+	r.hide = BT_ROW_HIDE(BT_ROW_DELIM);
+	r.text_hide = BT_ROW_HIDE(BT_ROW_COMM);
+	check_written(&r, "  --\n");
+	r.form = BT_ROW_FOLDED;
+	check_written(&r, "sleeper-01234567;--;[unknown]");
+	/* JSON: each process's comm, pid and tid, in an object of its own when named */
+	r.hide = BT_ROW_HIDE(BT_ROW_USER) | BT_ROW_HIDE(BT_ROW_KERNEL);
+	r.form = BT_ROW_JSON;
+	check_written(&r,
+		      "{\"comm\": \"sleeper-01234567\", \"pid\": 10, \"tid\": 11, \"comm\": \"\", "
+		      "\"pid\": 20, \"tid\": 21}");
+	r.objects[0] = "target";
+	r.objects[1] = "waker";
+	check_written(&r,
+		      "{\"target\": {\"comm\": \"sleeper-01234567\", \"pid\": 10, \"tid\": 11}, "
+		      "\"waker\": {\"comm\": \"\", \"pid\": 20, \"tid\": 21}}");
+}
+
+/* A delimiter shows between two stacks that are both shown, and by its rule. */
+static void test_delimiters(void)
+{
+	static const struct bt_row_part frames[] = {
+		{ BT_ROW_USER },
+		{ BT_ROW_DELIM, .delim = BT_ROW_DELIM_FRAMES },
+		{ BT_ROW_KERNEL },
+		{ BT_ROW_END },
+	};
+	static const struct bt_row_part stored[] = {
+		{ BT_ROW_COMM },
+		{ BT_ROW_USER },
+		{ BT_ROW_DELIM, .delim = BT_ROW_DELIM_STORED, .line = "  -\n" },
+		{ BT_ROW_KERNEL },
+		{ BT_ROW_END },
+	};
+	struct bt_stack_rows r = { .parts = stored, .form = BT_ROW_FOLDED };
+
+	/* stacks not taken: no "-" where it must be between stored ones, or after frames */
+	check_written(&r, "sleeper-01234567");
+	r.parts = frames;
+	check_written(&r, "");
+	r.parts = row; /* BT_ROW_DELIM_ALWAYS, unless a stack is left out */
+	r.hide = BT_ROW_HIDE(BT_ROW_USER);
+	check_written(&r, "sleeper-01234567;--;[unknown]");
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 1 << 20);
+
+	if (f && buf)
+		buf[fread(buf, 1, (1 << 20) - 1, f)] = '\0';
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The "<title>" lines of an SVG, sorted: its frames, their values and shares. */
+static char *titles(const char *svg)
+{
+	char *out = NULL, *lines[4096];
+	const char *p = svg;
+	size_t n = 0, len = 0, i;
+	FILE *f = open_memstream(&out, &len);
+
+	while (p && (p = strstr(p, "<title>")) && n < 4096) {
+		const char *end = strstr(p, "</title>");
+
+		if (!end)
+			break;
+		lines[n++] = strndup(p, end - p);
+		p = end;
+	}
+	qsort(lines, n, sizeof(*lines), by_text);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s\n", lines[i]);
+		free(lines[i]);
+	}
+	fclose(f);
+	return out;
+}
+
+/*
+ * The flame graph of rows printed in any form holds what `bpftools flamegraph` makes of their
+ * folded lines: the same frames with the same values.
+ */
+static void test_profile_is_folded(void)
+{
+	char dir[] = "/tmp/test_stack_row.XXXXXX", svg[64], folded_svg[64];
+	struct bt_stack_out_opts o = { 0 };
+	struct bt_profile_opts popts = { .unit = "microseconds", .folded_comm = true };
+	struct bt_stack_rows r = { .parts = row, .form = BT_ROW_TEXT };
+	char *text = NULL, *lines = NULL, *a, *b;
+	size_t tlen = 0, llen = 0;
+	FILE *t, *l, *in, *out;
+	unsigned int i;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(svg, sizeof(svg), "%s/rows.svg", dir);
+	snprintf(folded_svg, sizeof(folded_svg), "%s/folded.svg", dir);
+	o.flamegraph = svg;
+	CHECK_INT(bt_stack_out__new(&o, &popts, &r.out), 0);
+	t = open_memstream(&text, &tlen);
+	l = open_memstream(&lines, &llen);
+	for (i = 0; i < 6; i++) {
+		struct bt_stack_rows folded;
+
+		/* rows of several shapes: with and without delimiters and comm */
+		r.hide = i & 1 ? BT_ROW_HIDE(BT_ROW_DELIM) : 0;
+		r.text_hide = i & 2 ? BT_ROW_HIDE(BT_ROW_COMM) : 0;
+		CHECK_INT(bt_stack_rows__write(&r, t, procs, 100 + i), 0);
+		folded = r;
+		folded.form = BT_ROW_FOLDED;
+		folded.out = NULL;
+		CHECK_INT(bt_stack_rows__write(&folded, l, procs, 0), 0);
+		fprintf(l, " %u\n", 100 + i);
+	}
+	fclose(t);
+	fclose(l);
+	CHECK_INT(bt_stack_out__write(r.out), 0);
+	bt_stack_out__free(r.out);
+	in = fmemopen(lines, llen, "r");
+	out = fopen(folded_svg, "w");
+	CHECK(in && out);
+	if (in && out)
+		CHECK_INT(bt_flame_from_folded(in, out, &popts), 0);
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
+	a = slurp(svg);
+	b = slurp(folded_svg);
+	CHECK(a && strstr(a, "<title>all (615 microseconds, 100.00%)</title>"));
+	free(text);
+	text = titles(a);
+	free(lines);
+	lines = titles(b);
+	CHECK(text && strstr(text, "--"));
+	CHECK_STR(text, lines);
+	free(a);
+	free(b);
+	free(text);
+	free(lines);
+	unlink(svg);
+	unlink(folded_svg);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	BT_RUN(test_forms);
+	BT_RUN(test_delimiters);
+	BT_RUN(test_profile_is_folded);
+	return bt_test_done();
+}
