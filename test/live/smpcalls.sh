@@ -94,8 +94,10 @@ expect_rc 0 "smpcalls -p SELF 1 1"
 grep -q '^@' "$OUT" && fail "smpcalls -p SELF: the tool counted its own calls"
 ok "the tool's own start-up calls are left out"
 
-# Intervals with -T: two outputs, each with a time line, and the tool stops by itself.
-"$W" 50000 -1 >/dev/null 2>&1 &
+# Intervals with -T: two outputs, each with a time line, and the tool stops by itself. The
+# workload outlasts both intervals (killed after): 50,000 munmaps took under 2 s on a quiet
+# machine, and the second output then had no flush_tlb_func.
+"$W" 1000000 -1 >/dev/null 2>&1 &
 wl=$!
 OUT=$T/iv ERR=$T/iv.err
 start_tool "$OUT" -T 1 2
