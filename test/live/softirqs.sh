@@ -7,10 +7,11 @@ require root btf tracepoints
 UDP=$BT_WORKLOADS/udp_flood
 [ -x "$UDP" ] || fail "workload $UDP not built"
 
-# Counts: loopback UDP raises NET_RX softirqs on the sending CPU.
-"$UDP" 20000 2>/dev/null &
-run softirqs -C 2 1
-wait
+# Counts: loopback UDP raises NET_RX softirqs on the sending CPU. The packets are sent once the
+# tool traces (its banner): sent before, 20,000 of them can be over while it still starts.
+start_tool softirqs -C 2 1
+"$UDP" 20000 2>/dev/null
+finish_tool
 expect_rc 0 "softirqs -C 2 1"
 [ "$(head -1 "$OUT")" = "Tracing soft irq events... Hit Ctrl-C to end." ] || fail "banner"
 expect_line '^SOFTIRQ          TOTAL_count$'
@@ -23,9 +24,9 @@ grep -E '^[a-z_]+ +[0-9]+$' "$OUT" | grep -Evq '^.{16} .{11}$' && fail "row not 
 ok "counts: net_rx=$n"
 
 # Time: usecs by default, nsecs with -N; the nanosecond total must be the larger unit count.
-"$UDP" 20000 2>/dev/null &
-run softirqs -N 2 1
-wait
+start_tool softirqs -N 2 1
+"$UDP" 20000 2>/dev/null
+finish_tool
 expect_rc 0 "softirqs -N 2 1"
 expect_line '^SOFTIRQ          TOTAL_nsecs$'
 ns=$(value_of net_rx)
