@@ -28,7 +28,7 @@
 #include "floor.skel.h"
 #include "floor_core.skel.h"
 
-/* uprobe.multi (6.6), which libbpf 1.1 and its headers predate: lib/bt_attach_user.c does
+/* uprobe.multi (6.6), which libbpf 1.1 and its headers predate: lib/attach/bt_attach_user.c does
  * the same for the tools. */
 #define TRACE_UPROBE_MULTI 48
 

@@ -25,12 +25,12 @@ endforeach()
 list(REMOVE_DUPLICATES BT_STATIC_ARCHIVES)
 
 # Our own archives by path: linking the targets would bring their shared libraries along.
-# dlopen always fails in the static binary (lib/bt_static.c says why).
+# dlopen always fails in the static binary (lib/base/bt_static.c says why).
 function(bt_link_static target)
   add_dependencies(${target} bt_core bt_symbolize)
   target_link_libraries(${target} PRIVATE $<TARGET_FILE:bt_core> $<TARGET_FILE:bt_symbolize>
                         -Wl,--start-group ${BT_STATIC_ARCHIVES} stdc++ m -Wl,--end-group)
-  target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/lib/bt_static.c)
+  target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/lib/base/bt_static.c)
   target_link_options(${target} PRIVATE -static -Wl,--wrap=dlopen)
 endfunction()
 

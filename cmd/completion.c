@@ -46,7 +46,7 @@ static bool is_pid_option(const struct argp_option *o)
 
 #define MAX_OPTIONS 256
 
-/* Every option of a command: its own table, then its argp children's (lib/bt_args.h blocks). */
+/* Every option of a command: its own table, then its argp children's (lib/cli/bt_args.h blocks). */
 static size_t all_options(const struct argp *a, const struct argp_option **v, size_t n)
 {
 	const struct argp_option *o;
@@ -395,7 +395,7 @@ static void print_fish(FILE *out)
  * `bpftools __complete WORD0 WORD... CUR`: the candidates for the word under the cursor, one a
  * line, "word" or "word<TAB>description", filtered by what is typed so far. The three shell
  * scripts call it, so kernel functions, tracepoints, user functions and PIDs are completed by
- * one implementation, from the running system (lib/bt_complete.h).
+ * one implementation, from the running system (lib/cli/bt_complete.h).
  */
 
 /* What the PATTERN argument of each probe-taking command accepts (docs/NAME.md). */

@@ -63,7 +63,7 @@ static const enum bt_feat order[] = {
 };
 #define NORDER (sizeof(order) / sizeof(order[0]))
 
-/* The facilities in report order: the kernel's, then the unwinder's check (lib/bt_unwinder.h). */
+/* The facilities in report order: the kernel's, then the unwinder's check (lib/stacks/bt_unwinder.h). */
 static const struct bt_feature *facility(size_t i)
 {
 	return i < NORDER ? bt_feature(order[i]) : bt_unwind_feature();

@@ -257,7 +257,7 @@ static int add_row(void *ctx, const void *key, const void *value)
 
 /*
  * Counts so far into the table, named now and merged: before each output, and whenever
- * exited processes wait to be named (lib/bt_stacks.h).
+ * exited processes wait to be named (lib/stacks/bt_stacks.h).
  */
 static int collect_counts(void *ctx)
 {

@@ -25,7 +25,7 @@ struct biolat_start {
 	__u64 bio; /* the first bio at issue: a requeued request keeps it, another one has its own */
 };
 
-/* Running totals, never cleared (lib/bt_summary.h): per CPU. */
+/* Running totals, never cleared (lib/output/bt_summary.h): per CPU. */
 struct biolat_val {
 	__u64 total; /* in the histogram's unit, as BCC's -e */
 	__u64 count;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The BPF side of the attach layer (lib/bt_attach.h, docs/attach.md). A command that traces
+ * The BPF side of the attach layer (lib/attach/bt_attach.h, docs/attach.md). A command that traces
  * targets the user names (funccount, stackcount, ...) declares one generic program per
  * mechanism, none autoloaded, no target in the section name:
  *
@@ -12,7 +12,7 @@
  *	SEC("?uprobe")       int BPF_KPROBE(bt_uprobe)       { ... }
  *	SEC("?tracepoint")   int bt_tracepoint(void *ctx)    { ... }
  *
- * or all of them at once with BT_ATTACH_PROGS(on_hit) below; lib/bt_trace.c finds them by
+ * or all of them at once with BT_ATTACH_PROGS(on_hit) below; lib/attach/bt_trace.c finds them by
  * their '?' sections (bt_attach_progs__find()). The attach layer enables the ones it uses, sets the fentry/fexit
  * target (libbpf 1.1 accepts a bare SEC("fentry") when bpf_program__set_attach_target() runs
  * before load; it refuses to load one without a target, hence the '?'), clones fentry

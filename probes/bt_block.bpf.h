@@ -100,7 +100,7 @@ static __always_inline __u32 bt_rq_flags(__u32 f)
 
 /*
  * tp_btf: rq is a BTF pointer the verifier lets us walk. These programs load only where
- * bpf_probe_read_kernel is refused (lib/bt_block_probes.c): the walk makes the verifier
+ * bpf_probe_read_kernel is refused (lib/tools/bt_block_probes.c): the walk makes the verifier
  * search the kernel's ~126,000 types by name for a trusted variant at each pointer followed
  * (btf_nested_type_is_trusted), and since 6.10 each tp_btf load searches them once more for
  * the tracepoint's __bpf_trace function; raw_tp programs pay neither.

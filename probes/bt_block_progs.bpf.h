@@ -15,7 +15,7 @@
  *                                       making one; its submitter is running (attached
  *                                       only on request: bt_block_count_bio_merges())
  *
- * key is the struct request's address. Which forms load is lib/bt_block_probes.c's choice
+ * key is the struct request's address. Which forms load is lib/tools/bt_block_probes.c's choice
  * (bt_block_choose()): creation is block_io_start (6.5+) or the accounting function it
  * replaced; insert, issue and merge take (rq) since 5.11 and (q, rq) before; each has a
  * tp_btf form and a raw_tp fallback. block_getrq notes the submitter per bio on kernels with

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers every probe shares: the in-kernel filters (set by lib/bt_skel.c in read-only data
+ * Helpers every probe shares: the in-kernel filters (set by lib/attach/bt_skel.c in read-only data
  * before load, so the verifier prunes the unused ones) and the histogram slot rule. Checks
  * run cheapest first; a filter that is not set costs nothing, its helpers are never even
  * verified (so bpf_get_current_task_btf(), 5.11, is only needed by --mntnsmap).
@@ -121,7 +121,7 @@ static __always_inline bool bt_filtered_out(void)
 	return false;
 }
 
-/* BCC's bpf_log2l(): slot 1 for 0 and 1, slot i for [2^(i-1), 2^i - 1]; see lib/bt_hist.h. */
+/* BCC's bpf_log2l(): slot 1 for 0 and 1, slot i for [2^(i-1), 2^i - 1]; see lib/output/bt_hist.h. */
 static __always_inline __u32 bt_log2_slot(__u64 v)
 {
 	return bt_log2_slot_branchless(v);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Events to user space: a ring buffer where the kernel has one (5.8+), a perf buffer
- * otherwise. Declare an event map with BT_EVENT_MAP(name); lib/bt_events.c turns it into a
+ * otherwise. Declare an event map with BT_EVENT_MAP(name); lib/bpf/bt_events.c turns it into a
  * PERF_EVENT_ARRAY before load when ring buffers are missing and sets bt_use_ringbuf, which
  * the verifier then folds, so the unused branch is never checked against the map's type.
  * Failed outputs are counted, never silently dropped.
@@ -15,7 +15,7 @@ const volatile bool bt_use_ringbuf = true;
 /*
  * 0: wake the reader at every event (the default). Else only once this many bytes wait
  * unread: a wake-up costs the traced task an interrupt and a scheduler call (several
- * microseconds), and a reader that also looks on a timer (bt_events__batch(), lib/bt_evloop.c)
+ * microseconds), and a reader that also looks on a timer (bt_events__batch(), lib/run/bt_evloop.c)
  * loses nothing by sleeping through the rest.
  */
 const volatile __u64 bt_events_wakeup_bytes = 0;

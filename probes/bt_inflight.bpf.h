@@ -4,7 +4,7 @@
  * one that ends it, by thread or by request. Their size is fixed, and a full hash takes no new
  * entry: that start is lost, its end finds nothing, and the output never shows it. Inserting
  * through bt_inflight_put() counts each refusal in the table's slot of bt_inflight_lost, per
- * CPU; lib/bt_inflight.h reports the counts at the end. A tool numbers its tables from 0, in the
+ * CPU; lib/bpf/bt_inflight.h reports the counts at the end. A tool numbers its tables from 0, in the
  * order of its struct bt_inflight_table list. (An LRU table never refuses: it evicts the entry
  * used longest ago instead, which nothing here can see; docs/reliability.md says which are.)
  */

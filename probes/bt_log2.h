@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The log2 histogram slot, for BPF programs (probes/bt_common.bpf.h) and the unit test that
- * holds it to lib/bt_hist.c's: 1 for 0 and 1, i for [2^(i-1), 2^i - 1].
+ * holds it to lib/output/bt_hist.c's: 1 for 0 and 1, i for [2^(i-1), 2^i - 1].
  *
  * Without branches: the verifier must track the slot exactly (it indexes the histogram), so
  * each branch of a branching log2 doubles the states it walks through the rest of the

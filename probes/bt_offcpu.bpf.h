@@ -2,7 +2,7 @@
 /*
  * What offcputime and offwaketime share: which threads count (BCC's -p/-t lists, -u, -k,
  * --state), the block-time window (-m/-M) and the stacks wanted (-U/-K), all read-only data
- * set before load (lib/bt_offcpu_opts.c) so that the verifier drops what is not in use; and
+ * set before load (lib/tools/bt_offcpu_opts.c) so that the verifier drops what is not in use; and
  * the sched_switch bookkeeping: at switch-out a thread leaves its time, clocks and stacks (only
  * it can take its own user stack) in bt_offcpu_starts; when it is switched in again, the tool's
  * bt_offcpu_add_block() sums the time it was off-CPU under the tool's own key.

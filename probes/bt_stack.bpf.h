@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Stack capture shared by the tools that print stacks (lib/bt_stacks.c is the user side).
+ * Stack capture shared by the tools that print stacks (lib/stacks/bt_stacks.c is the user side).
  *
  * Stacks are content-addressed: a stack is taken into per-CPU scratch, hashed, and stored in
  * an ordinary hash map under its hash. A stack seen again finds its entry (the frames are
@@ -312,7 +312,7 @@ static __always_inline void bt_pid_over(void *ctx, __u32 tgid, __u32 how, __u32 
 /*
  * exec() replaces a process's mappings under the same pid: what user space noted is stale.
  * Say so at once, and let the next traced event announce the process again (its libraries are
- * mapped by then, which they are not yet here). Attached by lib/bt_stacks.c when user stacks are
+ * mapped by then, which they are not yet here). Attached by lib/stacks/bt_stacks.c when user stacks are
  * named: a raw_tp without a target is never auto-attached by the skeleton.
  */
 SEC("?raw_tp")

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Shared by probes/bt_stack.bpf.h and lib/bt_stacks.c. */
+/* Shared by probes/bt_stack.bpf.h and lib/stacks/bt_stacks.c. */
 #ifndef BT_STACK_H
 #define BT_STACK_H
 

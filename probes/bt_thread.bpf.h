@@ -5,7 +5,7 @@
  * Left behind, they fill the map (a hash then takes no new entry: silent loss), and a thread
  * that reuses the id finds them. A tool names what its maps hold for a thread in
  * BT_THREAD_EXIT(statements using tid and id, the bpf_get_current_pid_tgid() value), whose
- * program deletes it as the thread exits; lib/bt_trace.c attaches it with the probes.
+ * program deletes it as the thread exits; lib/attach/bt_trace.c attaches it with the probes.
  */
 #ifndef BT_THREAD_BPF_H
 #define BT_THREAD_BPF_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The user-stack unwinder: walks the current task's user stack through the unwind tables
- * lib/bt_unwinder.c loads (layout: probes/bt_unwind_maps.h) and writes the frames, leaf first, as
+ * lib/stacks/bt_unwinder.c loads (layout: probes/bt_unwind_maps.h) and writes the frames, leaf first, as
  * bpf_get_stack(..., BPF_F_USER_STACK) would. Included by probes/bt_stack.bpf.h, whose
  * bt_get_stack() calls it for user stacks when bt_unwind_on is set before load.
  *
@@ -21,7 +21,7 @@
 #define BT_USER_TOP 0x800000000000ULL
 #define BT_UNWIND_RETS 4 /* pending uretprobes followed per stack */
 /*
- * A process asks to be indexed again (lib/bt_unwinder.c re-reads its maps, and the symbolizer
+ * A process asks to be indexed again (lib/stacks/bt_unwinder.c re-reads its maps, and the symbolizer
  * its snapshot) first at once, then after 10 ms, 20, 40... at most once a second: a new
  * process maps its libraries in its first milliseconds, often after its first event.
  */
@@ -51,7 +51,7 @@ struct bt_unwind_inner {
 	__uint(value_size, sizeof(struct bt_unwind_page));
 };
 
-/* sized by lib/bt_unwinder.c before load; one entry when the unwinder is off */
+/* sized by lib/stacks/bt_unwinder.c before load; one entry when the unwinder is off */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, 1);
@@ -73,7 +73,7 @@ struct {
 	__type(value, struct bt_unwind_proc);
 } bt_unwind_procs SEC(".maps");
 
-/* lib/bt_unwinder.c: every file with a table (probes/bt_unwind_maps.h), sized before load */
+/* lib/stacks/bt_unwinder.c: every file with a table (probes/bt_unwind_maps.h), sized before load */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Unwind tables, x86-64: built from a file's .eh_frame (or its debug file's .debug_frame) by
- * symbolize/unwind_table.c, loaded by lib/bt_unwinder.c, walked by probes/bt_unwind.bpf.h.
+ * symbolize/unwind_table.c, loaded by lib/stacks/bt_unwinder.c, walked by probes/bt_unwind.bpf.h.
  *
  * A table is an array of rows sorted by pc; a row holds from its pc up to the next row's pc.
  * Only what a walk needs is kept: where the canonical frame address (CFA) is, and where the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * How unwind tables and process mappings are laid out in BPF maps: shared by
- * probes/bt_unwind.bpf.h (the walker) and lib/bt_unwinder.c (the loader).
+ * probes/bt_unwind.bpf.h (the walker) and lib/stacks/bt_unwinder.c (the loader).
  *
  * A table is an implicit B+tree of fixed-size pages in one inner ARRAY map of
  * bt_unwind_tables (indexed by table id): the last level holds the rows (probes/bt_unwind.h),
@@ -123,7 +123,7 @@ struct bt_unwind_ask_state {
 	__u32 partial;
 };
 
-/* Per-CPU counters (lib/bt_unwinder.c reports them with -v). */
+/* Per-CPU counters (lib/stacks/bt_unwinder.c reports them with -v). */
 enum bt_unwind_stat {
 	BT_UNWIND_STAT_STACKS,	    /* user stacks walked by the unwinder */
 	BT_UNWIND_STAT_NOT_INDEXED, /* ... partly by frame pointers: the process was not indexed yet */

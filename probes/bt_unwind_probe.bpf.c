@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The unwinder alone, for `bpftools features` and --unwind=auto: whether this kernel's verifier
- * accepts it (lib/bt_unwinder.c loads it with the walker on; it is never attached).
+ * accepts it (lib/stacks/bt_unwinder.c loads it with the walker on; it is never attached).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

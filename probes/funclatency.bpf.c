@@ -38,7 +38,7 @@ struct {
 } stacks SEC(".maps");
 
 /*
- * Running totals, never reset here: user space reports each interval's growth (lib/bt_summary)
+ * Running totals, never reset here: user space reports each interval's growth (lib/output/bt_summary)
  * and takes keys that stayed idle for an interval out of the map. Run-time allocated:
  * per-process keys come and go, and preallocating 10240 per-CPU histograms would cost 5 MB per
  * CPU for nothing.

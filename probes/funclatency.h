@@ -3,7 +3,7 @@
 #ifndef BT_FUNCLATENCY_H
 #define BT_FUNCLATENCY_H
 
-#define FL_SLOTS 65	     /* log2 slots: enough for any u64 (lib/bt_hist.h) */
+#define FL_SLOTS 65	     /* log2 slots: enough for any u64 (lib/output/bt_hist.h) */
 #define FL_MAX_LEVEL 32	     /* -l: entry timestamps kept per thread */
 #define FL_MAX_HISTS 10240   /* histograms per (function, process): BCC's default map size */
 #define FL_MAX_THREADS 10240 /* threads inside a traced function at one time */

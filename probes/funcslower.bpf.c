@@ -376,7 +376,7 @@ int fs_uretprobe(struct pt_regs *ctx)
 }
 
 /*
- * Entry and return in one program through one link (6.13+; lib/bt_attach.h, usession): the
+ * Entry and return in one program through one link (6.13+; lib/attach/bt_attach.h, usession): the
  * exit then removes one link, not two, each removal waiting out the kernel's uprobe grace
  * periods. At the entry the probed address is the pc; at the return the pc is the caller's.
  * The index is the entry target's; its return target is nr_entries further.

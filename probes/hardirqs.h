@@ -4,7 +4,7 @@
 #define BT_HARDIRQS_H
 
 #define HARDIRQ_NAME_LEN 32    /* BCC's irq_key_t name */
-#define HARDIRQ_SLOTS 65       /* log2 slots: any u64 (lib/bt_hist.h) */
+#define HARDIRQ_SLOTS 65       /* log2 slots: any u64 (lib/output/bt_hist.h) */
 #define HARDIRQ_MAX_NAMES 1024 /* distinct handler names kept */
 
 /* The handler's action name, zero-padded: the key of both maps. */
@@ -12,7 +12,7 @@ struct hardirq_key {
 	char name[HARDIRQ_NAME_LEN];
 };
 
-/* Per-CPU running totals per name (never reset: lib/bt_summary reports their growth). */
+/* Per-CPU running totals per name (never reset: lib/output/bt_summary reports their growth). */
 struct hardirq_total {
 	__u64 time_ns; /* 0 with -C */
 	__u64 count;

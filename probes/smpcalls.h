@@ -3,7 +3,7 @@
 #ifndef BT_SMPCALLS_H
 #define BT_SMPCALLS_H
 
-#define SMPCALL_SLOTS 65	 /* log2 slots of nanoseconds: any u64 (lib/bt_hist.h) */
+#define SMPCALL_SLOTS 65	 /* log2 slots of nanoseconds: any u64 (lib/output/bt_hist.h) */
 #define SMPCALL_MAX_KEYS 10240	 /* histograms kept (function x stack x process name) */
 #define SMPCALL_MAX_QUEUED 16384 /* cross calls queued and not yet run, tracked at once */
 #define SMPCALL_COMM_LEN 16
@@ -20,13 +20,13 @@ enum smpcall_kind {
 
 struct smpcall_key {
 	__u64 func;  /* the called function's address (kprobes: the IPI handler's own) */
-	__u64 stack; /* -K: the caller's kernel stack id (lib/bt_stacks), else 0 */
+	__u64 stack; /* -K: the caller's kernel stack id (lib/stacks/bt_stacks), else 0 */
 	__u32 kind;  /* enum smpcall_kind */
 	char comm[SMPCALL_COMM_LEN]; /* -K: the caller's name, as the book's variant keys it */
 	__u32 pad;
 };
 
-/* Per-CPU running totals (never reset: lib/bt_summary reports their growth). */
+/* Per-CPU running totals (never reset: lib/output/bt_summary reports their growth). */
 struct smpcall_hist {
 	__u64 total_ns;
 	__u64 count;

@@ -19,7 +19,7 @@ const volatile __u64 hist_unit_ns = 1000;
  * writes these maps. So each CPU's copy has exactly one writer at a time: one start slot per CPU
  * is enough, and the counters need no lock prefix.
  *
- * The stats are running totals, never reset here or in user space: lib/bt_summary reports
+ * The stats are running totals, never reset here or in user space: lib/output/bt_summary reports
  * what each interval added, so no event is lost between a read and a clear.
  */
 struct start {

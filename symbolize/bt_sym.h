@@ -83,7 +83,7 @@ int bt_symbolizer__note_proc(struct bt_symbolizer *sym, int pid, uint32_t cookie
 			     uint64_t start_ns);
 /*
  * An executable mapping as a line of /proc/PID/maps gives it: for a process read too late,
- * its mappings as the kernel reported them when they were made (lib/bt_mmap_log.h).
+ * its mappings as the kernel reported them when they were made (lib/stacks/bt_mmap_log.h).
  */
 struct bt_sym_mapping {
 	uint64_t start, end, pgoff;

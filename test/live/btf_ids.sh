@@ -1,5 +1,5 @@
 #!/bin/sh
-# tp_btf without the kernel's whole BTF (lib/bt_btf_ids.c): the ids of btf_trace_* typedefs
+# tp_btf without the kernel's whole BTF (lib/kernel/bt_btf_ids.c): the ids of btf_trace_* typedefs
 # found by the streaming scan (cache removed) and read back from the cache equal what bpftool
 # finds in the whole BTF; the programs loaded by those ids count events; and a warm run of
 # each tp_btf tool reads no byte of /sys/kernel/btf/vmlinux and libbpf loads no kernel BTF.

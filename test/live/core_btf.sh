@@ -1,5 +1,5 @@
 #!/bin/sh
-# CO-RE against the small cached BTF (lib/bt_core_btf.c) relocates exactly as against the
+# CO-RE against the small cached BTF (lib/kernel/bt_core_btf.c) relocates exactly as against the
 # kernel's whole BTF: funcslower -B -U (nested task_struct reads in tp_btf programs) and
 # funccount on a tracepoint, each run with BPFTOOLS_NO_CORE_BTF=1 and without, must patch
 # every relocated instruction the same way (libbpf's debug lines, target type ids and access

@@ -109,7 +109,7 @@ if [ "$(state kprobes)" != yes ] && [ "$fentry" != yes ]; then
 	fi
 fi
 
-# Boolean switches read the same way everywhere (lib/bt_env.c): 0, no, false, off and empty are
+# Boolean switches read the same way everywhere (lib/base/bt_env.c): 0, no, false, off and empty are
 # off, as BPFTOOLS_DEBUG=0 always was; BPFTOOLS_NO_TP_BTF=0 used to turn tp_btf off.
 run features
 if grep -q '^tp_btf  *yes' "$OUT"; then

@@ -16,7 +16,7 @@ COMM=funcslower_wor
 ALSO= # other workload processes that start with the traced one
 
 # started PATH: wait until $WPID runs PATH. A process the tool snapshots before its exec keeps
-# the shell's mappings (lib/bt_stacks, being fixed there): its frames would be [unknown].
+# the shell's mappings (lib/stacks/bt_stacks, being fixed there): its frames would be [unknown].
 started() {
 	i=0 exe=$(readlink -f "$1")
 	until [ "$(readlink "/proc/$WPID/exe" 2>/dev/null)" = "$exe" ]; do

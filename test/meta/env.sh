@@ -1,5 +1,5 @@
 #!/bin/sh
-# The boolean BPFTOOLS_* switches are read through bt_env_flag() only (lib/bt_env.c), so that
+# The boolean BPFTOOLS_* switches are read through bt_env_flag() only (lib/base/bt_env.c), so that
 # "0", "no" and "false" mean off for every one of them, not just the one that checked for "0".
 # And every BPFTOOLS_* name the code reads is in the table of docs/environment.md, which lists
 # no name the code does not read: the one place a user or a test looks for them.

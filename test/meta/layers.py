@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The layers of lib/ (lib/layers.txt) hold in the code: every dependency points down.
+"""The layers of lib/ (its folders, ordered by lib/layers.txt) hold in the code: every dependency points down.
 
 A unit is a file's name without .c or .h: bt_trace.c and bt_trace.h are the unit bt_trace. A
 header with no .c of its name (bt_cmd.h, sym_internal.h) is a unit of its own. X_internal.h is
@@ -11,7 +11,8 @@ B's .c defines: headers shared by several .c files (bt_attach_internal.h, sym_in
 who calls whom, so the calls are read too.
 
 Rules (each broken one is a line naming the files):
-- every unit of lib/ and symbolize/ is listed in lib/layers.txt exactly once, and nothing else;
+- every file of lib/ is in the folder of its layer, and every folder is listed once in
+  lib/layers.txt, which lists nothing else (symbolize/ is a layer of its own);
 - no unit depends on a unit of a higher layer;
 - no circle between units, even inside one layer (the order within a layer is free, but it
   must exist);
@@ -53,7 +54,7 @@ def unit_of(name):
 
 
 def read_layers(path):
-    """[(layer, [units])] bottom first, from 'layer: unit unit ...' lines ('#' comments)."""
+    """[layer] bottom first, from 'layer: what it holds' lines ('#' comments)."""
     layers = []
     with open(path) as f:
         for n, line in enumerate(f, 1):
@@ -61,24 +62,32 @@ def read_layers(path):
             if not line:
                 continue
             if ':' not in line:
-                sys.exit(f'{path}:{n}: expected "layer: unit unit ..."')
-            name, units = line.split(':', 1)
-            layers.append((name.strip(), units.split()))
+                sys.exit(f'{path}:{n}: expected "layer: what it holds"')
+            layers.append(line.split(':', 1)[0].strip())
     return layers
 
 
 def sources(src):
-    """{unit: [relative paths]} of lib/ and symbolize/, and {header name: unit}."""
-    units, headers = {}, {}
-    for d in LIB_DIRS:
+    """{unit: [relative paths]} of lib/*/ and symbolize/, {header name: unit}, {unit: folder}
+    (the layer a unit is in is the folder it is in: lib/NAME/ is the layer NAME), and the
+    files of lib/ that are in no folder."""
+    units, headers, folder, loose = {}, {}, {}, []
+    dirs = [('symbolize', 'symbolize')]
+    for name in sorted(os.listdir(os.path.join(src, 'lib'))):
+        if os.path.isdir(os.path.join(src, 'lib', name)):
+            dirs.append((f'lib/{name}', name))
+        elif name.endswith(('.c', '.h')):
+            loose.append(f'lib/{name}')
+    for d, layer in dirs:
         for name in sorted(os.listdir(os.path.join(src, d))):
             if not name.endswith(('.c', '.h')):
                 continue
             u = unit_of(name)
             units.setdefault(u, []).append(f'{d}/{name}')
+            folder[u] = layer
             if name.endswith('.h'):
                 headers[name] = u
-    return units, headers
+    return units, headers, folder, loose
 
 
 def scc(nodes, edges):
@@ -150,7 +159,9 @@ def main():
         sys.exit(__doc__.strip().splitlines()[-2])
     src = args[0]
     errors = []
-    units, headers = sources(src)
+    units, headers, folder, loose = sources(src)
+    errors += [f'{p}: every file of lib/ is in the folder of its layer (lib/layers.txt)'
+               for p in loose]
     text = {}
     for paths in units.values():
         for p in paths:
@@ -198,19 +209,18 @@ def main():
 
     # the list
     layers = read_layers(os.path.join(src, 'lib', 'layers.txt'))
-    level, layer_of = {}, {}
-    for i, (name, members) in enumerate(layers):
-        for m in members:
-            if m in level:
-                errors.append(f'lib/layers.txt: {m} is listed twice ({layer_of[m]} and {name})')
-            level[m], layer_of[m] = i, name
-    for u in sorted(units):
-        if u not in level:
-            errors.append(f'lib/layers.txt: {" and ".join(units[u])} ({u}) is in no layer')
-    for u in sorted(level):
-        if u not in units:
-            errors.append(f'lib/layers.txt: {u} ({layer_of[u]}) names no file of lib/ or '
-                          'symbolize/')
+    rank = {name: i for i, name in enumerate(layers)}
+    for name in sorted(set(layers)):
+        if layers.count(name) > 1:
+            errors.append(f'lib/layers.txt: {name} is listed twice')
+    for name in sorted(set(folder.values())):
+        if name not in rank:
+            errors.append(f'lib/layers.txt: the folder {name} is no layer')
+    for name in layers:
+        if name not in folder.values():
+            errors.append(f'lib/layers.txt: the layer {name} is no folder of lib/ with files')
+    level = {u: rank[f] for u, f in folder.items() if f in rank}
+    layer_of = dict(folder)
 
     # upward dependencies
     for a in sorted(deps):

@@ -16,8 +16,8 @@ What counts as a path there:
      test/ scripts/ bench/ docs/ cmake/) not glued to a preceding word, '/', '.' or '$' (so
      /usr/lib/... and $T/test/... are not ours). Trailing punctuation is dropped, and so is a
      ':LINE' suffix. It exists when it is a tracked file or folder, when a shell glob in it
-     (lib/bt_unwind*.c, probes/bt_{stack,unwind}.h) matches a tracked file, or, for a name
-     without an extension (lib/bt_env), when NAME.something is tracked; with braces, each
+     (lib/stacks/bt_unwind*.c, probes/bt_{stack,unwind}.h) matches a tracked file, or, for a name
+     without an extension (lib/base/bt_env), when NAME.something is tracked; with braces, each
      name they make must exist. NAME, ARCH, CMD and TOOL are the docs' placeholders
      (cmd/NAME.c, probes/vmlinux/ARCH/vmlinux.h): when the literal path does not exist they
      stand for any name, and one tracked file must fit.
@@ -33,7 +33,7 @@ Paths that are real but in no tracked file (what the build generates, the instal
 in ALLOWED, each with its reason. Fails naming file:line and every path that does not exist.
 
 Also: a row of docs/design.md's table names every lib/ and symbolize/ .c and .h file (by its
-stem: bt_env for lib/bt_env.c and lib/bt_env.h), so the table of what each file is for stays
+stem: bt_env for lib/base/bt_env.c and lib/base/bt_env.h), so the table of what each file is for stays
 whole.
 
 Usage: paths.py [SRCDIR]   (default: the repository holding this script)
@@ -191,7 +191,7 @@ class Tree:
             if fnmatch.filter(self.files, pat) or fnmatch.filter(self.dirs, pat):
                 return True
             return False
-        # a stem: lib/bt_env names lib/bt_env.c and lib/bt_env.h
+        # a stem: lib/base/bt_env names lib/base/bt_env.c and lib/base/bt_env.h
         if '.' not in os.path.basename(pat):
             return bool(fnmatch.filter(self.files, pat + '.*'))
         return False

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/bt_btf_ids: the streaming scan finds the ids btf__find_by_name_kind() finds, in a BTF with
+ * lib/kernel/bt_btf_ids: the streaming scan finds the ids btf__find_by_name_kind() finds, in a BTF with
  * every kind of record, names spread over several read windows and records over several
  * noted offsets; its excerpt renders a prototype's parameters as the whole BTF does; it refuses
  * malformed files without reading past them. And on this machine's kernel BTF when there is one.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lib/bt_skel: cgroup v2 ids and depths from paths, for the in-kernel cgroup filter. */
+/* lib/attach/bt_skel: cgroup v2 ids and depths from paths, for the in-kernel cgroup filter. */
 #include <errno.h>
 #include <mntent.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lib/bt_args: the shared option blocks (-p, -i, -d, --attach, --max-probes) as argp children. */
+/* lib/cli/bt_args: the shared option blocks (-p, -i, -d, --attach, --max-probes) as argp children. */
 #include <argp.h>
 #include <errno.h>
 

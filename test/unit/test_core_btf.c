@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/bt_core_btf: the small BTF keeps what each CO-RE relocation reaches (members by name,
+ * lib/kernel/bt_core_btf: the small BTF keeps what each CO-RE relocation reaches (members by name,
  * through anonymous members and flavors, at their target offsets; enums whole; types asked
  * about by name) and nothing else, and refuses what it cannot serve.
  */

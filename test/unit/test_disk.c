@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Disk names (lib/bt_disk.c) on a sysfs tree built in a temporary directory. */
+/* Disk names (lib/kernel/bt_disk.c) on a sysfs tree built in a temporary directory. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lib/bt_env: every boolean BPFTOOLS_* switch reads its value the same way. */
+/* lib/base/bt_env: every boolean BPFTOOLS_* switch reads its value the same way. */
 #include <stdlib.h>
 
 #include "bt_env.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lib/bt_errno: names of kernel error numbers. */
+/* lib/base/bt_errno: names of kernel error numbers. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

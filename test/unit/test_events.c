@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/bt_events' lost counting: the kernel's per-CPU counter, per kind of event (slot), summed
+ * lib/bpf/bt_events' lost counting: the kernel's per-CPU counter, per kind of event (slot), summed
  * over CPUs; the perf buffer's lost-sample count only when that counter cannot be read, never
  * added to it (the same losses would count twice). The counter is a real per-CPU array where
  * this process may create one (root or CAP_BPF).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lib/bt_evloop: sources, drain at the end, tick, duration, errors, closed stdout, signals. */
+/* lib/run/bt_evloop: sources, drain at the end, tick, duration, errors, closed stdout, signals. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lib/bt_exec: a command held before exec, released, waited for. */
+/* lib/run/bt_exec: a command held before exec, released, waited for. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/bt_skel: the in-kernel filters land in the right read-only variables, and bad values are
+ * lib/attach/bt_skel: the in-kernel filters land in the right read-only variables, and bad values are
  * one usage error each. A command's skeleton (opensnoop's) is opened, never loaded: no
  * privileges needed.
  */

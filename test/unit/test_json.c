@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lib/bt_json: escaping, nesting, commas and indentation, non-finite numbers, null. */
+/* lib/base/bt_json: escaping, nesting, commas and indentation, non-finite numbers, null. */
 #include <math.h>
 #include <stdlib.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/bt_loop: bt_wait's wake reasons, the interval loop's count, errors and stop, and stop
+ * lib/run/bt_loop: bt_wait's wake reasons, the interval loop's count, errors and stop, and stop
  * signals seen without waiting (pending in the signalfd) as the attach paths need them.
  * Signals are process-wide and sticky, so the cases that send one run last, in order.
  */

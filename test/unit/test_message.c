@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/bt_err's one-line messages: what the user typed is quoted in them, so control
+ * lib/base/bt_err's one-line messages: what the user typed is quoted in them, so control
  * characters are escaped (never a second line, never an escape sequence for the terminal) and
  * a huge message is shortened in the middle, on a UTF-8 character boundary.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/bt_mmap_log: a child that execs a program, maps nothing more and exits is found in the
+ * lib/stacks/bt_mmap_log: a child that execs a program, maps nothing more and exits is found in the
  * log after it is gone, with the program's and libc's mappings as /proc/PID/maps had them; the
  * symbolizer names an address of it from those mappings alone (bt_symbolizer__note_proc_maps),
  * and not through a file that is no longer the inode mapped.

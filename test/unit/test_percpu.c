@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/bt_percpu: the CPU-by-CPU layout summed right, and, where this process may create BPF
+ * lib/bpf/bt_percpu: the CPU-by-CPU layout summed right, and, where this process may create BPF
  * maps (root or CAP_BPF), a real per-CPU array: every CPU's copy written, summed, zeroed.
  */
 #include <errno.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lib/bt_perf: the kernel's CPU list format. */
+/* lib/attach/bt_perf: the kernel's CPU list format. */
 #include <errno.h>
 #include <stdbool.h>
 

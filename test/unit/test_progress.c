@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The attach progress line (lib/bt_progress.c): drawn only on a terminal and past
+ * The attach progress line (lib/output/bt_progress.c): drawn only on a terminal and past
  * BT_PROGRESS_MIN probes, redrawn a bounded number of times, ending at M/M, erased by clear.
  */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lib/bt_stack_out: the --flamegraph/--pprof block, frame kinds, rows and the files written. */
+/* lib/stacks/bt_stack_out: the --flamegraph/--pprof block, frame kinds, rows and the files written. */
 #include <argp.h>
 #include <errno.h>
 #include <stdlib.h>

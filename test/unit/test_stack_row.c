@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/bt_stack_row: one declaration printed as BCC's block, a folded line and JSON, and the
+ * lib/stacks/bt_stack_row: one declaration printed as BCC's block, a folded line and JSON, and the
  * flame graph's frames the folded lines' (rows of names and stacks not taken: no BPF here).
  */
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lib/bt_stacks' caller splice and lib/bt_stack_table's merging and sorting. */
+/* lib/stacks/bt_stacks' caller splice and lib/stacks/bt_stack_table's merging and sorting. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/bt_summary.c against an in-memory per-CPU map whose callbacks can inject "BPF"
+ * lib/output/bt_summary.c against an in-memory per-CPU map whose callbacks can inject "BPF"
  * updates at the moments that matter: right after user space read a key, between its read and
  * its delete, in the middle of a key walk.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/bt_unwinder.c's page layout of unwind tables (probes/bt_unwind_maps.h), searched here
+ * lib/stacks/bt_unwinder.c's page layout of unwind tables (probes/bt_unwind_maps.h), searched here
  * exactly as probes/bt_unwind.bpf.h searches it: every pc of tables of one, two and three
  * levels finds the row a linear scan finds. And how a process's mappings are fitted into its
  * entry of 64.
@@ -175,7 +175,7 @@ static uint64_t deferred_id(uint64_t n, unsigned int gen)
 }
 
 /*
- * The store of stacks sent to be unwound in user space (lib/bt_unwind_samples.c): a stack
+ * The store of stacks sent to be unwound in user space (lib/stacks/bt_unwind_samples.c): a stack
  * waits for its process, is unwound when the process is indexed, falls back to the walker's
  * own stack when it cannot be (gone, or another process has the pid), is freed with its
  * generation unless held (and then keeps its fallback), and memory stays bounded.

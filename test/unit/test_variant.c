@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Probe variants (lib/bt_variant.c): signatures read from BTF, and which declared alternative
+ * Probe variants (lib/attach/bt_variant.c): signatures read from BTF, and which declared alternative
  * wins, on BTF built here to look like a 5.10, a 6.1 and a 6.6 kernel.
  */
 #include <errno.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Completion candidates (lib/bt_complete.c) on fixtures: kernel functions from
+ * Completion candidates (lib/cli/bt_complete.c) on fixtures: kernel functions from
  * available_filter_functions and, when it is unreadable, from BTF; tracepoints and syscalls
  * from an available_events file; user functions of a binary built here; PIDs from a /proc
  * made of directories. Only names starting with the prefix come back.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The kernel-function list (lib/bt_kfuncs.c) on fixture files: both sources (tracefs
+ * The kernel-function list (lib/attach/bt_kfuncs.c) on fixture files: both sources (tracefs
  * available_filter_functions, kallsyms + BTF), compiler-suffix aliasing, the kprobes
  * blacklist, wildcard deny lists, globs, regexes and their errors, "why not" reasons, reading
  * once per run; and the --attach mode parser.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The probe grammar (lib/bt_probe_spec.c): every form of lib/bt_attach.h and the bad ones. */
+/* The probe grammar (lib/attach/bt_probe_spec.c): every form of lib/attach/bt_attach.h and the bad ones. */
 #include <stdio.h>
 
 #include "bt_attach.h"

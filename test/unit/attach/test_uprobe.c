@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/bt_uprobe.c on binaries built for this test (UA_DIR): symbol -> file offset for PIE,
+ * lib/attach/bt_uprobe.c on binaries built for this test (UA_DIR): symbol -> file offset for PIE,
  * non-PIE, a shared library and a stripped binary with a .gnu_debuglink; aliases reported once;
  * IFUNCs and symbol versions of libc; ld.so.cache, $PATH and /proc/PID/maps lookups; USDT notes.
  */

@@ -1127,7 +1127,7 @@ static uint64_t table_rule(void *ctx, uint64_t pc)
 /*
  * Runs at the bottom of the chain, while the frames are live above it: copies the registers
  * and the top of the stack as the kernel sends them (struct bt_stack_sample) and walks the
- * copy with the library's walker (lib/bt_unwind_samples.c), the user-space twin of the BPF one.
+ * copy with the library's walker (lib/stacks/bt_unwind_samples.c), the user-space twin of the BPF one.
  */
 static void walk_hook(struct fx_uw_capture *cap)
 {

@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel-function half of the attach layer: per target, fentry/fexit when the kernel
+ * really takes it (probed once, lib/kernel/bt_features.c) and the function has BTF, else
+ * kprobe/kretprobe; many kprobes go through one kprobe.multi link when the kernel has it.
+ *
+ * fentry's target is fixed when a program is loaded, so N functions need N programs: the
+ * command's generic program is loaded once as a template (attached to the first target), and
+ * every other target gets a clone of its final instructions loaded with that function's BTF
+ * id, as retsnoop's mass attacher does. Every link carries its target's index as the attach
+ * cookie (probes/bt_attach.bpf.h), which fentry supports from 5.19; older kernels use kprobes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "bt_attach_internal.h"
+#include "bt_err.h"
+#include "bt_features.h"
+#include "bt_kfuncs.h"
+#include "bt_loop.h"
+#include "bt_progress.h"
+#include "bt_vmlinux_btf.h"
+
+enum kmech {
+	KM_NONE,
+	KM_FENTRY,
+	KM_KPROBE,
+	KM_KPROBE_MULTI,
+};
+
+static const char *const mech_names[] = {
+	[KM_NONE] = "failed",
+	[KM_FENTRY] = "fentry",
+	[KM_KPROBE] = "kprobe",
+	[KM_KPROBE_MULTI] = "kprobe.multi",
+};
+
+static const char *const return_mech_names[] = {
+	[KM_NONE] = "failed",
+	[KM_FENTRY] = "fexit",
+	[KM_KPROBE] = "kretprobe",
+	[KM_KPROBE_MULTI] = "kretprobe.multi",
+};
+
+struct ktarget {
+	size_t idx; /* position in the caller's targets: the cookie */
+	const struct bt_target *t;
+	enum kmech how;
+	int btf_id;	       /* fentry: the function's vmlinux BTF id */
+	struct bpf_link *link; /* kprobe */
+	int prog_fd, link_fd;  /* fentry: a clone (-1: the template itself) and its link */
+};
+
+struct bt_kattach {
+	const struct bt_attach_progs *progs;
+	struct ktarget *v;
+	size_t n;
+	size_t ntargets;
+	ssize_t *pos;		   /* target index -> position in v, -1 for other kinds */
+	struct bpf_link *multi[2]; /* kprobe.multi for entries [0] and returns [1] */
+	bool use_multi[2];
+	const char *tmpl_func[2]; /* the function each fentry/fexit template was loaded for */
+	size_t attached, failed;
+};
+
+int bt_attach_mode_parse(const char *s, enum bt_attach_mode *mode)
+{
+	if (!strcmp(s, "auto"))
+		*mode = BT_ATTACH_AUTO;
+	else if (!strcmp(s, "fentry"))
+		*mode = BT_ATTACH_FENTRY;
+	else if (!strcmp(s, "kprobe"))
+		*mode = BT_ATTACH_KPROBE;
+	else
+		return bt_usage_err("unknown attach mode '%s' (auto, fentry or kprobe)", s);
+	return 0;
+}
+
+const char *bt_attach_mode_name(enum bt_attach_mode mode)
+{
+	switch (mode) {
+	case BT_ATTACH_AUTO:
+		return "auto";
+	case BT_ATTACH_FENTRY:
+		return "fentry";
+	case BT_ATTACH_KPROBE:
+		return "kprobe";
+	}
+	return "?";
+}
+
+static struct bpf_program *entry_prog(const struct bt_attach_progs *p, bool ret, enum kmech m)
+{
+	switch (m) {
+	case KM_FENTRY:
+		return ret ? p->fexit : p->fentry;
+	case KM_KPROBE:
+		return ret ? p->kretprobe : p->kprobe;
+	case KM_KPROBE_MULTI:
+		return ret ? p->kretprobe_multi : p->kprobe_multi;
+	default:
+		return NULL;
+	}
+}
+
+/* Why fentry cannot take this target, or NULL when it can. */
+static const char *fentry_why_not(const struct bt_attach_progs *p, const struct ktarget *k,
+				  char *buf, size_t size)
+{
+	const struct bt_feature *f = bt_feature(BT_FEAT_FENTRY);
+	char why[96];
+
+	if (!entry_prog(p, k->t->retprobe, KM_FENTRY))
+		return k->t->retprobe ? "this tool has no fexit program"
+				      : "this tool has no fentry program";
+	if (!f->ok) {
+		if (f->refused) {
+			bt_errno_why(why, sizeof(why), f->err);
+			snprintf(buf, size, "fentry refused (%s)", why);
+		} else {
+			snprintf(buf, size, "fentry: %.160s", f->why);
+		}
+		return buf;
+	}
+	f = bt_feature(BT_FEAT_FENTRY_COOKIE);
+	if (!f->ok)
+		return "fentry attach cookies need kernel 5.19 or later";
+	if (k->btf_id <= 0) {
+		snprintf(buf, size, "'%s' has no BTF, which fentry needs", k->t->func);
+		return buf;
+	}
+	return NULL;
+}
+
+static const char *kprobe_why_not(const struct bt_attach_progs *p, const struct ktarget *k,
+				  char *buf, size_t size)
+{
+	const struct bt_feature *f;
+	char why[96];
+
+	if (!entry_prog(p, k->t->retprobe, KM_KPROBE) &&
+	    !entry_prog(p, k->t->retprobe, KM_KPROBE_MULTI))
+		return k->t->retprobe ? "this tool has no kretprobe program"
+				      : "this tool has no kprobe program";
+	f = bt_feature(k->t->retprobe ? BT_FEAT_KRETPROBES : BT_FEAT_KPROBES);
+	if (f->ok)
+		return NULL;
+	if (f->refused) {
+		bt_errno_why(why, sizeof(why), f->err);
+		snprintf(buf, size, "%s refused (%s)", k->t->retprobe ? "kretprobes" : "kprobes",
+			 why);
+		return buf;
+	}
+	return f->why;
+}
+
+enum bt_kfunc_how bt_kfunc_choose(enum bt_attach_mode mode, const struct bt_kfunc_facts *f)
+{
+	bool fentry = f->fentry_prog && f->fentry_works && f->fentry_cookie && f->has_btf;
+	bool kprobe = f->kprobe_prog && f->kprobes_work;
+
+	/* fentry first: cheaper per call than a kprobe's trap, and no kprobe blacklist */
+	if (mode != BT_ATTACH_KPROBE && fentry)
+		return BT_KFUNC_FENTRY;
+	if (mode != BT_ATTACH_FENTRY && kprobe)
+		return BT_KFUNC_KPROBE;
+	return BT_KFUNC_NONE;
+}
+
+/* The fentry half of the facts, probing no more than fentry_why_not() would. */
+static void fentry_facts(const struct bt_attach_progs *p, const struct ktarget *k,
+			 struct bt_kfunc_facts *f)
+{
+	f->fentry_prog = entry_prog(p, k->t->retprobe, KM_FENTRY) != NULL;
+	f->fentry_works = f->fentry_prog && bt_feature(BT_FEAT_FENTRY)->ok;
+	f->fentry_cookie = f->fentry_works && bt_feature(BT_FEAT_FENTRY_COOKIE)->ok;
+	f->has_btf = k->btf_id > 0;
+}
+
+static void kprobe_facts(const struct bt_attach_progs *p, const struct ktarget *k,
+			 struct bt_kfunc_facts *f)
+{
+	bool ret = k->t->retprobe;
+
+	f->kprobe_prog = entry_prog(p, ret, KM_KPROBE) || entry_prog(p, ret, KM_KPROBE_MULTI);
+	f->kprobes_work =
+		f->kprobe_prog && bt_feature(ret ? BT_FEAT_KRETPROBES : BT_FEAT_KPROBES)->ok;
+}
+
+static void disable(struct bpf_program *prog)
+{
+	if (prog) {
+		bpf_program__set_autoload(prog, false);
+		bpf_program__set_autoattach(prog, false);
+	}
+}
+
+static void enable(struct bpf_program *prog)
+{
+	if (prog) {
+		bpf_program__set_autoload(prog, true);
+		/* Never through skel__attach(): only this layer knows the targets. */
+		bpf_program__set_autoattach(prog, false);
+	}
+}
+
+/* One error line for a target nothing can attach: what was tried and why each failed. */
+static void report_unattachable(const struct bt_kattach *k, const struct ktarget *kt,
+				enum bt_attach_mode mode, size_t nbad)
+{
+	char fb[256], kb[256], more[48] = "";
+	const char *fw = NULL, *kw = NULL, *why;
+
+	/* A function the kernel cannot trace by any means: say that, not how each mode failed. */
+	why = bt_kfuncs_why_not(kt->t->func);
+	if (nbad > 1)
+		snprintf(more, sizeof(more), " (and %zu more)", nbad - 1);
+	if (why && (!strcmp(why, "no such function") || !strncmp(why, "function is not", 15) ||
+		    !strcmp(why, "not a function"))) {
+		bt_err("cannot trace '%s'%s: %s", kt->t->func, more, why);
+		return;
+	}
+	if (mode != BT_ATTACH_KPROBE)
+		fw = fentry_why_not(k->progs, kt, fb, sizeof(fb));
+	if (mode != BT_ATTACH_FENTRY)
+		kw = kprobe_why_not(k->progs, kt, kb, sizeof(kb));
+	bt_err("cannot trace '%s'%s: %s%s%s", kt->t->func, more, fw ? fw : "", fw && kw ? "; " : "",
+	       kw ? kw : "");
+}
+
+int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *progs,
+			const struct bt_targets *targets, enum bt_attach_mode mode,
+			struct bt_kattach **out)
+{
+	struct bpf_program *tmpl[2] = {};
+	struct bt_kfunc_facts facts;
+	struct btf *btf = NULL;
+	struct bt_kattach *k;
+	size_t i, nkp[2] = {}, nbad = 0, nbad_entry = 0, nentry = 0, first_bad = 0;
+	int err = 0;
+
+	*out = NULL;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	k->progs = progs;
+	k->ntargets = targets->n;
+	k->pos = malloc((targets->n ? targets->n : 1) * sizeof(*k->pos));
+	k->v = calloc(targets->n ? targets->n : 1, sizeof(*k->v));
+	if (!k->pos || !k->v) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	disable(progs->fentry);
+	disable(progs->fexit);
+	disable(progs->kprobe);
+	disable(progs->kretprobe);
+	disable(progs->kprobe_multi);
+	disable(progs->kretprobe_multi);
+
+	for (i = 0; i < targets->n; i++) {
+		const struct bt_target *t = &targets->v[i];
+		struct ktarget *kt;
+
+		k->pos[i] = -1;
+		if (t->kind != BT_SPEC_KFUNC)
+			continue;
+		k->pos[i] = k->n;
+		kt = &k->v[k->n++];
+		kt->idx = i;
+		kt->t = t;
+		kt->prog_fd = kt->link_fd = -1;
+		memset(&facts, 0, sizeof(facts));
+		if (mode != BT_ATTACH_KPROBE) {
+			if (!btf)
+				btf = bt_vmlinux_btf();
+			/* A ".isra.0" copy has no BTF of its own; only its base name does. */
+			kt->btf_id = btf && !strcmp(t->func, t->name)
+					     ? btf__find_by_name_kind(btf, t->func, BTF_KIND_FUNC)
+					     : -ENOENT;
+			fentry_facts(progs, kt, &facts);
+			if (bt_kfunc_choose(mode, &facts) == BT_KFUNC_FENTRY) {
+				kt->how = KM_FENTRY;
+				if (!tmpl[t->retprobe]) {
+					tmpl[t->retprobe] =
+						entry_prog(progs, t->retprobe, KM_FENTRY);
+					k->tmpl_func[t->retprobe] = t->func;
+					err = bpf_program__set_attach_target(tmpl[t->retprobe], 0,
+									     t->func);
+					if (err) {
+						bt_err("cannot set the fentry target '%s': %s",
+						       t->func, strerror(-err));
+						goto cleanup;
+					}
+				}
+				continue;
+			}
+		}
+		if (mode != BT_ATTACH_FENTRY)
+			kprobe_facts(progs, kt, &facts);
+		if (bt_kfunc_choose(mode, &facts) == BT_KFUNC_KPROBE) {
+			kt->how = KM_KPROBE;
+			nkp[t->retprobe]++;
+			continue;
+		}
+		if (!nbad++)
+			first_bad = k->n - 1;
+		nbad_entry += !t->retprobe;
+	}
+	/* A function's entry and return probes are one function to the user. */
+	for (i = 0; i < k->n; i++)
+		nentry += !k->v[i].t->retprobe;
+	if (nbad) {
+		/*
+		 * Drop what cannot be attached as long as something remains: a wildcard under
+		 * --attach=fentry still matches .isra copies, which only kprobes can take.
+		 */
+		if (nbad == k->n) {
+			report_unattachable(k, &k->v[first_bad], mode,
+					    nbad_entry ? nbad_entry : nbad);
+			err = -EOPNOTSUPP;
+			goto cleanup;
+		}
+		bt_warn("%zu of %zu kernel functions cannot be traced, '%s' among them",
+			nentry ? nbad_entry : nbad, nentry ? nentry : k->n,
+			k->v[first_bad].t->func);
+	}
+	enable(tmpl[0]);
+	enable(tmpl[1]);
+	for (i = 0; i < 2; i++) {
+		struct bpf_program *multi = entry_prog(progs, i, KM_KPROBE_MULTI);
+		struct bpf_program *single = entry_prog(progs, i, KM_KPROBE);
+
+		if (!nkp[i])
+			continue;
+		k->use_multi[i] =
+			multi && (nkp[i] > 1 || !single) && bt_feature(BT_FEAT_KPROBE_MULTI)->ok;
+		if (k->use_multi[i])
+			enable(multi);
+		/* The single program also loads with multi: the fallback if the batch fails. */
+		enable(single);
+		if (!k->use_multi[i] && !single) {
+			bt_err("cannot trace kernel functions: this tool has only kprobe.multi "
+			       "programs "
+			       "and the kernel has no kprobe.multi (%s)",
+			       bt_feature(BT_FEAT_KPROBE_MULTI)->why);
+			err = -EOPNOTSUPP;
+			goto cleanup;
+		}
+	}
+	for (i = 0; i < k->n; i++)
+		if (k->v[i].how == KM_KPROBE && k->use_multi[k->v[i].t->retprobe])
+			k->v[i].how = KM_KPROBE_MULTI;
+	(void)obj;
+	*out = k;
+	k = NULL;
+cleanup:
+	bt_kattach__destroy(k);
+	return err;
+}
+
+static int attach_fentry(struct bt_kattach *k, struct ktarget *kt)
+{
+	struct bpf_program *prog = entry_prog(k->progs, kt->t->retprobe, KM_FENTRY);
+	enum bpf_attach_type type = kt->t->retprobe ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY;
+	LIBBPF_OPTS(bpf_link_create_opts, lopts, .tracing.cookie = kt->idx);
+	LIBBPF_OPTS(bpf_prog_load_opts, popts, .expected_attach_type = type);
+	int fd = bpf_program__fd(prog);
+
+	/* The template was loaded for one of the targets and serves that one itself. */
+	if (strcmp(k->tmpl_func[kt->t->retprobe], kt->t->func)) {
+		popts.attach_btf_id = kt->btf_id;
+		popts.prog_flags = bpf_program__flags(prog);
+		fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(prog), "GPL",
+				   bpf_program__insns(prog), bpf_program__insn_cnt(prog), &popts);
+		if (fd < 0)
+			return -errno;
+		kt->prog_fd = fd;
+	}
+	kt->link_fd = bpf_link_create(fd, 0, type, &lopts);
+	if (kt->link_fd < 0)
+		return -errno;
+	return 0;
+}
+
+static int attach_kprobe(struct bt_kattach *k, struct ktarget *kt)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = kt->idx, .retprobe = kt->t->retprobe);
+	struct bpf_program *prog = entry_prog(k->progs, kt->t->retprobe, KM_KPROBE);
+
+	if (!prog)
+		return -EOPNOTSUPP;
+	kt->link = bpf_program__attach_kprobe_opts(prog, kt->t->func, &opts);
+	if (!kt->link)
+		return -errno;
+	return 0;
+}
+
+/* All kprobe targets of one direction in one link; on failure they go one by one. */
+static int attach_multi(struct bt_kattach *k, bool ret, struct bt_progress *p)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .retprobe = ret);
+	const char **syms = NULL;
+	__u64 *cookies = NULL;
+	size_t i, n = 0;
+	int err = 0;
+
+	syms = calloc(k->n, sizeof(*syms));
+	cookies = calloc(k->n, sizeof(*cookies));
+	if (!syms || !cookies) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (i = 0; i < k->n; i++) {
+		if (k->v[i].how != KM_KPROBE_MULTI || k->v[i].t->retprobe != ret)
+			continue;
+		syms[n] = k->v[i].t->func;
+		cookies[n++] = k->v[i].idx;
+	}
+	opts.syms = syms;
+	opts.cookies = cookies;
+	opts.cnt = n;
+	k->multi[ret] = bpf_program__attach_kprobe_multi_opts(
+		entry_prog(k->progs, ret, KM_KPROBE_MULTI), NULL, &opts);
+	if (!k->multi[ret]) {
+		err = -errno;
+		bt_debug("kprobe.multi with %zu functions failed (%s); one link per function", n,
+			 strerror(-err));
+		for (i = 0; i < k->n; i++)
+			if (k->v[i].how == KM_KPROBE_MULTI && k->v[i].t->retprobe == ret)
+				k->v[i].how = KM_KPROBE;
+		err = 0;
+	} else {
+		k->attached += n;
+		bt_progress_add(p, n);
+	}
+cleanup:
+	free(syms);
+	free(cookies);
+	return err;
+}
+
+int bt_kattach__commit(struct bt_kattach *k, struct bt_progress *p)
+{
+	const struct ktarget *first_fail = NULL;
+	int first_err = 0, err;
+	char why[96];
+	size_t i;
+
+	if (!k || !k->n)
+		return 0;
+	for (i = 0; i < 2; i++) {
+		if (!k->use_multi[i])
+			continue;
+		if (bt_stop_requested())
+			return -EINTR;
+		err = attach_multi(k, i, p);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < k->n; i++) {
+		struct ktarget *kt = &k->v[i];
+
+		if (kt->how != KM_FENTRY && kt->how != KM_KPROBE)
+			continue;
+		if (bt_stop_requested())
+			return -EINTR;
+		err = kt->how == KM_FENTRY ? attach_fentry(k, kt) : attach_kprobe(k, kt);
+		bt_progress_add(p, 1);
+		if (err) {
+			bt_debug("cannot attach %s to '%s': %s", mech_names[kt->how], kt->t->func,
+				 strerror(-err));
+			if (!first_fail) {
+				first_fail = kt;
+				first_err = err;
+			}
+			kt->how = KM_NONE;
+			k->failed++;
+			continue;
+		}
+		k->attached++;
+	}
+	if (bt_debug_enabled()) {
+		size_t cnt[4] = {};
+
+		for (i = 0; i < k->n; i++)
+			cnt[k->v[i].how]++;
+		bt_debug("kernel functions: %zu fentry, %zu kprobe, %zu kprobe.multi, %zu failed",
+			 cnt[KM_FENTRY], cnt[KM_KPROBE], cnt[KM_KPROBE_MULTI], cnt[KM_NONE]);
+	}
+	if (k->failed) {
+		const char *reason = bt_kfuncs_why_not(first_fail->t->func);
+
+		bt_progress_clear(p);
+		bt_errno_why(why, sizeof(why), -first_err);
+		if (!reason)
+			reason = why;
+		if (!k->attached) {
+			if (k->n == 1)
+				bt_err("cannot attach to '%s': %s", first_fail->t->func, reason);
+			else
+				bt_err("cannot attach to any of %zu kernel functions ('%s': %s)",
+				       k->n, first_fail->t->func, reason);
+			return first_err;
+		}
+		bt_warn("%zu of %zu kernel functions could not be attached ('%s': %s)", k->failed,
+			k->n, first_fail->t->func, reason);
+	}
+	return 0;
+}
+
+size_t bt_kattach__count(const struct bt_kattach *k)
+{
+	return k ? k->n : 0;
+}
+
+const char *bt_kattach__how(const struct bt_kattach *k, size_t i)
+{
+	const struct ktarget *kt;
+
+	if (!k || i >= k->ntargets || k->pos[i] < 0)
+		return NULL;
+	kt = &k->v[k->pos[i]];
+	return (kt->t->retprobe ? return_mech_names : mech_names)[kt->how];
+}
+
+void bt_kattach__destroy(struct bt_kattach *k)
+{
+	unsigned int seen = bt_stop_signals();
+	size_t i;
+
+	if (!k)
+		return;
+	for (i = 0; i < 2; i++)
+		bpf_link__destroy(k->multi[i]);
+	for (i = 0; k->v && i < k->n; i++) {
+		struct ktarget *kt = &k->v[i];
+
+		if (kt->link || kt->link_fd >= 0)
+			bt_detach_note(&seen, k->n - i, k->n, "kernel function probes");
+
+		/* libbpf removes a legacy tracefs kprobe event with its link. */
+		bpf_link__destroy(kt->link);
+		if (kt->link_fd >= 0)
+			close(kt->link_fd);
+		if (kt->prog_fd >= 0)
+			close(kt->prog_fd);
+	}
+	free(k->v);
+	free(k->pos);
+	free(k);
+}

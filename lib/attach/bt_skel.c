@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+
+#include "bt_argp.h"
+#include "bt_attach_internal.h"
+#include "bt_btf_ids.h"
+#include "bt_env.h"
+#include "bt_err.h"
+#include "bt_features.h"
+#include "bt_kernel.h"
+#include "bt_loop.h"
+#include "bt_skel.h"
+#include "bt_variant.h"
+#include "bt_vmlinux_btf.h"
+
+/*
+ * What the kernel's BTF says of the probe point: its typedef btf_trace_NAME or function and the
+ * types their prototype names, and nothing else (lib/kernel/bt_btf_ids: no parse of the whole BTF,
+ * cached per kernel). *owned: the caller frees it. NULL when the kernel has no BTF.
+ */
+static struct btf *point_btf(const struct bt_point *pt, bool *owned)
+{
+	bool func = pt->kind == BT_POINT_KPROBE || pt->kind == BT_POINT_FENTRY;
+	struct btf *btf = NULL;
+	char name[192];
+	int id;
+
+	*owned = true;
+	if (!bt_kernel_has_btf())
+		return NULL;
+	snprintf(name, sizeof(name), "%s%s", func ? "" : "btf_trace_", pt->name);
+	id = bt_btf_id(name, func ? BTF_KIND_FUNC : BTF_KIND_TYPEDEF, &btf);
+	if (id > 0)
+		return btf;
+	if (id == -ENOENT)
+		return btf__new_empty(); /* for bt_sig_match() to say there is no such point */
+	*owned = false;
+	return bt_vmlinux_btf(); /* a layout the scan refuses */
+}
+
+/* Set when a tracepoint program did not fit because tracefs could not be read. */
+static bool tracefs_denied;
+
+/* Whether the kernel can take this program, declared for the probe point signature sig. */
+static bool prog_fits(struct bpf_program *prog, const char *sig, char *why, size_t whysize)
+{
+	const struct bt_feature *f;
+	struct bt_point pt;
+	struct btf *btf;
+	char path[512];
+	bool owned, fits;
+
+	bt_point_parse(bpf_program__section_name(prog), &pt);
+	if (pt.kind == BT_POINT_OTHER)
+		return true;
+	/*
+	 * With no signature, only functions must exist in BTF: a tracepoint of a module has its
+	 * btf_trace_ typedef in the module's BTF, not in vmlinux. Without any BTF a signature
+	 * cannot be checked, and the first form whose probe point exists is taken.
+	 */
+	if (sig || pt.kind == BT_POINT_FENTRY) {
+		btf = point_btf(&pt, &owned);
+		fits = !btf || bt_sig_match(btf, &pt, sig, why, whysize) > 0;
+		if (owned)
+			btf__free(btf);
+		if (!fits)
+			return false;
+	}
+	switch (pt.kind) {
+	case BT_POINT_TP_BTF:
+		if (!bt_kernel_tp_btf_ok(pt.name)) {
+			snprintf(why, whysize, "tp_btf not available");
+			return false;
+		}
+		return true;
+	case BT_POINT_TRACEPOINT:
+		snprintf(path, sizeof(path), "%s/events/%s/%s/id", bt_tracefs(), pt.category,
+			 pt.name);
+		/* AT_EACCESS: as the tool's own open will be, with its capabilities */
+		if (faccessat(AT_FDCWD, path, R_OK, AT_EACCESS)) {
+			if (errno == EACCES || errno == EPERM)
+				tracefs_denied = true;
+			snprintf(why, whysize, "no tracepoint %s:%s", pt.category, pt.name);
+			return false;
+		}
+		return true;
+	case BT_POINT_KPROBE:
+		f = bt_feature(BT_FEAT_KPROBES);
+		if (!f->ok) {
+			snprintf(why, whysize, "%s", f->why);
+			return false;
+		}
+		if (bt_kfuncs_why_not(pt.name)) {
+			snprintf(why, whysize, "%s", bt_kfuncs_why_not(pt.name));
+			return false;
+		}
+		return true;
+	case BT_POINT_FENTRY:
+		f = bt_feature(BT_FEAT_FENTRY);
+		if (!f->ok) {
+			snprintf(why, whysize, "%s", f->why);
+			return false;
+		}
+		return bt_kernel_has_btf();
+	default:
+		return true;
+	}
+}
+
+bool bt_prog_usable(const struct bpf_program *prog)
+{
+	char why[192];
+
+	return prog_fits((struct bpf_program *)prog, NULL, why, sizeof(why));
+}
+
+/* BPFTOOLS_SKIP_PROGS=a,b: the tests' way to take the variants other kernels get. */
+static bool skipped(const char *name)
+{
+	const char *list = getenv("BPFTOOLS_SKIP_PROGS"), *p;
+	size_t n = strlen(name);
+
+	for (p = list; p && *p; p += strcspn(p, ","), p += *p == ',')
+		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+static bool fits_by_name(void *ctx, const char *name, const char *sig, char *why, size_t whysize)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(ctx, name);
+
+	if (skipped(name)) {
+		snprintf(why, whysize, "skipped (BPFTOOLS_SKIP_PROGS)");
+		return false;
+	}
+
+	return prog && prog_fits(prog, sig, why, whysize);
+}
+
+static struct bpf_program *find_prog(struct bpf_object *obj, const char *name)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(obj, name);
+
+	if (!prog)
+		bt_err("internal error: no BPF program '%s'", name);
+	return prog;
+}
+
+/*
+ * BPFTOOLS_VERIFIER_STATS=1 (with BPFTOOLS_DEBUG=1): the verifier's figures per program
+ * loaded (time, instructions walked, states), which libbpf prints when a program that asked
+ * for a log loads. What start-up spends in the kernel is mostly there (docs/performance.md).
+ */
+static void verifier_stats(struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+
+	if (!bt_env_flag("BPFTOOLS_VERIFIER_STATS"))
+		return;
+	bpf_object__for_each_program(prog, obj)
+	{
+		bpf_program__set_log_level(prog, 4); /* BPF_LOG_STATS */
+	}
+}
+
+unsigned long long bt_skel_recursion_misses(struct bpf_object *obj)
+{
+	unsigned long long misses = 0;
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, obj)
+	{
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			misses += info.recursion_misses;
+	}
+	return misses;
+}
+
+int bt_skel_select(struct bpf_object *obj, const struct bt_probe *probes)
+{
+	const struct bt_probe *p;
+	struct bt_choice choice;
+	int i;
+
+	verifier_stats(obj);
+
+	for (p = probes; p && p->prog; p += choice.n) {
+		tracefs_denied = false;
+		bt_probe_choose(p, fits_by_name, obj, &choice);
+		/* not "this kernel has none": it has, they cannot be read */
+		if (!choice.chosen && tracefs_denied)
+			return bt_tracefs_denied() ?: -EACCES;
+		/* Only the chosen program of a group loads. */
+		for (i = 0; i < choice.n; i++) {
+			struct bpf_program *prog = find_prog(obj, p[i].prog);
+
+			if (!prog)
+				return -ENOENT;
+			bpf_program__set_autoload(prog, false);
+			if (!p[i].fallback)
+				continue;
+			prog = find_prog(obj, p[i].fallback);
+			if (!prog)
+				return -ENOENT;
+			bpf_program__set_autoload(prog, false);
+		}
+		if (choice.chosen) {
+			bpf_program__set_autoload(
+				bpf_object__find_program_by_name(obj, choice.chosen), true);
+			if (strcmp(choice.chosen, p->prog))
+				bt_debug("using '%s' instead of '%s'", choice.chosen, p->prog);
+			continue;
+		}
+		if (choice.optional) {
+			bt_debug("not using '%s': %s", p->prog, choice.why);
+			continue;
+		}
+		bt_err("this kernel cannot attach '%s' (%s): %s", p->prog,
+		       bpf_program__section_name(bpf_object__find_program_by_name(obj, p->prog)),
+		       choice.why);
+		return -EOPNOTSUPP;
+	}
+	bt_vmlinux_btf_release();
+	return 0;
+}
+
+static int set_filter(struct bpf_object *obj, const char *var, int val, int none)
+{
+	int err;
+
+	if (val == none)
+		return 0;
+	err = bt_rodata_set(obj, var, &val, sizeof(val));
+	if (err == -ENOENT) {
+		bt_err("internal error: the BPF programs have no '%s' filter", var);
+		return -EOPNOTSUPP;
+	}
+	return err;
+}
+
+/* Like set_filter(), for any value: the caller has decided the filter is wanted. */
+static int set_var(struct bpf_object *obj, const char *var, const void *val, size_t size)
+{
+	int err = bt_rodata_set(obj, var, val, size);
+
+	if (err == -ENOENT) {
+		bt_err("internal error: the BPF programs have no '%s' filter", var);
+		return -EOPNOTSUPP;
+	}
+	return err;
+}
+
+static bool is_cgroup2(const char *path)
+{
+	struct statfs sf;
+
+	return statfs(path, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+/* A cgroup v2 directory's file handle is its 64-bit id (kernfs node id). */
+static int handle_id(const char *path, uint64_t *id)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + sizeof(uint64_t)];
+	} h = { .fh.handle_bytes = sizeof(uint64_t) };
+	int mount_id;
+
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0))
+		return -errno;
+	if (h.fh.handle_bytes != sizeof(uint64_t))
+		return -EINVAL;
+	memcpy(id, h.fh.f_handle, sizeof(*id));
+	return 0;
+}
+
+int bt_cgroup_id(const char *path, uint64_t *id, unsigned int *level)
+{
+	char *real = realpath(path, NULL), *slash;
+	unsigned int depth = 0;
+	uint64_t up;
+	struct stat st;
+	int err;
+
+	if (!real)
+		return -errno;
+	err = stat(real, &st) ? -errno : 0;
+	if (!err && (!S_ISDIR(st.st_mode) || !is_cgroup2(real)))
+		err = -ENOTDIR;
+	if (!err)
+		err = handle_id(real, id);
+	if (err)
+		goto cleanup;
+	/* The root cgroup is id 1; its depth is what bpf_get_current_ancestor_cgroup_id wants. */
+	*level = BT_CGROUP_LEVEL_UNKNOWN;
+	for (up = *id;; depth++) {
+		if (up == 1) {
+			*level = depth;
+			break;
+		}
+		slash = strrchr(real, '/');
+		if (!slash || slash == real)
+			break;
+		*slash = '\0';
+		if (!is_cgroup2(real) || handle_id(real, &up))
+			break; /* past the mount's root, which is not the root cgroup */
+	}
+cleanup:
+	free(real);
+	return err;
+}
+
+static int apply_cgroup(struct bpf_object *obj, const char *path)
+{
+	unsigned int level;
+	uint64_t id;
+	int err;
+
+	err = bt_cgroup_id(path, &id, &level);
+	if (err == -ENOENT || err == -ENOTDIR)
+		return bt_usage_err("cannot filter by cgroup '%s': %s", path,
+				    err == -ENOTDIR ? "not a cgroup v2 directory" : strerror(-err));
+	if (err) {
+		bt_err("cannot filter by cgroup '%s': %s", path, strerror(-err));
+		return err;
+	}
+	bt_debug("cgroup '%s': id %llu, level %d", path, (unsigned long long)id,
+		 level == BT_CGROUP_LEVEL_UNKNOWN ? -1 : (int)level);
+	err = set_var(obj, "bt_filter_cgroup_id", &id, sizeof(id));
+	if (!err)
+		err = set_var(obj, "bt_filter_cgroup_level", &level, sizeof(level));
+	return err;
+}
+
+/* BCC's --cgroupmap / --mntnsmap: a pinned hash of 64-bit ids takes the place of map. */
+static int apply_pinned(struct bpf_object *obj, const char *map_name, const char *flag,
+			const char *opt, const char *path)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, map_name);
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+	struct statfs sf;
+	bool on = true;
+	int fd, err;
+
+	if (!map) {
+		bt_err("internal error: the BPF programs have no '%s' map", map_name);
+		return -EOPNOTSUPP;
+	}
+	if (statfs(path, &sf) == 0 && sf.f_type != BPF_FS_MAGIC)
+		return bt_usage_err("%s '%s': not a pinned BPF map (not on a BPF file system)", opt,
+				    path);
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		err = -errno;
+		if (err == -ENOENT || err == -ENOTDIR || err == -EINVAL)
+			return bt_usage_err("%s '%s': %s", opt, path,
+					    err == -EINVAL ? "not a pinned BPF object"
+							   : strerror(-err));
+		bt_err("%s '%s': %s", opt, path, strerror(-err));
+		return err;
+	}
+	err = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno : 0;
+	if (!err && (info.type != BPF_MAP_TYPE_HASH || info.key_size != sizeof(__u64))) {
+		err = bt_usage_err("%s '%s': not a BPF hash map with 8-byte keys", opt, path);
+		goto cleanup;
+	}
+	if (!err)
+		err = bpf_map__reuse_fd(map, fd);
+	if (err) {
+		bt_err("%s '%s': %s", opt, path, strerror(-err));
+		goto cleanup;
+	}
+	err = set_var(obj, flag, &on, sizeof(on));
+cleanup:
+	close(fd);
+	return err;
+}
+
+static int apply_comm(struct bpf_object *obj, const char *comm, bool exact)
+{
+	char buf[16] = { 0 };
+	__u32 len = strlen(comm);
+	int err;
+
+	if (len == 0 || len >= sizeof(buf))
+		return bt_usage_err("invalid process name '%s': expected 1 to 15 characters", comm);
+	memcpy(buf, comm, len);
+	err = set_var(obj, "bt_filter_comm", buf, sizeof(buf));
+	if (!err)
+		err = set_var(obj, "bt_filter_comm_len", &len, sizeof(len));
+	if (!err && exact)
+		err = set_var(obj, "bt_filter_comm_exact", &exact, sizeof(exact));
+	return err;
+}
+
+/*
+ * Our pid as the kernel's filters see it (bpf_get_current_pid_tgid(): the initial PID
+ * namespace), or 0. In a container's own PID namespace getpid() is another number, maybe some
+ * other process's pid outside: left out, that process would vanish from the output.
+ */
+static int self_tgid(void)
+{
+	struct stat st;
+
+	/* the initial PID namespace's inode number is fixed (PROC_PID_INIT_INO) */
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino != 0xeffffffcU) {
+		bt_debug("in another PID namespace: our own events are traced too");
+		return 0;
+	}
+	return getpid();
+}
+
+int bt_filters_apply(struct bpf_object *obj, const struct bt_filters *f)
+{
+	int err;
+
+	/* every tool's -p/-t: a PID that does not exist would trace nothing, silently */
+	err = bt_check_pid(f->tgid);
+	if (!err)
+		err = bt_check_tid(f->tid);
+	if (!err)
+		err = set_filter(obj, "bt_filter_cpu", f->cpu, -1);
+	if (!err)
+		err = set_filter(obj, "bt_filter_tgid", f->tgid, 0);
+	if (!err)
+		err = set_filter(obj, "bt_filter_tid", f->tid, 0);
+	if (!err && f->not_self && !f->tgid && !f->tid)
+		err = set_filter(obj, "bt_filter_not_tgid", self_tgid(), 0);
+	if (!err && f->by_uid) {
+		err = set_var(obj, "bt_filter_by_uid", &f->by_uid, sizeof(f->by_uid));
+		if (!err)
+			err = set_var(obj, "bt_filter_uid", &f->uid, sizeof(f->uid));
+	}
+	if (!err && f->comm)
+		err = apply_comm(obj, f->comm, f->comm_exact);
+	if (!err && f->cgroup)
+		err = apply_cgroup(obj, f->cgroup);
+	if (!err && f->cgroupmap)
+		err = apply_pinned(obj, "bt_cgroupmap", "bt_filter_cgroupmap", "--cgroupmap",
+				   f->cgroupmap);
+	if (!err && f->mntnsmap)
+		err = apply_pinned(obj, "bt_mntnsmap", "bt_filter_mntnsmap", "--mntnsmap",
+				   f->mntnsmap);
+	return err;
+}
+
+static void *destroy_link(void *link)
+{
+	bpf_link__destroy(link);
+	return NULL;
+}
+
+int bt_skel_load_attach(struct bpf_object_skeleton *s, const char *what)
+{
+	int err;
+
+	/* a stop before tracing began (even one pending at exec): -EINTR, a quiet exit 0 */
+	if (bt_stop_requested())
+		return -EINTR;
+	err = bpf_object__load_skeleton(s);
+	if (err) {
+		bt_load_err(err);
+		return err;
+	}
+	if (bt_stop_requested())
+		return -EINTR;
+	err = bpf_object__attach_skeleton(s);
+	if (err)
+		bt_err("cannot attach to %s: %s", what, strerror(-err));
+	return err;
+}
+
+void bt_skel_detach(struct bpf_object_skeleton *s)
+{
+	pthread_t *threads;
+	bool *started;
+	int i;
+
+	if (!s || s->prog_cnt <= 0)
+		return;
+	threads = calloc(s->prog_cnt, sizeof(*threads));
+	started = calloc(s->prog_cnt, sizeof(*started));
+	for (i = 0; threads && started && i < s->prog_cnt; i++) {
+		struct bpf_prog_skeleton *p =
+			(struct bpf_prog_skeleton *)((char *)s->progs +
+						     (size_t)i * s->prog_skel_sz);
+		struct bpf_link *link = p->link ? *p->link : NULL;
+
+		if (!link)
+			continue;
+		/* no thread (out of resources): this one is closed here, in turn */
+		if (pthread_create(&threads[i], NULL, destroy_link, link) == 0)
+			started[i] = true;
+		else
+			bpf_link__destroy(link);
+		*p->link = NULL;
+	}
+	for (i = 0; threads && started && i < s->prog_cnt; i++)
+		if (started[i])
+			pthread_join(threads[i], NULL);
+	free(threads);
+	free(started);
+}
