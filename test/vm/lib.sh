@@ -73,6 +73,33 @@ has_facility() {
   esac
 }
 
+# The first upstream kernel of each facility the tools choose between: what a guest of a given
+# version must report and get, read from this table and not from the host (issue 21). Debian's
+# stable kernels backport none of these.
+KERNEL_SINCE='
+fentry_cookies 5.19
+kprobe_multi 5.18
+bpf_loop 5.17
+uprobe_multi 6.6
+raw_tp_cookies 6.10
+uprobe_session 6.13
+'
+
+# since_version NAME: the first kernel of NAME in KERNEL_SINCE, or fail.
+since_version() {
+  _v=$(echo "$KERNEL_SINCE" | awk -v n="$1" '$1 == n { print $2 }')
+  [ -n "$_v" ] || fail "since_version: $1 is not in KERNEL_SINCE"
+  echo "$_v"
+}
+
+# kernel_since NAME: 0 if the guest kernel is at least NAME's first version.
+kernel_since() {
+  _want=$(since_version "$1") || exit 1
+  _have=$(uname -r | sed 's/^\([0-9]*\.[0-9]*\).*/\1/')
+  [ "${_have%%.*}" -gt "${_want%%.*}" ] ||
+    { [ "${_have%%.*}" -eq "${_want%%.*}" ] && [ "${_have#*.}" -ge "${_want#*.}" ]; }
+}
+
 # require_facility NAME...: skip the test (exit 77) unless the guest has all of them.
 require_facility() {
   for _f in "$@"; do

@@ -1,6 +1,7 @@
 #!/bin/sh
-# features in the guest: a stock kernel with kprobes and fentry says so, and what it says about
-# kprobe.multi matches the kernel config; the JSON report carries the same facts.
+# features in the guest: a stock kernel with kprobes and fentry says so; what it says of each
+# facility that came with a kernel version follows the guest's version (KERNEL_SINCE in
+# test/vm/lib.sh), and of kprobe.multi the kernel config; the JSON report carries the same facts.
 . "$BTVM_LIB"
 
 run_tool -t 60 features
@@ -9,11 +10,24 @@ assert_contains "$OUT" '^BTF +yes$' "features"
 assert_contains "$OUT" '^kprobes +yes$' "features"
 assert_contains "$OUT" '^kretprobes +yes$' "features"
 assert_contains "$OUT" '^fentry/fexit +yes$' "features"
-assert_contains "$OUT" '^fentry attach cookies +yes$' "features (6.1 >= 5.19)"
+# what each versioned facility says follows the guest's version (test/vm/lib.sh, KERNEL_SINCE)
+expect_since() { # expect_since NAME LABEL
+  if kernel_since "$1"; then
+    assert_contains "$OUT" "^$2 +yes\$" "features ($(uname -r))"
+  else
+    assert_contains "$OUT" "^$2 +no \\(kernel older than $(since_version "$1")[ )]" "features ($(uname -r))"
+  fi
+}
+expect_since fentry_cookies 'fentry attach cookies'
+expect_since uprobe_multi 'uprobe\.multi'
+expect_since uprobe_session 'uprobe\.session'
+expect_since raw_tp_cookies 'raw_tp attach cookies'
 assert_contains "$OUT" '^uprobes +yes$' "features"
 assert_contains "$OUT" '^tracepoints +yes$' "features"
 assert_contains "$OUT" '^lockdown +none$' "features"
-if has_facility kprobe_multi; then
+if ! kernel_since kprobe_multi; then
+  assert_contains "$OUT" "^kprobe\\.multi +no \\(kernel older than $(since_version kprobe_multi)\\)\$" "features"
+elif has_facility kprobe_multi; then
   assert_contains "$OUT" '^kprobe\.multi +yes$' "features"
 else
   assert_contains "$OUT" '^kprobe\.multi +no \(kernel built without CONFIG_FPROBE\)$' "features"
