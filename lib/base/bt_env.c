@@ -17,3 +17,10 @@ bool bt_env_flag(const char *name)
 			return false;
 	return true;
 }
+
+const char *bt_env_value(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}

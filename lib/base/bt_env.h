@@ -14,4 +14,7 @@
  */
 bool bt_env_flag(const char *name);
 
+/* The value of the switch 'name' (a file, a list), or NULL when it is unset or empty. */
+const char *bt_env_value(const char *name);
+
 #endif

@@ -496,6 +496,7 @@ __u64 bt_fnv(__u64 h, const void *p, size_t n)
 
 __u64 bt_btf_kernel_key(__u64 h)
 {
+	const char *file;
 	struct utsname u;
 	struct stat st;
 	char buf[512];
@@ -514,6 +515,14 @@ __u64 bt_btf_kernel_key(__u64 h)
 	}
 	if (!stat("/sys/kernel/btf/vmlinux", &st))
 		h = bt_fnv(h, &st.st_size, sizeof(st.st_size));
+	file = bt_vmlinux_btf_file();
+	if (file && !stat(file, &st)) { /* types from a file: that file, as it is now */
+		h = bt_fnv(h, file, strlen(file));
+		h = bt_fnv(h, &st.st_dev, sizeof(st.st_dev));
+		h = bt_fnv(h, &st.st_ino, sizeof(st.st_ino));
+		h = bt_fnv(h, &st.st_size, sizeof(st.st_size));
+		h = bt_fnv(h, &st.st_mtim, sizeof(st.st_mtim));
+	}
 	return h;
 }
 

@@ -531,10 +531,27 @@ static int make_cache(const char *path, const void *elf, size_t size)
 	return err;
 }
 
+/* Open options that point libbpf's CO-RE at 'path' (static: the caller opens right away). */
+static const struct bpf_object_open_opts *custom_btf_opts(const char *path)
+{
+	static struct bpf_object_open_opts opts;
+
+	memset(&opts, 0, sizeof(opts));
+	opts.sz = sizeof(opts);
+	opts.btf_custom_path = path;
+	return &opts;
+}
+
+/* Without the small BTF: the whole file given (--btf), or libbpf's own search (NULL). */
+static const struct bpf_object_open_opts *whole_btf_opts(const char *file)
+{
+	return file ? custom_btf_opts(file) : NULL;
+}
+
 const struct bpf_object_open_opts *bt_core_btf_open_opts(const void *(*elf_bytes)(size_t *sz))
 {
 	static char path[PATH_MAX];
-	static struct bpf_object_open_opts opts;
+	const char *file = bt_vmlinux_btf_file();
 	const void *elf;
 	size_t size, len;
 	const void *sec;
@@ -542,27 +559,27 @@ const struct bpf_object_open_opts *bt_core_btf_open_opts(const void *(*elf_bytes
 	int err;
 
 	bt_btf_ids_tp_btf_handler(); /* before the open: libbpf picks a handler per program then */
-	if (bt_env_flag("BPFTOOLS_NO_CORE_BTF") || !bt_kernel_has_btf())
-		return NULL;
+	if (bt_env_flag("BPFTOOLS_NO_CORE_BTF") || (!bt_kernel_has_btf() && !file))
+		return whole_btf_opts(file);
 	elf = elf_bytes(&size);
 	sec = elf_section(elf, size, ".BTF.ext", &len);
 	if (!sec)
-		return NULL; /* no relocations: libbpf parses nothing either */
+		return whole_btf_opts(file); /* no relocations: libbpf parses nothing either */
 	key = bt_fnv(0xcbf29ce484222325ULL, "bpftools-core-btf", 17);
 	key = bt_fnv(key, &(int){ CACHE_FORMAT }, sizeof(int));
 	key = bt_fnv(key, sec, len);
 	sec = elf_section(elf, size, ".BTF", &len);
 	if (!sec)
-		return NULL;
+		return whole_btf_opts(file);
 	key = bt_btf_kernel_key(bt_fnv(key, sec, len));
 	err = bt_btf_cache_dir();
 	if (err) {
 		bt_debug("no CO-RE BTF cache in %s: %s", CACHE_DIR, strerror(-err));
-		return NULL;
+		return whole_btf_opts(file);
 	}
 	snprintf(path, sizeof(path), CACHE_DIR "/%016llx.none", (unsigned long long)key);
 	if (!access(path, F_OK))
-		return NULL; /* a relocation the reduction cannot serve, found by an earlier run */
+		return whole_btf_opts(file); /* a relocation the reduction cannot serve */
 	snprintf(path, sizeof(path), CACHE_DIR "/%016llx.btf", (unsigned long long)key);
 	if (access(path, R_OK)) {
 		err = make_cache(path, elf, size);
@@ -573,12 +590,9 @@ const struct bpf_object_open_opts *bt_core_btf_open_opts(const void *(*elf_bytes
 		}
 		if (err) {
 			bt_debug("no small BTF for CO-RE: %s", strerror(-err));
-			return NULL;
+			return whole_btf_opts(file);
 		}
 		bt_debug("CO-RE BTF for this object written to %s", path);
 	}
-	memset(&opts, 0, sizeof(opts));
-	opts.sz = sizeof(opts);
-	opts.btf_custom_path = path;
-	return &opts;
+	return custom_btf_opts(path);
 }

@@ -5,17 +5,65 @@
 #include <string.h>
 #include <bpf/btf.h>
 
+#include <unistd.h>
+
+#include "bt_env.h"
 #include "bt_err.h"
 #include "bt_vmlinux_btf.h"
 
 static struct btf *vmlinux_btf;
 static bool vmlinux_btf_tried;
+static const char *btf_file;
+
+const char *bt_vmlinux_btf_file(void)
+{
+	return btf_file ? btf_file : bt_env_value("BPFTOOLS_BTF");
+}
+
+void bt_vmlinux_btf_set_file(const char *path)
+{
+	btf_file = path;
+}
+
+static struct btf *load(void)
+{
+	const char *file = bt_vmlinux_btf_file();
+
+	return file ? btf__parse(file, NULL) : btf__load_vmlinux_btf();
+}
+
+int bt_vmlinux_btf_check(void)
+{
+	const char *file = bt_vmlinux_btf_file();
+	struct btf *btf;
+	int err;
+
+	if (!file && !access("/sys/kernel/btf/vmlinux", R_OK))
+		return 0;
+	if (vmlinux_btf)
+		return 0;
+	/* the rare path (no BTF in sysfs, or a file given): parse it once to know it is BTF */
+	btf = load();
+	err = btf ? 0 : -errno;
+	btf__free(btf);
+	if (!err)
+		return 0;
+	if (file)
+		bt_err("cannot read the kernel's types from %s (--btf, BPFTOOLS_BTF): %s", file,
+		       err == -EINVAL || err == -EPROTO ? "not a BTF or ELF file with .BTF"
+							: strerror(-err));
+	else
+		bt_err("this kernel has no BTF (no /sys/kernel/btf/vmlinux): give its types with "
+		       "--btf FILE or BPFTOOLS_BTF=FILE (BTFHub has them for most distribution "
+		       "kernels)");
+	return err == -EINVAL || err == -EPROTO ? -EINVAL : -ENOENT;
+}
 
 struct btf *bt_vmlinux_btf(void)
 {
 	if (!vmlinux_btf_tried) {
 		vmlinux_btf_tried = true;
-		vmlinux_btf = btf__load_vmlinux_btf();
+		vmlinux_btf = load();
 		if (!vmlinux_btf)
 			bt_debug("no vmlinux BTF: %s", strerror(errno));
 	}

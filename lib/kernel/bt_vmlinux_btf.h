@@ -8,7 +8,23 @@
 
 struct btf;
 
-/* The shared vmlinux BTF, loaded on first use; NULL when the kernel has none. */
+/*
+ * The file the kernel's types are read from when they are not the kernel's own: --btf FILE, else
+ * BPFTOOLS_BTF; NULL when none was given (the kernel's /sys/kernel/btf/vmlinux, or a vmlinux
+ * libbpf finds under /boot or /usr/lib/debug). Kernels built without BTF need one: BTFHub ships
+ * them per distribution kernel.
+ */
+const char *bt_vmlinux_btf_file(void);
+/* --btf FILE: takes precedence over BPFTOOLS_BTF; the string is kept, not copied. */
+void bt_vmlinux_btf_set_file(const char *path);
+/*
+ * 0 when the kernel's types can be had (from the kernel, a vmlinux libbpf finds, or the file
+ * given); else prints the one line that says how to give them, and returns -ENOENT (or the
+ * file's error).
+ */
+int bt_vmlinux_btf_check(void);
+
+/* The shared vmlinux BTF (from the file given, if any), loaded on first use; NULL if none. */
 struct btf *bt_vmlinux_btf(void);
 /*
  * Drop it (a later bt_vmlinux_btf() loads it again). Called once the attach decisions are
