@@ -246,14 +246,12 @@ int bt_skel_select(struct bpf_object *obj, const struct bt_probe *probes)
 	int err = 0;
 
 	verifier_stats(obj);
-	if (!n)
-		return 0;
 	/* every program named exists, before the kernel is asked of any */
 	for (i = 0; i < n; i++)
 		if (!find_prog(obj, probes[i].prog) ||
 		    (probes[i].fallback && !find_prog(obj, probes[i].fallback)))
 			return -ENOENT;
-	chosen = calloc(n, sizeof(*chosen));
+	chosen = calloc(n + 1, sizeof(*chosen));
 	if (!chosen)
 		return -ENOMEM;
 	err = bt_probes_select(probes, &ops, chosen, msg, sizeof(msg));
