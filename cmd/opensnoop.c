@@ -406,12 +406,11 @@ static int run(const struct bt_cmd *cmd)
 			goto cleanup;
 	}
 
+	/* not through bt_core_btf: bpf_core_type_id_kernel() needs the kernel's own type ids */
 	skel = opensnoop_bpf__open();
-	if (!skel) {
-		err = -errno;
-		bt_err("cannot open the BPF object: %s", strerror(errno));
+	err = bt_skel_opened(skel);
+	if (err)
 		goto cleanup;
-	}
 	skel->rodata->failed_only = opts.failed;
 	skel->rodata->flag_mask = opts.flag_mask;
 	skel->rodata->flag_rdonly = opts.flag_rdonly;

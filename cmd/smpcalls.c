@@ -8,7 +8,6 @@
 
 #include "bt_args.h"
 #include "bt_btf_ids.h"
-#include "bt_core_btf.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_hist.h"
@@ -258,12 +257,9 @@ static int run(const struct bt_cmd *cmd)
 	};
 	int err;
 
-	skel = smpcalls_bpf__open_opts(bt_core_btf_open_opts(smpcalls_bpf__elf_bytes));
-	if (!skel) {
-		err = -errno;
-		bt_err("cannot open the BPF object: %s", strerror(errno));
+	err = BT_SKEL_OPEN(smpcalls, &skel);
+	if (err)
 		return err;
-	}
 	skel->rodata->want_stack = opts.stacks;
 	filters.tgid = opts.c.pid;
 	err = bt_filters_apply(skel->obj, &filters);

@@ -214,6 +214,16 @@ static void verifier_stats(struct bpf_object *obj)
 	}
 }
 
+int bt_skel_opened(const void *skel)
+{
+	int err = errno ? -errno : -ENOMEM; /* what libbpf's open left */
+
+	if (skel)
+		return 0;
+	bt_err("cannot open the BPF object: %s", strerror(-err));
+	return err;
+}
+
 unsigned long long bt_skel_recursion_misses(struct bpf_object *obj)
 {
 	unsigned long long misses = 0;
