@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include "bt_args.h"
-#include "bt_core_btf.h"
 #include "bt_block.h"
 #include "bt_block_probes.h"
 #include "bt_cmd.h"
@@ -314,12 +313,9 @@ static int run(const struct bt_cmd *cmd)
 	s.disks = bt_disk_cache__new();
 	if (!s.disks)
 		return -ENOMEM;
-	skel = biolatency_bpf__open_opts(bt_core_btf_open_opts(biolatency_bpf__elf_bytes));
-	if (!skel) {
-		err = -errno;
-		bt_err("cannot open the BPF object: %s", strerror(errno));
+	err = BT_SKEL_OPEN(biolatency, &skel);
+	if (err)
 		goto cleanup;
-	}
 	skel->rodata->filter_dev = kdev;
 	skel->rodata->per_disk = opts.disks;
 	skel->rodata->per_flags = opts.flags;

@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "bt_args.h"
-#include "bt_core_btf.h"
 #include "bt_block.h"
 #include "bt_block_probes.h"
 #include "bt_cmd.h"
@@ -248,12 +247,9 @@ static int run(const struct bt_cmd *cmd)
 	if (opts.json)
 		bt_json_init_compact(&s.json, stdout);
 
-	skel = biosnoop_bpf__open_opts(bt_core_btf_open_opts(biosnoop_bpf__elf_bytes));
-	if (!skel) {
-		err = -errno;
-		bt_err("cannot open the BPF object: %s", strerror(errno));
+	err = BT_SKEL_OPEN(biosnoop, &skel);
+	if (err)
 		goto cleanup;
-	}
 	skel->rodata->filter_dev = kdev;
 	skel->rodata->want_pattern = opts.pattern;
 	skel->rodata->min_ns = opts.min_ms * 1000000ULL;

@@ -8,7 +8,6 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "bt_core_btf.h"
 #include "bt_args.h"
 #include "bt_attach.h"
 #include "bt_cmd.h"
@@ -296,12 +295,9 @@ static int run(const struct bt_cmd *cmd)
 	if (err)
 		goto cleanup;
 
-	skel = funccount_bpf__open_opts(bt_core_btf_open_opts(funccount_bpf__elf_bytes));
-	if (!skel) {
-		err = -errno;
-		bt_err("cannot open the BPF object: %s", strerror(errno));
+	err = BT_SKEL_OPEN(funccount, &skel);
+	if (err)
 		goto cleanup;
-	}
 	err = bpf_map__set_max_entries(skel->maps.counts, targets.n);
 	if (err) {
 		bt_err("cannot size the counters for %zu targets: %s", targets.n, strerror(-err));

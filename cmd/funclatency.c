@@ -10,7 +10,6 @@
 #include <linux/types.h>
 #include <bpf/bpf.h>
 
-#include "bt_core_btf.h"
 #include "bt_args.h"
 #include "bt_attach.h"
 #include "bt_inflight.h"
@@ -403,12 +402,9 @@ static int run(const struct bt_cmd *cmd)
 		goto cleanup;
 	}
 
-	skel = funclatency_bpf__open_opts(bt_core_btf_open_opts(funclatency_bpf__elf_bytes));
-	if (!skel) {
-		err = -errno;
-		bt_err("cannot open the BPF object: %s", strerror(errno));
+	err = BT_SKEL_OPEN(funclatency, &skel);
+	if (err)
 		goto cleanup;
-	}
 	s.skel = skel;
 	skel->rodata->nfuncs = n;
 	skel->rodata->level = opts.level;

@@ -10,7 +10,6 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "bt_core_btf.h"
 #include "bt_args.h"
 #include "bt_attach.h"
 #include "bt_cmd.h"
@@ -971,12 +970,9 @@ static int run(const struct bt_cmd *cmd)
 	s.targets = &targets;
 	s.names = names;
 
-	skel = funcslower_bpf__open_opts(bt_core_btf_open_opts(funcslower_bpf__elf_bytes));
-	if (!skel) {
-		err = -errno;
-		bt_err("cannot open the BPF object: %s", strerror(errno));
+	err = BT_SKEL_OPEN(funcslower, &skel);
+	if (err)
 		goto cleanup;
-	}
 	skel->rodata->min_ns = opts.min_us >= 0	  ? (__u64)(opts.min_us * 1e3)
 			       : opts.min_ms >= 0 ? (__u64)(opts.min_ms * 1e6)
 						  : 1000000;

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "bt_args.h"
-#include "bt_core_btf.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_irq_opts.h"
@@ -182,12 +181,9 @@ static int run(const struct bt_cmd *cmd)
 	};
 	int err;
 
-	skel = hardirqs_bpf__open_opts(bt_core_btf_open_opts(hardirqs_bpf__elf_bytes));
-	if (!skel) {
-		err = -errno;
-		bt_err("cannot open the BPF object: %s", strerror(errno));
+	err = BT_SKEL_OPEN(hardirqs, &skel);
+	if (err)
 		return err;
-	}
 	skel->rodata->count_only = opts.irq.count;
 	skel->rodata->want_dist = opts.irq.dist;
 	skel->rodata->hist_unit_ns = opts.irq.unit_ns;

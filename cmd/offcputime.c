@@ -9,7 +9,6 @@
 #include <bpf/bpf.h>
 
 #include "bt_args.h"
-#include "bt_core_btf.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_loop.h"
@@ -134,12 +133,9 @@ static int run(const struct bt_cmd *cmd)
 				&s.out);
 	if (err)
 		return err;
-	skel = offcputime_bpf__open_opts(bt_core_btf_open_opts(offcputime_bpf__elf_bytes));
-	if (!skel) {
-		err = -errno;
-		bt_err("cannot open the BPF object: %s", strerror(errno));
+	err = BT_SKEL_OPEN(offcputime, &skel);
+	if (err)
 		goto cleanup;
-	}
 	err = bt_offcpu_start(skel->skeleton, &opts, cmd->probes, &sopts, "sched:sched_switch",
 			      &s.stacks);
 	if (err)

@@ -7,7 +7,6 @@
 #include <bpf/bpf.h>
 
 #include "bt_args.h"
-#include "bt_core_btf.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_loop.h"
@@ -136,12 +135,9 @@ static int run(const struct bt_cmd *cmd)
 				&s.out);
 	if (err)
 		return err;
-	skel = offwaketime_bpf__open_opts(bt_core_btf_open_opts(offwaketime_bpf__elf_bytes));
-	if (!skel) {
-		err = -errno;
-		bt_err("cannot open the BPF object: %s", strerror(errno));
+	err = BT_SKEL_OPEN(offwaketime, &skel);
+	if (err)
 		goto cleanup;
-	}
 	/* wakers can be any process: every running one is snapshotted (note_running) */
 	err = bt_offcpu_start(skel->skeleton, &opts, cmd->probes, &sopts,
 			      "sched:sched_switch and sched:sched_waking", &s.stacks);

@@ -16,10 +16,8 @@
 #include "bt_events.h"
 #include "bt_evloop.h"
 #include "bt_exec.h"
-#include "bt_features.h"
 #include "bt_inflight.h"
 #include "bt_json.h"
-#include "bt_kernel.h"
 #include "bt_loop.h"
 #include "bt_skel.h"
 #include "opensnoop.h"
@@ -225,41 +223,6 @@ static const struct argp argp = {
 	       "    opensnoop --json                 # one JSON object per open",
 };
 
-/* How -F finds directories (probes/opensnoop.bpf.c): which return programs load. */
-enum full_mode {
-	FULL_NONE,
-	FULL_BTF,  /* BTF pointers and bpf_rdonly_cast(): 6.2+, lockdown or not */
-	FULL_READ, /* bpf_probe_read_kernel(): 5.17+, refused by lockdown=confidentiality */
-};
-
-/* The syscalls traced: entry and return programs, by enum full_mode. */
-static const struct syscall_progs {
-	const char *enter, *exit[3];
-} syscalls[] = {
-	{ "enter_open", { "exit_open", "exit_open_full", "exit_open_fullr" } },
-	{ "enter_openat", { "exit_openat", "exit_openat_full", "exit_openat_fullr" } },
-	{ "enter_openat2", { "exit_openat2", "exit_openat2_full", "exit_openat2_fullr" } },
-};
-
-static int full_mode(enum full_mode *mode)
-{
-	const char *lockdown = bt_lockdown();
-	bool loop = bt_kernel_has_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop);
-
-	*mode = FULL_NONE;
-	if (!opts.full_path)
-		return 0;
-	if (loop && bt_kernel_has_kfunc("bpf_rdonly_cast"))
-		*mode = FULL_BTF;
-	else if (loop && (!lockdown || strcmp(lockdown, "confidentiality")))
-		*mode = FULL_READ;
-	if (*mode != FULL_NONE)
-		return 0;
-	bt_err("-F needs bpf_loop() (Linux 5.17) and bpf_rdonly_cast() (6.2), or kernel reads%s",
-	       loop ? ", which lockdown=confidentiality refuses" : "");
-	return -EOPNOTSUPP;
-}
-
 struct state {
 	bool have_base;
 	unsigned long long base_us;
@@ -381,32 +344,42 @@ static void print_header(void)
 	printf("PATH\n");
 }
 
-/* Keep each syscall whose entry and return both exist here; -F takes the resolving returns. */
-static int choose_programs(struct opensnoop_bpf *skel, enum full_mode mode)
-{
-	struct bpf_object *obj = skel->obj;
-	size_t i, n = 0;
-	int m;
+/*
+ * Each syscall's tracepoints only where the kernel has them (no open(2) on arm64, say), an
+ * entry only with its return; one syscall at least.
+ */
+#define SYSCALLS "the open, openat and openat2 syscall tracepoints"
+static const struct bt_probe probes[] = {
+	{ "enter_open", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY, .what = SYSCALLS },
+	{ "exit_open", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
+	{ "enter_openat", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY },
+	{ "exit_openat", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
+	{ "enter_openat2", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY },
+	{ "exit_openat2", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
+	{ NULL },
+};
 
-	for (i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++) {
-		struct bpf_program *en = bpf_object__find_program_by_name(obj, syscalls[i].enter);
-		bool both = bpf_program__autoload(en) &&
-			    bpf_program__autoload(
-				    bpf_object__find_program_by_name(obj, syscalls[i].exit[0]));
-
-		bpf_program__set_autoload(en, both);
-		for (m = FULL_NONE; m <= FULL_READ; m++)
-			bpf_program__set_autoload(
-				bpf_object__find_program_by_name(obj, syscalls[i].exit[m]),
-				both && m == (int)mode);
-		n += both;
-	}
-	if (!n) {
-		bt_err("this kernel has none of the open, openat and openat2 syscall tracepoints");
-		return -EOPNOTSUPP;
-	}
-	return 0;
-}
+/*
+ * -F: the returns that resolve the directory (probes/opensnoop.bpf.c), through BTF pointers
+ * (6.2+, lockdown or not), else through kernel reads (5.17 to 6.1, where lockdown allows).
+ */
+#define FULL_BTF (BT_NEEDS_LOOP | BT_NEEDS_RDONLY_CAST)
+#define FULL_READ (BT_NEEDS_LOOP | BT_NEEDS_KERNEL_READS)
+static const struct bt_probe probes_full[] = {
+	{ "enter_open", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY, .what = SYSCALLS },
+	{ "exit_open_full", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED, .needs = FULL_BTF,
+	  .what = "-F" },
+	{ "exit_open_fullr", .flags = BT_PROBE_ALT, .needs = FULL_READ },
+	{ "enter_openat", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY },
+	{ "exit_openat_full", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED, .needs = FULL_BTF,
+	  .what = "-F" },
+	{ "exit_openat_fullr", .flags = BT_PROBE_ALT, .needs = FULL_READ },
+	{ "enter_openat2", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY },
+	{ "exit_openat2_full", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED, .needs = FULL_BTF,
+	  .what = "-F" },
+	{ "exit_openat2_fullr", .flags = BT_PROBE_ALT, .needs = FULL_READ },
+	{ NULL },
+};
 
 /* probes/opensnoop.bpf.c's in-flight tables, in slot order */
 static const struct bt_inflight_table inflight[] = {
@@ -420,7 +393,6 @@ static int run(const struct bt_cmd *cmd)
 	struct opensnoop_bpf *skel = NULL;
 	struct bt_events *events = NULL;
 	struct bt_evloop *loop = NULL;
-	enum full_mode mode;
 	struct state *s;
 	int err;
 
@@ -428,21 +400,17 @@ static int run(const struct bt_cmd *cmd)
 	if (!s)
 		return -ENOMEM;
 	s->child = (struct bt_child){ .pid = -1, .pidfd = -1, .go_fd = -1, .err_fd = -1 };
-	err = full_mode(&mode);
-	if (err)
-		goto cleanup;
 	if (opts.exec) {
 		err = bt_child__start(opts.exec_argv, &s->child);
 		if (err)
 			goto cleanup;
 	}
 
+	/* not through bt_core_btf: bpf_core_type_id_kernel() needs the kernel's own type ids */
 	skel = opensnoop_bpf__open();
-	if (!skel) {
-		err = -errno;
-		bt_err("cannot open the BPF object: %s", strerror(errno));
+	err = bt_skel_opened(skel);
+	if (err)
 		goto cleanup;
-	}
 	skel->rodata->failed_only = opts.failed;
 	skel->rodata->flag_mask = opts.flag_mask;
 	skel->rodata->flag_rdonly = opts.flag_rdonly;
@@ -476,9 +444,7 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot set up the event buffer: %s", strerror(-err));
 		goto cleanup;
 	}
-	err = bt_skel_select(skel->obj, cmd->probes);
-	if (!err)
-		err = choose_programs(skel, mode);
+	err = bt_skel_select(skel->obj, opts.full_path ? probes_full : cmd->probes);
 	if (err)
 		goto cleanup;
 	err = bt_skel_load_attach(skel->skeleton, "the open syscall tracepoints");
@@ -531,17 +497,6 @@ cleanup:
 	free(s);
 	return err;
 }
-
-/* Each syscall's tracepoints only where the kernel has them (no open(2) on arm64, say). */
-static const struct bt_probe probes[] = {
-	{ "enter_open", NULL, NULL, BT_PROBE_OPTIONAL },
-	{ "exit_open", NULL, NULL, BT_PROBE_OPTIONAL },
-	{ "enter_openat", NULL, NULL, BT_PROBE_OPTIONAL },
-	{ "exit_openat", NULL, NULL, BT_PROBE_OPTIONAL },
-	{ "enter_openat2", NULL, NULL, BT_PROBE_OPTIONAL },
-	{ "exit_openat2", NULL, NULL, BT_PROBE_OPTIONAL },
-	{ NULL },
-};
 
 BT_COMMAND(opensnoop) = {
 	.name = "opensnoop",

@@ -8,7 +8,6 @@
 
 #include "bt_args.h"
 #include "bt_btf_ids.h"
-#include "bt_core_btf.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_hist.h"
@@ -217,56 +216,24 @@ static int print_out(void *ctx)
 }
 
 /*
- * The kernel decides the mechanism: the first group is the csd tracepoints' queue point, or
- * else the kprobe on smp_call_function_single(); the rest of that mechanism's probes follow.
+ * The kernel decides the mechanism: the csd tracepoints' queue point, or else the kprobe on
+ * smp_call_function_single(); the rest of that mechanism's probes follow, all of it or none.
+ * Without the tracepoints: as the original, with what this kernel has of it, an entry only
+ * with its return (one without the other times nothing).
  */
 static const struct bt_probe probes[] = {
 	{ "csd_queue_raw", NULL, "?, ?, ?, ?" },
-	{ "kp_single", NULL, "int, smp_call_func_t, void *, int", BT_PROBE_ALT },
+	{ "kp_single", NULL, "int, smp_call_func_t, void *, int", BT_PROBE_ALT,
+	  .note = "no csd tracepoints: timing smp_call_function_*() with kprobes" },
+	{ "csd_entry_raw", NULL, "?, ?", .with = "csd_queue_raw" },
+	{ "csd_exit_raw", NULL, "?, ?", .with = "csd_queue_raw" },
+	{ "kret_single", NULL, .with = "kp_single" },
+	{ "kp_many", NULL, "?, smp_call_func_t, ?, ?, ?", BT_PROBE_OPTIONAL, .with = "kp_single" },
+	{ "kret_many", NULL, NULL, BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
+	{ "kp_ipi", NULL, NULL, BT_PROBE_OPTIONAL, .with = "kp_single" },
+	{ "kret_ipi", NULL, NULL, BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
 	{ NULL },
 };
-
-static const struct bt_probe csd_probes[] = {
-	{ "csd_entry_raw", NULL, "?, ?" },
-	{ "csd_exit_raw", NULL, "?, ?" },
-	{ NULL },
-};
-
-/* Without the tracepoints: as the original, with what this kernel has of it. */
-static const struct bt_probe kprobe_probes[] = {
-	{ "kret_single", NULL },
-	{ "kp_many", NULL, "?, smp_call_func_t, ?, ?, ?", BT_PROBE_OPTIONAL },
-	{ "kret_many", NULL, NULL, BT_PROBE_OPTIONAL },
-	{ "kp_ipi", NULL, NULL, BT_PROBE_OPTIONAL },
-	{ "kret_ipi", NULL, NULL, BT_PROBE_OPTIONAL },
-	{ NULL },
-};
-
-/* The second half of the choice, and all of a mechanism or none of it. */
-static int select_rest(struct smpcalls_bpf *skel)
-{
-	int err;
-
-	if (bpf_program__autoload(skel->progs.kp_single)) {
-		err = bt_skel_select(skel->obj, kprobe_probes);
-		if (err)
-			return err;
-		/* a return without its entry, or an entry without its return, times nothing */
-		if (bpf_program__autoload(skel->progs.kp_many) !=
-		    bpf_program__autoload(skel->progs.kret_many)) {
-			bpf_program__set_autoload(skel->progs.kp_many, false);
-			bpf_program__set_autoload(skel->progs.kret_many, false);
-		}
-		if (bpf_program__autoload(skel->progs.kp_ipi) !=
-		    bpf_program__autoload(skel->progs.kret_ipi)) {
-			bpf_program__set_autoload(skel->progs.kp_ipi, false);
-			bpf_program__set_autoload(skel->progs.kret_ipi, false);
-		}
-		bt_debug("no csd tracepoints: timing smp_call_function_*() with kprobes");
-		return 0;
-	}
-	return bt_skel_select(skel->obj, csd_probes);
-}
 
 /* probes/smpcalls.bpf.c's in-flight tables, in slot order (calls: without csd tracepoints) */
 static const struct bt_inflight_table inflight[] = {
@@ -290,19 +257,14 @@ static int run(const struct bt_cmd *cmd)
 	};
 	int err;
 
-	skel = smpcalls_bpf__open_opts(bt_core_btf_open_opts(smpcalls_bpf__elf_bytes));
-	if (!skel) {
-		err = -errno;
-		bt_err("cannot open the BPF object: %s", strerror(errno));
+	err = BT_SKEL_OPEN(smpcalls, &skel);
+	if (err)
 		return err;
-	}
 	skel->rodata->want_stack = opts.stacks;
 	filters.tgid = opts.c.pid;
 	err = bt_filters_apply(skel->obj, &filters);
 	if (!err)
 		err = bt_skel_select(skel->obj, cmd->probes);
-	if (!err)
-		err = select_rest(skel);
 	if (!err)
 		err = bt_stacks__configure(skel->obj, &sopts);
 	if (err)

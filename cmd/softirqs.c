@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "bt_args.h"
-#include "bt_core_btf.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_hist.h"
@@ -157,12 +156,9 @@ static int run(const struct bt_cmd *cmd)
 	};
 	int err;
 
-	skel = softirqs_bpf__open_opts(bt_core_btf_open_opts(softirqs_bpf__elf_bytes));
-	if (!skel) {
-		err = -errno;
-		bt_err("cannot open the BPF object: %s", strerror(errno));
+	err = BT_SKEL_OPEN(softirqs, &skel);
+	if (err)
 		return err;
-	}
 	skel->rodata->count_only = opts.irq.count;
 	skel->rodata->want_hist = opts.irq.dist;
 	skel->rodata->hist_unit_ns = opts.irq.unit_ns;

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
-#include "bt_core_btf.h"
 #include "bt_args.h"
 #include "bt_attach.h"
 #include "bt_cmd.h"
@@ -369,12 +368,9 @@ static int run(const struct bt_cmd *cmd)
 		err = n;
 		goto cleanup;
 	}
-	skel = stackcount_bpf__open_opts(bt_core_btf_open_opts(stackcount_bpf__elf_bytes));
-	if (!skel) {
-		err = -errno;
-		bt_err("cannot open the BPF object: %s", strerror(errno));
+	err = BT_SKEL_OPEN(stackcount, &skel);
+	if (err)
 		goto cleanup;
-	}
 	skel->rodata->want_kernel = !opts.user_only;
 	skel->rodata->want_user = !opts.kernel_only;
 	skel->rodata->per_pid = opts.perpid;

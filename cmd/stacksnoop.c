@@ -8,7 +8,6 @@
 #include <time.h>
 #include <bpf/bpf.h>
 
-#include "bt_core_btf.h"
 #include "bt_args.h"
 #include "bt_attach.h"
 #include "bt_cmd.h"
@@ -308,12 +307,9 @@ static int run(const struct bt_cmd *cmd)
 	sopts.user = s.user;
 	sopts.note_running = s.user && !opts.pid;
 
-	skel = stacksnoop_bpf__open_opts(bt_core_btf_open_opts(stacksnoop_bpf__elf_bytes));
-	if (!skel) {
-		err = -errno;
-		bt_err("cannot open the BPF object: %s", strerror(errno));
+	err = BT_SKEL_OPEN(stacksnoop, &skel);
+	if (err)
 		goto cleanup;
-	}
 	skel->rodata->want_kernel = s.kernel;
 	skel->rodata->want_user = s.user;
 	filters.tgid = opts.pid;

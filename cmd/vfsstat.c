@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bt_core_btf.h"
 #include "bt_args.h"
 #include "bt_attach.h"
 #include "bt_cmd.h"
@@ -182,12 +181,9 @@ static int run(const struct bt_cmd *cmd)
 		tv[i].name = tv[i].func = (char *)cols[i].func;
 	}
 
-	skel = vfsstat_bpf__open_opts(bt_core_btf_open_opts(vfsstat_bpf__elf_bytes));
-	if (!skel) {
-		err = -errno;
-		bt_err("cannot open the BPF object: %s", strerror(errno));
+	err = BT_SKEL_OPEN(vfsstat, &skel);
+	if (err)
 		goto cleanup;
-	}
 	filters.tgid = opts.pid;
 	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
 	if (err)

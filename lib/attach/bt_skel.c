@@ -50,11 +50,8 @@ static struct btf *point_btf(const struct bt_point *pt, bool *owned)
 	return bt_vmlinux_btf(); /* a layout the scan refuses */
 }
 
-/* Set when a tracepoint program did not fit because tracefs could not be read. */
-static bool tracefs_denied;
-
 /* Whether the kernel can take this program, declared for the probe point signature sig. */
-static bool prog_fits(struct bpf_program *prog, const char *sig, char *why, size_t whysize)
+static int prog_fits(struct bpf_program *prog, const char *sig, char *why, size_t whysize)
 {
 	const struct bt_feature *f;
 	struct bt_point pt;
@@ -64,7 +61,7 @@ static bool prog_fits(struct bpf_program *prog, const char *sig, char *why, size
 
 	bt_point_parse(bpf_program__section_name(prog), &pt);
 	if (pt.kind == BT_POINT_OTHER)
-		return true;
+		return 1;
 	/*
 	 * With no signature, only functions must exist in BTF: a tracepoint of a module has its
 	 * btf_trace_ typedef in the module's BTF, not in vmlinux. Without any BTF a signature
@@ -76,46 +73,45 @@ static bool prog_fits(struct bpf_program *prog, const char *sig, char *why, size
 		if (owned)
 			btf__free(btf);
 		if (!fits)
-			return false;
+			return 0;
 	}
 	switch (pt.kind) {
 	case BT_POINT_TP_BTF:
 		if (!bt_kernel_tp_btf_ok(pt.name)) {
 			snprintf(why, whysize, "tp_btf not available");
-			return false;
+			return 0;
 		}
-		return true;
+		return 1;
 	case BT_POINT_TRACEPOINT:
 		snprintf(path, sizeof(path), "%s/events/%s/%s/id", bt_tracefs(), pt.category,
 			 pt.name);
 		/* AT_EACCESS: as the tool's own open will be, with its capabilities */
 		if (faccessat(AT_FDCWD, path, R_OK, AT_EACCESS)) {
-			if (errno == EACCES || errno == EPERM)
-				tracefs_denied = true;
 			snprintf(why, whysize, "no tracepoint %s:%s", pt.category, pt.name);
-			return false;
+			/* not "this kernel has none": it has, they cannot be read */
+			return errno == EACCES || errno == EPERM ? -EACCES : 0;
 		}
-		return true;
+		return 1;
 	case BT_POINT_KPROBE:
 		f = bt_feature(BT_FEAT_KPROBES);
 		if (!f->ok) {
 			snprintf(why, whysize, "%s", f->why);
-			return false;
+			return 0;
 		}
 		if (bt_kfuncs_why_not(pt.name)) {
 			snprintf(why, whysize, "%s", bt_kfuncs_why_not(pt.name));
-			return false;
+			return 0;
 		}
-		return true;
+		return 1;
 	case BT_POINT_FENTRY:
 		f = bt_feature(BT_FEAT_FENTRY);
 		if (!f->ok) {
 			snprintf(why, whysize, "%s", f->why);
-			return false;
+			return 0;
 		}
 		return bt_kernel_has_btf();
 	default:
-		return true;
+		return 1;
 	}
 }
 
@@ -123,7 +119,7 @@ bool bt_prog_usable(const struct bpf_program *prog)
 {
 	char why[192];
 
-	return prog_fits((struct bpf_program *)prog, NULL, why, sizeof(why));
+	return prog_fits((struct bpf_program *)prog, NULL, why, sizeof(why)) > 0;
 }
 
 /* BPFTOOLS_SKIP_PROGS=a,b: the tests' way to take the variants other kernels get. */
@@ -138,16 +134,58 @@ static bool skipped(const char *name)
 	return false;
 }
 
-static bool fits_by_name(void *ctx, const char *name, const char *sig, char *why, size_t whysize)
+static int fits_by_name(void *ctx, const char *name, const char *sig, char *why, size_t whysize)
 {
 	struct bpf_program *prog = bpf_object__find_program_by_name(ctx, name);
 
 	if (skipped(name)) {
 		snprintf(why, whysize, "skipped (BPFTOOLS_SKIP_PROGS)");
-		return false;
+		return 0;
 	}
 
-	return prog && prog_fits(prog, sig, why, whysize);
+	return prog ? prog_fits(prog, sig, why, whysize) : 0;
+}
+
+/* Whether the kernel gives a program of this type one need (enum bt_probe_needs). */
+static bool need_met(enum bpf_prog_type type, unsigned int need, char *why, size_t whysize)
+{
+	static signed char loop[64]; /* by program type: 0 not asked yet, 1 yes, -1 no */
+	const char *lockdown;
+
+	switch (need) {
+	case BT_NEEDS_LOOP:
+		/* a trial load: once per program type and run */
+		if ((unsigned int)type >= sizeof(loop))
+			return bt_kernel_has_helper(type, BPF_FUNC_loop);
+		if (!loop[type])
+			loop[type] = bt_kernel_has_helper(type, BPF_FUNC_loop) ? 1 : -1;
+		return loop[type] > 0;
+	case BT_NEEDS_RDONLY_CAST:
+		return bt_kernel_has_kfunc("bpf_rdonly_cast");
+	case BT_NEEDS_KERNEL_READS:
+		lockdown = bt_lockdown();
+		if (lockdown && !strcmp(lockdown, "confidentiality")) {
+			snprintf(why, whysize, "which lockdown=confidentiality refuses");
+			return false;
+		}
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool has_need(void *ctx, const char *name, unsigned int need, char *why, size_t whysize)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(ctx, name);
+
+	return prog && need_met(bpf_program__type(prog), need, why, whysize);
+}
+
+static const char *section_by_name(void *ctx, const char *name)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(ctx, name);
+
+	return prog ? bpf_program__section_name(prog) : NULL;
 }
 
 static struct bpf_program *find_prog(struct bpf_object *obj, const char *name)
@@ -176,6 +214,16 @@ static void verifier_stats(struct bpf_object *obj)
 	}
 }
 
+int bt_skel_opened(const void *skel)
+{
+	int err = errno ? -errno : -ENOMEM; /* what libbpf's open left */
+
+	if (skel)
+		return 0;
+	bt_err("cannot open the BPF object: %s", strerror(-err));
+	return err;
+}
+
 unsigned long long bt_skel_recursion_misses(struct bpf_object *obj)
 {
 	unsigned long long misses = 0;
@@ -195,50 +243,54 @@ unsigned long long bt_skel_recursion_misses(struct bpf_object *obj)
 
 int bt_skel_select(struct bpf_object *obj, const struct bt_probe *probes)
 {
-	const struct bt_probe *p;
-	struct bt_choice choice;
-	int i;
+	const struct bt_probe_ops ops = {
+		.fits = fits_by_name,
+		.has = has_need,
+		.section = section_by_name,
+		.ctx = obj,
+	};
+	size_t i, n = bt_probes_count(probes);
+	struct bpf_program *prog;
+	const char **chosen;
+	char msg[512];
+	int err = 0;
 
 	verifier_stats(obj);
-
-	for (p = probes; p && p->prog; p += choice.n) {
-		tracefs_denied = false;
-		bt_probe_choose(p, fits_by_name, obj, &choice);
-		/* not "this kernel has none": it has, they cannot be read */
-		if (!choice.chosen && tracefs_denied)
-			return bt_tracefs_denied() ?: -EACCES;
-		/* Only the chosen program of a group loads. */
-		for (i = 0; i < choice.n; i++) {
-			struct bpf_program *prog = find_prog(obj, p[i].prog);
-
-			if (!prog)
-				return -ENOENT;
-			bpf_program__set_autoload(prog, false);
-			if (!p[i].fallback)
-				continue;
-			prog = find_prog(obj, p[i].fallback);
-			if (!prog)
-				return -ENOENT;
-			bpf_program__set_autoload(prog, false);
-		}
-		if (choice.chosen) {
+	/* every program named exists, before the kernel is asked of any */
+	for (i = 0; i < n; i++)
+		if (!find_prog(obj, probes[i].prog) ||
+		    (probes[i].fallback && !find_prog(obj, probes[i].fallback)))
+			return -ENOENT;
+	chosen = calloc(n + 1, sizeof(*chosen));
+	if (!chosen)
+		return -ENOMEM;
+	err = bt_probes_select(probes, &ops, chosen, msg, sizeof(msg));
+	if (err == -EACCES && !msg[0]) {
+		err = bt_tracefs_denied() ?: -EACCES;
+		goto cleanup;
+	}
+	if (err) {
+		if (msg[0])
+			bt_err("%s", msg);
+		goto cleanup;
+	}
+	/* Only the chosen program of each group loads; programs not named keep their setting. */
+	for (i = 0; i < n; i++) {
+		bpf_program__set_autoload(bpf_object__find_program_by_name(obj, probes[i].prog),
+					  false);
+		if (probes[i].fallback)
 			bpf_program__set_autoload(
-				bpf_object__find_program_by_name(obj, choice.chosen), true);
-			if (strcmp(choice.chosen, p->prog))
-				bt_debug("using '%s' instead of '%s'", choice.chosen, p->prog);
-			continue;
-		}
-		if (choice.optional) {
-			bt_debug("not using '%s': %s", p->prog, choice.why);
-			continue;
-		}
-		bt_err("this kernel cannot attach '%s' (%s): %s", p->prog,
-		       bpf_program__section_name(bpf_object__find_program_by_name(obj, p->prog)),
-		       choice.why);
-		return -EOPNOTSUPP;
+				bpf_object__find_program_by_name(obj, probes[i].fallback), false);
+	}
+	for (i = 0; i < n; i++) {
+		prog = chosen[i] ? bpf_object__find_program_by_name(obj, chosen[i]) : NULL;
+		if (prog)
+			bpf_program__set_autoload(prog, true);
 	}
 	bt_vmlinux_btf_release();
-	return 0;
+cleanup:
+	free(chosen);
+	return err;
 }
 
 static int set_filter(struct bpf_object *obj, const char *var, int val, int none)

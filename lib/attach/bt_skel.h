@@ -11,7 +11,22 @@
 #include <bpf/libbpf.h>
 
 #include "bt_cmd.h"
+#include "bt_core_btf.h"
 #include "bt_rodata.h"
+
+/*
+ * After NAME_bpf__open*(): 0 when skel is open, else -errno after the one line every command
+ * prints ("cannot open the BPF object: ...").
+ */
+int bt_skel_opened(const void *skel);
+
+/*
+ * Open command NAME's skeleton (build/gen/NAME.skel.h) into *skelp, CO-RE against the small
+ * BTF cached per kernel (lib/kernel/bt_core_btf): 0, or -errno after one line.
+ */
+#define BT_SKEL_OPEN(name, skelp) \
+	bt_skel_opened(           \
+		*(skelp) = name##_bpf__open_opts(bt_core_btf_open_opts(name##_bpf__elf_bytes)))
 
 /*
  * For each probe, keep 'prog' when the kernel can take it, else its fallback. Returns 0, or

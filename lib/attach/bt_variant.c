@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
 
+#include "bt_err.h"
 #include "bt_variant.h"
 
 static const char *skip_prefix(const char *s, const char *prefix)
@@ -284,11 +286,100 @@ static void append_why(struct bt_choice *out, const char *prog, const char *why)
 		 why[0] ? why : "not usable");
 }
 
-void bt_probe_choose(const struct bt_probe *probes, bt_prog_fits_fn fits, void *ctx,
+/* For people, in the order of enum bt_probe_needs. */
+static const char *const need_names[] = {
+	"bpf_loop() (Linux 5.17)",
+	"bpf_rdonly_cast() (6.2)",
+	"kernel reads",
+};
+
+#define NNEEDS (sizeof(need_names) / sizeof(need_names[0]))
+
+/* "A and B" of the needs in bits, after buf's len bytes. */
+static void put_needs(char *buf, size_t size, unsigned int bits)
+{
+	size_t i, len;
+	bool first = true;
+
+	for (i = 0; i < NNEEDS; i++) {
+		if (!(bits & (1u << i)))
+			continue;
+		len = strlen(buf);
+		snprintf(buf + len, size - len, "%s%s", first ? "" : " and ", need_names[i]);
+		first = false;
+	}
+}
+
+/*
+ * What the group's forms need, the needs they share first: "bpf_loop() (Linux 5.17) and
+ * bpf_rdonly_cast() (6.2), or kernel reads", then why the last form tried lacks its need.
+ */
+static void describe_needs(const struct bt_probe *probes, int n, const char *last_why,
+			   struct bt_choice *out)
+{
+	unsigned int common = ~0u, bits;
+	bool first = true;
+	size_t len;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (probes[i].needs)
+			common &= probes[i].needs;
+	out->needs[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (!probes[i].needs)
+			continue;
+		bits = first ? probes[i].needs : probes[i].needs & ~common;
+		if (!bits)
+			continue;
+		if (!first) {
+			len = strlen(out->needs);
+			snprintf(out->needs + len, sizeof(out->needs) - len, ", or ");
+		}
+		put_needs(out->needs, sizeof(out->needs), bits);
+		first = false;
+	}
+	len = strlen(out->needs);
+	if (last_why[0])
+		snprintf(out->needs + len, sizeof(out->needs) - len, ", %s", last_why);
+}
+
+/* Whether prog (p's program or fallback) fits, with all of p's needs. */
+static bool try_prog(const struct bt_probe *p, const char *prog, const struct bt_probe_ops *ops,
+		     struct bt_choice *out, char *last_why, size_t last_size)
+{
+	char why[192] = "", need[128];
+	size_t i;
+	int r;
+
+	r = ops->fits(ops->ctx, prog, p->sig, why, sizeof(why));
+	if (r < 0 && !out->err)
+		out->err = r;
+	if (r <= 0) {
+		append_why(out, prog, why);
+		return false;
+	}
+	for (i = 0; i < NNEEDS && ops->has; i++) {
+		if (!(p->needs & (1u << i)))
+			continue;
+		why[0] = '\0';
+		if (ops->has(ops->ctx, prog, 1u << i, why, sizeof(why)))
+			continue;
+		out->unmet = true;
+		snprintf(last_why, last_size, "%s", why);
+		snprintf(need, sizeof(need), "needs %s%s%s", need_names[i], why[0] ? ", " : "",
+			 why);
+		append_why(out, prog, need);
+		return false;
+	}
+	return true;
+}
+
+void bt_probe_choose(const struct bt_probe *probes, const struct bt_probe_ops *ops,
 		     struct bt_choice *out)
 {
 	const struct bt_probe *p;
-	char why[192];
+	char last_why[128] = "";
 
 	memset(out, 0, sizeof(*out));
 	out->optional = probes->flags & BT_PROBE_OPTIONAL;
@@ -296,21 +387,124 @@ void bt_probe_choose(const struct bt_probe *probes, bt_prog_fits_fn fits, void *
 		out->n++;
 		if (out->chosen)
 			continue;
-		why[0] = '\0';
-		if (fits(ctx, p->prog, p->sig, why, sizeof(why))) {
+		if (try_prog(p, p->prog, ops, out, last_why, sizeof(last_why)))
 			out->chosen = p->prog;
-			continue;
-		}
-		append_why(out, p->prog, why);
-		if (!p->fallback)
-			continue;
-		why[0] = '\0';
-		if (fits(ctx, p->fallback, p->sig, why, sizeof(why))) {
+		else if (p->fallback &&
+			 try_prog(p, p->fallback, ops, out, last_why, sizeof(last_why)))
 			out->chosen = p->fallback;
+	}
+	if (out->chosen) {
+		out->why[0] = '\0';
+		out->unmet = false;
+		out->err = 0;
+	} else if (out->unmet) {
+		describe_needs(probes, out->n, last_why, out);
+	}
+}
+
+size_t bt_probes_count(const struct bt_probe *probes)
+{
+	size_t n = 0;
+
+	while (probes && probes[n].prog)
+		n++;
+	return n;
+}
+
+/* The entries of the group starting at probes[0]. */
+static int group_len(const struct bt_probe *probes)
+{
+	int n = 1;
+
+	while (probes[n].prog && (probes[n].flags & BT_PROBE_ALT))
+		n++;
+	return n;
+}
+
+static bool loads(const char **chosen, size_t before, const char *prog)
+{
+	size_t i;
+
+	for (i = 0; i < before; i++)
+		if (chosen[i] && !strcmp(chosen[i], prog))
+			return true;
+	return false;
+}
+
+/* The note of the entry whose program was chosen. */
+static const char *note_of(const struct bt_probe *probes, int n, const char *chosen)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(probes[i].prog, chosen) ||
+		    (probes[i].fallback && !strcmp(probes[i].fallback, chosen)))
+			return probes[i].note;
+	return NULL;
+}
+
+int bt_probes_select(const struct bt_probe *probes, const struct bt_probe_ops *ops,
+		     const char **chosen, char *msg, size_t msgsize)
+{
+	size_t i, n = bt_probes_count(probes), prev = (size_t)-1;
+	const char *any = NULL, *section, *note;
+	bool any_loads = false;
+	struct bt_choice c;
+	int len;
+
+	if (msgsize)
+		msg[0] = '\0';
+	for (i = 0; i < n; i++)
+		chosen[i] = NULL;
+	for (i = 0; i < n; prev = i, i += len) {
+		const struct bt_probe *p = &probes[i];
+
+		len = group_len(p);
+		if ((p->flags & BT_PROBE_ANY) && !any)
+			any = p->what ? p->what : "the declared probes";
+		/* the rest of another mechanism, or the half of a pair whose other half is not */
+		if ((p->with && !loads(chosen, i, p->with)) ||
+		    ((p->flags & BT_PROBE_PAIRED) && (prev == (size_t)-1 || !chosen[prev])))
+			continue;
+		bt_probe_choose(p, ops, &c);
+		if (!c.chosen && c.err)
+			return c.err;
+		if (!c.chosen && c.unmet) {
+			if (p->what)
+				snprintf(msg, msgsize, "%s needs %s", p->what, c.needs);
+			else
+				snprintf(msg, msgsize, "'%s' needs %s", p->prog, c.needs);
+			return -EOPNOTSUPP;
+		}
+		if (c.chosen) {
+			chosen[i] = c.chosen;
+			if (strcmp(c.chosen, p->prog))
+				bt_debug("using '%s' instead of '%s'", c.chosen, p->prog);
+			note = note_of(p, len, c.chosen);
+			if (note)
+				bt_debug("%s", note);
 			continue;
 		}
-		append_why(out, p->fallback, why);
+		if (c.optional) {
+			bt_debug("not using '%s': %s", p->prog, c.why);
+			if ((p->flags & BT_PROBE_PAIRED) && chosen[prev]) {
+				bt_debug("not using '%s' either: it goes with '%s'", chosen[prev],
+					 p->prog);
+				chosen[prev] = NULL;
+			}
+			continue;
+		}
+		section = ops->section ? ops->section(ops->ctx, p->prog) : NULL;
+		snprintf(msg, msgsize, "this kernel cannot attach '%s'%s%s%s: %s", p->prog,
+			 section ? " (" : "", section ? section : "", section ? ")" : "", c.why);
+		return -EOPNOTSUPP;
 	}
-	if (out->chosen)
-		out->why[0] = '\0';
+	for (i = 0; i < n; i++)
+		if (chosen[i] && (probes[i].flags & BT_PROBE_ANY))
+			any_loads = true;
+	if (any && !any_loads) {
+		snprintf(msg, msgsize, "this kernel has none of %s", any);
+		return -EOPNOTSUPP;
+	}
+	return 0;
 }

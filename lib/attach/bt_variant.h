@@ -50,26 +50,52 @@ int bt_btf_type_str(const struct btf *btf, __u32 id, char *buf, size_t size);
 int bt_sig_match(const struct btf *btf, const struct bt_point *pt, const char *sig, char *why,
 		 size_t whysize);
 
-/*
- * Whether the kernel can take program 'prog' (its name) in the form declared with 'sig'.
- * 'why' receives the reason when not.
- */
-typedef bool (*bt_prog_fits_fn)(void *ctx, const char *prog, const char *sig, char *why,
-				size_t whysize);
+/* What the choice asks of the kernel; lib/attach/bt_skel.c asks the real one, the unit tests a fake. */
+struct bt_probe_ops {
+	/*
+	 * Whether the kernel can take program 'prog' (its name) at its probe point, in the form
+	 * declared with 'sig': 1 yes, 0 no ('why' says why), -errno when it cannot tell (tracefs
+	 * unreadable: not "this kernel has none").
+	 */
+	int (*fits)(void *ctx, const char *prog, const char *sig, char *why, size_t whysize);
+	/*
+	 * Whether the kernel gives 'prog' one need (an enum bt_probe_needs bit); when not, 'why'
+	 * may say why ("which lockdown=confidentiality refuses"). NULL: every need is met.
+	 */
+	bool (*has)(void *ctx, const char *prog, unsigned int need, char *why, size_t whysize);
+	/* The program's section, for messages; NULL, or returning NULL: not named. */
+	const char *(*section)(void *ctx, const char *prog);
+	void *ctx;
+};
 
 struct bt_choice {
 	const char *chosen; /* the program to load; NULL: none fits */
 	int n;		    /* entries in the group (the caller's next group is probes + n) */
 	bool optional;	    /* the group is BT_PROBE_OPTIONAL */
+	int err;	    /* the first -errno of ops->fits: whether it fits is not known */
+	bool unmet;	    /* a program's probe point is there, a need of it is not */
 	char why[256];	    /* when nothing fits: each program and why it did not */
+	char needs[192];    /* when unmet: "bpf_loop() (Linux 5.17) and ..., or ..." */
 };
 
 /*
  * The group of alternatives starting at probes[0] (that entry plus the BT_PROBE_ALT entries
- * after it): the first program that fits, trying each entry's prog, then its fallback, in
- * declaration order.
+ * after it): the first program that fits, with all its needs, trying each entry's prog, then
+ * its fallback, in declaration order.
  */
-void bt_probe_choose(const struct bt_probe *probes, bt_prog_fits_fn fits, void *ctx,
+void bt_probe_choose(const struct bt_probe *probes, const struct bt_probe_ops *ops,
 		     struct bt_choice *out);
+
+/*
+ * A whole table ({ NULL }-terminated): which programs load. chosen has an element per entry:
+ * at a group's first entry the program it loads, else NULL. Applies every rule of struct
+ * bt_probe (groups, optional, paired, any, with, needs). Returns 0; -EOPNOTSUPP with the
+ * one line saying why in msg; or the -errno of ops->fits (msg empty).
+ */
+int bt_probes_select(const struct bt_probe *probes, const struct bt_probe_ops *ops,
+		     const char **chosen, char *msg, size_t msgsize);
+
+/* How many entries a table has, its { NULL } aside. */
+size_t bt_probes_count(const struct bt_probe *probes);
 
 #endif

@@ -35,6 +35,30 @@ enum bt_cmd_flags {
 enum bt_probe_flags {
 	BT_PROBE_ALT = 1 << 0,	    /* an alternative to the entry before (same group) */
 	BT_PROBE_OPTIONAL = 1 << 1, /* on a group's first entry: no usable form is no error */
+	/*
+	 * On a group's first entry: the group loads only together with the group before it (an
+	 * entry and its return: one without the other times nothing), both or neither. Both
+	 * groups are optional.
+	 */
+	BT_PROBE_PAIRED = 1 << 2,
+	/*
+	 * On optional groups: at least one of the groups so marked must load, else the table
+	 * fails ("this kernel has none of WHAT", the first such group's 'what').
+	 */
+	BT_PROBE_ANY = 1 << 3,
+};
+
+/*
+ * What a program calls beyond its probe point, which kernels offer or refuse apart from it.
+ * An entry whose probe point the kernel has but not one of these does not fit; when no form
+ * of a group fits and one of them failed so, the table fails even if the group is optional
+ * ("WHAT needs bpf_loop() (Linux 5.17) and ..."): the point is there, the tool cannot use it.
+ */
+enum bt_probe_needs {
+	BT_NEEDS_LOOP = 1 << 0,	       /* the bpf_loop() helper, for the program's type (5.17) */
+	BT_NEEDS_RDONLY_CAST = 1 << 1, /* the bpf_rdonly_cast() kfunc (6.2) */
+	BT_NEEDS_KERNEL_READS =
+		1 << 2, /* bpf_probe_read_kernel(): lockdown=confidentiality refuses it */
 };
 
 struct bt_probe {
@@ -48,6 +72,15 @@ struct bt_probe {
 	 */
 	const char *sig;
 	unsigned int flags; /* enum bt_probe_flags */
+	unsigned int needs; /* enum bt_probe_needs, of prog and fallback alike */
+	/*
+	 * On a group's first entry: the group is considered only when this program of the table
+	 * (an earlier group's) loads, the rest of a mechanism following its first probe; else it
+	 * does not load, and that is no error.
+	 */
+	const char *with;
+	const char *what; /* on a group's first entry: what it gives, in messages ("-F") */
+	const char *note; /* a debug line when this entry's program is the one chosen */
 };
 
 /*

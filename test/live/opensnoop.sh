@@ -166,6 +166,26 @@ expect_rc 0 "opensnoop -F --exec (in /proc)"
 grep -Eq " /proc/[0-9]+/nothere\$" "$OUT" || fail "-F: no row with /proc/PID/nothere"
 ok "-F: full paths from the working directory, a directory fd, across a mount"
 
+# -F's other form, kernel reads (5.17 to 6.1), chosen by lib/ from the table's needs: taken here
+# by making the BTF form unfit. The same path where lockdown allows kernel reads, else the one
+# line saying what -F needs.
+lockdown=$(grep -o '\[[a-z]*\]' /sys/kernel/security/lockdown 2>/dev/null || echo unknown)
+RC=0
+BPFTOOLS_SKIP_PROGS=exit_open_full,exit_openat_full,exit_openat2_full BPFTOOLS_DEBUG=1 \
+	"$BPFTOOLS" opensnoop -F --exec "$WORK" -C "$T/sub" 1 ../exists >"$OUT" 2>"$ERR" || RC=$?
+if [ "$lockdown" = "[confidentiality]" ]; then
+	expect_rc 1 "opensnoop -F, no BTF form, lockdown=confidentiality"
+	grep -Fxq "opensnoop: -F needs bpf_loop() (Linux 5.17) and bpf_rdonly_cast() (6.2), or kernel reads, which lockdown=confidentiality refuses" "$ERR" ||
+		fail "-F without its BTF form under lockdown: not the one line saying what it needs"
+	ok "-F without its BTF form: refused in one line under lockdown=confidentiality"
+else
+	expect_rc 0 "opensnoop -F through kernel reads (lockdown $lockdown)"
+	grep -q "using 'exit_openat_fullr' instead of 'exit_openat_full'" "$ERR" ||
+		fail "-F: the kernel-reads form not taken"
+	grep -q " $real/sub/../exists\$" "$OUT" || fail "-F through kernel reads: no row with $real/sub/../exists"
+	ok "-F through kernel reads (the 5.17-6.1 form): the same full path"
+fi
+
 # --exec: its child alone (a busy process opening the same files runs meanwhile), to its end.
 (while :; do "$WORK" -c bt_open_b 1000 "$OK"; done) &
 busy=$!

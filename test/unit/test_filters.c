@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lib/attach/bt_skel: the in-kernel filters land in the right read-only variables, and bad values are
- * one usage error each. A command's skeleton (opensnoop's) is opened, never loaded: no
+ * one usage error each; a skeleton that does not open is one line and -errno. A command's skeleton (opensnoop's) is opened, never loaded: no
  * privileges needed.
  */
 #include <errno.h>
@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bt_err.h"
 #include "bt_skel.h"
@@ -165,6 +166,47 @@ static void test_cgroup_set(void)
 	free(root);
 }
 
+/* bt_skel_opened(skel) with stderr captured into got[]: what it returns. */
+static char got[512];
+
+static int opened_msg(const void *skel, int errnum)
+{
+	char path[] = "/tmp/bt-skel-XXXXXX";
+	int fd = mkstemp(path), saved = dup(STDERR_FILENO), err;
+	ssize_t n;
+
+	got[0] = '\0';
+	fflush(stderr);
+	if (fd >= 0)
+		dup2(fd, STDERR_FILENO);
+	errno = errnum;
+	err = bt_skel_opened(skel);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = fd >= 0 ? pread(fd, got, sizeof(got) - 1, 0) : 0;
+	got[n > 0 ? n : 0] = '\0';
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+	return err;
+}
+
+static void test_skel_opened(void)
+{
+	struct opensnoop_bpf *skel = open_skel();
+
+	CHECK_INT(opened_msg(skel, 0), 0);
+	CHECK_STR(got, "");
+	CHECK_INT(opened_msg(NULL, ENOENT), -ENOENT);
+	CHECK_STR(got, "test_filters: cannot open the BPF object: No such file or directory\n");
+	/* libbpf left no errno: still an error, never 0 with no skeleton */
+	CHECK_INT(opened_msg(NULL, 0), -ENOMEM);
+	CHECK_STR(got, "test_filters: cannot open the BPF object: Cannot allocate memory\n");
+	opensnoop_bpf__destroy(skel);
+}
+
 int main(void)
 {
 	bt_set_progname("test_filters");
@@ -172,5 +214,6 @@ int main(void)
 	BT_RUN(test_values_set);
 	BT_RUN(test_bad_input);
 	BT_RUN(test_cgroup_set);
+	BT_RUN(test_skel_opened);
 	return bt_test_done();
 }

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <bpf/btf.h>
 
 #include "bt_variant.h"
@@ -194,7 +195,7 @@ static const struct {
 	{ "plain_raw", "raw_tp/block_rq_complete" },
 };
 
-static bool fake_fits(void *ctx, const char *prog, const char *sig, char *why, size_t whysize)
+static int fake_fits(void *ctx, const char *prog, const char *sig, char *why, size_t whysize)
 {
 	struct fake *f = ctx;
 	struct bt_point pt;
@@ -239,7 +240,9 @@ static const char *choose(const struct bt_probe *p, enum era era, bool tp_btf, b
 {
 	struct fake f = { .btf = kernel_btf(era), .tp_btf = tp_btf, .kprobes = kprobes };
 
-	bt_probe_choose(p, fake_fits, &f, c);
+	const struct bt_probe_ops ops = { .fits = fake_fits, .ctx = &f };
+
+	bt_probe_choose(p, &ops, c);
 	btf__free(f.btf);
 	return c->chosen ? c->chosen : "(none)";
 }
@@ -289,6 +292,185 @@ static void test_unknown_program(void)
 	CHECK_INT(c.n, 1);
 }
 
+/*
+ * Whole tables: a kernel as the probe points it lacks (program names), the needs it meets,
+ * and its lockdown; what the table loads, as "prog prog ..." in table order, or the message.
+ */
+struct kernel {
+	const char *absent; /* ",prog,prog," */
+	unsigned int needs; /* BT_NEEDS_* met, lockdown aside */
+	bool lockdown;	    /* confidentiality: no kernel reads */
+	bool denied;	    /* tracefs unreadable */
+};
+
+static int kernel_fits(void *ctx, const char *prog, const char *sig, char *why, size_t whysize)
+{
+	const struct kernel *k = ctx;
+	char key[64];
+
+	(void)sig;
+	if (k->denied)
+		return -EACCES;
+	snprintf(key, sizeof(key), ",%s,", prog);
+	if (k->absent && strstr(k->absent, key)) {
+		snprintf(why, whysize, "no such probe point");
+		return 0;
+	}
+	return 1;
+}
+
+static bool kernel_has(void *ctx, const char *prog, unsigned int need, char *why, size_t whysize)
+{
+	const struct kernel *k = ctx;
+
+	(void)prog;
+	if (need == BT_NEEDS_KERNEL_READS && k->lockdown) {
+		snprintf(why, whysize, "which lockdown=confidentiality refuses");
+		return false;
+	}
+	return need == BT_NEEDS_KERNEL_READS || (k->needs & need);
+}
+
+static char result[512];
+
+static const char *select_on(const struct bt_probe *probes, const struct kernel *k)
+{
+	const struct bt_probe_ops ops = { .fits = kernel_fits,
+					  .has = kernel_has,
+					  .ctx = (void *)k };
+	const char *chosen[32];
+	char msg[256];
+	size_t i, len = 0;
+	int err;
+
+	err = bt_probes_select(probes, &ops, chosen, msg, sizeof(msg));
+	if (err) {
+		snprintf(result, sizeof(result), "%d: %s", err, msg);
+		return result;
+	}
+	result[0] = '\0';
+	for (i = 0; i < bt_probes_count(probes); i++)
+		if (chosen[i])
+			len += snprintf(result + len, sizeof(result) - len, "%s%s", len ? " " : "",
+					chosen[i]);
+	return result;
+}
+
+/* cmd/opensnoop.c's tables: without -F, and with it */
+#define SYSCALLS "the open, openat and openat2 syscall tracepoints"
+static const struct bt_probe open_plain[] = {
+	{ "enter_open", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY, .what = SYSCALLS },
+	{ "exit_open", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
+	{ "enter_openat", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY },
+	{ "exit_openat", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
+	{ "enter_openat2", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY },
+	{ "exit_openat2", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
+	{ NULL },
+};
+
+#define FULL_BTF (BT_NEEDS_LOOP | BT_NEEDS_RDONLY_CAST)
+#define FULL_READ (BT_NEEDS_LOOP | BT_NEEDS_KERNEL_READS)
+static const struct bt_probe open_full[] = {
+	{ "enter_open", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY, .what = SYSCALLS },
+	{ "exit_open_full", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED, .needs = FULL_BTF,
+	  .what = "-F" },
+	{ "exit_open_fullr", .flags = BT_PROBE_ALT, .needs = FULL_READ },
+	{ "enter_openat", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY },
+	{ "exit_openat_full", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED, .needs = FULL_BTF,
+	  .what = "-F" },
+	{ "exit_openat_fullr", .flags = BT_PROBE_ALT, .needs = FULL_READ },
+	{ NULL },
+};
+
+static void test_table_opensnoop(void)
+{
+	struct kernel k618 = { .needs = FULL_BTF, .lockdown = true }; /* this machine */
+	struct kernel k61 = { .needs = BT_NEEDS_LOOP };		      /* Debian 12 */
+	struct kernel k61_locked = { .needs = BT_NEEDS_LOOP, .lockdown = true };
+	struct kernel k515 = { .needs = 0 }; /* no bpf_loop() */
+	struct kernel arm64 = { .absent = ",enter_open,exit_open,exit_open_full,exit_open_fullr,",
+				.needs = FULL_BTF };
+	struct kernel no_exit = { .absent = ",exit_openat2,", .needs = FULL_BTF };
+	struct kernel no_enter = { .absent = ",enter_open,", .needs = FULL_BTF };
+	struct kernel none = { .absent =
+				       ",enter_open,exit_open,enter_openat,exit_openat,"
+				       "enter_openat2,exit_openat2,exit_open_full,exit_open_fullr,"
+				       "exit_openat_full,exit_openat_fullr," };
+	struct kernel denied = { .denied = true };
+
+	CHECK_STR(select_on(open_plain, &k618),
+		  "enter_open exit_open enter_openat exit_openat enter_openat2 exit_openat2");
+	/* no -F: needs are not asked, so a kernel without them is fine */
+	CHECK_STR(select_on(open_plain, &k515),
+		  "enter_open exit_open enter_openat exit_openat enter_openat2 exit_openat2");
+	CHECK_STR(select_on(open_plain, &arm64),
+		  "enter_openat exit_openat enter_openat2 exit_openat2");
+	/* an entry only with its return, a return only with its entry */
+	CHECK_STR(select_on(open_plain, &no_exit), "enter_open exit_open enter_openat exit_openat");
+	CHECK_STR(select_on(open_plain, &no_enter),
+		  "enter_openat exit_openat enter_openat2 exit_openat2");
+	CHECK_STR(select_on(open_plain, &none),
+		  "-95: this kernel has none of the open, openat and openat2 syscall tracepoints");
+	CHECK_STR(select_on(open_plain, &denied), "-13: ");
+
+	/* -F: BTF pointers wherever bpf_rdonly_cast() is, lockdown or not */
+	CHECK_STR(select_on(open_full, &k618),
+		  "enter_open exit_open_full enter_openat exit_openat_full");
+	/* the fallback: kernel reads (6.1 without lockdown) */
+	CHECK_STR(select_on(open_full, &k61),
+		  "enter_open exit_open_fullr enter_openat exit_openat_fullr");
+	CHECK_STR(select_on(open_full, &arm64), "enter_openat exit_openat_full");
+	CHECK_STR(select_on(open_full, &k61_locked),
+		  "-95: -F needs bpf_loop() (Linux 5.17) and bpf_rdonly_cast() (6.2), or kernel "
+		  "reads, which lockdown=confidentiality refuses");
+	CHECK_STR(select_on(open_full, &k515),
+		  "-95: -F needs bpf_loop() (Linux 5.17) and bpf_rdonly_cast() (6.2), or kernel "
+		  "reads");
+}
+
+/* cmd/smpcalls.c's table: the csd tracepoints, or else the kprobes, all of one */
+static const struct bt_probe smpcalls[] = {
+	{ "csd_queue_raw", NULL, "?, ?, ?, ?" },
+	{ "kp_single", NULL, "int, smp_call_func_t, void *, int", BT_PROBE_ALT,
+	  .note = "no csd tracepoints: timing smp_call_function_*() with kprobes" },
+	{ "csd_entry_raw", NULL, "?, ?", .with = "csd_queue_raw" },
+	{ "csd_exit_raw", NULL, "?, ?", .with = "csd_queue_raw" },
+	{ "kret_single", NULL, .with = "kp_single" },
+	{ "kp_many", NULL, "?, smp_call_func_t, ?, ?, ?", BT_PROBE_OPTIONAL, .with = "kp_single" },
+	{ "kret_many", NULL, NULL, BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
+	{ "kp_ipi", NULL, NULL, BT_PROBE_OPTIONAL, .with = "kp_single" },
+	{ "kret_ipi", NULL, NULL, BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
+	{ NULL },
+};
+
+static void test_table_smpcalls(void)
+{
+	struct kernel k618 = { .absent = ",kp_single,kret_single,kp_many,kret_many,kp_ipi,"
+					 "kret_ipi," }; /* no kprobes here */
+	struct kernel k61 = { .absent = ",csd_queue_raw,csd_entry_raw,csd_exit_raw," };
+	struct kernel k61_no_ipi_ret = { .absent = ",csd_queue_raw,csd_entry_raw,csd_exit_raw,"
+						   "kret_ipi," };
+	struct kernel k61_no_many = { .absent = ",csd_queue_raw,csd_entry_raw,csd_exit_raw,"
+						"kp_many," };
+	struct kernel half_csd = { .absent = ",csd_exit_raw," };
+	struct kernel nothing = { .absent = ",csd_queue_raw,kp_single," };
+
+	CHECK_STR(select_on(smpcalls, &k618), "csd_queue_raw csd_entry_raw csd_exit_raw");
+	/* with both there, the tracepoints; the kprobes are not asked */
+	CHECK_STR(select_on(smpcalls, &(struct kernel){ 0 }),
+		  "csd_queue_raw csd_entry_raw csd_exit_raw");
+	CHECK_STR(select_on(smpcalls, &k61),
+		  "kp_single kret_single kp_many kret_many kp_ipi kret_ipi");
+	CHECK_STR(select_on(smpcalls, &k61_no_ipi_ret), "kp_single kret_single kp_many kret_many");
+	CHECK_STR(select_on(smpcalls, &k61_no_many), "kp_single kret_single kp_ipi kret_ipi");
+	CHECK(strstr(select_on(smpcalls, &half_csd),
+		     "-95: this kernel cannot attach 'csd_exit_raw': 'csd_exit_raw': no such probe "
+		     "point") != NULL);
+	CHECK(strstr(select_on(smpcalls, &nothing),
+		     "-95: this kernel cannot attach 'csd_queue_raw': 'csd_queue_raw': no such") !=
+	      NULL);
+}
+
 int main(void)
 {
 	BT_RUN(test_point_parse);
@@ -297,5 +479,7 @@ int main(void)
 	BT_RUN(test_choose_by_signature);
 	BT_RUN(test_choose_tracepoint_or_function);
 	BT_RUN(test_unknown_program);
+	BT_RUN(test_table_opensnoop);
+	BT_RUN(test_table_smpcalls);
 	return bt_test_done();
 }
