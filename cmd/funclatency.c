@@ -35,11 +35,11 @@ static const struct bt_opt_vals vals = {
 	BT_COMMON_VALS(opts.c),
 	.timestamp = &opts.timestamp,
 	.regex = &opts.regex,
+	.milliseconds = &opts.msecs,
 };
 
 static const struct argp_option options[] = {
 	{ "microseconds", 'u', NULL, 0, "Microsecond histogram", 0 },
-	{ "milliseconds", 'm', NULL, 0, "Millisecond histogram", 0 },
 	{ "function", 'F', NULL, 0, "Show a separate histogram per function", 0 },
 	{ "level", 'l', "LEVEL", 0, "Time the outermost LEVEL levels of nested or recursive calls",
 	  0 },
@@ -56,9 +56,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'u':
 		o->usecs = true;
-		break;
-	case 'm':
-		o->msecs = true;
 		break;
 	case 'F':
 		o->per_func = true;
@@ -89,15 +86,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_pid),
-	BT_ARGP_CHILD(bt_argp_interval),
-	BT_ARGP_CHILD(bt_argp_duration),
-	BT_ARGP_CHILD(bt_argp_timestamp),
-	BT_ARGP_CHILD(bt_argp_regexp),
-	BT_ARGP_CHILD(bt_argp_attach),
-	BT_ARGP_CHILD(bt_argp_max_probes),
-	BT_ARGP_CHILD(bt_argp_json),
-	{ NULL },
+	BT_ARGP_CHILD(bt_argp_pid),	     BT_ARGP_CHILD(bt_argp_interval),
+	BT_ARGP_CHILD(bt_argp_duration),     BT_ARGP_CHILD(bt_argp_timestamp),
+	BT_ARGP_CHILD(bt_argp_regexp),	     BT_ARGP_CHILD(bt_argp_attach),
+	BT_ARGP_CHILD(bt_argp_max_probes),   BT_ARGP_CHILD(bt_argp_json),
+	BT_ARGP_CHILD(bt_argp_milliseconds), { NULL },
 };
 
 static const struct argp argp = {

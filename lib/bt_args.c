@@ -59,6 +59,11 @@ static const struct argp_option regexp_options[] = {
 	{ NULL },
 };
 
+static const struct argp_option milliseconds_options[] = {
+	{ "milliseconds", 'm', NULL, 0, "Millisecond histogram", 0 },
+	{ NULL },
+};
+
 static const struct argp_option attach_options[] = {
 	{ "attach", OPT_ATTACH, "MODE", 0,
 	  "How to attach kernel functions: auto, fentry or kprobe (default auto)", 0 },
@@ -141,6 +146,8 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 		return set_flag(DEST(timestamp, "-T"));
 	case 'r':
 		return set_flag(DEST(regex, "-r"));
+	case 'm':
+		return set_flag(DEST(milliseconds, "-m"));
 	case OPT_ATTACH:
 		mode = DEST(mode, "--attach");
 		return mode ? bt_argp_attach_mode(state, arg, mode) : EINVAL;
@@ -169,6 +176,8 @@ const struct argp bt_argp_duration = { .options = duration_options, .parser = pa
 const struct argp bt_argp_cpu = { .options = cpu_options, .parser = parse_common };
 const struct argp bt_argp_timestamp = { .options = timestamp_options, .parser = parse_common };
 const struct argp bt_argp_regexp = { .options = regexp_options, .parser = parse_common };
+const struct argp bt_argp_milliseconds = { .options = milliseconds_options,
+					   .parser = parse_common };
 const struct argp bt_argp_attach = { .options = attach_options, .parser = parse_common };
 const struct argp bt_argp_max_probes = { .options = max_probes_options, .parser = parse_common };
 const struct argp bt_argp_json = { .options = json_options, .parser = parse_common };
@@ -289,6 +298,42 @@ static error_t parse_stack_kinds(int key, char *arg, struct argp_state *state)
 const struct argp bt_argp_stack_kinds = { .options = stack_kinds_options,
 					  .parser = parse_stack_kinds };
 
+static const struct argp_option disk_options[] = {
+	{ "disk", 'd', "DISK", 0, "Trace this disk only", 0 },
+	{ NULL },
+};
+
+static const struct argp_option cgroup_options[] = {
+	{ "cgroup", 'c', "CGROUP", 0, "Trace I/O issued by processes in this cgroup (v2 path)", 0 },
+	{ NULL },
+};
+
+static error_t set_string(const char **s, char *arg)
+{
+	if (!s)
+		return EINVAL;
+	*s = arg;
+	return 0;
+}
+
+/* Not parse_common(): this -d is no duration, this -c no CPU. */
+static error_t parse_block(int key, char *arg, struct argp_state *state)
+{
+	const struct bt_opt_vals *v = state->input;
+
+	switch (key) {
+	case 'd':
+		return set_string(DEST(disk, "-d"), arg);
+	case 'c':
+		return set_string(DEST(cgroup, "-c"), arg);
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+const struct argp bt_argp_disk = { .options = disk_options, .parser = parse_block };
+const struct argp bt_argp_cgroup = { .options = cgroup_options, .parser = parse_block };
+
 void bt_argp_vals_init(struct argp_state *state, const struct argp *argp,
 		       const struct bt_opt_vals *v)
 {
@@ -300,7 +345,7 @@ void bt_argp_vals_init(struct argp_state *state, const struct argp *argp,
 		if (a == &bt_stack_out_argp)
 			state->child_inputs[i] = v->out;
 		else if (a->parser == parse_common || a->parser == bt_argp_stacks_parse ||
-			 a->parser == parse_stack_kinds)
+			 a->parser == parse_stack_kinds || a->parser == parse_block)
 			state->child_inputs[i] = (void *)v;
 	}
 }

@@ -43,6 +43,7 @@ struct bt_opt_vals {
 	long *cpu;		   /* -c, --cpu CPU: a possible CPU */
 	bool *timestamp;	   /* -T, --timestamp */
 	bool *regex;		   /* -r, --regexp */
+	bool *milliseconds;	   /* -m, --milliseconds */
 	enum bt_attach_mode *mode; /* --attach MODE */
 	unsigned long *max_probes; /* --max-probes N */
 	bool *json;		   /* --json (or -j): NULL if the command reads bt_json_mode() */
@@ -54,6 +55,8 @@ struct bt_opt_vals {
 	unsigned long *storage;		 /* --stack-storage-size N (BT_ARGP_STACK_STORAGE) */
 	enum bt_unwind_mode *unwind;	 /* --unwind MODE: set to auto first */
 	struct bt_stack_out_opts *out;	 /* --flamegraph FILE, --pprof FILE (bt_stack_out_argp) */
+	const char **disk;		 /* -d, --disk DISK */
+	const char **cgroup;		 /* -c, --cgroup CGROUP */
 };
 
 /* In the command's ARGP_KEY_INIT: give each shared block among argp's children v. */
@@ -65,14 +68,15 @@ void bt_argp_vals_init(struct argp_state *state, const struct argp *argp,
 		&(block), 0, NULL, 0 \
 	}
 
-extern const struct argp bt_argp_pid;	     /* -p, --pid PID */
-extern const struct argp bt_argp_interval;   /* -i, --interval INTERVAL */
-extern const struct argp bt_argp_duration;   /* -d, --duration DURATION */
-extern const struct argp bt_argp_cpu;	     /* -c, --cpu CPU */
-extern const struct argp bt_argp_timestamp;  /* -T, --timestamp */
-extern const struct argp bt_argp_regexp;     /* -r, --regexp */
-extern const struct argp bt_argp_attach;     /* --attach MODE */
-extern const struct argp bt_argp_max_probes; /* --max-probes N */
+extern const struct argp bt_argp_pid;	       /* -p, --pid PID */
+extern const struct argp bt_argp_interval;     /* -i, --interval INTERVAL */
+extern const struct argp bt_argp_duration;     /* -d, --duration DURATION */
+extern const struct argp bt_argp_cpu;	       /* -c, --cpu CPU */
+extern const struct argp bt_argp_timestamp;    /* -T, --timestamp */
+extern const struct argp bt_argp_regexp;       /* -r, --regexp */
+extern const struct argp bt_argp_milliseconds; /* -m, --milliseconds */
+extern const struct argp bt_argp_attach;       /* --attach MODE */
+extern const struct argp bt_argp_max_probes;   /* --max-probes N */
 /* --json: JSON Lines on stdout and messages as JSON on stderr (bt_set_json_mode()). */
 extern const struct argp bt_argp_json;
 extern const struct argp bt_argp_json_j; /* the same as -j, --json (BCC's biolatency) */
@@ -92,6 +96,10 @@ extern const struct argp bt_argp_offset;      /* -s, --offset */
  * never from the command line behind the command's back.
  */
 extern const struct argp bt_argp_unwind;
+
+/* The block tools' (the name as given: the command looks it up) */
+extern const struct argp bt_argp_disk;	 /* -d, --disk DISK */
+extern const struct argp bt_argp_cgroup; /* -c, --cgroup CGROUP */
 
 /*
  * --stack-storage-size N with the command's default in its help (which the command's options

@@ -43,7 +43,7 @@ OWN_USERS = {'bt_offcpu_opts.c': ('offcputime', 'offwaketime')}
 def own(command, name):
     return any(n == name and command in OWN_USERS.get(f, (f[:-2],)) for f, n in OWN)
 
-# option: (a good value, a bad one); None: a flag
+# option: (a good value, a bad one or None); FLAGS: no value
 VALUES = {
     'pid': ('1', '0'),
     'interval': ('1', '0'),
@@ -55,6 +55,8 @@ VALUES = {
     'unwind': ('fp', 'nope'),
     'flamegraph': ('x.svg', ''),
     'pprof': ('x.pb.gz', ''),
+    'disk': ('sda', None),  # looked up when the tool starts, not while parsing
+    'cgroup': ('/sys/fs/cgroup', None),
 }
 
 
@@ -109,8 +111,8 @@ def check_source(src, names, errors):
 
 
 # the shared options without an argument
-FLAGS = {'json', 'debug', 'timestamp', 'regexp', 'user-stacks-only', 'kernel-stacks-only',
-         'user-stack', 'kernel-stack', 'delimited', 'folded', 'offset'}
+FLAGS = {'json', 'debug', 'timestamp', 'regexp', 'milliseconds', 'user-stacks-only',
+         'kernel-stacks-only', 'user-stack', 'kernel-stack', 'delimited', 'folded', 'offset'}
 
 
 def run(args):
@@ -155,7 +157,7 @@ def check_binary(bpftools, names, errors):
             if code != 0 or err:
                 errors.append(f'{c} {good[0]} --help: exit {code}, stderr '
                               f'{err.strip().splitlines()[:1]}')
-            if not values:
+            if not values or values[1] is None:
                 continue
             code, _, err = run([bpftools, c, f'--{name}={values[1]}'])
             first = err.splitlines()[0] if err else ''

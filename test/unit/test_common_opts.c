@@ -278,6 +278,49 @@ static void test_no_place(void)
 	CHECK(!u.delimited);
 }
 
+/* The block tools' -d DISK and -c CGROUP, with -m: strings kept as given. */
+static struct {
+	const char *disk, *cgroup;
+	bool ms;
+} b;
+
+static const struct bt_opt_vals block_vals = {
+	.disk = &b.disk,
+	.cgroup = &b.cgroup,
+	.milliseconds = &b.ms,
+};
+
+static const struct argp block_argp;
+
+static error_t parse_block_tool(int key, char *arg, struct argp_state *state)
+{
+	(void)arg;
+	if (key != ARGP_KEY_INIT)
+		return ARGP_ERR_UNKNOWN;
+	bt_argp_vals_init(state, &block_argp, &block_vals);
+	return 0;
+}
+
+static const struct argp_child block_children[] = {
+	BT_ARGP_CHILD(bt_argp_disk),
+	BT_ARGP_CHILD(bt_argp_cgroup),
+	BT_ARGP_CHILD(bt_argp_milliseconds),
+	{ NULL },
+};
+
+static const struct argp block_argp = { .parser = parse_block_tool, .children = block_children };
+
+static void test_block_blocks(void)
+{
+	char *argv[] = { "tool", "-d", "sdc", "--cgroup=/sys/fs/cgroup/x", "-m", NULL };
+
+	memset(&b, 0, sizeof(b));
+	CHECK_INT(argp_parse(&block_argp, 5, argv, ARGP_NO_EXIT | ARGP_NO_HELP, NULL, NULL), 0);
+	CHECK_STR(b.disk, "sdc");
+	CHECK_STR(b.cgroup, "/sys/fs/cgroup/x");
+	CHECK(b.ms);
+}
+
 /* bt_argp_duration is -d alone: -i stays unknown to a command that takes only a duration. */
 static const struct argp_child duration_only[] = {
 	BT_ARGP_CHILD(bt_argp_duration),
@@ -329,6 +372,7 @@ int main(void)
 	BT_RUN(test_spellings);
 	BT_RUN(test_other_blocks);
 	BT_RUN(test_no_place);
+	BT_RUN(test_block_blocks);
 	BT_RUN(test_duration_alone);
 	BT_RUN(test_storage_row);
 	return bt_test_done();
