@@ -34,32 +34,40 @@ static struct biolatency_opts {
 	struct bt_interval iv;
 } opts = { .iv = { .interval = BT_FOREVER, .count = BT_FOREVER } };
 
+static const struct bt_opt_vals vals = {
+	.timestamp = &opts.timestamp,
+	.milliseconds = &opts.milliseconds,
+	.json = &opts.json,
+	.disk = &opts.disk,
+	.cgroup = &opts.cgroup,
+};
+
 static const struct argp_option options[] = {
-	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
 	{ "queued", 'Q', NULL, 0, "Include OS queued time in I/O time", 0 },
-	{ "milliseconds", 'm', NULL, 0, "Millisecond histogram", 0 },
 	{ "disks", 'D', NULL, 0, "Print a histogram per disk device", 0 },
 	{ "flags", 'F', NULL, 0, "Print a histogram per set of I/O flags", 0 },
 	{ "extension", 'e', NULL, 0, "Summarize average/total value", 0 },
-	{ "json", 'j', NULL, 0, "JSON output, one object per interval", 0 },
-	{ "disk", 'd', "DISK", 0, "Trace this disk only", 0 },
-	{ "cgroup", 'c', "CGROUP", 0, "Trace I/O issued by processes in this cgroup (v2 path)", 0 },
 	{ NULL },
 };
+
+static const struct argp_child children[] = {
+	BT_ARGP_CHILD(bt_argp_timestamp), BT_ARGP_CHILD(bt_argp_milliseconds),
+	BT_ARGP_CHILD(bt_argp_json_j),	  BT_ARGP_CHILD(bt_argp_disk),
+	BT_ARGP_CHILD(bt_argp_cgroup),	  { NULL },
+};
+
+static const struct argp argp;
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct biolatency_opts *o = state->input;
 
 	switch (key) {
-	case 'T':
-		o->timestamp = true;
+	case ARGP_KEY_INIT:
+		bt_argp_vals_init(state, &argp, &vals);
 		break;
 	case 'Q':
 		o->queued = true;
-		break;
-	case 'm':
-		o->milliseconds = true;
 		break;
 	case 'D':
 		o->disks = true;
@@ -69,16 +77,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'e':
 		o->extension = true;
-		break;
-	case 'j':
-		o->json = true;
-		bt_set_json_mode(true); /* messages on stderr as JSON too */
-		break;
-	case 'd':
-		o->disk = arg;
-		break;
-	case 'c':
-		o->cgroup = arg;
 		break;
 	case ARGP_KEY_ARG:
 		return bt_argp_interval_arg(state, arg, &o->iv);
@@ -95,6 +93,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
+	.children = children,
 	.args_doc = "[interval [count]]",
 	.doc = "Summarize block device I/O latency as a histogram.\v"
 	       "examples:\n"

@@ -36,46 +36,49 @@ static struct biosnoop_opts {
 	int nargs;
 } opts;
 
-enum { OPT_JSON = 0x100 };
+static const struct bt_opt_vals vals = {
+	.json = &opts.json,
+	.disk = &opts.disk,
+	.cgroup = &opts.cgroup,
+};
 
 static const struct argp_option options[] = {
 	{ "queue", 'Q', NULL, 0, "Include OS queued time", 0 },
 	{ "queued", 0, NULL, OPTION_ALIAS, NULL, 0 },
-	{ "disk", 'd', "DISK", 0, "Trace this disk only", 0 },
 	{ "pattern", 'P', NULL, 0, "Display block I/O pattern (sequential or random)", 0 },
-	{ "cgroup", 'c', "CGROUP", 0, "Trace I/O issued by processes in this cgroup (v2 path)", 0 },
 	{ "min", 'm', "MIN_MS", 0, "Trace I/O slower than this, in milliseconds", 0 },
 	{ "timestamp", 't', NULL, 0, "Print wall-clock time instead of seconds since the first",
 	  0 },
-	{ "json", OPT_JSON, NULL, 0, "Print one JSON object per I/O", 0 },
 	{ NULL },
 };
+
+static const struct argp_child children[] = {
+	BT_ARGP_CHILD(bt_argp_disk),
+	BT_ARGP_CHILD(bt_argp_cgroup),
+	BT_ARGP_CHILD(bt_argp_json),
+	{ NULL },
+};
+
+static const struct argp argp;
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct biosnoop_opts *o = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		bt_argp_vals_init(state, &argp, &vals);
+		break;
 	case 'Q':
 		o->queue = true;
 		break;
-	case 'd':
-		o->disk = arg;
-		break;
 	case 'P':
 		o->pattern = true;
-		break;
-	case 'c':
-		o->cgroup = arg;
 		break;
 	case 'm':
 		return bt_argp_ulong(state, arg, "minimum latency", 0, 1000000000, &o->min_ms);
 	case 't':
 		o->timestamp = true;
-		break;
-	case OPT_JSON:
-		o->json = true;
-		bt_set_json_mode(true); /* messages on stderr as JSON too */
 		break;
 	case ARGP_KEY_ARG:
 		if (o->nargs++)
@@ -90,6 +93,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
+	.children = children,
 	.args_doc = "[duration]",
 	.doc = "Trace block I/O.\v"
 	       "examples:\n"

@@ -17,19 +17,20 @@ static struct features_opts {
 	bool json;
 } opts;
 
-static const struct argp_option options[] = {
-	{ "json", 'j', NULL, 0, "Print the report as JSON", 0 },
+static const struct bt_opt_vals vals = { .json = &opts.json };
+
+static const struct argp_child children[] = {
+	BT_ARGP_CHILD(bt_argp_json_j),
 	{ NULL },
 };
 
+static const struct argp argp;
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
-	struct features_opts *o = state->input;
-
 	switch (key) {
-	case 'j':
-		o->json = true;
-		bt_set_json_mode(true); /* messages on stderr as JSON too */
+	case ARGP_KEY_INIT:
+		bt_argp_vals_init(state, &argp, &vals);
 		break;
 	case ARGP_KEY_ARG:
 		return bt_argp_error(state, "unexpected argument '%s'", arg);
@@ -40,8 +41,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp argp = {
-	.options = options,
 	.parser = parse_opt,
+	.children = children,
 	.doc = "Report which kernel facilities bpftools can use here, and which tools can run.\v"
 	       "Each facility is tried for real (a program loaded and attached, a probe created "
 	       "and\n"

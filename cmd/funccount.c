@@ -28,12 +28,11 @@ static struct funccount_opts {
 	const char *pattern;
 } opts = { .c = BT_COMMON_OPTS_INIT, .cpu = -1 };
 
-static const struct argp_option options[] = {
-	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
-	{ "regexp", 'r', NULL, 0, "Use regular expressions. Default is \"*\" wildcards only.", 0 },
-	{ "debug", 'D', NULL, 0, "Print what is attached and how, and libbpf's debug output", 0 },
-	{ "cpu", 'c', "CPU", 0, "Trace this CPU only", 0 },
-	{ NULL },
+static const struct bt_opt_vals vals = {
+	BT_COMMON_VALS(opts.c),
+	.timestamp = &opts.timestamp,
+	.regex = &opts.regex,
+	.cpu = &opts.cpu,
 };
 
 static const struct argp argp;
@@ -43,19 +42,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct funccount_opts *o = state->input;
 
 	switch (key) {
-	case 'T':
-		o->timestamp = true;
-		break;
-	case 'r':
-		o->regex = true;
-		break;
-	case 'D':
-		bt_set_debug(true);
-		break;
-	case 'c':
-		return bt_argp_long(state, arg, "CPU", 0, libbpf_num_possible_cpus() - 1, &o->cpu);
 	case ARGP_KEY_INIT:
-		bt_argp_common_init(state, &argp, &o->c);
+		bt_argp_vals_init(state, &argp, &vals);
 		break;
 	case ARGP_KEY_ARG:
 		if (o->pattern)
@@ -73,15 +61,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp_child children[] = {
-	{ &bt_argp_pid, 0, NULL, 0 },
-	{ &bt_argp_interval, 0, NULL, 0 },
-	{ &bt_argp_attach, 0, NULL, 0 },
-	{ &bt_argp_json, 0, NULL, 0 },
+	BT_ARGP_CHILD(bt_argp_pid),
+	BT_ARGP_CHILD(bt_argp_interval),
+	BT_ARGP_CHILD(bt_argp_duration),
+	BT_ARGP_CHILD(bt_argp_cpu),
+	BT_ARGP_CHILD(bt_argp_timestamp),
+	BT_ARGP_CHILD(bt_argp_regexp),
+	BT_ARGP_CHILD(bt_argp_attach),
+	BT_ARGP_CHILD(bt_argp_max_probes),
+	BT_ARGP_CHILD(bt_argp_json),
+	BT_ARGP_CHILD(bt_argp_debug_D),
 	{ NULL },
 };
 
 static const struct argp argp = {
-	.options = options,
 	.parser = parse_opt,
 	.children = children,
 	.args_doc = "PATTERN",

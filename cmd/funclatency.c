@@ -30,12 +30,16 @@ static struct funclatency_opts {
 	const char *pattern;
 } opts = { .c = BT_COMMON_OPTS_INIT };
 
+static const struct bt_opt_vals vals = {
+	BT_COMMON_VALS(opts.c),
+	.timestamp = &opts.timestamp,
+	.regex = &opts.regex,
+	.milliseconds = &opts.msecs,
+};
+
 static const struct argp_option options[] = {
-	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
 	{ "microseconds", 'u', NULL, 0, "Microsecond histogram", 0 },
-	{ "milliseconds", 'm', NULL, 0, "Millisecond histogram", 0 },
 	{ "function", 'F', NULL, 0, "Show a separate histogram per function", 0 },
-	{ "regexp", 'r', NULL, 0, "Use regular expressions. Default is \"*\" wildcards only.", 0 },
 	{ "level", 'l', "LEVEL", 0, "Time the outermost LEVEL levels of nested or recursive calls",
 	  0 },
 	{ "verbose", 'v', NULL, 0, "Print what each function is attached with", 0 },
@@ -49,20 +53,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct funclatency_opts *o = state->input;
 
 	switch (key) {
-	case 'T':
-		o->timestamp = true;
-		break;
 	case 'u':
 		o->usecs = true;
 		break;
-	case 'm':
-		o->msecs = true;
-		break;
 	case 'F':
 		o->per_func = true;
-		break;
-	case 'r':
-		o->regex = true;
 		break;
 	case 'l':
 		return bt_argp_ulong(state, arg, "level", 1, FL_MAX_LEVEL, &o->level);
@@ -70,7 +65,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->verbose = true;
 		break;
 	case ARGP_KEY_INIT:
-		bt_argp_common_init(state, &argp, &o->c);
+		bt_argp_vals_init(state, &argp, &vals);
 		break;
 	case ARGP_KEY_ARG:
 		if (o->pattern)
@@ -90,11 +85,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp_child children[] = {
-	{ &bt_argp_pid, 0, NULL, 0 },
-	{ &bt_argp_interval, 0, NULL, 0 },
-	{ &bt_argp_attach, 0, NULL, 0 },
-	{ &bt_argp_json, 0, NULL, 0 },
-	{ NULL },
+	BT_ARGP_CHILD(bt_argp_pid),	     BT_ARGP_CHILD(bt_argp_interval),
+	BT_ARGP_CHILD(bt_argp_duration),     BT_ARGP_CHILD(bt_argp_timestamp),
+	BT_ARGP_CHILD(bt_argp_regexp),	     BT_ARGP_CHILD(bt_argp_attach),
+	BT_ARGP_CHILD(bt_argp_max_probes),   BT_ARGP_CHILD(bt_argp_json),
+	BT_ARGP_CHILD(bt_argp_milliseconds), { NULL },
 };
 
 static const struct argp argp = {

@@ -28,13 +28,6 @@
 #include "funcslower.h"
 #include "funcslower.skel.h"
 
-enum {
-	OPT_ATTACH = 0x100,
-	OPT_STORAGE,
-	OPT_MAX_PROBES,
-	OPT_JSON,
-};
-
 #define DEFAULT_HZ 49
 
 static struct funcslower_opts {
@@ -53,8 +46,20 @@ static struct funcslower_opts {
 	enum bt_unwind_mode unwind;   /* --unwind */
 } opts = { .min_ms = -1, .min_us = -1, .storage = 2048, .max_probes = 1000 };
 
+static const struct bt_opt_vals vals = {
+	.pid = &opts.pid,
+	.folded = &opts.folded,
+	.user_stack = &opts.user_stack,
+	.kernel_stack = &opts.kernel_stack,
+	.json = &opts.json,
+	.mode = &opts.mode,
+	.storage = &opts.storage,
+	.max_probes = &opts.max_probes,
+	.out = &opts.out,
+	.unwind = &opts.unwind,
+};
+
 static const struct argp_option options[] = {
-	{ "pid", 'p', "PID", 0, "Trace this PID only", 0 },
 	{ "min-ms", 'm', "MIN_MS", 0,
 	  "Minimum duration to trace (ms; default 1, fractions allowed)", 0 },
 	{ "min-us", 'u', "MIN_US", 0, "Minimum duration to trace (us; fractions allowed)", 0 },
@@ -63,12 +68,6 @@ static const struct argp_option options[] = {
 	{ "timestamp", 't', NULL, 0, "Show timestamp in seconds at us resolution", 0 },
 	{ "verbose", 'v', NULL, 0, "Print what each function resolved to and how it is attached",
 	  0 },
-	{ "folded", 'f', NULL, 0,
-	  "Output folded format, one line per stack (for flame graphs); implies -U -K unless "
-	  "one is given",
-	  0 },
-	{ "user-stack", 'U', NULL, 0, "Output user stack trace", 0 },
-	{ "kernel-stack", 'K', NULL, 0, "Output kernel stack trace", 0 },
 	{ "blocked", 'B', NULL, 0,
 	  "For each slow call, where it blocked off-CPU: count, first block, span and total "
 	  "time per stack (needs -K and/or -U)",
@@ -77,13 +76,6 @@ static const struct argp_option options[] = {
 	  "For each slow call, where it ran on-CPU: timer samples per stack (needs -K and/or -U)",
 	  0 },
 	{ "frequency", 'F', "HZ", 0, "Sample frequency of -S (default 49)", 0 },
-	{ "json", OPT_JSON, NULL, 0, "One JSON object per slow call", 0 },
-	{ "attach", OPT_ATTACH, "MODE", 0,
-	  "How to attach kernel functions: auto, fentry or kprobe (default auto)", 0 },
-	{ "stack-storage-size", OPT_STORAGE, "N", 0,
-	  "Number of unique stacks to store (default 2048, at most 1048576)", 0 },
-	{ "max-probes", OPT_MAX_PROBES, "N", 0,
-	  "Refuse to trace more than N functions (default 1000)", 0 },
 	{ NULL },
 };
 
@@ -103,17 +95,16 @@ static int parse_threshold(struct argp_state *state, const char *arg, const char
 	return 0;
 }
 
+static const struct argp argp;
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct funcslower_opts *o = state->input;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &o->out;
-		state->child_inputs[1] = &o->unwind;
+		bt_argp_vals_init(state, &argp, &vals);
 		break;
-	case 'p':
-		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
 	case 'm':
 		return parse_threshold(state, arg, "minimum duration", 1e6, &o->min_ms);
 	case 'u':
@@ -130,15 +121,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'v':
 		o->verbose = true;
 		break;
-	case 'f':
-		o->folded = true;
-		break;
-	case 'U':
-		o->user_stack = true;
-		break;
-	case 'K':
-		o->kernel_stack = true;
-		break;
 	case 'B':
 		o->blocked = true;
 		break;
@@ -147,17 +129,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'F':
 		return bt_argp_ulong(state, arg, "sample frequency", 1, 10000, &o->hz);
-	case OPT_JSON:
-		o->json = true;
-		bt_set_json_mode(true); /* messages on stderr as JSON too */
-		break;
-	case OPT_ATTACH:
-		return bt_argp_attach_mode(state, arg, &o->mode);
-	case OPT_STORAGE:
-		return bt_argp_ulong(state, arg, "stack storage size", 1, BT_STACK_STORAGE_MAX,
-				     &o->storage);
-	case OPT_MAX_PROBES:
-		return bt_argp_ulong(state, arg, "probe limit", 1, 1000000, &o->max_probes);
 	case ARGP_KEY_ARGS:
 		o->funcs = state->argv + state->next;
 		o->nfuncs = state->argc - state->next;
@@ -196,10 +167,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+BT_ARGP_STACK_STORAGE(storage_argp, 2048);
 static const struct argp_child children[] = {
-	{ &bt_stack_out_argp, 0, NULL, 0 },
-	{ &bt_argp_unwind, 0, NULL, 0 },
-	{ NULL },
+	BT_ARGP_CHILD(bt_argp_pid),	    BT_ARGP_CHILD(bt_argp_folded),
+	BT_ARGP_CHILD(bt_argp_stack_kinds), BT_ARGP_CHILD(bt_argp_json),
+	BT_ARGP_CHILD(bt_argp_attach),	    BT_ARGP_CHILD(storage_argp),
+	BT_ARGP_CHILD(bt_argp_max_probes),  BT_ARGP_CHILD(bt_stack_out_argp),
+	BT_ARGP_CHILD(bt_argp_unwind),	    { NULL },
 };
 
 static const struct argp argp = {

@@ -27,7 +27,6 @@ enum {
 	OPT_CGROUPMAP = 0x100,
 	OPT_MNTNSMAP,
 	OPT_EXEC,
-	OPT_JSON,
 };
 
 static struct opensnoop_opts {
@@ -45,8 +44,13 @@ static struct opensnoop_opts {
 	bool exec;
 } opts = { .c = BT_COMMON_OPTS_INIT, .buffer_pages = 64 };
 
+static const struct bt_opt_vals vals = {
+	BT_COMMON_VALS(opts.c),
+	.timestamp = &opts.timestamp,
+	.json = &opts.json,
+};
+
 static const struct argp_option options[] = {
-	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
 	{ "print-uid", 'U', NULL, 0, "Print UID column", 0 },
 	{ "failed", 'x', NULL, 0, "Only show failed opens", 0 },
 	{ "tid", 't', "TID", 0, "Trace this TID only", 0 },
@@ -64,7 +68,6 @@ static const struct argp_option options[] = {
 	  "Size of the ring buffer in pages (a power of two; default 64, at most 256 MiB)", 0 },
 	{ "exec", OPT_EXEC, NULL, 0,
 	  "Run CMD [ARGS...] (the rest of the line) and trace it alone; exit when it exits", 0 },
-	{ "json", OPT_JSON, NULL, 0, "One JSON object per open, one per line", 0 },
 	{ NULL },
 };
 
@@ -113,9 +116,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct opensnoop_opts *o = state->input;
 
 	switch (key) {
-	case 'T':
-		o->timestamp = true;
-		break;
 	case 'U':
 		o->print_uid = true;
 		break;
@@ -170,12 +170,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->exec_argv = state->argv + state->next;
 		state->next = state->argc;
 		break;
-	case OPT_JSON:
-		o->json = true;
-		bt_set_json_mode(true); /* messages on stderr as JSON too */
-		break;
 	case ARGP_KEY_INIT:
-		bt_argp_common_init(state, &argp, &o->c);
+		bt_argp_vals_init(state, &argp, &vals);
 		break;
 	case ARGP_KEY_ARG:
 		return bt_argp_error(state, "unexpected argument '%s'", arg);
@@ -192,8 +188,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp_child children[] = {
-	{ &bt_argp_pid, 0, NULL, 0 },
-	{ &bt_argp_duration, 0, NULL, 0 },
+	BT_ARGP_CHILD(bt_argp_pid),
+	BT_ARGP_CHILD(bt_argp_duration),
+	BT_ARGP_CHILD(bt_argp_timestamp),
+	BT_ARGP_CHILD(bt_argp_json),
 	{ NULL },
 };
 

@@ -21,10 +21,6 @@
 #include "smpcalls.h"
 #include "smpcalls.skel.h"
 
-enum {
-	OPT_JSON = 0x100,
-};
-
 static struct smpcalls_opts {
 	struct bt_common_opts c; /* -p */
 	bool timestamp;
@@ -33,10 +29,15 @@ static struct smpcalls_opts {
 	struct bt_interval iv;
 } opts = { .c = BT_COMMON_OPTS_INIT, .iv = { .interval = BT_FOREVER, .count = BT_FOREVER } };
 
+static const struct bt_opt_vals vals = {
+	.pid = &opts.c.pid,
+	.timestamp = &opts.timestamp,
+	.json = &opts.json,
+};
+
+/* Not the stack tools' -K, --kernel-stack (bt_argp_stack_kinds): a key, not a stack printed */
 static const struct argp_option options[] = {
-	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
 	{ "kernel-stack", 'K', NULL, 0, "Key by the caller's kernel stack and name too", 0 },
-	{ "json", OPT_JSON, NULL, 0, "One line of JSON per output", 0 },
 	{ NULL },
 };
 
@@ -47,18 +48,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct smpcalls_opts *o = state->input;
 
 	switch (key) {
-	case 'T':
-		o->timestamp = true;
-		break;
 	case 'K':
 		o->stacks = true;
 		break;
 	case ARGP_KEY_INIT:
-		bt_argp_common_init(state, &argp, &o->c);
-		break;
-	case OPT_JSON:
-		o->json = true;
-		bt_set_json_mode(true); /* messages on stderr as JSON too */
+		bt_argp_vals_init(state, &argp, &vals);
 		break;
 	case ARGP_KEY_ARG:
 		return bt_argp_interval_arg(state, arg, &o->iv);
@@ -69,7 +63,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp_child children[] = {
-	{ &bt_argp_pid, 0, NULL, 0 },
+	BT_ARGP_CHILD(bt_argp_pid),
+	BT_ARGP_CHILD(bt_argp_timestamp),
+	BT_ARGP_CHILD(bt_argp_json),
 	{ NULL },
 };
 

@@ -26,11 +26,7 @@
 #include "stackcount.skel.h"
 
 enum {
-	OPT_DEBUG = 0x100,
-	OPT_STORAGE,
-	OPT_MAX_PROBES,
-	OPT_ATTACH,
-	OPT_DEBUGINFO,
+	OPT_DEBUGINFO = 0x100,
 	OPT_DEBUGINFOD,
 };
 
@@ -49,26 +45,32 @@ static struct stackcount_opts {
 	enum bt_unwind_mode unwind;   /* --unwind */
 } opts = { .cpu = -1, .storage = 16384, .max_probes = 1000 };
 
+static const struct bt_opt_vals vals = {
+	.pid = &opts.pid,
+	.cpu = &opts.cpu,
+	.timestamp = &opts.timestamp,
+	.regex = &opts.regex,
+	.offset = &opts.offset,
+	.kernel_only = &opts.kernel_only,
+	.user_only = &opts.user_only,
+	.delimited = &opts.delimited,
+	.folded = &opts.folded,
+	.storage = &opts.storage,
+	.max_probes = &opts.max_probes,
+	.mode = &opts.mode,
+	.out = &opts.out,
+	.unwind = &opts.unwind,
+};
+
+/*
+ * BCC's stackcount has -D for the duration (its -d is --delimited), and here both take
+ * SECONDS: not the blocks of -i and -d.
+ */
 static const struct argp_option options[] = {
-	{ "pid", 'p', "PID", 0, "Trace this PID only", 0 },
-	{ "cpu", 'c', "CPU", 0, "Trace this CPU only", 0 },
 	{ "interval", 'i', "SECONDS", 0, "Summary interval, seconds", 0 },
 	{ "duration", 'D', "SECONDS", 0, "Total duration of trace, seconds", 0 },
-	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
-	{ "regexp", 'r', NULL, 0, "Use regular expressions. Default is \"*\" wildcards only.", 0 },
-	{ "offset", 's', NULL, 0, "Show address offsets", 0 },
 	{ "perpid", 'P', NULL, 0, "Display stacks separately for each process", 0 },
-	{ "kernel-stacks-only", 'K', NULL, 0, "Kernel stack only", 0 },
-	{ "user-stacks-only", 'U', NULL, 0, "User stack only", 0 },
 	{ "verbose", 'v', NULL, 0, "Show raw addresses (and why a frame is unknown)", 0 },
-	{ "delimited", 'd', NULL, 0, "Insert delimiter between kernel/user stacks", 0 },
-	{ "folded", 'f', NULL, 0, "Output folded format (for flamegraph.pl)", 0 },
-	{ "debug", OPT_DEBUG, NULL, 0, "Print what is attached, and how (and libbpf's log)", 0 },
-	{ "stack-storage-size", OPT_STORAGE, "N", 0,
-	  "Number of unique stacks to store (default 16384, at most 1048576)", 0 },
-	{ "max-probes", OPT_MAX_PROBES, "N", 0, "Refuse to attach more probes (default 1000)", 0 },
-	{ "attach", OPT_ATTACH, "MODE", 0,
-	  "How to attach kernel functions: auto, fentry or kprobe (default auto)", 0 },
 	{ "debuginfo", OPT_DEBUGINFO, NULL, 0,
 	  "Show source lines and inlined frames from DWARF debug info", 0 },
 	{ "debuginfod", OPT_DEBUGINFOD, NULL, 0,
@@ -76,60 +78,26 @@ static const struct argp_option options[] = {
 	{ NULL },
 };
 
+static const struct argp argp;
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct stackcount_opts *o = state->input;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &o->out;
-		state->child_inputs[2] = &o->unwind;
+		bt_argp_vals_init(state, &argp, &vals);
 		break;
-	case 'p':
-		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
-	case 'c':
-		return bt_argp_long(state, arg, "CPU", 0, libbpf_num_possible_cpus() - 1, &o->cpu);
 	case 'i':
 		return bt_argp_ulong(state, arg, "interval", 1, BT_FOREVER, &o->interval);
 	case 'D':
 		return bt_argp_ulong(state, arg, "duration", 1, BT_FOREVER, &o->duration);
-	case 'T':
-		o->timestamp = true;
-		break;
-	case 'r':
-		o->regex = true;
-		break;
-	case 's':
-		o->offset = true;
-		break;
 	case 'P':
 		o->perpid = true;
-		break;
-	case 'K':
-		o->kernel_only = true;
-		break;
-	case 'U':
-		o->user_only = true;
 		break;
 	case 'v':
 		o->verbose = true;
 		break;
-	case 'd':
-		o->delimited = true;
-		break;
-	case 'f':
-		o->folded = true;
-		break;
-	case OPT_DEBUG:
-		bt_set_debug(true);
-		break;
-	case OPT_STORAGE:
-		return bt_argp_ulong(state, arg, "stack storage size", 1, BT_STACK_STORAGE_MAX,
-				     &o->storage);
-	case OPT_MAX_PROBES:
-		return bt_argp_ulong(state, arg, "probe limit", 1, 1000000, &o->max_probes);
-	case OPT_ATTACH:
-		return bt_argp_attach_mode(state, arg, &o->mode);
 	case OPT_DEBUGINFO:
 		o->debuginfo = true;
 		break;
@@ -156,11 +124,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+BT_ARGP_STACK_STORAGE(storage_argp, 16384);
 static const struct argp_child children[] = {
-	{ &bt_stack_out_argp, 0, NULL, 0 },
-	{ &bt_argp_json, 0, NULL, 0 },
-	{ &bt_argp_unwind, 0, NULL, 0 },
-	{ NULL },
+	BT_ARGP_CHILD(bt_argp_pid),	   BT_ARGP_CHILD(bt_argp_cpu),
+	BT_ARGP_CHILD(bt_argp_timestamp),  BT_ARGP_CHILD(bt_argp_regexp),
+	BT_ARGP_CHILD(bt_argp_offset),	   BT_ARGP_CHILD(bt_argp_stacks_only),
+	BT_ARGP_CHILD(bt_argp_delimited),  BT_ARGP_CHILD(bt_argp_folded),
+	BT_ARGP_CHILD(bt_argp_debug),	   BT_ARGP_CHILD(storage_argp),
+	BT_ARGP_CHILD(bt_argp_max_probes), BT_ARGP_CHILD(bt_argp_attach),
+	BT_ARGP_CHILD(bt_stack_out_argp),  BT_ARGP_CHILD(bt_argp_json),
+	BT_ARGP_CHILD(bt_argp_unwind),	   { NULL },
 };
 
 static const struct argp argp = {

@@ -24,13 +24,6 @@
 #include "stacksnoop.h"
 #include "stacksnoop.skel.h"
 
-enum {
-	OPT_DEBUG = 0x100,
-	OPT_STORAGE,
-	OPT_MAX_PROBES,
-	OPT_ATTACH,
-};
-
 #define NSEC_PER_SEC 1000000000ULL
 /* Stacks of printed events are freed a generation at a time, this often. */
 #define RECYCLE_EVERY_MS 1000
@@ -47,29 +40,39 @@ static struct stacksnoop_opts {
 	const char *pattern;
 } opts = { .storage = 1024, .max_probes = 1000 };
 
+static const struct bt_opt_vals vals = {
+	.pid = &opts.pid,
+	.offset = &opts.offset,
+	.kernel_stack = &opts.kernel,
+	.user_stack = &opts.user,
+	.regex = &opts.regex,
+	.storage = &opts.storage, /* user space keeps a timestamp per possible id: 8 MiB at most */
+	.max_probes = &opts.max_probes,
+	.mode = &opts.mode,
+	.unwind = &opts.unwind,
+};
+
 static const struct argp_option options[] = {
-	{ "pid", 'p', "PID", 0, "Trace this PID only", 0 },
-	{ "offset", 's', NULL, 0, "Show address offsets", 0 },
 	{ "verbose", 'v', NULL, 0, "Print more fields", 0 },
-	{ "kernel-stack", 'K', NULL, 0,
-	  "Print the kernel stack (the default for kernel functions and tracepoints)", 0 },
-	{ "user-stack", 'U', NULL, 0,
-	  "Print the user stack (the default for user functions and USDT probes)", 0 },
-	{ "regexp", 'r', NULL, 0, "Use regular expressions. Default is \"*\" wildcards only.", 0 },
-	{ "debug", OPT_DEBUG, NULL, 0, "Print what is attached, and how (and libbpf's log)", 0 },
-	{ "stack-storage-size", OPT_STORAGE, "N", 0,
-	  "Number of unique stacks to store (default 1024, at most 1048576)", 0 },
-	{ "max-probes", OPT_MAX_PROBES, "N", 0, "Refuse to attach more probes (default 1000)", 0 },
-	{ "attach", OPT_ATTACH, "MODE", 0,
-	  "How to attach kernel functions: auto, fentry or kprobe (default auto)", 0 },
 	{ NULL },
 };
 
+BT_ARGP_STACK_STORAGE(storage_argp, 1024);
 static const struct argp_child children[] = {
-	{ &bt_argp_json, 0, NULL, 0 },
-	{ &bt_argp_unwind, 0, NULL, 0 },
+	BT_ARGP_CHILD(bt_argp_pid),
+	BT_ARGP_CHILD(bt_argp_offset),
+	BT_ARGP_CHILD(bt_argp_stack_kinds),
+	BT_ARGP_CHILD(bt_argp_regexp),
+	BT_ARGP_CHILD(bt_argp_debug),
+	BT_ARGP_CHILD(storage_argp),
+	BT_ARGP_CHILD(bt_argp_max_probes),
+	BT_ARGP_CHILD(bt_argp_attach),
+	BT_ARGP_CHILD(bt_argp_json),
+	BT_ARGP_CHILD(bt_argp_unwind),
 	{ NULL },
 };
+
+static const struct argp argp;
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -77,36 +80,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[1] = &o->unwind;
-		break;
-	case 'p':
-		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
-	case 's':
-		o->offset = true;
+		bt_argp_vals_init(state, &argp, &vals);
 		break;
 	case 'v':
 		o->verbose = true;
 		break;
-	case 'K':
-		o->kernel = true;
-		break;
-	case 'U':
-		o->user = true;
-		break;
-	case 'r':
-		o->regex = true;
-		break;
-	case OPT_DEBUG:
-		bt_set_debug(true);
-		break;
-	case OPT_STORAGE:
-		/* user space keeps one timestamp per possible id: bounded to 8 MiB */
-		return bt_argp_ulong(state, arg, "stack storage size", 1, BT_STACK_STORAGE_MAX,
-				     &o->storage);
-	case OPT_MAX_PROBES:
-		return bt_argp_ulong(state, arg, "probe limit", 1, 1000000, &o->max_probes);
-	case OPT_ATTACH:
-		return bt_argp_attach_mode(state, arg, &o->mode);
 	case ARGP_KEY_ARG:
 		if (o->pattern)
 			return bt_argp_error(state, "unexpected argument '%s'", arg);

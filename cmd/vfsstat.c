@@ -18,10 +18,6 @@
 #include "vfsstat.h"
 #include "vfsstat.skel.h"
 
-enum {
-	OPT_ATTACH = 0x100,
-};
-
 static struct vfsstat_opts {
 	long pid;
 	enum bt_attach_mode mode;
@@ -44,26 +40,25 @@ static const struct {
 	[VFSSTAT_RMDIR] = { "vfs_rmdir", "RMDIR/s", "rmdir" },
 };
 
-static const struct argp_option options[] = {
-	{ "pid", 'p', "PID", 0, "Trace this PID only", 0 },
-	{ "attach", OPT_ATTACH, "MODE", 0, "Kernel functions through auto, fentry or kprobe", 0 },
+static const struct bt_opt_vals vals = { .pid = &opts.pid, .mode = &opts.mode };
+
+static const struct argp_child children[] = {
+	BT_ARGP_CHILD(bt_argp_pid),
+	BT_ARGP_CHILD(bt_argp_attach),
+	BT_ARGP_CHILD(bt_argp_json),
 	{ NULL },
 };
 
-static const struct argp_child children[] = {
-	{ &bt_argp_json, 0, NULL, 0 },
-	{ NULL },
-};
+static const struct argp argp;
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct vfsstat_opts *o = state->input;
 
 	switch (key) {
-	case 'p':
-		return bt_argp_long(state, arg, "PID", 1, INT_MAX, &o->pid);
-	case OPT_ATTACH:
-		return bt_argp_attach_mode(state, arg, &o->mode);
+	case ARGP_KEY_INIT:
+		bt_argp_vals_init(state, &argp, &vals);
+		break;
 	case ARGP_KEY_ARG:
 		return bt_argp_interval_arg(state, arg, &o->iv);
 	default:
@@ -73,7 +68,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp argp = {
-	.options = options,
 	.parser = parse_opt,
 	.children = children,
 	.args_doc = "[interval [count]]",

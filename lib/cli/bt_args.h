@@ -7,28 +7,119 @@
 #define BT_ARGS_H
 
 #include <argp.h>
+#include <stdbool.h>
 
 #include "bt_argp.h"
 #include "bt_attach.h"
+#include "bt_stack_out.h"
+#include "bt_unwinder.h"
 
 /*
- * The options many commands share, as argp children, one block per kind so that a command
- * takes exactly the ones it has: list them in the command's argp .children and hand them all
- * the command's struct bt_common_opts in ARGP_KEY_INIT.
+ * Every option more than one command has is declared once, here, with one help text and one
+ * parser, as an argp child; a command lists the blocks it takes in its argp's .children and
+ * says where each value goes in a struct bt_opt_vals, as git's parse-options.h macros name
+ * the variable of each option. The short letters are BCC's, so a few options come in two
+ * spellings (--json and -j/--json, --debug and -D/--debug): the same row but for the letter.
  *
- *	static struct tool_opts { struct bt_common_opts c; bool timestamp; } opts = {
- *		.c = BT_COMMON_OPTS_INIT,
- *	};
+ *	static struct tool_opts { long pid; bool json; bool own; } opts;
+ *	static const struct bt_opt_vals vals = { .pid = &opts.pid, .json = &opts.json };
  *	static const struct argp_child children[] = {
- *		{ &bt_argp_pid, 0, NULL, 0 }, { &bt_argp_interval, 0, NULL, 0 }, { NULL },
+ *		BT_ARGP_CHILD(bt_argp_pid), BT_ARGP_CHILD(bt_argp_json), { NULL },
  *	};
  *	static const struct argp argp = { options, parse_opt, ..., .children = children };
  *	...in parse_opt:
  *	case ARGP_KEY_INIT:
- *		bt_argp_common_init(state, &argp, &o->c);
+ *		bt_argp_vals_init(state, &argp, &vals);
  *		break;
  *
- * Bad values are usage errors naming the option ("invalid PID 'x': ..."), exit 2.
+ * Bad values are usage errors naming the option ("invalid PID 'x': ..."), exit 2, alike in
+ * every command. test/meta/shared_opts.py fails when cmd/ declares one of these options
+ * itself, test/meta/shared_opts.sh when two commands parse or describe one differently.
+ */
+struct bt_opt_vals {
+	long *pid;		   /* -p, --pid PID: 1..INT_MAX */
+	unsigned long *interval;   /* -i, --interval SECS */
+	unsigned long *duration;   /* -d, --duration SECS */
+	long *cpu;		   /* -c, --cpu CPU: a possible CPU */
+	bool *timestamp;	   /* -T, --timestamp */
+	bool *regex;		   /* -r, --regexp */
+	bool *milliseconds;	   /* -m, --milliseconds */
+	enum bt_attach_mode *mode; /* --attach MODE */
+	unsigned long *max_probes; /* --max-probes N */
+	bool *json;		   /* --json (or -j): NULL if the command reads bt_json_mode() */
+	bool *user_only, *kernel_only;	 /* -U, --user-stacks-only and -K, --kernel-stacks-only */
+	bool *user_stack, *kernel_stack; /* -U, --user-stack and -K, --kernel-stack */
+	bool *delimited;		 /* -d, --delimited */
+	bool *folded;			 /* -f, --folded */
+	bool *offset;			 /* -s, --offset */
+	unsigned long *storage;		 /* --stack-storage-size N (BT_ARGP_STACK_STORAGE) */
+	enum bt_unwind_mode *unwind;	 /* --unwind MODE: set to auto first */
+	struct bt_stack_out_opts *out;	 /* --flamegraph FILE, --pprof FILE (bt_stack_out_argp) */
+	const char **disk;		 /* -d, --disk DISK */
+	const char **cgroup;		 /* -c, --cgroup CGROUP */
+};
+
+/* In the command's ARGP_KEY_INIT: give each shared block among argp's children v. */
+void bt_argp_vals_init(struct argp_state *state, const struct argp *argp,
+		       const struct bt_opt_vals *v);
+
+#define BT_ARGP_CHILD(block)         \
+	{                            \
+		&(block), 0, NULL, 0 \
+	}
+
+extern const struct argp bt_argp_pid;	       /* -p, --pid PID */
+extern const struct argp bt_argp_interval;     /* -i, --interval INTERVAL */
+extern const struct argp bt_argp_duration;     /* -d, --duration DURATION */
+extern const struct argp bt_argp_cpu;	       /* -c, --cpu CPU */
+extern const struct argp bt_argp_timestamp;    /* -T, --timestamp */
+extern const struct argp bt_argp_regexp;       /* -r, --regexp */
+extern const struct argp bt_argp_milliseconds; /* -m, --milliseconds */
+extern const struct argp bt_argp_attach;       /* --attach MODE */
+extern const struct argp bt_argp_max_probes;   /* --max-probes N */
+/* --json: JSON Lines on stdout and messages as JSON on stderr (bt_set_json_mode()). */
+extern const struct argp bt_argp_json;
+extern const struct argp bt_argp_json_j; /* the same as -j, --json (BCC's biolatency) */
+/* --debug: what is attached and how, and libbpf's log (bt_set_debug()) */
+extern const struct argp bt_argp_debug;
+extern const struct argp bt_argp_debug_D; /* the same as -D, --debug (BCC's funccount) */
+
+/* The stack tools' */
+extern const struct argp bt_argp_stacks_only; /* -U/--user-stacks-only, -K/--kernel-stacks-only */
+extern const struct argp bt_argp_stack_kinds; /* -U/--user-stack, -K/--kernel-stack */
+extern const struct argp bt_argp_delimited;   /* -d, --delimited */
+extern const struct argp bt_argp_folded;      /* -f, --folded */
+extern const struct argp bt_argp_offset;      /* -s, --offset */
+/*
+ * --unwind=auto|fp|dwarf, for every tool that takes user stacks. The mode is the command's,
+ * which it passes on in struct bt_stacks_opts: the unwinder gets its mode from its options,
+ * never from the command line behind the command's back.
+ */
+extern const struct argp bt_argp_unwind;
+
+/* The block tools' (the name as given: the command looks it up) */
+extern const struct argp bt_argp_disk;	 /* -d, --disk DISK */
+extern const struct argp bt_argp_cgroup; /* -c, --cgroup CGROUP */
+
+/*
+ * --stack-storage-size N with the command's default in its help (which the command's options
+ * start with): a block named name, defined where this is written.
+ */
+#define BT_ARGP_STACK_STORAGE(name, def)                                                       \
+	static const struct argp_option name##_options[] = {                                   \
+		{ "stack-storage-size", BT_OPT_STACK_STORAGE, "N", 0,                          \
+		  "Number of unique stacks to store (default " #def ", at most 1048576)", 0 }, \
+		{ NULL },                                                                      \
+	};                                                                                     \
+	static const struct argp name = { .options = name##_options,                           \
+					  .parser = bt_argp_stacks_parse }
+enum { BT_OPT_STACK_STORAGE = 0x1180 };
+/* The parser of the stack blocks, for BT_ARGP_STACK_STORAGE. */
+error_t bt_argp_stacks_parse(int key, char *arg, struct argp_state *state);
+
+/*
+ * The values of -p, -i, -d, --attach and --max-probes in one struct, for the commands that
+ * keep them together: BT_COMMON_VALS(opts.c) in their struct bt_opt_vals.
  */
 struct bt_common_opts {
 	long pid;		  /* -p/--pid; 0: every process */
@@ -41,30 +132,11 @@ struct bt_common_opts {
 	{                          \
 		.max_probes = 1000 \
 	}
-
-extern const struct argp bt_argp_pid;	   /* -p, --pid PID */
-extern const struct argp bt_argp_interval; /* -i, --interval SECS and -d, --duration SECS */
-extern const struct argp bt_argp_duration; /* -d, --duration SECS alone */
-extern const struct argp bt_argp_attach;   /* --attach MODE and --max-probes N */
-/*
- * --json: JSON Lines on stdout and messages as JSON on stderr (bt_set_json_mode()); takes
- * any input (none is written), the command reads bt_json_mode().
- */
-extern const struct argp bt_argp_json;
-
-/* In the command's ARGP_KEY_INIT: give each of argp's children c as its input. */
-void bt_argp_common_init(struct argp_state *state, const struct argp *argp,
-			 struct bt_common_opts *c);
+#define BT_COMMON_VALS(c)                                                                         \
+	.pid = &(c).pid, .interval = &(c).interval, .duration = &(c).duration, .mode = &(c).mode, \
+	.max_probes = &(c).max_probes
 
 /* --attach=MODE in an argp parser: 0, or EINVAL after the message and the usage line. */
 int bt_argp_attach_mode(struct argp_state *state, const char *arg, enum bt_attach_mode *mode);
-
-/*
- * --unwind=auto|fp|dwarf, as an argp child for every tool that takes user stacks. Its input
- * (state->child_inputs[i] in ARGP_KEY_INIT, i its place in .children) is the command's enum
- * bt_unwind_mode, which the command passes on in struct bt_stacks_opts: the unwinder gets its
- * mode from its options, never from the command line behind the command's back.
- */
-extern const struct argp bt_argp_unwind;
 
 #endif

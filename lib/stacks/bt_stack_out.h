@@ -10,7 +10,8 @@
  * JIT, missed), not from its name:
  *
  *	static struct tool_opts { struct bt_stack_out_opts out; ... } opts;
- *	...argp child { &bt_stack_out_argp, 0, NULL, 0 }, its input &opts.out
+ *	...argp child { &bt_stack_out_argp, 0, NULL, 0 }, its input &opts.out (a command
+ *	   gives it as .out of its struct bt_opt_vals, lib/cli/bt_args.h)
  *	bt_stack_out__new(&opts.out, &(struct bt_profile_opts){ .unit = "count" }, &so);
  *	...rows.out = so; per row: bt_stack_rows__write(&rows, f, procs, value);
  *	...after each output (interval), or at the end:

@@ -1,23 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
 
-#include <bpf/libbpf.h>
-
 #include "bt_err.h"
 #include "bt_irq_opts.h"
 #include "bt_loop.h"
 
-enum {
-	OPT_JSON = 0x1300,
-};
-
 static const struct argp_option options[] = {
-	{ "timestamp", 'T', NULL, 0, "Include timestamp on output", 0 },
 	{ "nanoseconds", 'N', NULL, 0, "Output in nanoseconds", 0 },
 	{ "count", 'C', NULL, 0, "Show event counts instead of timing", 0 },
 	{ "dist", 'd', NULL, 0, "Show distributions as histograms", 0 },
-	{ "cpu", 'c', "CPU", 0, "Trace this CPU only", 0 },
-	{ "json", OPT_JSON, NULL, 0, "One line of JSON per output", 0 },
+	{ NULL },
+};
+
+/* -T, -c CPU, --json */
+static const struct argp_child children[] = {
+	BT_ARGP_CHILD(bt_argp_timestamp),
+	BT_ARGP_CHILD(bt_argp_cpu),
+	BT_ARGP_CHILD(bt_argp_json),
 	{ NULL },
 };
 
@@ -26,8 +25,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct bt_irq_opts *o = state->input;
 
 	switch (key) {
-	case 'T':
-		o->timestamp = true;
+	case ARGP_KEY_INIT:
+		o->vals = (struct bt_opt_vals){
+			.timestamp = &o->timestamp,
+			.cpu = &o->cpu,
+			.json = &o->json,
+		};
+		bt_argp_vals_init(state, &bt_irq_argp, &o->vals);
 		break;
 	case 'N':
 		o->nanoseconds = true;
@@ -38,12 +42,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'd':
 		o->dist = true;
 		break;
-	case OPT_JSON:
-		o->json = true;
-		bt_set_json_mode(true); /* messages on stderr as JSON too */
-		break;
-	case 'c':
-		return bt_argp_long(state, arg, "CPU", 0, libbpf_num_possible_cpus() - 1, &o->cpu);
 	case ARGP_KEY_ARG:
 		return bt_argp_interval_arg(state, arg, &o->iv);
 	case ARGP_KEY_END:
@@ -67,6 +65,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 const struct argp bt_irq_argp = {
 	.options = options,
 	.parser = parse_opt,
+	.children = children,
 };
 
 void bt_irq_summary_head(const struct bt_irq_opts *o)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What hardirqs and softirqs share: BCC's -T -N -C -d -c and --json as one argp child, the
- * unit they imply, and the lines that open each printed summary.
+ * What hardirqs and softirqs share: BCC's -T -N -C -d -c and --json as one argp child (-T, -c
+ * and --json the shared blocks of lib/cli/bt_args.h), the unit they imply, and the lines that open
+ * each printed summary.
  *
  *	static struct { struct bt_irq_opts irq; } opts = { .irq = BT_IRQ_OPTS_INIT("--count") };
  *	static const struct argp_child children[] = { { &bt_irq_argp, 0, NULL, 0 }, { NULL } };
@@ -13,7 +14,7 @@
 #include <argp.h>
 #include <stdbool.h>
 
-#include "bt_argp.h"
+#include "bt_args.h"
 
 struct bt_irq_opts {
 	bool timestamp, nanoseconds, count, dist, json;
@@ -23,6 +24,7 @@ struct bt_irq_opts {
 	/* set once parsing is done: */
 	const char *unit;	    /* "usecs", "nsecs" or "count" */
 	unsigned long long unit_ns; /* nanoseconds a printed unit holds (1 for counts) */
+	struct bt_opt_vals vals;    /* the shared blocks' places in this (-T, -c, --json) */
 };
 #define BT_IRQ_OPTS_INIT(count_long_name)                                         \
 	{                                                                         \

@@ -14,10 +14,7 @@
 #include "bt_stacks.h"
 
 enum {
-	OPT_STORAGE = 0x1200,
-	OPT_STATE,
-	OPT_JSON,
-	OPT_DEBUG,
+	OPT_STATE = 0x1200,
 };
 
 static const struct argp_option options[] = {
@@ -25,16 +22,6 @@ static const struct argp_option options[] = {
 	{ "tid", 't', "TIDS", 0, "Trace these TIDs only (comma-separated)", 0 },
 	{ "user-threads-only", 'u', NULL, 0, "User threads only (no kernel threads)", 0 },
 	{ "kernel-threads-only", 'k', NULL, 0, "Kernel threads only (no user threads)", 0 },
-	{ "user-stacks-only", 'U', NULL, 0, "Show stacks from user space only (no kernel stacks)",
-	  0 },
-	{ "kernel-stacks-only", 'K', NULL, 0, "Show stacks from kernel space only (no user stacks)",
-	  0 },
-	{ "delimited", 'd', NULL, 0, "Insert delimiter between kernel/user stacks", 0 },
-	{ "folded", 'f', NULL, 0, "Output folded format", 0 },
-	{ "stack-storage-size", OPT_STORAGE, "N", 0,
-	  "The number of unique stack traces that can be stored and displayed (default 16384, "
-	  "at most 1048576)",
-	  0 },
 	{ "min-block-time", 'm', "US", 0,
 	  "The amount of time in microseconds over which we store traces (default 1)", 0 },
 	{ "max-block-time", 'M', "US", 0,
@@ -43,11 +30,20 @@ static const struct argp_option options[] = {
 	  "Filter on this thread state bitmask (eg, 2 == TASK_UNINTERRUPTIBLE); 0 means "
 	  "exactly TASK_RUNNING (preempted). See include/linux/sched.h",
 	  0 },
-	{ "offset", 's', NULL, 0, "Show address offsets", 0 },
-	{ "json", OPT_JSON, NULL, 0, "One JSON object per stack (JSON Lines)", 0 },
-	{ "debug", OPT_DEBUG, NULL, 0, "Print libbpf's log and the attach decisions", 0 },
 	{ NULL },
 };
+
+/* -U -K -d -f -s, --stack-storage-size, --json, --debug, --flamegraph, --pprof, --unwind */
+BT_ARGP_STACK_STORAGE(storage_argp, 16384);
+static const struct argp_child children[] = {
+	BT_ARGP_CHILD(bt_argp_stacks_only), BT_ARGP_CHILD(bt_argp_delimited),
+	BT_ARGP_CHILD(bt_argp_folded),	    BT_ARGP_CHILD(bt_argp_offset),
+	BT_ARGP_CHILD(storage_argp),	    BT_ARGP_CHILD(bt_argp_json),
+	BT_ARGP_CHILD(bt_argp_debug),	    BT_ARGP_CHILD(bt_stack_out_argp),
+	BT_ARGP_CHILD(bt_argp_unwind),	    { NULL },
+};
+
+const struct argp bt_offcpu_argp;
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -66,40 +62,25 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'k':
 		o->kernel_threads = true;
 		break;
-	case 'U':
-		o->user_only = true;
-		break;
-	case 'K':
-		o->kernel_only = true;
-		break;
-	case 'd':
-		o->delimited = true;
-		break;
-	case 'f':
-		o->folded = true;
-		break;
-	case OPT_STORAGE:
-		return bt_argp_ulong(state, arg, "stack storage size", 1, BT_STACK_STORAGE_MAX,
-				     &o->storage);
 	case 'm':
 		return bt_argp_ulong(state, arg, "minimum block time", 1, ULONG_MAX, &o->min_us);
 	case 'M':
 		return bt_argp_ulong(state, arg, "maximum block time", 1, ULONG_MAX, &o->max_us);
 	case OPT_STATE:
 		return bt_argp_long(state, arg, "thread state", 0, 0xffff, &o->state);
-	case 's':
-		o->offset = true;
-		break;
-	case OPT_JSON:
-		o->json = true;
-		bt_set_json_mode(true); /* messages on stderr as JSON too */
-		break;
-	case OPT_DEBUG:
-		bt_set_debug(true);
-		break;
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &o->out;
-		state->child_inputs[1] = &o->unwind;
+		o->vals = (struct bt_opt_vals){
+			.user_only = &o->user_only,
+			.kernel_only = &o->kernel_only,
+			.delimited = &o->delimited,
+			.folded = &o->folded,
+			.offset = &o->offset,
+			.storage = &o->storage,
+			.json = &o->json,
+			.unwind = &o->unwind,
+			.out = &o->out,
+		};
+		bt_argp_vals_init(state, &bt_offcpu_argp, &o->vals);
 		break;
 	case ARGP_KEY_ARG:
 		if (o->duration)
@@ -124,12 +105,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	}
 	return 0;
 }
-
-static const struct argp_child children[] = {
-	{ &bt_stack_out_argp, 0, NULL, 0 },
-	{ &bt_argp_unwind, 0, NULL, 0 },
-	{ NULL },
-};
 
 const struct argp bt_offcpu_argp = { .options = options,
 				     .parser = parse_opt,

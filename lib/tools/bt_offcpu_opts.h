@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What offcputime and offwaketime share (probes/bt_offcpu.bpf.h is the kernel side): BCC's
- * thread filters and block-time window, the stack choice and the output forms (with
- * --flamegraph and --pprof, lib/stacks/bt_stack_out.h, as its own child), as one argp
- * child, and writing the filters into the object's read-only data.
+ * thread filters and block-time window, the stack choice and the output forms (the shared
+ * blocks of lib/cli/bt_args.h as its own children), as one argp child, and writing the filters
+ * into the object's read-only data.
  *
  *	static struct bt_offcpu_opts oo = BT_OFFCPU_OPTS_INIT;
  *	static const struct argp_child children[] = { { &bt_offcpu_argp, 0, NULL, 0 }, { NULL } };
@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <bpf/libbpf.h>
 
+#include "bt_args.h"
 #include "bt_inflight.h"
 #include "bt_loop.h"
 #include "bt_offcpu.h"
@@ -41,6 +42,7 @@ struct bt_offcpu_opts {
 	long state;				       /* --state; -1: any */
 	struct bt_stack_out_opts out;		       /* --flamegraph, --pprof */
 	enum bt_unwind_mode unwind;		       /* --unwind */
+	struct bt_opt_vals vals;		       /* the shared blocks' places in this */
 };
 #define BT_OFFCPU_OPTS_INIT                                                \
 	{                                                                  \
