@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bt_argp.h"
 #include "bt_cmd.h"
 #include "bt_complete.h"
 #include "bt_err.h"
@@ -58,6 +59,14 @@ static size_t all_options(const struct argp *a, const struct argp_option **v, si
 	for (ch = a->children; ch && ch->argp; ch++)
 		n = all_options(ch->argp, v, n);
 	return n;
+}
+
+/* A command's options as main() parses them: its own, and --btf where it loads BPF. */
+static size_t cmd_options(const struct bt_cmd *c, const struct argp_option **v)
+{
+	size_t n = all_options(c->argp, v, 0);
+
+	return c->flags & BT_NEED_PRIV ? all_options(&bt_argp_btf, v, n) : n;
 }
 
 /* Quote for a single-quoted shell string. */
@@ -118,7 +127,7 @@ static void bash_words(FILE *out, const struct bt_cmd *c)
 	size_t k, nv;
 
 	fputs("-h --help --usage", out);
-	for (k = 0, nv = all_options(c->argp, v, 0); k < nv; k++) {
+	for (k = 0, nv = cmd_options(c, v); k < nv; k++) {
 		o = v[k];
 		if (!shown(o))
 			continue;
@@ -279,7 +288,7 @@ static void print_zsh(FILE *out)
 	bt_for_each_cmd(c, i) {
 		fprintf(out, "\t%s) items=('-h:show help' '--help:show help' '--usage:show usage' ",
 			c->name);
-		for (k = 0, nv = all_options(c->argp, v, 0); k < nv; k++) {
+		for (k = 0, nv = cmd_options(c, v); k < nv; k++) {
 			o = v[k];
 			if (!shown(o))
 				continue;
@@ -336,7 +345,7 @@ static void fish_options(FILE *out, const struct bt_cmd *c, const char *prefix)
 
 	fprintf(out, "%s -s h -l help -d 'Show help'\n", prefix);
 	fprintf(out, "%s -l usage -d 'Show usage'\n", prefix);
-	for (k = 0, nv = all_options(c->argp, v, 0); k < nv; k++) {
+	for (k = 0, nv = cmd_options(c, v); k < nv; k++) {
 		o = v[k];
 		if (!shown(o))
 			continue;
@@ -508,7 +517,7 @@ static const struct argp_option *find_option(const struct bt_cmd *cmd, const cha
 	*arg = NULL;
 	if (w[0] != '-' || !w[1])
 		return NULL;
-	for (k = 0, nv = all_options(cmd->argp, v, 0); k < nv; k++) {
+	for (k = 0, nv = cmd_options(cmd, v); k < nv; k++) {
 		o = v[k];
 		/* an alias takes its argument from the option it follows */
 		if (!(o->flags & OPTION_ALIAS))

@@ -19,6 +19,7 @@
 #include "bt_kernel.h"
 #include "bt_loop.h"
 #include "bt_output.h"
+#include "bt_vmlinux_btf.h"
 #include "completion.h"
 #include "flamegraph.h"
 
@@ -195,6 +196,7 @@ static int run_command(const struct bt_cmd *cmd, int argc, char **argv)
 	err = bt_args_parse(cmd, argc, argv);
 	if (err)
 		return err > 0 ? 0 : err;
+	bt_vmlinux_btf_set_file(bt_args_btf_file());
 	if ((cmd->flags & BT_NEED_PRIV) && bt_check_privileges()) {
 		bt_err("needs root, or the CAP_BPF and CAP_PERFMON capabilities");
 		return -EPERM;

@@ -405,8 +405,7 @@ static int run(const struct bt_cmd *cmd)
 	}
 
 	/* not through bt_core_btf: bpf_core_type_id_kernel() needs the kernel's own type ids */
-	skel = opensnoop_bpf__open();
-	err = bt_skel_opened(skel);
+	err = BT_SKEL_OPEN_WHOLE_BTF(opensnoop, &skel);
 	if (err)
 		goto cleanup;
 	skel->rodata->failed_only = opts.failed;

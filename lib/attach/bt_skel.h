@@ -13,6 +13,7 @@
 #include "bt_cmd.h"
 #include "bt_core_btf.h"
 #include "bt_rodata.h"
+#include "bt_vmlinux_btf.h"
 
 /*
  * After NAME_bpf__open*(): 0 when skel is open, else -errno after the one line every command
@@ -22,11 +23,19 @@ int bt_skel_opened(const void *skel);
 
 /*
  * Open command NAME's skeleton (build/gen/NAME.skel.h) into *skelp, CO-RE against the small
- * BTF cached per kernel (lib/kernel/bt_core_btf): 0, or -errno after one line.
+ * BTF cached per kernel (lib/kernel/bt_core_btf): 0, or -errno after one line. A kernel
+ * without BTF and no --btf file is that line (bt_vmlinux_btf_check), before libbpf tries.
  */
-#define BT_SKEL_OPEN(name, skelp) \
-	bt_skel_opened(           \
-		*(skelp) = name##_bpf__open_opts(bt_core_btf_open_opts(name##_bpf__elf_bytes)))
+#define BT_SKEL_OPEN(name, skelp)                                    \
+	(*(skelp) = NULL,                                            \
+	 bt_vmlinux_btf_check()                                      \
+		 ?: bt_skel_opened(*(skelp) = name##_bpf__open_opts( \
+					   bt_core_btf_open_opts(name##_bpf__elf_bytes))))
+/* The same, CO-RE against the kernel's whole BTF: for bpf_core_type_id_kernel()'s own ids. */
+#define BT_SKEL_OPEN_WHOLE_BTF(name, skelp) \
+	(*(skelp) = NULL,                   \
+	 bt_vmlinux_btf_check()             \
+		 ?: bt_skel_opened(*(skelp) = name##_bpf__open_opts(bt_core_btf_whole_opts())))
 
 /*
  * For each probe, keep 'prog' when the kernel can take it, else its fallback. Returns 0, or

@@ -12,9 +12,10 @@
 #include "bt_argp.h"
 #include "bt_err.h"
 
-enum { OPT_USAGE = 0x1000 };
+enum { OPT_USAGE = 0x1000, OPT_BTF };
 
 static bool help_printed;
+static const char *btf_file;
 
 static const struct argp_option common_options[] = {
 	{ "help", 'h', NULL, 0, "Show this help and exit", -1 },
@@ -39,6 +40,31 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp common_argp = { .options = common_options, .parser = parse_common };
+
+/* Every command that loads BPF: its CO-RE and BTF lookups need the kernel's types. */
+static const struct argp_option btf_options[] = {
+	{ "btf", OPT_BTF, "FILE", 0,
+	  "Read the kernel's types from FILE, for kernels built without BTF (BTFHub has them)",
+	  -1 },
+	{ NULL },
+};
+
+static error_t parse_btf(int key, char *arg, struct argp_state *state)
+{
+	if (key != OPT_BTF)
+		return ARGP_ERR_UNKNOWN;
+	if (access(arg, R_OK))
+		return bt_argp_error(state, "--btf %s: %s", arg, strerror(errno));
+	btf_file = arg;
+	return 0;
+}
+
+const struct argp bt_argp_btf = { .options = btf_options, .parser = parse_btf };
+
+const char *bt_args_btf_file(void)
+{
+	return btf_file;
+}
 
 /* Whether argp a (or one of its children) has the long option 'name'. */
 static bool has_option(const struct argp *a, const char *name)
@@ -80,6 +106,7 @@ int bt_args_parse(const struct bt_cmd *cmd, int argc, char **argv)
 	struct argp_child children[] = {
 		{ cmd->argp, 0, NULL, 0 },
 		{ &common_argp, 0, NULL, 0 },
+		{ cmd->flags & BT_NEED_PRIV ? &bt_argp_btf : NULL, 0, NULL, 0 },
 		{ NULL },
 	};
 	/* The command's argp is a child, so its args_doc and doc are printed from there. */
@@ -87,6 +114,7 @@ int bt_args_parse(const struct bt_cmd *cmd, int argc, char **argv)
 	int err;
 
 	help_printed = false;
+	btf_file = NULL;
 	if (wants_json(cmd, argc, argv))
 		bt_set_json_mode(true);
 	/* ARGP_NO_EXIT: only main() exits; ARGP_NO_HELP: our own -h, as BCC has it. */

@@ -18,6 +18,13 @@
 int bt_args_parse(const struct bt_cmd *cmd, int argc, char **argv);
 
 /*
+ * --btf FILE, which every command that loads BPF (BT_NEED_PRIV) takes: the file given, or NULL.
+ * main() hands it to the layer that reads the kernel's types (lib/kernel/bt_vmlinux_btf.h).
+ */
+extern const struct argp bt_argp_btf;
+const char *bt_args_btf_file(void);
+
+/*
  * In an argp parser: print "CMD: <message>" and the usage line to stderr, return EINVAL.
  * After -h/--help/--usage it does nothing and returns 0: help wins over other complaints.
  */

@@ -548,6 +548,11 @@ static const struct bpf_object_open_opts *whole_btf_opts(const char *file)
 	return file ? custom_btf_opts(file) : NULL;
 }
 
+const struct bpf_object_open_opts *bt_core_btf_whole_opts(void)
+{
+	return whole_btf_opts(bt_vmlinux_btf_file());
+}
+
 const struct bpf_object_open_opts *bt_core_btf_open_opts(const void *(*elf_bytes)(size_t *sz))
 {
 	static char path[PATH_MAX];

@@ -24,6 +24,8 @@
  * reading the whole vmlinux BTF either.
  */
 const struct bpf_object_open_opts *bt_core_btf_open_opts(const void *(*elf_bytes)(size_t *sz));
+/* Open options for CO-RE against the whole BTF: the --btf file's, or NULL (libbpf's search). */
+const struct bpf_object_open_opts *bt_core_btf_whole_opts(void);
 
 /*
  * The reduction itself: from the relocations in an object's .BTF.ext image (ext, ext_size)
