@@ -99,7 +99,8 @@ static void note_shadowed(const char *name, const char *dir, const char *self)
 		snprintf(d, sizeof(d), "%.*s", (int)(end - p), p);
 		if (!*d || !realpath(d, cand) || !strcmp(cand, real_dir))
 			continue;
-		snprintf(cand, sizeof(cand), "%s/%s", d, name);
+		if (snprintf(cand, sizeof(cand), "%s/%s", d, name) >= (int)sizeof(cand))
+			continue; /* longer than any path: nothing there */
 		if (access(cand, X_OK) || is_self(cand, self))
 			continue;
 		bt_note("'%s/%s' and '%s', another program, are both on PATH: the one in the "

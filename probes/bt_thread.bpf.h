@@ -10,15 +10,16 @@
 #ifndef BT_THREAD_BPF_H
 #define BT_THREAD_BPF_H
 
-#define BT_THREAD_EXIT(...)                            \
-	SEC("?raw_tp")                                 \
-	int bt_thread_exit(void *ctx)                  \
-	{                                              \
-		__u64 id = bpf_get_current_pid_tgid(); \
-		__u32 tid = (__u32)id;                 \
-                                                       \
-		__VA_ARGS__;                           \
-		return 0;                              \
+#define BT_THREAD_EXIT(...)                                 \
+	SEC("?raw_tp")                                      \
+	int bt_thread_exit(void *ctx)                       \
+	{                                                   \
+		__u64 id = bpf_get_current_pid_tgid();      \
+		__u32 tid = (__u32)id;                      \
+		(void)tid; /* for the bodies that use it */ \
+                                                            \
+		__VA_ARGS__;                                \
+		return 0;                                   \
 	}
 
 #endif

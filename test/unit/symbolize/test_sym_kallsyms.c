@@ -184,7 +184,8 @@ static int cache_files(char *path, size_t size)
 	while (d && (e = readdir(d))) {
 		if (strncmp(e->d_name, "ksyms-", 6))
 			continue;
-		snprintf(path, size, "%s/%s", cache_dir, e->d_name);
+		if (snprintf(path, size, "%s/%s", cache_dir, e->d_name) >= (int)size)
+			continue; /* not one of ours: those names are short */
 		n++;
 	}
 	if (d)
