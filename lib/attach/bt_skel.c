@@ -520,6 +520,53 @@ static void *destroy_link(void *link)
 	return NULL;
 }
 
+/*
+ * Whether tracing programs may use hash maps that allocate entries as keys appear: since 6.1 (the
+ * BPF memory allocator). Before, 5.10 to 6.0 load them with a WARNING and a stack trace in the
+ * kernel log, and refuse them for perf_event programs and on PREEMPT_RT. Trying it would be that
+ * WARNING, so the probe is a helper of the same release, bpf_ktime_get_tai_ns().
+ */
+static bool runtime_alloc_ok(void)
+{
+	static int ok = -1;
+
+	if (ok < 0)
+		ok = libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_ktime_get_tai_ns,
+					     NULL) == 1;
+	return ok;
+}
+
+/* Maps a command asked to allocate as keys appear are preallocated where that is unsafe. */
+static void prealloc_where_needed(struct bpf_object *obj)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, obj)
+	{
+		enum bpf_map_type type = bpf_map__type(m);
+		__u32 flags = bpf_map__map_flags(m);
+
+		if ((type != BPF_MAP_TYPE_HASH && type != BPF_MAP_TYPE_PERCPU_HASH) ||
+		    !(flags & BPF_F_NO_PREALLOC) || runtime_alloc_ok())
+			continue;
+		bpf_map__set_map_flags(m, flags & ~BPF_F_NO_PREALLOC);
+		bt_debug("map %s preallocated: this kernel (before 6.1) lets tracing programs "
+			 "allocate map entries only with a WARNING",
+			 bpf_map__name(m));
+	}
+}
+
+int bt_skel_load(struct bpf_object_skeleton *s)
+{
+	int err;
+
+	prealloc_where_needed(*s->obj);
+	err = bpf_object__load_skeleton(s);
+	if (err)
+		bt_load_err(err);
+	return err;
+}
+
 int bt_skel_load_attach(struct bpf_object_skeleton *s, const char *what)
 {
 	int err;
@@ -527,11 +574,9 @@ int bt_skel_load_attach(struct bpf_object_skeleton *s, const char *what)
 	/* a stop before tracing began (even one pending at exec): -EINTR, a quiet exit 0 */
 	if (bt_stop_requested())
 		return -EINTR;
-	err = bpf_object__load_skeleton(s);
-	if (err) {
-		bt_load_err(err);
+	err = bt_skel_load(s);
+	if (err)
 		return err;
-	}
 	if (bt_stop_requested())
 		return -EINTR;
 	err = bpf_object__attach_skeleton(s);

@@ -82,6 +82,12 @@ struct bt_filters {
 int bt_filters_apply(struct bpf_object *obj, const struct bt_filters *f);
 
 /*
+ * Load the skeleton's programs, maps made to fit this kernel first (a map asked to allocate as
+ * keys appear is preallocated before 6.1). One line on failure; 0 or -errno.
+ */
+int bt_skel_load(struct bpf_object_skeleton *s);
+
+/*
  * Load the skeleton's programs and attach them: what every command does once its options
  * are in the object. One line on failure ("cannot load the BPF programs", "cannot attach to
  * WHAT"); 0 or -errno.

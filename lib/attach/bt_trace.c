@@ -5,6 +5,7 @@
 
 #include "bt_err.h"
 #include "bt_loop.h"
+#include "bt_skel.h"
 #include "bt_stacks.h"
 #include "bt_trace.h"
 #include "bt_vmlinux_btf.h"
@@ -145,11 +146,9 @@ int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_targets *ta
 		err = -EINTR;
 		goto cleanup;
 	}
-	err = bpf_object__load_skeleton(skel);
-	if (err) {
-		bt_load_err(err);
+	err = bt_skel_load(skel);
+	if (err)
 		goto cleanup;
-	}
 	err = bt_stop_requested() ? -EINTR : bt_attach__commit(attach);
 	if (err)
 		goto cleanup;

@@ -190,11 +190,9 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 	/* a stop before tracing began, as in bt_skel_load_attach(): -EINTR, a quiet exit 0 */
 	if (bt_stop_requested())
 		return -EINTR;
-	err = bpf_object__load_skeleton(skel);
-	if (err) {
-		bt_load_err(err);
+	err = bt_skel_load(skel);
+	if (err)
 		return err;
-	}
 	err = bt_stacks__new(obj, sopts, stacks);
 	if (err) {
 		bt_err("cannot set up stack symbolization: %s", strerror(-err));
