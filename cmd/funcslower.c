@@ -13,6 +13,7 @@
 #include "bt_core_btf.h"
 #include "bt_args.h"
 #include "bt_attach.h"
+#include "bt_calls.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_events.h"
@@ -239,8 +240,7 @@ struct line {
 struct state {
 	struct bt_events *events;
 	struct bt_stacks *stacks;
-	const struct bt_targets *targets;
-	char **names; /* per entry target: FUNC as printed */
+	const struct bt_calls *calls; /* names: FUNC as printed */
 	double divisor;
 	bool have_base;
 	__u64 base_ns;
@@ -520,7 +520,7 @@ static void print_json(struct state *s, bool profile)
 	bt_json_uint(&j, "pid", e->tgid);
 	bt_json_uint(&j, "latency_ns", e->duration_ns);
 	bt_json_int(&j, "retval", (long long)e->retval);
-	bt_json_string(&j, "function", s->names[e->index]);
+	bt_json_string(&j, "function", s->calls->names[e->index]);
 	if (opts.nargs) {
 		bt_json_begin_array(&j, "args");
 		for (i = 0; i < opts.nargs; i++)
@@ -591,7 +591,7 @@ static void print_row(struct state *s, const struct funcslower_event *e)
 	}
 	printf("%-14.14s %-6u %7.2f %16llx %s ", e->comm, e->tgid,
 	       (double)e->duration_ns / s->divisor, (unsigned long long)e->retval,
-	       s->names[e->index]);
+	       s->calls->names[e->index]);
 	for (i = 0; i < opts.nargs; i++)
 		printf("%s0x%llx", i ? " " : "", (unsigned long long)e->args[i]);
 	putchar('\n');
@@ -607,7 +607,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 		return 0;
 	/* a perf buffer's records are only 4-byte aligned */
 	memcpy(&s->p, data, profile ? sizeof(s->p) : sizeof(*e));
-	if (e->index >= s->targets->n / 2)
+	if (e->index >= s->calls->n)
 		return 0;
 	if (s->profile && !profile)
 		s->no_profile++;
@@ -750,132 +750,13 @@ static int recycle_stacks(void *ctx)
 	return err;
 }
 
-static bool has_wildcard(const char *s)
+static void describe(const struct bt_calls *c, const struct bt_attach *a)
 {
-	return strpbrk(s, "*?[") != NULL;
-}
-
-/* FUNC as printed: the spec as given (BCC), or the function a wildcard matched. */
-static char *print_name(const struct bt_probe_spec *spec, const struct bt_target *t)
-{
-	char *name = NULL;
-	int n;
-
-	if (!has_wildcard(spec->pattern))
-		return strdup(spec->text);
-	if (spec->kind == BT_SPEC_UFUNC)
-		n = asprintf(&name, "%s:%s", spec->module, t->name);
-	else if (spec->kind == BT_SPEC_SYSCALL)
-		n = asprintf(&name, "syscall:%s", t->name);
-	else
-		n = asprintf(&name, "%s", t->name);
-	return n < 0 ? NULL : name;
-}
-
-static int check_spec(const struct bt_probe_spec *spec)
-{
-	if (spec->retprobe)
-		return bt_usage_err(
-			"'%s': funcslower probes entry and return itself; drop the 'r:'",
-			spec->text);
-	if (spec->kind == BT_SPEC_TRACEPOINT || spec->kind == BT_SPEC_USDT)
-		return bt_usage_err("cannot time '%s': a %s has no return; give a function or "
-				    "syscall:NAME",
-				    spec->text,
-				    spec->kind == BT_SPEC_USDT ? "USDT probe" : "tracepoint");
-	return 0;
-}
-
-static bool same_target(const struct bt_target *a, const struct bt_target *b)
-{
-	if (a->kind != b->kind || strcmp(a->name, b->name))
-		return false;
-	if (a->kind == BT_SPEC_KFUNC)
-		return !strcmp(a->func, b->func);
-	if (a->kind == BT_SPEC_UFUNC)
-		return a->offset == b->offset && !strcmp(a->path, b->path);
-	return true;
-}
-
-/*
- * Entry targets of every function first, then the return targets in the same order: return
- * target n + i belongs to entry target i, which is how the BPF side pairs them. Resolving a
- * spec with retprobe set is what turns syscall:NAME into sys_exit_NAME.
- */
-static int resolve(struct bt_targets *targets, char ***names)
-{
-	struct bt_resolve_opts ropts = { .pid = opts.pid, .max_probes = 2 * opts.max_probes };
-	struct bt_probe_spec *specs;
-	size_t n_entries, i, first;
-	int f, n, err = 0;
-
-	specs = calloc(opts.nfuncs, sizeof(*specs));
-	if (!specs)
-		return -ENOMEM;
-	for (f = 0; f < opts.nfuncs; f++) {
-		err = bt_probe_spec__parse(opts.funcs[f], &specs[f]);
-		if (!err)
-			err = check_spec(&specs[f]);
-		if (err)
-			goto cleanup;
-	}
-	*names = calloc(2 * opts.max_probes, sizeof(**names));
-	if (!*names) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	for (f = 0; f < opts.nfuncs; f++) {
-		first = targets->n;
-		n = bt_targets__resolve(&specs[f], &ropts, targets);
-		if (n < 0) {
-			err = n;
-			goto cleanup;
-		}
-		if (targets->n > opts.max_probes) {
-			err = bt_usage_err("more than %lu functions to trace (--max-probes)",
-					   opts.max_probes);
-			goto cleanup;
-		}
-		for (i = first; i < targets->n; i++) {
-			(*names)[i] = print_name(&specs[f], &targets->v[i]);
-			if (!(*names)[i]) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-		}
-	}
-	n_entries = targets->n;
-	for (f = 0; f < opts.nfuncs; f++) {
-		specs[f].retprobe = true;
-		n = bt_targets__resolve(&specs[f], &ropts, targets);
-		if (n < 0) {
-			err = n;
-			goto cleanup;
-		}
-	}
-	if (targets->n != 2 * n_entries)
-		goto changed;
-	for (i = 0; i < n_entries; i++)
-		if (!same_target(&targets->v[i], &targets->v[n_entries + i]))
-			goto changed;
-	goto cleanup;
-changed:
-	/* A library replaced or a module loaded between the two lookups: nothing pairs up. */
-	bt_err("the traced functions changed while resolving them; try again");
-	err = -EAGAIN;
-cleanup:
-	for (f = 0; f < opts.nfuncs; f++)
-		bt_probe_spec__free(&specs[f]);
-	free(specs);
-	return err;
-}
-
-static void describe(const struct bt_targets *targets, char **names, const struct bt_attach *a)
-{
-	size_t n = targets->n / 2, i;
+	char *const *names = c->names;
+	size_t n = c->n, i;
 
 	for (i = 0; i < n; i++) {
-		const struct bt_target *t = &targets->v[i], *r = &targets->v[n + i];
+		const struct bt_target *t = &c->targets.v[i], *r = &c->targets.v[n + i];
 
 		if (t->kind == BT_SPEC_UFUNC)
 			bt_note("'%s': %s in %s at offset 0x%llx: %s + %s", names[i], t->func,
@@ -937,17 +818,16 @@ static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_stacks_opts sopts = { 0 };
-	struct bt_targets targets = { 0 };
+	struct bt_resolve_opts ropts = { .pid = opts.pid, .max_probes = 2 * opts.max_probes };
+	struct bt_calls calls = { 0 };
 	struct bt_attach *attach = NULL;
 	struct funcslower_bpf *skel = NULL;
 	struct state s = { 0 };
 	struct bt_evloop *loop = NULL;
 	struct bpf_link *switch_link = NULL;
 	struct bt_perf *perf = NULL;
-	char **names = NULL;
 	bool stacks;
 	int err;
-	size_t i;
 
 	stacks = opts.user_stack || opts.kernel_stack;
 	s.profile = opts.blocked || opts.sampled;
@@ -965,11 +845,12 @@ static int run(const struct bt_cmd *cmd)
 	if (err)
 		goto cleanup;
 
-	err = resolve(&targets, &names);
+	/* a spec matching over twice the limit is refused as it resolves, more in all after it */
+	err = bt_calls__resolve(&calls, (const char *const *)opts.funcs, opts.nfuncs, &ropts,
+				opts.max_probes);
 	if (err)
 		goto cleanup;
-	s.targets = &targets;
-	s.names = names;
+	s.calls = &calls;
 
 	skel = funcslower_bpf__open_opts(bt_core_btf_open_opts(funcslower_bpf__elf_bytes));
 	if (!skel) {
@@ -980,7 +861,6 @@ static int run(const struct bt_cmd *cmd)
 	skel->rodata->min_ns = opts.min_us >= 0	  ? (__u64)(opts.min_us * 1e3)
 			       : opts.min_ms >= 0 ? (__u64)(opts.min_ms * 1e6)
 						  : 1000000;
-	skel->rodata->nr_entries = targets.n / 2;
 	skel->rodata->want_args = opts.nargs > 0;
 	skel->rodata->want_kernel = opts.kernel_stack;
 	skel->rodata->want_user = opts.user_stack;
@@ -1014,7 +894,7 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot set up the BPF maps: %s", strerror(-err));
 		goto cleanup;
 	}
-	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
+	err = bt_calls__load(&calls, skel->skeleton, &filters, opts.mode, &attach);
 	if (err)
 		goto cleanup;
 	if (opts.blocked) {
@@ -1050,7 +930,7 @@ static int run(const struct bt_cmd *cmd)
 		if (opts.pid && opts.user_stack)
 			bt_stacks__note_pid(s.stacks, opts.pid);
 		if (opts.user_stack)
-			bt_trace__index_targets(s.stacks, &targets);
+			bt_trace__index_targets(s.stacks, &calls.targets);
 		s.entries_fd = bpf_map__fd(skel->maps.entries);
 		s.profiles_fd = bpf_map__fd(skel->maps.profiles);
 	}
@@ -1076,7 +956,7 @@ static int run(const struct bt_cmd *cmd)
 	 * mean that tracing has started.
 	 */
 	if (opts.verbose)
-		describe(&targets, names, attach);
+		describe(&calls, attach);
 
 	if (!opts.folded)
 		print_header();
@@ -1105,11 +985,7 @@ cleanup:
 	funcslower_bpf__destroy(skel);
 	bt_stacks__free(s.stacks);
 	bt_stack_out__free(s.out);
-	if (names)
-		for (i = 0; i < targets.n; i++)
-			free(names[i]);
-	free(names);
-	bt_targets__free(&targets);
+	bt_calls__free(&calls);
 	return err;
 }
 

@@ -17,6 +17,7 @@
 		__u64 id = bpf_get_current_pid_tgid(); \
 		__u32 tid = (__u32)id;                 \
                                                        \
+		(void)tid; /* or id alone */           \
 		__VA_ARGS__;                           \
 		return 0;                              \
 	}
