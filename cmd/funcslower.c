@@ -23,6 +23,7 @@
 #include "bt_perf.h"
 #include "bt_skel.h"
 #include "bt_stack_out.h"
+#include "bt_stack_lines.h"
 #include "bt_stack_row.h"
 #include "bt_stacks.h"
 #include "bt_trace.h"
@@ -226,17 +227,6 @@ static const struct argp argp = {
 	       "    funcslower -US -F 99 ./app:work     # where slow work() calls ran",
 };
 
-/*
- * A B or S line: the per-call slots of one stack, merged by what they print as (two slots can
- * differ only in addresses within the same functions, or in the generation of their ids).
- */
-struct line {
-	__u64 kernel_stack, user_stack;
-	__u64 count, first_ns, last_ns, total_ns;
-	bool other; /* the stacks past the per-call slots */
-	char *key;  /* the folded stacks, for merging */
-};
-
 struct state {
 	struct bt_events *events;
 	struct bt_stacks *stacks;
@@ -252,7 +242,7 @@ struct state {
 	struct funcslower_profile p;   /* the event being printed (aligned) */
 	struct bt_stack_out *out;      /* --flamegraph, --pprof */
 	struct bt_stack_rows call, line, other, key; /* the rows below: how this run prints them */
-	struct line lines[FUNCSLOWER_MAX_STACKS + 1];
+	struct bt_stack_lines blocks, samples;	     /* the call's B and S lines */
 };
 
 /*
@@ -304,7 +294,7 @@ static struct bt_row_proc call_proc(const struct funcslower_event *e)
 }
 
 /* A B or S line's stacks, of the call being printed (s->p) */
-static struct bt_row_proc line_proc(const struct state *s, const struct line *l)
+static struct bt_row_proc line_proc(const struct state *s, const struct bt_stack_line *l)
 {
 	return (struct bt_row_proc){ .proc = proc_of(&s->p.ev),
 				     .user_stack = l->user_stack,
@@ -324,7 +314,7 @@ static void print_stacks(struct state *s, const struct funcslower_event *e)
  * The stack of a B or S line: multi-line below it, or folded after it (then BCC's
  * prototype's " 1").
  */
-static void print_line_stack(struct state *s, const struct line *l)
+static void print_line_stack(struct state *s, const struct bt_stack_line *l)
 {
 	struct bt_row_proc p = line_proc(s, l);
 
@@ -334,149 +324,63 @@ static void print_line_stack(struct state *s, const struct line *l)
 		printf(" 1\n");
 }
 
-static int by_first_block(const void *a, const void *b)
+static int add_block(struct bt_stack_lines *l, const struct funcslower_block *b, bool other)
 {
-	const struct line *x = a, *y = b;
-
-	if (x->other != y->other)
-		return x->other ? 1 : -1;
-	return x->first_ns < y->first_ns ? -1 : x->first_ns > y->first_ns;
+	return bt_stack_lines__add(l, &(struct bt_stack_line){ b->kernel_stack, b->user_stack,
+							       b->count, b->first_ns, b->last_ns,
+							       b->total_ns, other });
 }
 
-static int by_samples(const void *a, const void *b)
-{
-	const struct line *x = a, *y = b;
-
-	if (x->other != y->other)
-		return x->other ? 1 : -1;
-	return x->count > y->count ? -1 : x->count < y->count;
-}
-
-/* What a stack pair prints as, folded: the key lines are merged by. */
-static char *fold_key(struct state *s, const struct line *l)
-{
-	struct bt_row_proc p = line_proc(s, l);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	bt_stack_rows__write(&s->key, f, &p, 0);
-	fclose(f);
-	return buf;
-}
-
-/* Add a slot to s->lines[0..n): merged into the line that prints the same, or a new line. */
-static size_t add_line(struct state *s, size_t n, const struct line *l)
-{
-	struct line *m = NULL;
-	size_t i;
-
-	for (i = 0; i < n && l->key; i++)
-		if (s->lines[i].key && !strcmp(s->lines[i].key, l->key)) {
-			m = &s->lines[i];
-			break;
-		}
-	if (!m) {
-		s->lines[n] = *l;
-		return n + 1;
-	}
-	free(l->key);
-	m->count += l->count;
-	m->total_ns += l->total_ns;
-	if (l->first_ns < m->first_ns)
-		m->first_ns = l->first_ns;
-	if (l->last_ns > m->last_ns)
-		m->last_ns = l->last_ns;
-	return n;
-}
-
-static void free_lines(struct state *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(s->lines[i].key);
-}
-
-/* The B lines: one per distinct stack, in order of their first block; the overflow last. */
-static size_t block_lines(struct state *s)
+/* The call's B and S lines: its slots (s->p) merged by what they print as. */
+static int profile_lines(struct state *s)
 {
 	const struct funcslower_profile *p = &s->p;
-	size_t nb = p->nblocks < FUNCSLOWER_MAX_STACKS ? p->nblocks : FUNCSLOWER_MAX_STACKS;
-	size_t n = 0, i;
+	size_t i;
+	int err = 0;
 
-	for (i = 0; i < nb; i++) {
-		const struct funcslower_block *b = &p->blocks[i];
-		struct line l = { b->kernel_stack, b->user_stack, b->count, b->first_ns,
-				  b->last_ns,	   b->total_ns,	  false,    NULL };
-
-		l.key = fold_key(s, &l);
-		n = add_line(s, n, &l);
-	}
-	if (p->other_blocks.count) {
-		const struct funcslower_block *b = &p->other_blocks;
-
-		s->lines[n++] = (struct line){ 0,	   0,		b->count, b->first_ns,
-					       b->last_ns, b->total_ns, true,	  NULL };
-	}
-	qsort(s->lines, n, sizeof(s->lines[0]), by_first_block);
-	return n;
-}
-
-/* The S lines: one per distinct stack, most samples first; the overflow last. */
-static size_t sample_lines(struct state *s)
-{
-	const struct funcslower_profile *p = &s->p;
-	size_t ns = p->nsamples < FUNCSLOWER_MAX_STACKS ? p->nsamples : FUNCSLOWER_MAX_STACKS;
-	size_t n = 0, i;
-
-	for (i = 0; i < ns; i++) {
+	bt_stack_lines__clear(&s->blocks, proc_of(&p->ev));
+	bt_stack_lines__clear(&s->samples, proc_of(&p->ev));
+	for (i = 0; i < p->nblocks && i < FUNCSLOWER_MAX_STACKS && !err; i++)
+		err = add_block(&s->blocks, &p->blocks[i], false);
+	if (!err && p->other_blocks.count)
+		err = add_block(&s->blocks, &p->other_blocks, true);
+	for (i = 0; i < p->nsamples && i < FUNCSLOWER_MAX_STACKS && !err; i++) {
 		const struct funcslower_sample *smp = &p->samples[i];
-		struct line l = {
-			smp->kernel_stack, smp->user_stack, smp->count, 0, 0, 0, false, NULL
-		};
 
-		l.key = fold_key(s, &l);
-		n = add_line(s, n, &l);
+		err = bt_stack_lines__add(
+			&s->samples,
+			&(struct bt_stack_line){ smp->kernel_stack, smp->user_stack, smp->count });
 	}
-	if (p->other_samples)
-		s->lines[n++] = (struct line){ 0, 0, p->other_samples, 0, 0, 0, true, NULL };
-	qsort(s->lines, n, sizeof(s->lines[0]), by_samples);
-	return n;
+	if (!err && p->other_samples)
+		err = bt_stack_lines__add(
+			&s->samples,
+			&(struct bt_stack_line){ .count = p->other_samples, .other = true });
+	bt_stack_lines__sort(&s->blocks, BT_LINES_BY_FIRST);
+	bt_stack_lines__sort(&s->samples, BT_LINES_BY_COUNT);
+	return err;
 }
 
 /* After the call's row: B lines, then S lines (BCC's prototype's "B %8d %7.2f %7.2f %7.2f"). */
 static void print_profile(struct state *s)
 {
-	const struct funcslower_profile *p = &s->p;
-	size_t n, i;
+	size_t i;
 
-	if (opts.blocked) {
-		n = block_lines(s);
-		for (i = 0; i < n; i++) {
-			const struct line *l = &s->lines[i];
+	for (i = 0; opts.blocked && i < s->blocks.n; i++) {
+		const struct bt_stack_line *l = &s->blocks.v[i];
 
-			printf("B %8llu %7.2f %7.2f %7.2f", (unsigned long long)l->count,
-			       (double)(l->first_ns - p->ev.start_ns) / s->divisor,
-			       (double)(l->last_ns - l->first_ns) / s->divisor,
-			       (double)l->total_ns / s->divisor);
-			print_line_stack(s, l);
-		}
-		free_lines(s, n);
+		printf("B %8llu %7.2f %7.2f %7.2f", (unsigned long long)l->count,
+		       (double)(l->first_ns - s->p.ev.start_ns) / s->divisor,
+		       (double)(l->last_ns - l->first_ns) / s->divisor,
+		       (double)l->total_ns / s->divisor);
+		print_line_stack(s, l);
 	}
-	if (opts.sampled) {
-		n = sample_lines(s);
-		for (i = 0; i < n; i++) {
-			printf("S %8llu", (unsigned long long)s->lines[i].count);
-			print_line_stack(s, &s->lines[i]);
-		}
-		free_lines(s, n);
+	for (i = 0; opts.sampled && i < s->samples.n; i++) {
+		printf("S %8llu", (unsigned long long)s->samples.v[i].count);
+		print_line_stack(s, &s->samples.v[i]);
 	}
 }
 
-static void json_line(struct state *s, struct bt_json *j, const struct line *l, bool times)
+static void json_line(struct state *s, struct bt_json *j, const struct bt_stack_line *l, bool times)
 {
 	const struct funcslower_profile *p = &s->p;
 	struct bt_row_proc lp;
@@ -500,7 +404,7 @@ static void print_json(struct state *s, bool profile)
 	const struct funcslower_event *e = &p->ev;
 	char comm[FUNCSLOWER_COMM_LEN + 1];
 	struct bt_json j;
-	size_t n, i;
+	size_t i;
 
 	memcpy(comm, e->comm, FUNCSLOWER_COMM_LEN);
 	comm[FUNCSLOWER_COMM_LEN] = '\0';
@@ -534,20 +438,16 @@ static void print_json(struct state *s, bool profile)
 		bt_stack_rows__json(&s->call, &j, &cp);
 	}
 	if (opts.blocked && profile) {
-		n = block_lines(s);
 		bt_json_begin_array(&j, "blocked");
-		for (i = 0; i < n; i++)
-			json_line(s, &j, &s->lines[i], true);
+		for (i = 0; i < s->blocks.n; i++)
+			json_line(s, &j, &s->blocks.v[i], true);
 		bt_json_end_array(&j);
-		free_lines(s, n);
 	}
 	if (opts.sampled && profile) {
-		n = sample_lines(s);
 		bt_json_begin_array(&j, "samples");
-		for (i = 0; i < n; i++)
-			json_line(s, &j, &s->lines[i], false);
+		for (i = 0; i < s->samples.n; i++)
+			json_line(s, &j, &s->samples.v[i], false);
 		bt_json_end_array(&j);
-		free_lines(s, n);
 	}
 	bt_json_end_object(&j);
 	bt_json_finish(&j);
@@ -559,23 +459,22 @@ static void print_json(struct state *s, bool profile)
  */
 static int put_profile(struct state *s, bool profile)
 {
+	const struct bt_stack_lines *lines = opts.blocked ? &s->blocks : &s->samples;
 	struct bt_row_proc p = call_proc(&s->p.ev);
-	size_t n, i;
+	size_t i;
 	int err = 0;
 
 	if (!s->profile)
 		return bt_stack_rows__profile(&s->call, s->out, &p, 1);
 	if (!profile)
 		return 0;
-	n = opts.blocked ? block_lines(s) : sample_lines(s);
-	for (i = 0; i < n && !err; i++) {
-		const struct line *l = &s->lines[i];
+	for (i = 0; i < lines->n && !err; i++) {
+		const struct bt_stack_line *l = &lines->v[i];
 
 		p = line_proc(s, l);
 		err = bt_stack_rows__profile(l->other ? &s->other : &s->line, s->out, &p,
 					     opts.blocked ? l->total_ns : l->count);
 	}
-	free_lines(s, n);
 	return err;
 }
 
@@ -616,6 +515,10 @@ static int on_event(void *ctx, const void *data, size_t size)
 	if (!s->have_base) {
 		s->base_ns = e->start_ns;
 		s->have_base = true;
+	}
+	if (profile && profile_lines(s)) {
+		bt_err("out of memory");
+		return -ENOMEM;
 	}
 	if (opts.json) {
 		print_json(s, profile);
@@ -812,6 +715,7 @@ static void declare_rows(struct state *s)
 	s->key = s->line;
 	s->key.parts = key_row;
 	s->key.form = BT_ROW_FOLDED;
+	s->blocks.key = s->samples.key = &s->key;
 }
 
 static int run(const struct bt_cmd *cmd)
@@ -985,6 +889,8 @@ cleanup:
 	funcslower_bpf__destroy(skel);
 	bt_stacks__free(s.stacks);
 	bt_stack_out__free(s.out);
+	bt_stack_lines__free(&s.blocks);
+	bt_stack_lines__free(&s.samples);
 	bt_calls__free(&calls);
 	return err;
 }
