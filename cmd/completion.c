@@ -421,7 +421,7 @@ static const struct {
 	unsigned int kinds;
 } spec_cmds[] = {
 	{ "funccount", SK_KFUNC | SK_UFUNC | SK_TRACEPOINT | SK_SYSCALL | SK_USDT },
-	{ "funclatency", SK_KFUNC | SK_UFUNC },
+	{ "funclatency", SK_KFUNC | SK_UFUNC | SK_SYSCALL },
 	{ "funcslower", SK_KFUNC | SK_UFUNC | SK_SYSCALL },
 	{ "stackcount", SK_KFUNC | SK_UFUNC | SK_TRACEPOINT | SK_SYSCALL | SK_USDT },
 	{ "stacksnoop", SK_KFUNC | SK_UFUNC | SK_TRACEPOINT | SK_SYSCALL | SK_USDT },

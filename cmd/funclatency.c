@@ -12,6 +12,7 @@
 
 #include "bt_args.h"
 #include "bt_attach.h"
+#include "bt_calls.h"
 #include "bt_inflight.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
@@ -19,7 +20,6 @@
 #include "bt_loop.h"
 #include "bt_skel.h"
 #include "bt_summary.h"
-#include "bt_trace.h"
 #include "funclatency.h"
 #include "funclatency.skel.h"
 
@@ -99,7 +99,7 @@ static const struct argp argp = {
 	.args_doc = "PATTERN",
 	.doc = "Time functions and print latency as a histogram.\v"
 	       "PATTERN: func, p:func (kernel); lib:func, c:func, /path/bin:func, prog:func\n"
-	       "(user); '*' wildcards, or regular expressions with -r.\n"
+	       "(user); syscall:name; '*' wildcards, or regular expressions with -r.\n"
 	       "\n"
 	       "examples:\n"
 	       "    funclatency do_sys_open       # time the do_sys_open() kernel function\n"
@@ -113,6 +113,7 @@ static const struct argp argp = {
 	       "    funclatency 'c:*printf'       # time the *printf family of functions\n"
 	       "    funclatency -F 'vfs_r*'       # show one histogram per matched function\n"
 	       "    funclatency -l 3 ./a.out:walk # time the 3 outer levels of recursion\n"
+	       "    funclatency -u syscall:openat # time the openat() system call\n"
 	       "    funclatency --json -i 1 c:read   # one line of JSON per second",
 };
 
@@ -284,36 +285,6 @@ static int latency_loop(struct state *s)
 	return bt_interval_loop(&iv, print_interval, s);
 }
 
-static int resolve(struct bt_targets *targets)
-{
-	struct bt_resolve_opts ropts = {
-		.pid = opts.c.pid,
-		.regex = opts.regex,
-		.max_probes = opts.c.max_probes,
-	};
-	struct bt_probe_spec spec = { 0 };
-	int err;
-
-	err = bt_probe_spec__parse(opts.pattern, &spec);
-	if (err)
-		return err;
-	if ((spec.kind != BT_SPEC_KFUNC && spec.kind != BT_SPEC_UFUNC) || spec.retprobe) {
-		err = bt_usage_err("cannot time '%s': only functions (func, lib:func) have a "
-				   "latency",
-				   opts.pattern);
-		goto cleanup;
-	}
-	err = bt_targets__resolve(&spec, &ropts, targets);
-	if (err < 0)
-		goto cleanup;
-	err = bt_targets__add_returns(targets);
-	if (err)
-		bt_err("out of memory");
-cleanup:
-	bt_probe_spec__free(&spec);
-	return err;
-}
-
 /* -v: what each function is attached with; BCC prints its generated program instead. */
 static void describe(const struct bt_targets *t, const struct bt_attach *a, size_t n)
 {
@@ -327,6 +298,9 @@ static void describe(const struct bt_targets *t, const struct bt_attach *a, size
 			bt_note("'%s' (%s+0x%llx): entry %s, return %s", e->name, e->path,
 				(unsigned long long)e->offset, in ? in : "none",
 				out ? out : "none");
+		else if (e->kind == BT_SPEC_SYSCALL)
+			bt_note("'%s' (%s:%s + %s): entry %s, return %s", e->name, e->category,
+				e->event, t->v[n + i].event, in ? in : "none", out ? out : "none");
 		else
 			bt_note("'%s' (%s): entry %s, return %s", e->name, e->func,
 				in ? in : "none", out ? out : "none");
@@ -363,7 +337,12 @@ static const struct bt_inflight_table inflight[] = {
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
-	struct bt_targets targets = { 0 };
+	struct bt_resolve_opts ropts = {
+		.pid = opts.c.pid,
+		.regex = opts.regex,
+		.max_probes = opts.c.max_probes,
+	};
+	struct bt_calls calls = { 0 };
 	struct bt_attach *attach = NULL;
 	struct funclatency_bpf *skel = NULL;
 	struct state s = { 0 };
@@ -382,13 +361,13 @@ static int run(const struct bt_cmd *cmd)
 	size_t n;
 	int err;
 
-	err = resolve(&targets);
+	err = bt_calls__resolve(&calls, &opts.pattern, 1, &ropts, 0);
 	if (err < 0)
 		goto cleanup;
-	n = targets.n / 2;
-	s.targets = &targets;
+	n = calls.n;
+	s.targets = &calls.targets;
 	s.nfuncs = n;
-	s.user = targets.v[0].kind == BT_SPEC_UFUNC;
+	s.user = calls.targets.v[0].kind == BT_SPEC_UFUNC;
 	s.label = opts.msecs ? "msecs" : opts.usecs ? "usecs" : "nsecs";
 	s.div = opts.msecs ? 1000000 : opts.usecs ? 1000 : 1;
 	err = build_rows(&s);
@@ -401,7 +380,6 @@ static int run(const struct bt_cmd *cmd)
 	if (err)
 		goto cleanup;
 	s.skel = skel;
-	skel->rodata->nfuncs = n;
 	skel->rodata->level = opts.level;
 	skel->rodata->unit_div = s.div;
 	/* BCC: a histogram per function with -F, and per function and process for user
@@ -412,7 +390,7 @@ static int run(const struct bt_cmd *cmd)
 	if (err)
 		goto cleanup;
 	filters.tgid = opts.c.pid;
-	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.c.mode, &attach);
+	err = bt_calls__load(&calls, skel->skeleton, &filters, opts.c.mode, &attach);
 	if (err)
 		goto cleanup;
 	s.sum = bt_summary__new(bpf_map__fd(skel->maps.hists), &sum_opts);
@@ -422,7 +400,7 @@ static int run(const struct bt_cmd *cmd)
 		goto cleanup;
 	}
 	if (opts.verbose)
-		describe(&targets, attach, n);
+		describe(&calls.targets, attach, n);
 
 	bt_banner(stdout, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", n,
 		  opts.pattern);
@@ -442,7 +420,7 @@ cleanup:
 	funclatency_bpf__destroy(skel);
 	bt_summary__free(s.sum);
 	free(s.row_of);
-	bt_targets__free(&targets);
+	bt_calls__free(&calls);
 	return err;
 }
 
@@ -453,5 +431,5 @@ BT_COMMAND(funclatency) = {
 	.opts = &opts,
 	.run = run,
 	.flags = BT_NEED_PRIV,
-	.uses = BT_USES_KFUNC | BT_USES_UPROBE,
+	.uses = BT_USES_KFUNC | BT_USES_UPROBE | BT_USES_TRACEPOINT | BT_USES_TP_BTF,
 };

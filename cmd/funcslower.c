@@ -12,6 +12,7 @@
 
 #include "bt_args.h"
 #include "bt_attach.h"
+#include "bt_calls.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_events.h"
@@ -21,6 +22,7 @@
 #include "bt_perf.h"
 #include "bt_skel.h"
 #include "bt_stack_out.h"
+#include "bt_stack_lines.h"
 #include "bt_stack_row.h"
 #include "bt_stacks.h"
 #include "bt_trace.h"
@@ -198,22 +200,10 @@ static const struct argp argp = {
 	       "    funcslower -US -F 99 ./app:work     # where slow work() calls ran",
 };
 
-/*
- * A B or S line: the per-call slots of one stack, merged by what they print as (two slots can
- * differ only in addresses within the same functions, or in the generation of their ids).
- */
-struct line {
-	__u64 kernel_stack, user_stack;
-	__u64 count, first_ns, last_ns, total_ns;
-	bool other; /* the stacks past the per-call slots */
-	char *key;  /* the folded stacks, for merging */
-};
-
 struct state {
 	struct bt_events *events;
 	struct bt_stacks *stacks;
-	const struct bt_targets *targets;
-	char **names; /* per entry target: FUNC as printed */
+	const struct bt_calls *calls; /* names: FUNC as printed */
 	double divisor;
 	bool have_base;
 	__u64 base_ns;
@@ -225,7 +215,7 @@ struct state {
 	struct funcslower_profile p;   /* the event being printed (aligned) */
 	struct bt_stack_out *out;      /* --flamegraph, --pprof */
 	struct bt_stack_rows call, line, other, key; /* the rows below: how this run prints them */
-	struct line lines[FUNCSLOWER_MAX_STACKS + 1];
+	struct bt_stack_lines blocks, samples;	     /* the call's B and S lines */
 };
 
 /*
@@ -277,7 +267,7 @@ static struct bt_row_proc call_proc(const struct funcslower_event *e)
 }
 
 /* A B or S line's stacks, of the call being printed (s->p) */
-static struct bt_row_proc line_proc(const struct state *s, const struct line *l)
+static struct bt_row_proc line_proc(const struct state *s, const struct bt_stack_line *l)
 {
 	return (struct bt_row_proc){ .proc = proc_of(&s->p.ev),
 				     .user_stack = l->user_stack,
@@ -297,7 +287,7 @@ static void print_stacks(struct state *s, const struct funcslower_event *e)
  * The stack of a B or S line: multi-line below it, or folded after it (then BCC's
  * prototype's " 1").
  */
-static void print_line_stack(struct state *s, const struct line *l)
+static void print_line_stack(struct state *s, const struct bt_stack_line *l)
 {
 	struct bt_row_proc p = line_proc(s, l);
 
@@ -307,149 +297,63 @@ static void print_line_stack(struct state *s, const struct line *l)
 		printf(" 1\n");
 }
 
-static int by_first_block(const void *a, const void *b)
+static int add_block(struct bt_stack_lines *l, const struct funcslower_block *b, bool other)
 {
-	const struct line *x = a, *y = b;
-
-	if (x->other != y->other)
-		return x->other ? 1 : -1;
-	return x->first_ns < y->first_ns ? -1 : x->first_ns > y->first_ns;
+	return bt_stack_lines__add(l, &(struct bt_stack_line){ b->kernel_stack, b->user_stack,
+							       b->count, b->first_ns, b->last_ns,
+							       b->total_ns, other });
 }
 
-static int by_samples(const void *a, const void *b)
-{
-	const struct line *x = a, *y = b;
-
-	if (x->other != y->other)
-		return x->other ? 1 : -1;
-	return x->count > y->count ? -1 : x->count < y->count;
-}
-
-/* What a stack pair prints as, folded: the key lines are merged by. */
-static char *fold_key(struct state *s, const struct line *l)
-{
-	struct bt_row_proc p = line_proc(s, l);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	bt_stack_rows__write(&s->key, f, &p, 0);
-	fclose(f);
-	return buf;
-}
-
-/* Add a slot to s->lines[0..n): merged into the line that prints the same, or a new line. */
-static size_t add_line(struct state *s, size_t n, const struct line *l)
-{
-	struct line *m = NULL;
-	size_t i;
-
-	for (i = 0; i < n && l->key; i++)
-		if (s->lines[i].key && !strcmp(s->lines[i].key, l->key)) {
-			m = &s->lines[i];
-			break;
-		}
-	if (!m) {
-		s->lines[n] = *l;
-		return n + 1;
-	}
-	free(l->key);
-	m->count += l->count;
-	m->total_ns += l->total_ns;
-	if (l->first_ns < m->first_ns)
-		m->first_ns = l->first_ns;
-	if (l->last_ns > m->last_ns)
-		m->last_ns = l->last_ns;
-	return n;
-}
-
-static void free_lines(struct state *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(s->lines[i].key);
-}
-
-/* The B lines: one per distinct stack, in order of their first block; the overflow last. */
-static size_t block_lines(struct state *s)
+/* The call's B and S lines: its slots (s->p) merged by what they print as. */
+static int profile_lines(struct state *s)
 {
 	const struct funcslower_profile *p = &s->p;
-	size_t nb = p->nblocks < FUNCSLOWER_MAX_STACKS ? p->nblocks : FUNCSLOWER_MAX_STACKS;
-	size_t n = 0, i;
+	size_t i;
+	int err = 0;
 
-	for (i = 0; i < nb; i++) {
-		const struct funcslower_block *b = &p->blocks[i];
-		struct line l = { b->kernel_stack, b->user_stack, b->count, b->first_ns,
-				  b->last_ns,	   b->total_ns,	  false,    NULL };
-
-		l.key = fold_key(s, &l);
-		n = add_line(s, n, &l);
-	}
-	if (p->other_blocks.count) {
-		const struct funcslower_block *b = &p->other_blocks;
-
-		s->lines[n++] = (struct line){ 0,	   0,		b->count, b->first_ns,
-					       b->last_ns, b->total_ns, true,	  NULL };
-	}
-	qsort(s->lines, n, sizeof(s->lines[0]), by_first_block);
-	return n;
-}
-
-/* The S lines: one per distinct stack, most samples first; the overflow last. */
-static size_t sample_lines(struct state *s)
-{
-	const struct funcslower_profile *p = &s->p;
-	size_t ns = p->nsamples < FUNCSLOWER_MAX_STACKS ? p->nsamples : FUNCSLOWER_MAX_STACKS;
-	size_t n = 0, i;
-
-	for (i = 0; i < ns; i++) {
+	bt_stack_lines__clear(&s->blocks, proc_of(&p->ev));
+	bt_stack_lines__clear(&s->samples, proc_of(&p->ev));
+	for (i = 0; i < p->nblocks && i < FUNCSLOWER_MAX_STACKS && !err; i++)
+		err = add_block(&s->blocks, &p->blocks[i], false);
+	if (!err && p->other_blocks.count)
+		err = add_block(&s->blocks, &p->other_blocks, true);
+	for (i = 0; i < p->nsamples && i < FUNCSLOWER_MAX_STACKS && !err; i++) {
 		const struct funcslower_sample *smp = &p->samples[i];
-		struct line l = {
-			smp->kernel_stack, smp->user_stack, smp->count, 0, 0, 0, false, NULL
-		};
 
-		l.key = fold_key(s, &l);
-		n = add_line(s, n, &l);
+		err = bt_stack_lines__add(
+			&s->samples,
+			&(struct bt_stack_line){ smp->kernel_stack, smp->user_stack, smp->count });
 	}
-	if (p->other_samples)
-		s->lines[n++] = (struct line){ 0, 0, p->other_samples, 0, 0, 0, true, NULL };
-	qsort(s->lines, n, sizeof(s->lines[0]), by_samples);
-	return n;
+	if (!err && p->other_samples)
+		err = bt_stack_lines__add(
+			&s->samples,
+			&(struct bt_stack_line){ .count = p->other_samples, .other = true });
+	bt_stack_lines__sort(&s->blocks, BT_LINES_BY_FIRST);
+	bt_stack_lines__sort(&s->samples, BT_LINES_BY_COUNT);
+	return err;
 }
 
 /* After the call's row: B lines, then S lines (BCC's prototype's "B %8d %7.2f %7.2f %7.2f"). */
 static void print_profile(struct state *s)
 {
-	const struct funcslower_profile *p = &s->p;
-	size_t n, i;
+	size_t i;
 
-	if (opts.blocked) {
-		n = block_lines(s);
-		for (i = 0; i < n; i++) {
-			const struct line *l = &s->lines[i];
+	for (i = 0; opts.blocked && i < s->blocks.n; i++) {
+		const struct bt_stack_line *l = &s->blocks.v[i];
 
-			printf("B %8llu %7.2f %7.2f %7.2f", (unsigned long long)l->count,
-			       (double)(l->first_ns - p->ev.start_ns) / s->divisor,
-			       (double)(l->last_ns - l->first_ns) / s->divisor,
-			       (double)l->total_ns / s->divisor);
-			print_line_stack(s, l);
-		}
-		free_lines(s, n);
+		printf("B %8llu %7.2f %7.2f %7.2f", (unsigned long long)l->count,
+		       (double)(l->first_ns - s->p.ev.start_ns) / s->divisor,
+		       (double)(l->last_ns - l->first_ns) / s->divisor,
+		       (double)l->total_ns / s->divisor);
+		print_line_stack(s, l);
 	}
-	if (opts.sampled) {
-		n = sample_lines(s);
-		for (i = 0; i < n; i++) {
-			printf("S %8llu", (unsigned long long)s->lines[i].count);
-			print_line_stack(s, &s->lines[i]);
-		}
-		free_lines(s, n);
+	for (i = 0; opts.sampled && i < s->samples.n; i++) {
+		printf("S %8llu", (unsigned long long)s->samples.v[i].count);
+		print_line_stack(s, &s->samples.v[i]);
 	}
 }
 
-static void json_line(struct state *s, struct bt_json *j, const struct line *l, bool times)
+static void json_line(struct state *s, struct bt_json *j, const struct bt_stack_line *l, bool times)
 {
 	const struct funcslower_profile *p = &s->p;
 	struct bt_row_proc lp;
@@ -473,7 +377,7 @@ static void print_json(struct state *s, bool profile)
 	const struct funcslower_event *e = &p->ev;
 	char comm[FUNCSLOWER_COMM_LEN + 1];
 	struct bt_json j;
-	size_t n, i;
+	size_t i;
 
 	memcpy(comm, e->comm, FUNCSLOWER_COMM_LEN);
 	comm[FUNCSLOWER_COMM_LEN] = '\0';
@@ -493,7 +397,7 @@ static void print_json(struct state *s, bool profile)
 	bt_json_uint(&j, "pid", e->tgid);
 	bt_json_uint(&j, "latency_ns", e->duration_ns);
 	bt_json_int(&j, "retval", (long long)e->retval);
-	bt_json_string(&j, "function", s->names[e->index]);
+	bt_json_string(&j, "function", s->calls->names[e->index]);
 	if (opts.nargs) {
 		bt_json_begin_array(&j, "args");
 		for (i = 0; i < opts.nargs; i++)
@@ -507,20 +411,16 @@ static void print_json(struct state *s, bool profile)
 		bt_stack_rows__json(&s->call, &j, &cp);
 	}
 	if (opts.blocked && profile) {
-		n = block_lines(s);
 		bt_json_begin_array(&j, "blocked");
-		for (i = 0; i < n; i++)
-			json_line(s, &j, &s->lines[i], true);
+		for (i = 0; i < s->blocks.n; i++)
+			json_line(s, &j, &s->blocks.v[i], true);
 		bt_json_end_array(&j);
-		free_lines(s, n);
 	}
 	if (opts.sampled && profile) {
-		n = sample_lines(s);
 		bt_json_begin_array(&j, "samples");
-		for (i = 0; i < n; i++)
-			json_line(s, &j, &s->lines[i], false);
+		for (i = 0; i < s->samples.n; i++)
+			json_line(s, &j, &s->samples.v[i], false);
 		bt_json_end_array(&j);
-		free_lines(s, n);
 	}
 	bt_json_end_object(&j);
 	bt_json_finish(&j);
@@ -532,23 +432,22 @@ static void print_json(struct state *s, bool profile)
  */
 static int put_profile(struct state *s, bool profile)
 {
+	const struct bt_stack_lines *lines = opts.blocked ? &s->blocks : &s->samples;
 	struct bt_row_proc p = call_proc(&s->p.ev);
-	size_t n, i;
+	size_t i;
 	int err = 0;
 
 	if (!s->profile)
 		return bt_stack_rows__profile(&s->call, s->out, &p, 1);
 	if (!profile)
 		return 0;
-	n = opts.blocked ? block_lines(s) : sample_lines(s);
-	for (i = 0; i < n && !err; i++) {
-		const struct line *l = &s->lines[i];
+	for (i = 0; i < lines->n && !err; i++) {
+		const struct bt_stack_line *l = &lines->v[i];
 
 		p = line_proc(s, l);
 		err = bt_stack_rows__profile(l->other ? &s->other : &s->line, s->out, &p,
 					     opts.blocked ? l->total_ns : l->count);
 	}
-	free_lines(s, n);
 	return err;
 }
 
@@ -564,7 +463,7 @@ static void print_row(struct state *s, const struct funcslower_event *e)
 	}
 	printf("%-14.14s %-6u %7.2f %16llx %s ", e->comm, e->tgid,
 	       (double)e->duration_ns / s->divisor, (unsigned long long)e->retval,
-	       s->names[e->index]);
+	       s->calls->names[e->index]);
 	for (i = 0; i < opts.nargs; i++)
 		printf("%s0x%llx", i ? " " : "", (unsigned long long)e->args[i]);
 	putchar('\n');
@@ -580,7 +479,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 		return 0;
 	/* a perf buffer's records are only 4-byte aligned */
 	memcpy(&s->p, data, profile ? sizeof(s->p) : sizeof(*e));
-	if (e->index >= s->targets->n / 2)
+	if (e->index >= s->calls->n)
 		return 0;
 	if (s->profile && !profile)
 		s->no_profile++;
@@ -589,6 +488,10 @@ static int on_event(void *ctx, const void *data, size_t size)
 	if (!s->have_base) {
 		s->base_ns = e->start_ns;
 		s->have_base = true;
+	}
+	if (profile && profile_lines(s)) {
+		bt_err("out of memory");
+		return -ENOMEM;
 	}
 	if (opts.json) {
 		print_json(s, profile);
@@ -723,132 +626,13 @@ static int recycle_stacks(void *ctx)
 	return err;
 }
 
-static bool has_wildcard(const char *s)
+static void describe(const struct bt_calls *c, const struct bt_attach *a)
 {
-	return strpbrk(s, "*?[") != NULL;
-}
-
-/* FUNC as printed: the spec as given (BCC), or the function a wildcard matched. */
-static char *print_name(const struct bt_probe_spec *spec, const struct bt_target *t)
-{
-	char *name = NULL;
-	int n;
-
-	if (!has_wildcard(spec->pattern))
-		return strdup(spec->text);
-	if (spec->kind == BT_SPEC_UFUNC)
-		n = asprintf(&name, "%s:%s", spec->module, t->name);
-	else if (spec->kind == BT_SPEC_SYSCALL)
-		n = asprintf(&name, "syscall:%s", t->name);
-	else
-		n = asprintf(&name, "%s", t->name);
-	return n < 0 ? NULL : name;
-}
-
-static int check_spec(const struct bt_probe_spec *spec)
-{
-	if (spec->retprobe)
-		return bt_usage_err(
-			"'%s': funcslower probes entry and return itself; drop the 'r:'",
-			spec->text);
-	if (spec->kind == BT_SPEC_TRACEPOINT || spec->kind == BT_SPEC_USDT)
-		return bt_usage_err("cannot time '%s': a %s has no return; give a function or "
-				    "syscall:NAME",
-				    spec->text,
-				    spec->kind == BT_SPEC_USDT ? "USDT probe" : "tracepoint");
-	return 0;
-}
-
-static bool same_target(const struct bt_target *a, const struct bt_target *b)
-{
-	if (a->kind != b->kind || strcmp(a->name, b->name))
-		return false;
-	if (a->kind == BT_SPEC_KFUNC)
-		return !strcmp(a->func, b->func);
-	if (a->kind == BT_SPEC_UFUNC)
-		return a->offset == b->offset && !strcmp(a->path, b->path);
-	return true;
-}
-
-/*
- * Entry targets of every function first, then the return targets in the same order: return
- * target n + i belongs to entry target i, which is how the BPF side pairs them. Resolving a
- * spec with retprobe set is what turns syscall:NAME into sys_exit_NAME.
- */
-static int resolve(struct bt_targets *targets, char ***names)
-{
-	struct bt_resolve_opts ropts = { .pid = opts.pid, .max_probes = 2 * opts.max_probes };
-	struct bt_probe_spec *specs;
-	size_t n_entries, i, first;
-	int f, n, err = 0;
-
-	specs = calloc(opts.nfuncs, sizeof(*specs));
-	if (!specs)
-		return -ENOMEM;
-	for (f = 0; f < opts.nfuncs; f++) {
-		err = bt_probe_spec__parse(opts.funcs[f], &specs[f]);
-		if (!err)
-			err = check_spec(&specs[f]);
-		if (err)
-			goto cleanup;
-	}
-	*names = calloc(2 * opts.max_probes, sizeof(**names));
-	if (!*names) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	for (f = 0; f < opts.nfuncs; f++) {
-		first = targets->n;
-		n = bt_targets__resolve(&specs[f], &ropts, targets);
-		if (n < 0) {
-			err = n;
-			goto cleanup;
-		}
-		if (targets->n > opts.max_probes) {
-			err = bt_usage_err("more than %lu functions to trace (--max-probes)",
-					   opts.max_probes);
-			goto cleanup;
-		}
-		for (i = first; i < targets->n; i++) {
-			(*names)[i] = print_name(&specs[f], &targets->v[i]);
-			if (!(*names)[i]) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-		}
-	}
-	n_entries = targets->n;
-	for (f = 0; f < opts.nfuncs; f++) {
-		specs[f].retprobe = true;
-		n = bt_targets__resolve(&specs[f], &ropts, targets);
-		if (n < 0) {
-			err = n;
-			goto cleanup;
-		}
-	}
-	if (targets->n != 2 * n_entries)
-		goto changed;
-	for (i = 0; i < n_entries; i++)
-		if (!same_target(&targets->v[i], &targets->v[n_entries + i]))
-			goto changed;
-	goto cleanup;
-changed:
-	/* A library replaced or a module loaded between the two lookups: nothing pairs up. */
-	bt_err("the traced functions changed while resolving them; try again");
-	err = -EAGAIN;
-cleanup:
-	for (f = 0; f < opts.nfuncs; f++)
-		bt_probe_spec__free(&specs[f]);
-	free(specs);
-	return err;
-}
-
-static void describe(const struct bt_targets *targets, char **names, const struct bt_attach *a)
-{
-	size_t n = targets->n / 2, i;
+	char *const *names = c->names;
+	size_t n = c->n, i;
 
 	for (i = 0; i < n; i++) {
-		const struct bt_target *t = &targets->v[i], *r = &targets->v[n + i];
+		const struct bt_target *t = &c->targets.v[i], *r = &c->targets.v[n + i];
 
 		if (t->kind == BT_SPEC_UFUNC)
 			bt_note("'%s': %s in %s at offset 0x%llx: %s + %s", names[i], t->func,
@@ -904,23 +688,23 @@ static void declare_rows(struct state *s)
 	s->key = s->line;
 	s->key.parts = key_row;
 	s->key.form = BT_ROW_FOLDED;
+	s->blocks.key = s->samples.key = &s->key;
 }
 
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_stacks_opts sopts = { 0 };
-	struct bt_targets targets = { 0 };
+	struct bt_resolve_opts ropts = { .pid = opts.pid, .max_probes = 2 * opts.max_probes };
+	struct bt_calls calls = { 0 };
 	struct bt_attach *attach = NULL;
 	struct funcslower_bpf *skel = NULL;
 	struct state s = { 0 };
 	struct bt_evloop *loop = NULL;
 	struct bpf_link *switch_link = NULL;
 	struct bt_perf *perf = NULL;
-	char **names = NULL;
 	bool stacks;
 	int err;
-	size_t i;
 
 	stacks = opts.user_stack || opts.kernel_stack;
 	s.profile = opts.blocked || opts.sampled;
@@ -938,11 +722,12 @@ static int run(const struct bt_cmd *cmd)
 	if (err)
 		goto cleanup;
 
-	err = resolve(&targets, &names);
+	/* a spec matching over twice the limit is refused as it resolves, more in all after it */
+	err = bt_calls__resolve(&calls, (const char *const *)opts.funcs, opts.nfuncs, &ropts,
+				opts.max_probes);
 	if (err)
 		goto cleanup;
-	s.targets = &targets;
-	s.names = names;
+	s.calls = &calls;
 
 	err = BT_SKEL_OPEN(funcslower, &skel);
 	if (err)
@@ -950,7 +735,6 @@ static int run(const struct bt_cmd *cmd)
 	skel->rodata->min_ns = opts.min_us >= 0	  ? (__u64)(opts.min_us * 1e3)
 			       : opts.min_ms >= 0 ? (__u64)(opts.min_ms * 1e6)
 						  : 1000000;
-	skel->rodata->nr_entries = targets.n / 2;
 	skel->rodata->want_args = opts.nargs > 0;
 	skel->rodata->want_kernel = opts.kernel_stack;
 	skel->rodata->want_user = opts.user_stack;
@@ -984,7 +768,7 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot set up the BPF maps: %s", strerror(-err));
 		goto cleanup;
 	}
-	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
+	err = bt_calls__load(&calls, skel->skeleton, &filters, opts.mode, &attach);
 	if (err)
 		goto cleanup;
 	if (opts.blocked) {
@@ -1020,7 +804,7 @@ static int run(const struct bt_cmd *cmd)
 		if (opts.pid && opts.user_stack)
 			bt_stacks__note_pid(s.stacks, opts.pid);
 		if (opts.user_stack)
-			bt_trace__index_targets(s.stacks, &targets);
+			bt_trace__index_targets(s.stacks, &calls.targets);
 		s.entries_fd = bpf_map__fd(skel->maps.entries);
 		s.profiles_fd = bpf_map__fd(skel->maps.profiles);
 	}
@@ -1046,7 +830,7 @@ static int run(const struct bt_cmd *cmd)
 	 * mean that tracing has started.
 	 */
 	if (opts.verbose)
-		describe(&targets, names, attach);
+		describe(&calls, attach);
 
 	if (!opts.folded)
 		print_header();
@@ -1075,11 +859,9 @@ cleanup:
 	funcslower_bpf__destroy(skel);
 	bt_stacks__free(s.stacks);
 	bt_stack_out__free(s.out);
-	if (names)
-		for (i = 0; i < targets.n; i++)
-			free(names[i]);
-	free(names);
-	bt_targets__free(&targets);
+	bt_stack_lines__free(&s.blocks);
+	bt_stack_lines__free(&s.samples);
+	bt_calls__free(&calls);
 	return err;
 }
 

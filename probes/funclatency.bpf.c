@@ -1,39 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * funclatency: the time between a function's entry and its return, as a log2 histogram built
- * in the kernel. One generic program per mechanism and direction (BT_ATTACH_PROGS); the
- * target index in the attach cookie says which function fired and whether it is the entry
- * (index < nfuncs) or the return (index - nfuncs). Nothing reads arguments or return values,
- * so one fentry/fexit program verifies for every function signature.
+ * funclatency: the time between a function's (or a system call's) entry and its return, as a
+ * log2 histogram built in the kernel. One generic program per mechanism (BT_ATTACH_PROGS, and
+ * the raw sys_enter/sys_exit pair for many syscall: targets); the target index in the attach
+ * cookie says which function fired and whether it is the entry (index < bt_call_entries) or the
+ * return (probes/bt_call.bpf.h). Nothing reads arguments or return values, so one fentry/fexit
+ * program verifies for every function signature, and one tracepoint program serves a syscall's
+ * sys_enter_NAME and sys_exit_NAME.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#define BT_ATTACH_SYSCALLS
 #include "bt_attach.bpf.h"
+#include "bt_call.bpf.h"
 #include "bt_common.bpf.h"
 #include "bt_inflight.bpf.h"
 #include "bt_thread.bpf.h"
 #include "funclatency.h"
 
-const volatile __u32 nfuncs = 1;      /* entry targets; returns follow them */
 const volatile __u32 level = 0;	      /* -l: 0 = innermost calls only, else outermost levels */
 const volatile __u64 unit_div = 1;    /* ns per histogram unit: 1, 1000, 1000000 */
 const volatile bool key_func = false; /* a histogram per function */
 const volatile bool key_tgid = false; /* ... and per process (user functions) */
 
-/* Calls in flight, by thread: in-flight table 0 (cmd/funclatency.c); stacks is table 1. */
+/*
+ * Calls in flight, by thread (bt_call_thread()): in-flight table 0 (cmd/funclatency.c); stacks
+ * is table 1.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, FL_MAX_THREADS); /* 1 when -l is used */
-	__type(key, __u32);
-	__type(value, struct fl_start);
+	__type(key, __u64);
+	__type(value, struct bt_call);
 } starts SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, FL_MAX_THREADS); /* 1 without -l */
-	__type(key, __u32);
+	__type(key, __u64);
 	__type(value, struct fl_stack);
 } stacks SEC(".maps");
 
@@ -57,14 +63,6 @@ struct fl_hist zero_hist;
 
 /* Latencies dropped because the histogram map was full. */
 __u64 lost;
-
-/* The thread's key; the idle tasks of all CPUs share pid 0, so those key by CPU. */
-static __always_inline __u32 thread_key(void)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-
-	return tid ? tid : 0x80000000u | bpf_get_smp_processor_id();
-}
 
 static __always_inline void record(__u32 func, __u64 delta)
 {
@@ -99,20 +97,20 @@ static __always_inline void record(__u32 func, __u64 delta)
 
 static __always_inline int on_entry(__u32 func)
 {
-	__u32 tid = thread_key(), d;
+	__u64 key = bt_call_thread();
 	struct fl_stack *st;
+	__u32 d;
 
 	if (!level) {
-		struct fl_start s = { .func = func };
+		struct bt_call c = {};
 
-		s.ts = bpf_ktime_get_ns();
-		bt_inflight_put(&starts, 0, &tid, &s, BPF_ANY);
+		bt_call_enter(&starts, 0, key, &c, func);
 		return 0;
 	}
-	st = bpf_map_lookup_elem(&stacks, &tid);
+	st = bpf_map_lookup_elem(&stacks, &key);
 	if (!st) {
-		bt_inflight_put(&stacks, 1, &tid, &zero_stack, BPF_NOEXIST);
-		st = bpf_map_lookup_elem(&stacks, &tid);
+		bt_inflight_put(&stacks, 1, &key, &zero_stack, BPF_NOEXIST);
+		st = bpf_map_lookup_elem(&stacks, &key);
 		if (!st)
 			return 0;
 	}
@@ -125,59 +123,74 @@ static __always_inline int on_entry(__u32 func)
 	return 0;
 }
 
-static __always_inline int on_return(__u32 func)
+/* index: the return target's; func: its function's (the entry target's index) */
+static __always_inline int on_return(__u32 index, __u32 func)
 {
-	__u64 now = bpf_ktime_get_ns(), ts;
-	__u32 tid = thread_key(), d;
-	struct fl_start *s;
+	__u64 now = bpf_ktime_get_ns(), key = bt_call_thread(), ts;
+	struct bt_call *c;
 	struct fl_stack *st;
-	bool stale;
+	__u32 d;
 
 	if (!level) {
-		s = bpf_map_lookup_elem(&starts, &tid);
-		if (!s)
-			return 0; /* entered before tracing began, or a nested call took it */
-		ts = s->ts;
-		/* another function's entry: its return was missed (kretprobe limit, longjmp) */
-		stale = s->func != func;
-		bpf_map_delete_elem(&starts, &tid);
-		if (!stale)
-			record(func, now - ts);
+		c = bt_call_return(&starts, key, index);
+		if (!c)
+			return 0;
+		ts = c->start_ns;
+		bt_call_done(&starts, key);
+		record(func, now - ts);
 		return 0;
 	}
-	st = bpf_map_lookup_elem(&stacks, &tid);
+	st = bpf_map_lookup_elem(&stacks, &key);
 	if (!st)
 		return 0;
 	if (!st->depth) {
-		bpf_map_delete_elem(&stacks, &tid);
+		bpf_map_delete_elem(&stacks, &key);
 		return 0;
 	}
 	d = --st->depth;
 	if (d < level && d < FL_MAX_LEVEL) {
 		if (st->e[d].func != func) {
 			/* out of step (a missed return): start afresh rather than mispair */
-			bpf_map_delete_elem(&stacks, &tid);
+			bpf_map_delete_elem(&stacks, &key);
 			return 0;
 		}
 		record(func, now - st->e[d].ts);
 	}
 	if (!d)
-		bpf_map_delete_elem(&stacks, &tid);
+		bpf_map_delete_elem(&stacks, &key);
 	return 0;
 }
 
+/* The index says entry or return; a sys_exit_NAME's runs the one tracepoint program too. */
 static __always_inline int on_hit(void *ctx, __u32 index, bool is_return)
 {
 	if (bt_filtered_out())
 		return 0;
-	if (!is_return)
-		return index < nfuncs ? on_entry(index) : 0;
-	return index >= nfuncs ? on_return(index - nfuncs) : 0;
+	if (!bt_call_is_return(index))
+		return on_entry(index);
+	return on_return(index, index - bt_call_entries);
 }
 
 BT_ATTACH_PROGS(on_hit)
 
+/* many syscall: targets through one link per direction (probes/bt_attach.bpf.h) */
+SEC("?tp_btf/sys_enter")
+int BPF_PROG(fl_sys_enter, struct pt_regs *regs, long id)
+{
+	long i = bt_syscall_enter_index(id);
+
+	return i < 0 ? 0 : on_hit(ctx, i, false);
+}
+
+SEC("?tp_btf/sys_exit")
+int BPF_PROG(fl_sys_exit, struct pt_regs *regs, long ret)
+{
+	long i = bt_syscall_exit_index(regs);
+
+	return i < 0 ? 0 : on_hit(ctx, i, true);
+}
+
 /* a thread that exits inside a traced call leaves its start behind */
-BT_THREAD_EXIT(bpf_map_delete_elem(&starts, &tid); bpf_map_delete_elem(&stacks, &tid))
+BT_THREAD_EXIT(bpf_map_delete_elem(&starts, &id); bpf_map_delete_elem(&stacks, &id))
 
 char LICENSE[] SEC("license") = "GPL";

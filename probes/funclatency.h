@@ -9,10 +9,10 @@
 #define FL_MAX_THREADS 10240 /* threads inside a traced function at one time */
 
 /*
- * The target list holds every function twice: entries at 0..nfuncs-1, returns at
- * nfuncs..2*nfuncs-1 (the same function, retprobe set). A histogram is keyed by the entry
- * index of the function (-F, or user functions without -p) and the process (user functions:
- * BCC prints "NAME [PID]"); unused parts of the key are 0.
+ * The target list holds every function twice: entries at 0..n-1, returns at n..2n-1
+ * (lib/attach/bt_calls.h). A histogram is keyed by the entry index of the function (-F, or user
+ * functions without -p) and the process (user functions: BCC prints "NAME [PID]"); unused
+ * parts of the key are 0.
  */
 struct fl_hist_key {
 	__u32 func;
@@ -25,7 +25,7 @@ struct fl_hist {
 	__u64 slots[FL_SLOTS];
 };
 
-/* Without -l: the entry time of the innermost traced call of each thread. */
+/* With -l: one level's entry (without it, each thread's call is a struct bt_call). */
 struct fl_start {
 	__u64 ts;
 	__u32 func;

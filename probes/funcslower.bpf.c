@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * funcslower: time each call from entry to return, per thread, and send only the calls slower
- * than the threshold to user space. Targets [0, nr_entries) are the entry probes, target
- * nr_entries + i is the return probe of entry target i (cmd/funcslower.c lays them out so).
+ * than the threshold to user space. Targets [0, n) are the entry probes, target n + i is the
+ * return probe of entry target i (lib/attach/bt_calls.h lays them out, probes/bt_call.bpf.h pairs
+ * them).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -10,6 +11,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "bt_attach.bpf.h"
+#include "bt_call.bpf.h"
 #include "bt_common.bpf.h"
 #include "bt_thread.bpf.h"
 #include "bt_stack.bpf.h"
@@ -17,7 +19,6 @@
 #include "funcslower.h"
 
 const volatile __u64 min_ns = 1000000;
-const volatile __u32 nr_entries = 0;
 const volatile bool want_args = false;
 const volatile bool want_kernel = false;
 const volatile bool want_user = false;
@@ -35,10 +36,10 @@ const volatile bool want_samples = false;
 #endif
 
 /*
- * Keyed by thread, so a nested call of a traced function replaces the outer one (the
- * innermost call is timed, as BCC). A thread that exits inside a call takes its entry with it
- * (BT_THREAD_EXIT); one that leaves a call otherwise (longjmp) holds it until its next call,
- * so the entries are at most the threads. A hash, not an LRU: full, an LRU makes room by
+ * Keyed by thread (bt_call_thread()), so a nested call of a traced function replaces the outer
+ * one (the innermost call is timed, as BCC). A thread that exits inside a call takes its entry
+ * with it (BT_THREAD_EXIT); one that leaves a call otherwise (longjmp) holds it until its next
+ * call, so the entries are at most the threads. A hash, not an LRU: full, an LRU makes room by
  * dropping the call that began longest ago, the slowest in flight, which is what this tool is
  * for, and nothing says so; a hash refuses the new call, and that is counted (in-flight table
  * 0, cmd/funcslower.c).
@@ -47,14 +48,14 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 10240);
 	__type(key, __u64);
-	__type(value, struct funcslower_inflight);
+	__type(value, struct funcslower_inflight); /* begins with struct bt_call */
 } entries SEC(".maps");
 
 /*
- * With -B or -S, per thread with a call in flight (and only then: a switch of any other
- * thread costs one failed lookup). max_entries is set by user space (1 when unused). A hash
- * for the same reason as entries: a call it has no room for is printed without its -B/-S
- * lines, and user space counts those.
+ * With -B or -S, per thread with a call in flight, by the same key (and only then: a switch of
+ * any other thread costs one failed lookup). max_entries is set by user space (1 when unused).
+ * A hash for the same reason as entries: a call it has no room for is printed without its
+ * -B/-S lines, and user space counts those.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -76,11 +77,9 @@ static __always_inline bool same_stack(__u64 a, __u64 b)
 static __always_inline int on_entry(void *ctx, __u32 index, struct funcslower_inflight *e,
 				    __u64 user_caller)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-
+	__u64 key = bt_call_thread();
 	__u32 gen = bt_stack_generation();
 
-	e->index = index;
 	/* with -B or -S the stacks shown are where the call blocked or ran, not its entry */
 	if (want_kernel && !want_block && !want_samples)
 		e->kernel_stack = bt_get_stack(ctx, 0, gen);
@@ -89,14 +88,13 @@ static __always_inline int on_entry(void *ctx, __u32 index, struct funcslower_in
 			e->user_stack = bt_get_stack(ctx, BPF_F_USER_STACK, gen);
 			e->user_caller = BT_STACK_STORED(e->user_stack) ? user_caller : 0;
 		}
-		e->cookie = bt_note_pid(ctx, id >> 32);
+		e->call.cookie = bt_note_pid(ctx, bpf_get_current_pid_tgid() >> 32);
 	}
-	/* Last, so the stack walks are not part of the latency. */
-	e->start_ns = bpf_ktime_get_ns();
-	bt_inflight_put(&entries, 0, &id, e, BPF_ANY);
+	/* the start time last, so the stack walks are not part of the latency */
+	bt_call_enter(&entries, 0, key, &e->call, index);
 	/* after the start time: no switch is ever accounted before the call began */
 	if (want_block || want_samples)
-		bpf_map_update_elem(&profiles, &id, &zero_profile, BPF_ANY);
+		bpf_map_update_elem(&profiles, &key, &zero_profile, BPF_ANY);
 	return 0;
 }
 
@@ -159,36 +157,39 @@ static __always_inline void close_unseen(struct funcslower_profile *p, struct ta
 
 static __always_inline int on_return(void *ctx, __u32 index, __u64 ret)
 {
-	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
+	__u64 now = bpf_ktime_get_ns(), key = bt_call_thread(), id = bpf_get_current_pid_tgid();
 	struct funcslower_event ev = {};
 	struct funcslower_inflight *e;
 
-	e = bpf_map_lookup_elem(&entries, &id);
-	/* Not the call this return belongs to (its entry was replaced by a nested one). */
-	if (!e || index < nr_entries || e->index != index - nr_entries)
-		return 0;
-	ev.duration_ns = now - e->start_ns;
-	if (ev.duration_ns < min_ns) {
-		bpf_map_delete_elem(&entries, &id);
+	e = bt_call_return(&entries, key, index);
+	if (!e) {
+		/* no call of this thread in flight: nor is its profile */
 		if (want_block || want_samples)
-			bpf_map_delete_elem(&profiles, &id);
+			bpf_map_delete_elem(&profiles, &key);
 		return 0;
 	}
-	ev.start_ns = e->start_ns;
+	ev.duration_ns = now - e->call.start_ns;
+	if (ev.duration_ns < min_ns) {
+		bt_call_done(&entries, key);
+		if (want_block || want_samples)
+			bpf_map_delete_elem(&profiles, &key);
+		return 0;
+	}
+	ev.start_ns = e->call.start_ns;
 	ev.retval = ret;
-	ev.index = e->index;
+	ev.index = e->call.index;
 	ev.kernel_stack = e->kernel_stack;
 	ev.user_stack = e->user_stack;
 	ev.user_caller = e->user_caller;
 	if (want_args)
 		__builtin_memcpy(ev.args, e->args, sizeof(ev.args));
 	ev.tgid = id >> 32;
-	ev.cookie = e->cookie;
+	ev.cookie = e->call.cookie;
 	bpf_get_current_comm(ev.comm, sizeof(ev.comm));
 	/* Output, then delete: user space holds the stacks of the calls it finds in flight and
 	 * prints every event already sent, so each stack is either held or printed. */
 	if (want_block || want_samples) {
-		struct funcslower_profile *p = bpf_map_lookup_elem(&profiles, &id);
+		struct funcslower_profile *p = bpf_map_lookup_elem(&profiles, &key);
 
 		if (p) {
 			/* a block whose switch-in no event showed ends before this return */
@@ -196,23 +197,23 @@ static __always_inline int on_return(void *ctx, __u32 index, __u64 ret)
 				close_unseen(p, (struct task_struct *)bpf_get_current_task(), now);
 			__builtin_memcpy(&p->ev, &ev, sizeof(ev));
 			bt_event_output(ctx, &events, p, sizeof(*p));
-			bpf_map_delete_elem(&entries, &id);
-			bpf_map_delete_elem(&profiles, &id);
+			bt_call_done(&entries, key);
+			bpf_map_delete_elem(&profiles, &key);
 			return 0;
 		}
 	}
 	bt_event_output(ctx, &events, &ev, sizeof(ev));
-	bpf_map_delete_elem(&entries, &id);
+	bt_call_done(&entries, key);
 	return 0;
 }
 
-/* next_id: the thread switched in, as bpf_get_current_pid_tgid() gives it (tgid << 32 | pid) */
-static __always_inline int on_switch(void *ctx, struct task_struct *prev, __u64 next_id)
+/* next_key: the thread switched in, as bt_call_key() gives it */
+static __always_inline int on_switch(void *ctx, struct task_struct *prev, __u64 next_key)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 key = bt_call_thread();
 	struct funcslower_profile *p;
 
-	p = bpf_map_lookup_elem(&profiles, &id);
+	p = bpf_map_lookup_elem(&profiles, &key);
 	if (p) {
 		__u32 gen = bt_stack_generation();
 
@@ -225,7 +226,7 @@ static __always_inline int on_switch(void *ctx, struct task_struct *prev, __u64 
 		p->off_arrivals = BPF_CORE_READ(prev, sched_info.pcount);
 		p->off_ns = bpf_ktime_get_ns();
 	}
-	p = bpf_map_lookup_elem(&profiles, &next_id);
+	p = bpf_map_lookup_elem(&profiles, &next_key);
 	if (p && p->off_ns) {
 		block_add(p, bpf_ktime_get_ns());
 		p->off_ns = 0;
@@ -237,26 +238,26 @@ static __always_inline int on_switch(void *ctx, struct task_struct *prev, __u64 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(fs_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return on_switch(ctx, prev, (__u64)next->tgid << 32 | (__u32)next->pid);
+	return on_switch(ctx, prev, bt_call_key(next->tgid, next->pid));
 }
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(fs_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	return on_switch(ctx, prev,
-			 (__u64)BPF_CORE_READ(next, tgid) << 32 | (__u32)BPF_CORE_READ(next, pid));
+			 bt_call_key(BPF_CORE_READ(next, tgid), BPF_CORE_READ(next, pid)));
 }
 
 /* -S: a cpu-clock sample on every CPU; only a thread with a call in flight is counted. */
 SEC("perf_event")
 int fs_sample(struct bpf_perf_event_data *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid(), k, u;
+	__u64 key = bt_call_thread(), k, u;
 	struct funcslower_profile *p;
 	struct funcslower_sample *smp = NULL;
 	__u32 gen, i, n;
 
-	p = bpf_map_lookup_elem(&profiles, &id);
+	p = bpf_map_lookup_elem(&profiles, &key);
 	if (!p)
 		return 0;
 	gen = bt_stack_generation();
@@ -379,7 +380,7 @@ int fs_uretprobe(struct pt_regs *ctx)
  * Entry and return in one program through one link (6.13+; lib/attach/bt_attach.h, usession): the
  * exit then removes one link, not two, each removal waiting out the kernel's uprobe grace
  * periods. At the entry the probed address is the pc; at the return the pc is the caller's.
- * The index is the entry target's; its return target is nr_entries further.
+ * The index is the entry target's; its return target is bt_call_entries further.
  */
 SEC("?uprobe.session")
 int fs_usession(struct pt_regs *ctx)
@@ -387,7 +388,7 @@ int fs_usession(struct pt_regs *ctx)
 	__u64 caller = 0;
 
 	if (PT_REGS_IP(ctx) != bpf_get_func_ip(ctx)) {
-		on_return(ctx, bt_target_index(ctx) + nr_entries, PT_REGS_RC(ctx));
+		on_return(ctx, bt_target_index(ctx) + bt_call_entries, PT_REGS_RC(ctx));
 		return 0;
 	}
 	/* filtered out: 1 spares this call the return probe too */

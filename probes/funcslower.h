@@ -3,6 +3,8 @@
 #ifndef BT_FUNCSLOWER_H
 #define BT_FUNCSLOWER_H
 
+#include "bt_call.h"
+
 #define FUNCSLOWER_COMM_LEN 16
 #define FUNCSLOWER_MAX_ARGS 6 /* what BCC records (x86-64 passes six in registers) */
 
@@ -67,15 +69,16 @@ struct funcslower_profile {
 	struct funcslower_sample samples[FUNCSLOWER_MAX_STACKS];
 };
 
-/* A call in progress, per thread: what its return needs. */
+/*
+ * A call in progress, per thread: what its return needs. call.cookie is the process's
+ * announcement (bt_note_pid): it names the call's stacks after the process exited.
+ */
 struct funcslower_inflight {
-	__u64 start_ns;
+	struct bt_call call; /* probes/bt_call.h */
 	__u64 args[FUNCSLOWER_MAX_ARGS];
 	__u64 user_caller;
 	__u64 kernel_stack;
 	__u64 user_stack;
-	__u32 index;
-	__u32 cookie; /* the process's announcement (bt_note_pid): names its stacks after it exits */
 };
 
 #endif

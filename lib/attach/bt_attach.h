@@ -83,7 +83,8 @@ int bt_targets__resolve(const struct bt_probe_spec *spec, const struct bt_resolv
 void bt_targets__free(struct bt_targets *t); /* NULL is fine */
 /*
  * Append a return copy (retprobe set) of each of the n targets, so that target n + i returns
- * from target i (funclatency, funcslower). 0 or -ENOMEM; the list stays valid for __free().
+ * from target i (lib/attach/bt_calls.h); a syscall's return is its sys_exit_NAME tracepoint. 0 or
+ * -ENOMEM; the list stays valid for __free().
  */
 int bt_targets__add_returns(struct bt_targets *t);
 

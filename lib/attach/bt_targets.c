@@ -4,6 +4,7 @@
  * (lib/attach/bt_resolve.c, lib/attach/bt_kfuncs.c) and the attach layer that reads it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,8 +87,14 @@ int bt_targets__add_returns(struct bt_targets *t)
 
 	for (i = 0; i < n && !err; i++) {
 		struct bt_target r = t->v[i]; /* by value: v may move, the strings do not */
+		char exit_event[300];
 
 		r.retprobe = true;
+		/* a system call returns through its own tracepoint, made with the entry's */
+		if (r.kind == BT_SPEC_SYSCALL && r.event && !strncmp(r.event, "sys_enter_", 10)) {
+			snprintf(exit_event, sizeof(exit_event), "sys_exit_%s", r.event + 10);
+			r.event = exit_event;
+		}
 		err = bt_targets__add(t, &r);
 	}
 	return err;

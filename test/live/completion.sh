@@ -34,8 +34,10 @@ bcomp "$BPFTOOLS" stackcount tracepoint:sched:sched_sw | grep -qx 'tracepoint:sc
 bcomp_rl "$BPFTOOLS funccount t:sched:sched_sw" | grep -qx 'sched_switch' ||
 	fail "readline-split t:sched:sched_sw does not complete to sched_switch: $(bcomp_rl "$BPFTOOLS funccount t:sched:sched_sw")"
 bcomp "$BPFTOOLS" funccount syscall:getpp | grep -qx 'syscall:getppid' || fail "syscall:getpp does not complete"
-# funclatency takes no tracepoints: none offered
+# funclatency takes no tracepoints: none offered; system calls, it does
 [ -z "$(bcomp "$BPFTOOLS" funclatency t:sched:sched_sw)" ] || fail "funclatency offers tracepoints"
+bcomp "$BPFTOOLS" funclatency syscall:getpp | grep -qx 'syscall:getppid' ||
+	fail "funclatency: syscall:getpp does not complete"
 
 # A tool's name on PATH may be another program's (libbpf-tools' /usr/sbin/biolatency): TAB
 # must not run it (it would start tracing), nor offer bpftools' options and probes for it;
