@@ -21,7 +21,7 @@ int bt_events__configure(struct bpf_object *obj, struct bpf_map *map);
 /*
  * Before load, after bt_events__configure(): wake the reader only once a quarter of the ring
  * buffer waits unread, not at every event; the reader looks every BT_EVENTS_BATCH_MS anyway
- * (bt_evloop__add_events() sees to it). Events then show up to that much later, and a traced
+ * (lib/bt_evrun.h sees to it). Events then show up to that much later, and a traced
  * task pays about a quarter of the cost per event (a wake-up is an interrupt and a scheduler
  * call). Nothing changes on a perf buffer.
  */

@@ -113,12 +113,6 @@ int bt_evloop__add_fd(struct bt_evloop *loop, int fd, bt_evloop_fn ready, void *
 	return 0;
 }
 
-int bt_evloop__add_events(struct bt_evloop *loop, struct bt_events *ev)
-{
-	return bt_evloop__add_fd(loop, bt_events__fd(ev), bt_events__poll, ev,
-				 BT_EVLOOP_DRAIN | (bt_events__batched(ev) ? BT_EVLOOP_POLL : 0));
-}
-
 void bt_evloop__set_duration(struct bt_evloop *loop, unsigned long long ms)
 {
 	loop->duration_ms = ms;
