@@ -36,6 +36,12 @@
 #include "bt_events.h"
 
 #define BT_EVLOOP_STOP 1
+/*
+ * From a BT_EVLOOP_POLL source: it found many events (a flood its writers wake no one for),
+ * call it again at once rather than in BT_EVENTS_BATCH_MS, after a look at the stop signal,
+ * the duration and the tick. Otherwise as 0.
+ */
+#define BT_EVLOOP_AGAIN 2
 
 /* Call the source once more when the loop ends normally (buffers: print what is left). */
 #define BT_EVLOOP_DRAIN (1u << 0)

@@ -94,6 +94,22 @@ int bt_evrun__consume(void *run)
 	return err;
 }
 
+/*
+ * The loop's callback: a read that found this many events or more is called again at once.
+ * A batched buffer wakes no one until a quarter of it waits: a reader that slept between the
+ * reads of a flood would leave those events to be lost.
+ */
+#define BUSY_EVENTS 256
+
+static int on_ready(void *run)
+{
+	struct bt_evrun *r = run;
+	unsigned long long seen = r->seen;
+	int err = bt_evrun__consume(r);
+
+	return !err && r->seen - seen >= BUSY_EVENTS ? BT_EVLOOP_AGAIN : err;
+}
+
 static int child_exited(void *ctx)
 {
 	struct bt_evrun *r = ctx;
@@ -128,9 +144,9 @@ static int open_loop(struct bt_evrun *r, struct bt_events *ev)
 		flags |= BT_EVLOOP_POLL;
 	err = bt_evloop__new(&r->loop);
 	if (!err)
-		err = bt_evloop__add_fd(r->loop, bt_events__fd(ev), bt_evrun__consume, r, flags);
+		err = bt_evloop__add_fd(r->loop, bt_events__fd(ev), on_ready, r, flags);
 	if (!err && r->before && r->before_fd >= 0)
-		err = bt_evloop__add_fd(r->loop, r->before_fd, bt_evrun__consume, r, 0);
+		err = bt_evloop__add_fd(r->loop, r->before_fd, on_ready, r, 0);
 	if (!err && r->child && r->child->pidfd >= 0)
 		err = bt_evloop__add_fd(r->loop, r->child->pidfd, child_exited, r, 0);
 	if (err) {
