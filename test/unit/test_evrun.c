@@ -219,11 +219,64 @@ static void test_event_error(void)
 	teardown(&f);
 }
 
+/*
+ * --exec: the command runs once the run starts, and its exit ends the run, through its pidfd
+ * or, where the kernel has none (before 5.3), by looking every 100 ms beside the tool's tick.
+ */
+static void exec_ends_run(bool pidfd)
+{
+	char *argv[] = { "sh", "-c", "sleep 0.2", NULL };
+	struct fixture f;
+	struct bt_child c;
+	struct bt_evrun r = { .on_event = on_event,
+			      .ctx = &f,
+			      .tick_ms = 30,
+			      .tick = tick,
+			      .tick_ctx = &f,
+			      .duration_ms = 5000,
+			      .child = &c,
+			      .end = end };
+	long long start, took;
+
+	if (!setup(&f))
+		return;
+	f.per_tick = 1;
+	CHECK_INT(bt_child__start(argv, &c), 0);
+	if (!pidfd && c.pidfd >= 0) {
+		close(c.pidfd);
+		c.pidfd = -1;
+	}
+	CHECK_INT(bt_evrun__open_fd(&r, f.map_fd, true), 0);
+	start = (long long)(mono_ns() / 1000000);
+	CHECK_INT(bt_evrun__run(&r), 0);
+	took = (long long)(mono_ns() / 1000000) - start;
+	CHECK(c.released);
+	CHECK(took >= 200 && took < 2000); /* the command's 0.2 s, not the 5 s duration */
+	CHECK_INT(f.ends, 1);
+	CHECK(f.produced >= 2); /* the tool's tick ran beside the look for the exit */
+	CHECK_INT(f.delivered, f.produced);
+	bt_evrun__free(&r);
+	bt_child__end(&c);
+	teardown(&f);
+}
+
+static void test_exec_pidfd(void)
+{
+	exec_ends_run(true);
+}
+
+static void test_exec_no_pidfd(void)
+{
+	exec_ends_run(false);
+}
+
 int main(void)
 {
 	alarm(20); /* a hung loop fails the test instead of stalling the tier */
 	BT_RUN(test_batched_within_bound);
 	BT_RUN(test_drained_before_summary);
 	BT_RUN(test_event_error);
+	BT_RUN(test_exec_pidfd);
+	BT_RUN(test_exec_no_pidfd);
 	return bt_test_done();
 }
