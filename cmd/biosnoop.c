@@ -16,8 +16,7 @@
 #include "bt_disk.h"
 #include "bt_err.h"
 #include "bt_inflight.h"
-#include "bt_events.h"
-#include "bt_evloop.h"
+#include "bt_evrun.h"
 #include "bt_json.h"
 #include "bt_loop.h"
 #include "bt_skel.h"
@@ -124,6 +123,7 @@ struct state {
 	struct bt_disk_cache *disks;
 	struct bt_json json;
 	__u64 first_us;
+	struct biosnoop_bpf *skel;
 };
 
 static void print_header(void)
@@ -228,16 +228,28 @@ static const struct bt_inflight_table inflight[] = {
 	{ NULL },
 };
 
+static int end(void *ctx, int err)
+{
+	struct state *s = ctx;
+	unsigned long long unseen = bt_block_unseen(s->skel->obj, s->skel->bss->unseen);
+
+	if (unseen) /* docs/biosnoop.md, "Unseen completions" */
+		bt_warn("%llu requests ended unseen: the kernel ran no completion probe for them",
+			unseen);
+	bt_inflight_report(s->skel->obj, inflight);
+	return err;
+}
+
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
-	struct bt_evloop *loop = NULL;
-	struct bt_events *events = NULL;
 	struct biosnoop_bpf *skel;
 	struct state s = { 0 };
+	struct bt_evrun ev = {
+		.on_event = on_event, .ctx = &s, .duration_ms = opts.duration * 1000ULL, .end = end
+	};
 	enum bt_block_submitter how;
 	__u32 kdev = 0;
-	unsigned long long unseen;
 	int err;
 
 	if (opts.disk) {
@@ -259,11 +271,13 @@ static int run(const struct bt_cmd *cmd)
 	skel->rodata->min_ns = opts.min_ms * 1000000ULL;
 	skel->rodata->require_task = opts.cgroup != NULL;
 	filters.cgroup = opts.cgroup;
+	s.skel = skel;
+	ev.map = skel->maps.events;
 	err = bt_filters_apply(skel->obj, &filters);
 	if (!err)
 		err = bt_skel_select(skel->obj, cmd->probes);
 	if (!err)
-		err = bt_events__configure(skel->obj, skel->maps.events);
+		err = bt_evrun__configure(&ev, skel->obj);
 	if (err)
 		goto cleanup;
 	err = bt_block_choose(skel->obj, opts.queue, true, &how);
@@ -275,35 +289,16 @@ static int run(const struct bt_cmd *cmd)
 	err = bt_skel_load_attach(skel->skeleton, "the block tracepoints");
 	if (err)
 		goto cleanup;
-	err = bt_events__new(skel->obj, skel->maps.events, on_event, &s, &events);
-	if (!err)
-		err = bt_evloop__new(&loop);
-	if (!err)
-		err = bt_evloop__add_events(loop, events);
-	if (err) {
-		bt_err("cannot set up the event buffer: %s", strerror(-err));
+	err = bt_evrun__open(&ev, skel->obj);
+	if (err)
 		goto cleanup;
-	}
-	bt_evloop__set_duration(loop, opts.duration * 1000ULL);
 	if (!opts.json)
 		print_header();
 	else /* no header in JSON: an info line on stderr says the probes are in */
 		bt_banner(stdout, "Tracing block device I/O... Hit Ctrl-C to end.\n");
-	if (bt_output_closed())
-		goto cleanup;
-	err = bt_evloop__run(loop);
-	if (err)
-		bt_err("cannot read events: %s", strerror(-err));
-	if (!ferror(stdout)) /* after `| head`, events left unread are nobody's loss */
-		bt_events__report_lost(events);
-	unseen = bt_block_unseen(skel->obj, skel->bss->unseen);
-	if (unseen) /* docs/biosnoop.md, "Unseen completions" */
-		bt_warn("%llu requests ended unseen: the kernel ran no completion probe for them",
-			unseen);
-	bt_inflight_report(skel->obj, inflight);
+	err = bt_evrun__run(&ev);
 cleanup:
-	bt_evloop__free(loop);
-	bt_events__free(events);
+	bt_evrun__free(&ev);
 	biosnoop_bpf__destroy(skel);
 	bt_disk_cache__free(s.disks);
 	return err;

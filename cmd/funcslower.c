@@ -15,8 +15,7 @@
 #include "bt_calls.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
-#include "bt_events.h"
-#include "bt_evloop.h"
+#include "bt_evrun.h"
 #include "bt_inflight.h"
 #include "bt_loop.h"
 #include "bt_perf.h"
@@ -201,13 +200,13 @@ static const struct argp argp = {
 };
 
 struct state {
-	struct bt_events *events;
+	struct bt_evrun run;
+	struct bpf_object *obj;
 	struct bt_stacks *stacks;
 	const struct bt_calls *calls; /* names: FUNC as printed */
 	double divisor;
 	bool have_base;
 	__u64 base_ns;
-	bool closed;
 	bool profile;		       /* -B or -S: events carry a struct funcslower_profile */
 	int entries_fd;		       /* calls in flight: their stacks stay stored */
 	int profiles_fd;	       /* ... and the stacks where they blocked or ran */
@@ -475,7 +474,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 	struct funcslower_event *e = &s->p.ev;
 	bool profile = s->profile && size >= sizeof(s->p);
 
-	if (s->closed || size < sizeof(*e))
+	if (size < sizeof(*e))
 		return 0;
 	/* a perf buffer's records are only 4-byte aligned */
 	memcpy(&s->p, data, profile ? sizeof(s->p) : sizeof(*e));
@@ -511,44 +510,11 @@ static int on_event(void *ctx, const void *data, size_t size)
 			return err;
 		}
 	}
-	if (bt_output_closed()) {
-		s->closed = true;
-		return -EPIPE;
-	}
-	return 0;
-}
-
-/* Announcements first: a process is snapshotted before its event is printed. */
-static int ready(void *ctx)
-{
-	struct state *s = ctx;
-	int err = 0;
-
-	if (s->stacks)
-		err = bt_stacks__poll(s->stacks);
-	if (!err)
-		err = bt_events__poll(s->events);
-	return s->closed ? -EPIPE : err;
-}
-
-/* A growing list of stack ids. */
-static int hold(uint64_t **held, size_t *n, size_t *cap, uint64_t id)
-{
-	if (!BT_STACK_STORED(id))
-		return 0;
-	if (*n == *cap) {
-		uint64_t *h = realloc(*held, (*cap = *cap ? *cap * 2 : 64) * sizeof(*h));
-
-		if (!h)
-			return -ENOMEM;
-		*held = h;
-	}
-	(*held)[(*n)++] = id;
-	return 0;
+	return bt_output_closed() ? -EPIPE : 0;
 }
 
 /* The stacks a call's profile refers to so far. */
-static int hold_profile(const struct funcslower_profile *p, uint64_t **held, size_t *n, size_t *cap)
+static int hold_profile(const struct funcslower_profile *p, struct bt_stacks_held *held)
 {
 	uint64_t ids[2 + 4 * FUNCSLOWER_MAX_STACKS];
 	size_t k = 0, i;
@@ -567,27 +533,26 @@ static int hold_profile(const struct funcslower_profile *p, uint64_t **held, siz
 		}
 	}
 	for (i = 0; i < k && !err; i++)
-		err = hold(held, n, cap, ids[i]);
+		err = bt_stacks__hold(held, ids[i]);
 	return err;
 }
 
 /* Stacks are held by calls in flight; everything else of the closed generation is printed. */
-static int hold_in_flight(struct state *s, uint64_t **held, size_t *n)
+static int hold_in_flight(void *ctx, struct bt_stacks_held *held)
 {
+	struct state *s = ctx;
 	struct funcslower_inflight v;
 	__u64 key, next, *prev = NULL;
-	size_t cap = 0;
 	int err = 0;
 
-	*n = 0;
 	while (!err && bpf_map_get_next_key(s->entries_fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(s->entries_fd, &key, &v))
 			continue;
-		err = hold(held, n, &cap, v.kernel_stack);
+		err = bt_stacks__hold(held, v.kernel_stack);
 		if (!err)
-			err = hold(held, n, &cap, v.user_stack);
+			err = bt_stacks__hold(held, v.user_stack);
 	}
 	if (!s->profile)
 		return err;
@@ -596,7 +561,7 @@ static int hold_in_flight(struct state *s, uint64_t **held, size_t *n)
 		key = next;
 		prev = &key;
 		if (!bpf_map_lookup_elem(s->profiles_fd, &key, &s->p))
-			err = hold_profile(&s->p, held, n, &cap);
+			err = hold_profile(&s->p, held);
 	}
 	return err;
 }
@@ -611,19 +576,13 @@ static int hold_in_flight(struct state *s, uint64_t **held, size_t *n)
 static int recycle_stacks(void *ctx)
 {
 	struct state *s = ctx;
-	uint64_t *held = NULL;
-	size_t n = 0;
-	int err;
 
-	err = bt_stacks__flip(s->stacks);
-	if (err >= 0)
-		err = hold_in_flight(s, &held, &n);
-	if (!err)
-		err = ready(s);
-	if (!err)
-		err = bt_stacks__release(s->stacks, held, n);
-	free(held);
-	return err;
+	return bt_stacks__cycle(s->stacks, &(struct bt_stacks_cycle){
+						   .hold = hold_in_flight,
+						   .hold_ctx = s,
+						   .consume = bt_evrun__consume,
+						   .consume_ctx = &s->run,
+					   });
 }
 
 static void describe(const struct bt_calls *c, const struct bt_attach *a)
@@ -670,6 +629,24 @@ static const struct bt_inflight_table inflight[] = {
 	{ NULL },
 };
 
+/* After the run, Ctrl-C included: what was not shown, and the profiles. */
+static int end(void *ctx, int err)
+{
+	struct state *s = ctx;
+
+	bt_inflight_report(s->obj, inflight);
+	if (s->stacks)
+		bt_stacks__report_lost(s->stacks);
+	if (!err)
+		err = bt_stack_out__write(s->out);
+	if (s->no_profile)
+		bt_err("%llu slow calls shown without -B/-S lines: more threads had calls in "
+		       "flight "
+		       "than could be followed",
+		       s->no_profile);
+	return err;
+}
+
 /* The rows above, with the stacks asked for, -f or not. */
 static void declare_rows(struct state *s)
 {
@@ -700,7 +677,6 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_attach *attach = NULL;
 	struct funcslower_bpf *skel = NULL;
 	struct state s = { 0 };
-	struct bt_evloop *loop = NULL;
 	struct bpf_link *switch_link = NULL;
 	struct bt_perf *perf = NULL;
 	bool stacks;
@@ -761,13 +737,18 @@ static int run(const struct bt_cmd *cmd)
 	sopts.note_running = opts.user_stack && !opts.pid;
 	sopts.verbose = opts.verbose;
 	sopts.unwind = opts.unwind;
+	s.obj = skel->obj;
+	s.run = (struct bt_evrun){
+		.map = skel->maps.events, .on_event = on_event, .ctx = &s, .end = end
+	};
 	err = bt_stacks__configure(skel->obj, &sopts);
-	if (!err)
-		err = bt_events__configure(skel->obj, skel->maps.events);
 	if (err) {
-		bt_err("cannot set up the BPF maps: %s", strerror(-err));
+		bt_err("cannot set up the stack maps: %s", strerror(-err));
 		goto cleanup;
 	}
+	err = bt_evrun__configure(&s.run, skel->obj);
+	if (err)
+		goto cleanup;
 	err = bt_calls__load(&calls, skel->skeleton, &filters, opts.mode, &attach);
 	if (err)
 		goto cleanup;
@@ -809,22 +790,18 @@ static int run(const struct bt_cmd *cmd)
 		s.profiles_fd = bpf_map__fd(skel->maps.profiles);
 	}
 	declare_rows(&s);
-	err = bt_events__new(skel->obj, skel->maps.events, on_event, &s, &s.events);
-	if (err) {
-		bt_err("cannot open the event buffer: %s", strerror(-err));
-		goto cleanup;
+	if (s.stacks) {
+		/* announcements first: a process is snapshotted before its event is printed */
+		s.run.before = bt_stacks__poll;
+		s.run.before_ctx = s.stacks;
+		s.run.before_fd = bt_stacks__fd(s.stacks);
+		s.run.tick_ms = 1000;
+		s.run.tick = recycle_stacks;
+		s.run.tick_ctx = &s;
 	}
-	err = bt_evloop__new(&loop);
-	if (!err)
-		err = bt_evloop__add_fd(loop, bt_events__fd(s.events), ready, &s, BT_EVLOOP_DRAIN);
-	if (!err && s.stacks && bt_stacks__fd(s.stacks) >= 0)
-		err = bt_evloop__add_fd(loop, bt_stacks__fd(s.stacks), ready, &s, 0);
-	if (err) {
-		bt_err("cannot wait for events: %s", strerror(-err));
+	err = bt_evrun__open(&s.run, skel->obj);
+	if (err)
 		goto cleanup;
-	}
-	if (s.stacks)
-		bt_evloop__set_tick(loop, 1000, recycle_stacks, &s);
 	/*
 	 * Last (after the -p target is indexed, too), so that a script can take these lines to
 	 * mean that tracing has started.
@@ -834,28 +811,12 @@ static int run(const struct bt_cmd *cmd)
 
 	if (!opts.folded)
 		print_header();
-	if (bt_output_closed())
-		goto cleanup;
-	err = bt_evloop__run(loop);
-	if (err)
-		bt_err("cannot read events: %s", strerror(-err));
-	bt_events__report_lost(s.events);
-	bt_inflight_report(skel->obj, inflight);
-	if (s.stacks)
-		bt_stacks__report_lost(s.stacks);
-	if (!err)
-		err = bt_stack_out__write(s.out);
-	if (s.no_profile)
-		bt_err("%llu slow calls shown without -B/-S lines: more threads had calls in "
-		       "flight "
-		       "than could be followed",
-		       s.no_profile);
+	err = bt_evrun__run(&s.run);
 cleanup:
-	bt_evloop__free(loop);
+	bt_evrun__free(&s.run);
 	bt_perf__destroy(perf);
 	bpf_link__destroy(switch_link);
 	bt_attach__destroy(attach);
-	bt_events__free(s.events);
 	funcslower_bpf__destroy(skel);
 	bt_stacks__free(s.stacks);
 	bt_stack_out__free(s.out);

@@ -13,8 +13,7 @@
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_errno.h"
-#include "bt_events.h"
-#include "bt_evloop.h"
+#include "bt_evrun.h"
 #include "bt_exec.h"
 #include "bt_inflight.h"
 #include "bt_json.h"
@@ -225,6 +224,7 @@ struct state {
 	bool have_base;
 	unsigned long long base_us;
 	struct bt_child child;
+	struct bpf_object *obj;
 	char full[OPENSNOOP_MAX_DEPTH * OPENSNOOP_NAME_LEN + OPENSNOOP_PATH_MAX + 8];
 };
 
@@ -319,13 +319,6 @@ static int on_event(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
-static int child_exited(void *ctx)
-{
-	struct state *s = ctx;
-
-	return bt_child__exited(&s->child) ? BT_EVLOOP_STOP : 0;
-}
-
 static void print_header(void)
 {
 	if (opts.json) { /* no header in JSON: an info line on stderr says the probes are in */
@@ -385,12 +378,19 @@ static const struct bt_inflight_table inflight[] = {
 	{ NULL },
 };
 
+static int end(void *ctx, int err)
+{
+	struct state *s = ctx;
+
+	bt_inflight_report(s->obj, inflight);
+	return err;
+}
+
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct opensnoop_bpf *skel = NULL;
-	struct bt_events *events = NULL;
-	struct bt_evloop *loop = NULL;
+	struct bt_evrun ev = { 0 };
 	struct state *s;
 	int err;
 
@@ -432,61 +432,35 @@ static int run(const struct bt_cmd *cmd)
 					       opts.buffer_pages * sysconf(_SC_PAGESIZE));
 		bt_map_sized_by("events", "a ring buffer of %lu MiB (-b %lu)",
 				opts.buffer_pages * sysconf(_SC_PAGESIZE) >> 20, opts.buffer_pages);
+		if (err) {
+			bt_err("cannot set up the event buffer: %s", strerror(-err));
+			goto cleanup;
+		}
 	}
-	if (!err)
-		err = bt_events__configure(skel->obj, skel->maps.events);
-	if (!err) /* a wake-up per open would be most of what tracing costs the opener */
-		err = bt_events__batch(skel->obj, skel->maps.events);
-	if (err) {
-		bt_err("cannot set up the event buffer: %s", strerror(-err));
+	ev = (struct bt_evrun){ .map = skel->maps.events,
+				.on_event = on_event,
+				.ctx = s,
+				.duration_ms = opts.c.duration * 1000ULL,
+				.child = opts.exec ? &s->child : NULL,
+				.end = end };
+	s->obj = skel->obj;
+	err = bt_evrun__configure(&ev, skel->obj);
+	if (err)
 		goto cleanup;
-	}
 	err = bt_skel_select(skel->obj, opts.full_path ? probes_full : cmd->probes);
 	if (err)
 		goto cleanup;
 	err = bt_skel_load_attach(skel->skeleton, "the open syscall tracepoints");
 	if (err)
 		goto cleanup;
-	err = bt_events__new(skel->obj, skel->maps.events, on_event, s, &events);
-	if (err) {
-		bt_err("cannot open the event buffer: %s", strerror(-err));
+	err = bt_evrun__open(&ev, skel->obj);
+	if (err)
 		goto cleanup;
-	}
-	err = bt_evloop__new(&loop);
-	if (!err)
-		err = bt_evloop__add_events(loop, events);
-	if (!err && opts.exec) {
-		/* without pidfd (before 5.3), look for the exit ten times a second */
-		if (s->child.pidfd >= 0)
-			err = bt_evloop__add_fd(loop, s->child.pidfd, child_exited, s, 0);
-		else
-			bt_evloop__set_tick(loop, 100, child_exited, s);
-	}
-	if (err) {
-		bt_err("cannot wait for events: %s", strerror(-err));
-		goto cleanup;
-	}
-	bt_evloop__set_duration(loop, opts.c.duration * 1000ULL);
 
 	print_header();
-	if (bt_output_closed())
-		goto cleanup;
-	if (opts.exec) {
-		/* Ctrl-C while setting up: the command never runs (bt_child__end() kills it) */
-		if (bt_wait(-1, 0) == BT_WAKE_SIGNAL)
-			goto cleanup;
-		err = bt_child__release(&s->child);
-		if (err)
-			goto cleanup;
-	}
-	err = bt_evloop__run(loop);
-	if (err)
-		bt_err("cannot read events: %s", strerror(-err));
-	bt_events__report_lost(events);
-	bt_inflight_report(skel->obj, inflight);
+	err = bt_evrun__run(&ev);
 cleanup:
-	bt_evloop__free(loop);
-	bt_events__free(events);
+	bt_evrun__free(&ev);
 	if (skel)
 		bt_skel_detach(skel->skeleton);
 	opensnoop_bpf__destroy(skel);

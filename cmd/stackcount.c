@@ -227,6 +227,15 @@ static int add_row(void *ctx, const void *key, const void *value)
 	return bt_stack_rows__add(&s->rows, &s->table, &p, k->tgid, *(const __u64 *)value);
 }
 
+/* The closed generation's counts, into the table. */
+static int drain_counts(void *ctx)
+{
+	struct state *s = ctx;
+
+	return bt_stacks__drain(s->stacks, s->counts_fd, sizeof(struct stackcount_key),
+				sizeof(__u64), offsetof(struct stackcount_key, gen), add_row, s);
+}
+
 /*
  * Counts so far into the table, named now and merged: before each output, and whenever
  * exited processes wait to be named (lib/stacks/bt_stacks.h).
@@ -236,16 +245,12 @@ static int collect_counts(void *ctx)
 	struct state *s = ctx;
 	int err;
 
-	err = bt_stacks__flip(s->stacks);
-	if (err >= 0)
-		err = bt_stacks__drain(s->stacks, s->counts_fd, sizeof(struct stackcount_key),
-				       sizeof(__u64), offsetof(struct stackcount_key, gen), add_row,
-				       s);
+	err = bt_stacks__cycle(
+		s->stacks, &(struct bt_stacks_cycle){ .consume = drain_counts, .consume_ctx = s });
 	if (err < 0) {
 		bt_err("cannot read the stack counts: %s", strerror(-err));
 		return err;
 	}
-	bt_stacks__release(s->stacks, NULL, 0);
 	bt_stack_table__sort(&s->table);
 	return 0;
 }

@@ -12,8 +12,7 @@
 #include "bt_attach.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
-#include "bt_events.h"
-#include "bt_evloop.h"
+#include "bt_evrun.h"
 #include "bt_json.h"
 #include "bt_loop.h"
 #include "bt_percpu.h"
@@ -27,8 +26,6 @@
 #define NSEC_PER_SEC 1000000000ULL
 /* Stacks of printed events are freed a generation at a time, this often. */
 #define RECYCLE_EVERY_MS 1000
-/* Look for Ctrl-C this often while consuming a ring buffer that keeps refilling. */
-#define SIGNAL_CHECK_EVERY 256
 
 static struct stacksnoop_opts {
 	long pid;
@@ -123,12 +120,10 @@ static const struct argp argp = {
 struct state {
 	const struct bt_targets *targets;
 	struct bt_stacks *stacks;
-	struct bt_events *events;
+	struct bt_evrun run;
 	struct bt_stack_style style;
 	bool kernel, user;
 	unsigned long long start_ns;
-	unsigned long events_seen;
-	struct bt_evloop *loop;
 };
 
 static unsigned long long now_ns(void)
@@ -187,7 +182,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 		fn = s->targets->v[e.index].name;
 	if (bt_json_mode()) {
 		print_json(s, &e, comm, fn);
-		goto next;
+		return 0;
 	}
 	format_time(when, sizeof(when), (long long)(e.ts - s->start_ns));
 	if (opts.verbose)
@@ -202,36 +197,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 		bt_stacks__print(s->stacks, stdout, &s->style, BT_PROC(e.tgid, e.cookie),
 				 e.user_stack, e.user_caller);
 	printf("\n");
-next:
-	/*
-	 * A probe that fires faster than we print would keep us here forever: look for a signal
-	 * now and then. The first one ends tracing, and what is buffered by then is still printed
-	 * (the loop drains it: those calls happened before the Ctrl-C); a second one, while that
-	 * drain runs, gives the rest up.
-	 */
-	if (++s->events_seen % SIGNAL_CHECK_EVERY)
-		return 0;
-	if (bt_output_closed())
-		return -EINTR;
-	if (!bt_evloop__draining(s->loop))
-		return bt_stop_requested() ? -EINTR : 0;
-	if (bt_stop_signals() < 2)
-		return 0;
-	bt_warn("stopped again: events still buffered are not printed");
-	return -EINTR;
-}
-
-/* Announcements first: a process must be snapshotted before its event is printed. */
-static int ready(void *ctx)
-{
-	struct state *s = ctx;
-	int err = bt_stacks__poll(s->stacks);
-
-	if (!err)
-		err = bt_events__poll(s->events);
-	if (err == -EINTR) /* on_event saw a stop request or a closed stdout */
-		return bt_output_closed() ? -EPIPE : BT_EVLOOP_STOP;
-	return err;
+	return 0;
 }
 
 /*
@@ -241,12 +207,18 @@ static int ready(void *ctx)
 static int recycle_stacks(void *ctx)
 {
 	struct state *s = ctx;
-	int err = bt_stacks__flip(s->stacks);
 
-	if (err >= 0)
-		err = ready(s);
-	if (!err)
-		err = bt_stacks__release(s->stacks, NULL, 0);
+	return bt_stacks__cycle(s->stacks, &(struct bt_stacks_cycle){
+						   .consume = bt_evrun__consume,
+						   .consume_ctx = &s->run,
+					   });
+}
+
+static int end(void *ctx, int err)
+{
+	struct state *s = ctx;
+
+	bt_stacks__report_lost(s->stacks);
 	return err;
 }
 
@@ -264,7 +236,6 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_attach *attach = NULL;
 	struct stacksnoop_bpf *skel = NULL;
 	struct state s = { .targets = &targets };
-	struct bt_evloop *loop = NULL;
 	int err, n;
 
 	s.style = (struct bt_stack_style){ .indent = "\t", .fmt = opts.offset ? BT_FMT_OFFSET : 0 };
@@ -293,13 +264,21 @@ static int run(const struct bt_cmd *cmd)
 	filters.tgid = opts.pid;
 	/* syscall:write: each printed row would be another call, and another row */
 	filters.not_self = true;
+	s.run = (struct bt_evrun){ .map = skel->maps.events,
+				   .on_event = on_event,
+				   .ctx = &s,
+				   .tick_ms = RECYCLE_EVERY_MS,
+				   .tick = recycle_stacks,
+				   .tick_ctx = &s,
+				   .end = end };
 	err = bt_stacks__configure(skel->obj, &sopts);
-	if (!err)
-		err = bt_events__configure(skel->obj, skel->maps.events);
 	if (err) {
-		bt_err("cannot set up the event and stack maps: %s", strerror(-err));
+		bt_err("cannot set up the stack maps: %s", strerror(-err));
 		goto cleanup;
 	}
+	err = bt_evrun__configure(&s.run, skel->obj);
+	if (err)
+		goto cleanup;
 	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
 	if (err)
 		goto cleanup;
@@ -314,11 +293,13 @@ static int run(const struct bt_cmd *cmd)
 		bt_stacks__note_pid(s.stacks, opts.pid);
 	if (s.user)
 		bt_trace__index_targets(s.stacks, &targets);
-	err = bt_events__new(skel->obj, skel->maps.events, on_event, &s, &s.events);
-	if (err) {
-		bt_err("cannot read events: %s", strerror(-err));
+	/* announcements first: a process must be snapshotted before its event is printed */
+	s.run.before = bt_stacks__poll;
+	s.run.before_ctx = s.stacks;
+	s.run.before_fd = bt_stacks__fd(s.stacks);
+	err = bt_evrun__open(&s.run, skel->obj);
+	if (err)
 		goto cleanup;
-	}
 
 	if (bt_json_mode())
 		bt_banner(stdout, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n",
@@ -327,26 +308,10 @@ static int run(const struct bt_cmd *cmd)
 		printf("%-18s %-12s %-6s %-3s %s\n", "TIME(s)", "COMM", "PID", "CPU", "FUNCTION");
 	else
 		printf("%-18s %s\n", "TIME(s)", "FUNCTION");
-	if (bt_output_closed())
-		goto cleanup;
-	err = bt_evloop__new(&loop);
-	s.loop = loop;
-	if (!err)
-		err = bt_evloop__add_fd(loop, bt_events__fd(s.events), ready, &s, BT_EVLOOP_DRAIN);
-	if (!err && bt_stacks__fd(s.stacks) >= 0)
-		err = bt_evloop__add_fd(loop, bt_stacks__fd(s.stacks), ready, &s, 0);
-	if (!err) {
-		bt_evloop__set_tick(loop, RECYCLE_EVERY_MS, recycle_stacks, &s);
-		err = bt_evloop__run(loop);
-	}
-	if (err)
-		bt_err("cannot read events: %s", strerror(-err));
-	bt_events__report_lost(s.events);
-	bt_stacks__report_lost(s.stacks);
+	err = bt_evrun__run(&s.run);
 cleanup:
-	bt_evloop__free(loop);
+	bt_evrun__free(&s.run);
 	bt_attach__destroy(attach);
-	bt_events__free(s.events);
 	stacksnoop_bpf__destroy(skel);
 	bt_stacks__free(s.stacks);
 	bt_targets__free(&targets);

@@ -13,10 +13,12 @@
 
 const volatile bool bt_use_ringbuf = true;
 /*
- * 0: wake the reader at every event (the default). Else only once this many bytes wait
- * unread: a wake-up costs the traced task an interrupt and a scheduler call (several
- * microseconds), and a reader that also looks on a timer (bt_events__batch(), lib/run/bt_evloop.c)
- * loses nothing by sleeping through the rest.
+ * 0: wake the reader at every event (the default). Else only once this many bytes of the
+ * tool's events (BT_EVENTS_LOST_TOOL) wait unread: a wake-up costs the traced task an
+ * interrupt and a scheduler call (several microseconds), and a reader that also looks on a
+ * timer (bt_events__batch(), lib/run/bt_evrun.c) loses nothing by sleeping through the rest.
+ * Process announcements (BT_EVENTS_LOST_PIDS) wake it at once still: the process may be gone
+ * by the next look.
  */
 const volatile __u64 bt_events_wakeup_bytes = 0;
 
@@ -47,10 +49,19 @@ static __always_inline void bt_event_output_to(void *ctx, void *map, __u32 lost_
 	if (bt_use_ringbuf) {
 		__u64 flags = 0;
 
-		if (bt_events_wakeup_bytes)
-			flags = bpf_ringbuf_query(map, BPF_RB_AVAIL_DATA) >= bt_events_wakeup_bytes
+		/*
+		 * Woken once, by the event that brings the unread part to the threshold (its
+		 * record: size and an 8-byte header, 8-aligned): past it the reader is awake and
+		 * reading, and a wake-up at every event would cost each an interrupt while it
+		 * lags. One unsigned compare for avail in [threshold - rec, threshold).
+		 */
+		if (bt_events_wakeup_bytes && lost_slot == BT_EVENTS_LOST_TOOL) {
+			__u64 rec = (size + 15) & ~7ULL, from = bt_events_wakeup_bytes - rec;
+
+			flags = bpf_ringbuf_query(map, BPF_RB_AVAIL_DATA) - from < rec
 					? BPF_RB_FORCE_WAKEUP
 					: BPF_RB_NO_WAKEUP;
+		}
 		if (!bpf_ringbuf_output(map, data, size, flags))
 			return;
 	} else {

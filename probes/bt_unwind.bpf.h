@@ -715,7 +715,8 @@ static __noinline __u64 bt_unwind_defer(void *ctx, __u64 fallback, __u32 gen, __
 	s->note.tgid = tgid;
 	s->note.exec = BT_PID_NOTE_SAMPLE;
 	s->note.start_ns = task->group_leader->start_boottime;
-	bpf_ringbuf_submit(s, bt_events_wakeup_bytes ? BPF_RB_NO_WAKEUP : 0);
+	/* woken as announcements are (bt_events.bpf.h): one left unwoken behind this would wait */
+	bpf_ringbuf_submit(s, 0);
 	if (st)
 		st->samples++;
 	return id;

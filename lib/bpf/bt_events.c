@@ -93,10 +93,9 @@ static void on_perf_lost(void *ctx, int cpu, __u64 n)
 	ev->perf_lost += n;
 }
 
-int bt_events__new(struct bpf_object *obj, struct bpf_map *map, bt_event_fn fn, void *ctx,
-		   struct bt_events **out)
+static int events_new(int map_fd, bool ringbuf, int lost_fd, bool batched, bt_event_fn fn,
+		      void *ctx, struct bt_events **out)
 {
-	struct bpf_map *lost;
 	struct bt_events *ev;
 	int err;
 
@@ -105,18 +104,12 @@ int bt_events__new(struct bpf_object *obj, struct bpf_map *map, bt_event_fn fn, 
 		return -ENOMEM;
 	ev->fn = fn;
 	ev->ctx = ctx;
-	lost = bpf_object__find_map_by_name(obj, "bt_events_lost");
-	ev->lost_fd = lost ? bpf_map__fd(lost) : -1;
-	if (bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF) {
-		__u64 bytes = 0;
-
-		ev->rb = ring_buffer__new(bpf_map__fd(map), on_ring, ev, NULL);
-		ev->batched =
-			!bt_rodata_get(obj, "bt_events_wakeup_bytes", &bytes, sizeof(bytes)) &&
-			bytes;
-	} else
-		ev->pb = perf_buffer__new(bpf_map__fd(map), PERF_PAGES, on_perf, on_perf_lost, ev,
-					  NULL);
+	ev->lost_fd = lost_fd;
+	ev->batched = ringbuf && batched;
+	if (ringbuf)
+		ev->rb = ring_buffer__new(map_fd, on_ring, ev, NULL);
+	else
+		ev->pb = perf_buffer__new(map_fd, PERF_PAGES, on_perf, on_perf_lost, ev, NULL);
 	if (!ev->rb && !ev->pb) {
 		err = -errno;
 		free(ev);
@@ -124,6 +117,27 @@ int bt_events__new(struct bpf_object *obj, struct bpf_map *map, bt_event_fn fn, 
 	}
 	*out = ev;
 	return 0;
+}
+
+int bt_events__new(struct bpf_object *obj, struct bpf_map *map, bt_event_fn fn, void *ctx,
+		   struct bt_events **out)
+{
+	struct bpf_map *lost = bpf_object__find_map_by_name(obj, "bt_events_lost");
+	__u64 bytes = 0;
+
+	bt_rodata_get(obj, "bt_events_wakeup_bytes", &bytes, sizeof(bytes));
+	return events_new(bpf_map__fd(map), bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF,
+			  lost ? bpf_map__fd(lost) : -1, bytes != 0, fn, ctx, out);
+}
+
+int bt_events__new_fd(int map_fd, bool batched, bt_event_fn fn, void *ctx, struct bt_events **out)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
+		return -errno;
+	return events_new(map_fd, info.type == BPF_MAP_TYPE_RINGBUF, -1, batched, fn, ctx, out);
 }
 
 void bt_events__free(struct bt_events *ev)

@@ -21,7 +21,7 @@ int bt_events__configure(struct bpf_object *obj, struct bpf_map *map);
 /*
  * Before load, after bt_events__configure(): wake the reader only once a quarter of the ring
  * buffer waits unread, not at every event; the reader looks every BT_EVENTS_BATCH_MS anyway
- * (bt_evloop__add_events() sees to it). Events then show up to that much later, and a traced
+ * (lib/run/bt_evrun.h sees to it). Events then show up to that much later, and a traced
  * task pays about a quarter of the cost per event (a wake-up is an interrupt and a scheduler
  * call). Nothing changes on a perf buffer.
  */
@@ -33,6 +33,11 @@ bool bt_events__batched(const struct bt_events *ev);
 /* After load. */
 int bt_events__new(struct bpf_object *obj, struct bpf_map *map, bt_event_fn fn, void *ctx,
 		   struct bt_events **out);
+/*
+ * The same for a ring or perf buffer known by its descriptor alone (tests): batched says that
+ * its writers wake no one for each event; no kernel counter of lost events.
+ */
+int bt_events__new_fd(int map_fd, bool batched, bt_event_fn fn, void *ctx, struct bt_events **out);
 void bt_events__free(struct bt_events *ev); /* NULL is fine */
 /* Which slot of bt_events_lost counts this map's failures (BT_EVENTS_LOST_*; default 0). */
 void bt_events__set_lost_slot(struct bt_events *ev, unsigned int slot);

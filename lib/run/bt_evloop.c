@@ -113,12 +113,6 @@ int bt_evloop__add_fd(struct bt_evloop *loop, int fd, bt_evloop_fn ready, void *
 	return 0;
 }
 
-int bt_evloop__add_events(struct bt_evloop *loop, struct bt_events *ev)
-{
-	return bt_evloop__add_fd(loop, bt_events__fd(ev), bt_events__poll, ev,
-				 BT_EVLOOP_DRAIN | (bt_events__batched(ev) ? BT_EVLOOP_POLL : 0));
-}
-
 void bt_evloop__set_duration(struct bt_evloop *loop, unsigned long long ms)
 {
 	loop->duration_ms = ms;
@@ -167,15 +161,25 @@ static long long deadline_of(long long a, long long b)
 	return a < b ? a : b;
 }
 
+/* Call a source; *again when a BT_EVLOOP_POLL source asks to be called again at once. */
+static enum outcome call(struct source *src, int *err, bool *again)
+{
+	int rc = src->ready(src->ctx);
+
+	if (rc == BT_EVLOOP_AGAIN && (src->flags & BT_EVLOOP_POLL) && again)
+		*again = true;
+	return judge(rc, err);
+}
+
 /* Call every source with one of flags; the worst outcome. */
-static enum outcome call_flagged(struct bt_evloop *loop, unsigned int flags, int *err)
+static enum outcome call_flagged(struct bt_evloop *loop, unsigned int flags, int *err, bool *again)
 {
 	enum outcome out = GO_ON;
 	size_t i;
 
 	for (i = 0; i < loop->n && out < CLOSED; i++)
 		if (loop->src[i].flags & flags)
-			out = worse(out, judge(loop->src[i].ready(loop->src[i].ctx), err));
+			out = worse(out, call(&loop->src[i], err, again));
 	return out;
 }
 
@@ -190,7 +194,7 @@ static int drain(struct bt_evloop *loop)
 	enum outcome out;
 
 	loop->draining = true;
-	out = call_flagged(loop, BT_EVLOOP_DRAIN, &err);
+	out = call_flagged(loop, BT_EVLOOP_DRAIN, &err, NULL);
 
 	bt_output_closed(); /* flush; a reader gone by now changes nothing */
 	return out == FAILED ? err : 0;
@@ -208,6 +212,7 @@ int bt_evloop__run(struct bt_evloop *loop)
 
 	while (out == GO_ON) {
 		long long deadline = deadline_of(deadline_of(end, next_tick), next_poll), now;
+		bool again = false;
 		int timeout = -1, n, i;
 
 		if (deadline >= 0) {
@@ -236,7 +241,7 @@ int bt_evloop__run(struct bt_evloop *loop)
 				continue;
 			}
 			src = &loop->src[tag];
-			out = worse(out, judge(src->ready(src->ctx), &err));
+			out = worse(out, call(src, &err, &again));
 		}
 		/*
 		 * A source may have read the stop signal off the signalfd itself (to leave a
@@ -247,9 +252,11 @@ int bt_evloop__run(struct bt_evloop *loop)
 			out = STOP;
 		now = now_ms();
 		if (out < CLOSED && next_poll >= 0 && now >= next_poll) {
-			out = worse(out, call_flagged(loop, BT_EVLOOP_POLL, &err));
+			out = worse(out, call_flagged(loop, BT_EVLOOP_POLL, &err, &again));
 			next_poll = now + BT_EVENTS_BATCH_MS;
 		}
+		if (again) /* a flood: read on at once, after a look at signals and timers */
+			next_poll = now;
 		if (out < CLOSED && next_tick >= 0 && now >= next_tick) {
 			out = worse(out, judge(loop->tick(loop->tick_ctx), &err));
 			next_tick += (long long)loop->tick_ms;

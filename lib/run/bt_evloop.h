@@ -6,9 +6,10 @@
  *
  *	struct bt_evloop *loop = NULL;
  *
- *	err = bt_evloop__new(&loop);
+ *	err = bt_evloop__new(&loop);   // a per-event tool's: lib/run/bt_evrun.h
  *	if (!err)
- *		err = bt_evloop__add_events(loop, events);   // a struct bt_events
+ *		err = bt_evloop__add_fd(loop, bt_events__fd(ev), read_events, &s,
+ *					BT_EVLOOP_DRAIN);
  *	if (!err)
  *		err = bt_evloop__add_fd(loop, pidfd, child_exited, &s, 0);  // any readable fd
  *	bt_evloop__set_duration(loop, opts.duration * 1000);          // 0: none
@@ -35,6 +36,12 @@
 #include "bt_events.h"
 
 #define BT_EVLOOP_STOP 1
+/*
+ * From a BT_EVLOOP_POLL source: it found many events (a flood its writers wake no one for),
+ * call it again at once rather than in BT_EVENTS_BATCH_MS, after a look at the stop signal,
+ * the duration and the tick. Otherwise as 0.
+ */
+#define BT_EVLOOP_AGAIN 2
 
 /* Call the source once more when the loop ends normally (buffers: print what is left). */
 #define BT_EVLOOP_DRAIN (1u << 0)
@@ -52,11 +59,6 @@ void bt_evloop__free(struct bt_evloop *loop); /* NULL is fine; does not close ad
 /* Call ready(ctx) whenever fd is readable (level-triggered). 0 or -errno. */
 int bt_evloop__add_fd(struct bt_evloop *loop, int fd, bt_evloop_fn ready, void *ctx,
 		      unsigned int flags);
-/*
- * An event buffer: its descriptor, bt_events__poll() when readable, drained at the end, and
- * polled on a timer too when it is batched.
- */
-int bt_evloop__add_events(struct bt_evloop *loop, struct bt_events *ev);
 
 /* End normally after ms milliseconds from bt_evloop__run(); 0: no limit. */
 void bt_evloop__set_duration(struct bt_evloop *loop, unsigned long long ms);

@@ -608,6 +608,39 @@ int bt_stacks__release(struct bt_stacks *st, const uint64_t *held, size_t nheld)
 	return err;
 }
 
+int bt_stacks__hold(struct bt_stacks_held *held, uint64_t id)
+{
+	if (!BT_STACK_STORED(id))
+		return 0;
+	if (held->n == held->cap) {
+		size_t cap = held->cap ? held->cap * 2 : 64;
+		uint64_t *ids = realloc(held->ids, cap * sizeof(*ids));
+
+		if (!ids)
+			return -ENOMEM;
+		held->ids = ids;
+		held->cap = cap;
+	}
+	held->ids[held->n++] = id;
+	return 0;
+}
+
+int bt_stacks__cycle(struct bt_stacks *st, const struct bt_stacks_cycle *c)
+{
+	struct bt_stacks_held held = { 0 };
+	int err;
+
+	err = bt_stacks__flip(st);
+	if (err >= 0)
+		err = c->hold ? c->hold(c->hold_ctx, &held) : 0;
+	if (!err)
+		err = c->consume(c->consume_ctx);
+	if (!err && !c->keep)
+		err = bt_stacks__release(st, held.ids, held.n);
+	free(held.ids);
+	return err;
+}
+
 /*
  * A deferred stack's frames (lib/stacks/bt_unwind_samples.h) into st->buf: 1 when there, 0 with *id
  * the stored stack it falls back on, -ENOENT when unknown.

@@ -5,12 +5,13 @@
  * folded line is a row's, lib/stacks/bt_stack_row.h), the lost-stack report, and noting processes
  * as the kernel announces them so that their frames keep their names after they exit.
  *
- * An interval tool, at each output:
+ * One cycle of generations (bt_stacks__cycle()), an interval tool's at each output, a
+ * per-event tool's on a tick:
  *	bt_stacks__flip(st);                        // programs now write the next generation
- *	bt_stacks__drain(st, counts_fd, ...);       // the closed one's counts: read and delete
- *	...print...
- *	bt_stacks__release(st, NULL, 0);            // free the closed generation's stacks
- * A per-event tool does the same on a tick, after consuming every event already queued.
+ *	hold(...);                                  // stacks still in use past it (calls in flight)
+ *	consume(...);                               // bt_stacks__drain(st, counts_fd, ...) of the
+ *	                                            // closed one's counts, or the queued events
+ *	bt_stacks__release(st, held, n);            // free the closed generation's other stacks
  */
 #ifndef BT_STACKS_H
 #define BT_STACKS_H
@@ -114,6 +115,29 @@ int bt_stacks__drain(struct bt_stacks *st, int map_fd, size_t key_size, size_t v
 
 /* Free the closed generation's stacks, except the ids in held[0..nheld) (still in use). */
 int bt_stacks__release(struct bt_stacks *st, const uint64_t *held, size_t nheld);
+
+/* Stack ids still in use past a release, a growing list (free ids when done). */
+struct bt_stacks_held {
+	uint64_t *ids;
+	size_t n, cap;
+};
+/* Add id when it names a stored stack (none and lost ones hold nothing). 0 or -ENOMEM. */
+int bt_stacks__hold(struct bt_stacks_held *held, uint64_t id);
+
+/*
+ * One generation cycle: flip, then hold(hold_ctx, held) notes the stacks still in use (NULL:
+ * none), consume(consume_ctx) reads everything that may name the closed generation's stacks,
+ * and the closed generation's stacks but the held ones are released (not with keep). Returns
+ * 0, a positive value consume() returned (then nothing is released), or -errno.
+ */
+struct bt_stacks_cycle {
+	int (*hold)(void *ctx, struct bt_stacks_held *held);
+	void *hold_ctx;
+	int (*consume)(void *ctx);
+	void *consume_ctx;
+	bool keep; /* the stacks stay stored (a tool that prints once, at the end) */
+};
+int bt_stacks__cycle(struct bt_stacks *st, const struct bt_stacks_cycle *c);
 
 /*
  * Copy the stack id's addresses (leaf first) into ips[BT_MAX_STACK_DEPTH]; returns the count,

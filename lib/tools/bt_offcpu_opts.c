@@ -292,17 +292,26 @@ int bt_offcpu_loop(const struct bt_offcpu_opts *o, struct bt_stacks *stacks, str
 	return err;
 }
 
+/* The closed generation's counts, into the table. */
+static int drain_counts(void *counts)
+{
+	struct bt_offcpu_counts *c = counts;
+
+	return bt_stacks__drain(c->stacks, c->fd, c->key_size, sizeof(__u64), c->gen_offset,
+				c->add_row, c->ctx);
+}
+
 int bt_offcpu_collect(void *counts)
 {
+	/* the stacks stay stored: a run that prints once does not recycle them */
+	struct bt_stacks_cycle cycle = { .consume = drain_counts,
+					 .consume_ctx = counts,
+					 .keep = true };
 	struct bt_offcpu_counts *c = counts;
 	int gen, err = 0;
 
-	for (gen = 0; gen < 2 && !err; gen++) {
-		err = bt_stacks__flip(c->stacks);
-		if (err >= 0)
-			err = bt_stacks__drain(c->stacks, c->fd, c->key_size, sizeof(__u64),
-					       c->gen_offset, c->add_row, c->ctx);
-	}
+	for (gen = 0; gen < 2 && !err; gen++)
+		err = bt_stacks__cycle(c->stacks, &cycle);
 	if (err < 0) {
 		bt_err("cannot read the off-CPU counts: %s", strerror(-err));
 		return err;

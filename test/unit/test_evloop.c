@@ -226,6 +226,35 @@ static void test_poll_on_timer(void)
 	close(p[1]);
 }
 
+/* BT_EVLOOP_AGAIN: a polled source that found a flood is called again at once. */
+static int flooded(void *ctx)
+{
+	struct src *s = ctx;
+
+	return ++s->calls < 6 ? BT_EVLOOP_AGAIN : 0;
+}
+
+static void test_poll_again(void)
+{
+	struct bt_evloop *loop = NULL;
+	struct src busy = { 0 };
+	int p[2];
+
+	make_pipe(p);
+	CHECK_INT(bt_evloop__new(&loop), 0);
+	CHECK_INT(bt_evloop__add_fd(loop, p[0], flooded, &busy, BT_EVLOOP_POLL), 0);
+	bt_evloop__set_duration(loop, 3 * BT_EVENTS_BATCH_MS);
+	CHECK_INT(bt_evloop__run(loop), 0);
+	/*
+	 * Five AGAINs in a row from the first timer on, then one call every BT_EVENTS_BATCH_MS:
+	 * 6 or 7 in 3 periods (without AGAIN: 2 or 3)
+	 */
+	CHECK(busy.calls >= 6 && busy.calls <= 8);
+	bt_evloop__free(loop);
+	close(p[0]);
+	close(p[1]);
+}
+
 /* stdout a pipe whose reader has gone: the loop ends at once, exit status 0. */
 static void test_closed_stdout_pipe(void)
 {
@@ -327,6 +356,7 @@ int main(void)
 	BT_RUN(test_epipe_from_callback_is_normal);
 	BT_RUN(test_bad_fd);
 	BT_RUN(test_poll_on_timer);
+	BT_RUN(test_poll_again);
 	BT_RUN(test_closed_stdout_pipe);
 	BT_RUN(test_stop_taken_by_source);
 	BT_RUN(test_stop_signal_drains);
