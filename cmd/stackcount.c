@@ -117,6 +117,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->kernel_only && o->user_only)
 			return bt_argp_error(state, "-K and -U are mutually exclusive; "
 						    "both stacks is the default");
+		if (o->pid)
+			o->perpid = true; /* as BCC: one process is shown by itself */
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -288,6 +290,29 @@ static int print_counts(void *ctx)
 	return bt_stack_out__write(s->out);
 }
 
+/* The row as this run prints it: the parts asked for, as BCC's block, folded or JSON. */
+static void declare_rows(struct state *s)
+{
+	s->rows = (struct bt_stack_rows){
+		.parts = row,
+		.stacks = s->stacks,
+		.style = { .indent = "  ",
+			   .fmt = (opts.offset ? BT_FMT_OFFSET : 0) |
+				  (opts.verbose ? BT_FMT_REASON : 0) |
+				  (opts.debuginfo ? BT_FMT_SOURCE : 0),
+			   .addresses = opts.verbose },
+		.form = bt_json_mode() ? BT_ROW_JSON
+			: opts.folded  ? BT_ROW_FOLDED
+				       : BT_ROW_TEXT,
+		.hide = (opts.perpid ? 0 : BT_ROW_HIDE(BT_ROW_COMM)) |
+			(opts.kernel_only ? BT_ROW_HIDE(BT_ROW_USER) : 0) |
+			(opts.user_only ? BT_ROW_HIDE(BT_ROW_KERNEL) : 0) |
+			(opts.delimited ? 0 : BT_ROW_HIDE(BT_ROW_DELIM)),
+		.text_hide = opts.pid ? BT_ROW_HIDE(BT_ROW_COMM) : 0,
+		.out = s->out,
+	};
+}
+
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_resolve_opts ropts = { .pid = opts.pid,
@@ -311,42 +336,18 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_attach *attach = NULL;
 	struct stackcount_bpf *skel = NULL;
 	struct state s = { 0 };
-	struct bt_poll poll;
 	char title[256];
-	int err, n;
-
-	if (opts.pid)
-		opts.perpid = true; /* as BCC: one process is shown by itself */
-	s.rows = (struct bt_stack_rows){
-		.parts = row,
-		.style = { .indent = "  ",
-			   .fmt = (opts.offset ? BT_FMT_OFFSET : 0) |
-				  (opts.verbose ? BT_FMT_REASON : 0) |
-				  (opts.debuginfo ? BT_FMT_SOURCE : 0),
-			   .addresses = opts.verbose },
-		.form = bt_json_mode() ? BT_ROW_JSON
-			: opts.folded  ? BT_ROW_FOLDED
-				       : BT_ROW_TEXT,
-		.hide = (opts.perpid ? 0 : BT_ROW_HIDE(BT_ROW_COMM)) |
-			(opts.kernel_only ? BT_ROW_HIDE(BT_ROW_USER) : 0) |
-			(opts.user_only ? BT_ROW_HIDE(BT_ROW_KERNEL) : 0) |
-			(opts.delimited ? 0 : BT_ROW_HIDE(BT_ROW_DELIM)),
-		.text_hide = opts.pid ? BT_ROW_HIDE(BT_ROW_COMM) : 0,
-	};
+	int err;
 
 	snprintf(title, sizeof(title), "stackcount %s", opts.pattern);
 	err = bt_stack_out__new(&opts.out,
 				&(struct bt_profile_opts){
 					.title = title, .sample_type = "events", .unit = "count" },
 				&s.out);
-	if (err)
-		goto cleanup;
-	n = bt_targets__from_pattern(opts.pattern, &ropts, &targets);
-	if (n < 0) {
-		err = n;
-		goto cleanup;
-	}
-	err = BT_SKEL_OPEN(stackcount, &skel);
+	if (!err) /* the number of targets, or -errno */
+		err = bt_targets__from_pattern(opts.pattern, &ropts, &targets);
+	if (err > 0)
+		err = BT_SKEL_OPEN(stackcount, &skel);
 	if (err)
 		goto cleanup;
 	skel->rodata->want_kernel = !opts.user_only;
@@ -354,36 +355,22 @@ static int run(const struct bt_cmd *cmd)
 	skel->rodata->per_pid = opts.perpid;
 	filters.tgid = opts.pid;
 	filters.cpu = opts.cpu;
-	err = bt_stacks__configure(skel->obj, &sopts);
-	if (err) {
-		bt_err("cannot set up the stack maps: %s", strerror(-err));
-		goto cleanup;
-	}
-	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
+	err = bt_trace__configure_stacks(skel->obj, &sopts);
+	if (!err)
+		err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
+	if (!err)
+		err = bt_trace__new_stacks(skel->obj, &sopts, opts.pid, &targets, &s.stacks);
 	if (err)
 		goto cleanup;
-	err = bt_stacks__new(skel->obj, &sopts, &s.stacks);
-	if (err) {
-		bt_err("cannot set up stack symbolization: %s", strerror(-err));
-		goto cleanup;
-	}
-	s.rows.stacks = s.stacks;
-	s.rows.out = s.out;
-	if (opts.pid && !opts.kernel_only)
-		bt_stacks__note_pid(s.stacks, opts.pid);
-	if (!opts.kernel_only)
-		bt_trace__index_targets(s.stacks, &targets);
+	declare_rows(&s);
 	s.counts_fd = bpf_map__fd(skel->maps.counts);
 	bt_stacks__set_collector(s.stacks, collect_counts, &s);
 
 	/* folded output is data only: the banner goes where messages go */
-	bt_banner(opts.folded ? stderr : stdout,
-		  "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", targets.n,
-		  opts.pattern);
+	bt_trace__banner(opts.folded ? stderr : stdout, targets.n, opts.pattern);
 	if (bt_output_closed())
 		goto cleanup;
-	poll = (struct bt_poll){ bt_stacks__fd(s.stacks), bt_stacks__poll, s.stacks };
-	err = bt_interval_loop_poll(&iv, print_counts, &s, &poll);
+	err = bt_stacks__interval_loop(s.stacks, &iv, print_counts, &s);
 	if (!err && !opts.folded && !bt_json_mode() && !bt_output_closed())
 		printf("Detaching...\n");
 	bt_stacks__report_lost(s.stacks);

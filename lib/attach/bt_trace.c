@@ -175,3 +175,33 @@ void bt_trace__index_targets(struct bt_stacks *st, const struct bt_targets *t)
 		bt_stacks__index_file(st, path);
 	}
 }
+
+int bt_trace__configure_stacks(struct bpf_object *obj, const struct bt_stacks_opts *o)
+{
+	int err = bt_stacks__configure(obj, o);
+
+	if (err)
+		bt_err("cannot set up the stack maps: %s", strerror(-err));
+	return err;
+}
+
+int bt_trace__new_stacks(struct bpf_object *obj, const struct bt_stacks_opts *o, int pid,
+			 const struct bt_targets *t, struct bt_stacks **out)
+{
+	int err = bt_stacks__new(obj, o, out);
+
+	if (err) {
+		bt_err("cannot set up stack symbolization: %s", strerror(-err));
+		return err;
+	}
+	if (o->user && pid)
+		bt_stacks__note_pid(*out, pid);
+	if (o->user)
+		bt_trace__index_targets(*out, t);
+	return 0;
+}
+
+void bt_trace__banner(FILE *out, size_t n, const char *pattern)
+{
+	bt_banner(out, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", n, pattern);
+}

@@ -8,10 +8,13 @@
 #ifndef BT_TRACE_H
 #define BT_TRACE_H
 
+#include <stddef.h>
+#include <stdio.h>
 #include <bpf/libbpf.h>
 
 #include "bt_attach.h"
 #include "bt_skel.h"
+#include "bt_stacks.h"
 
 /* Parse a probe spec and expand it; the number of targets (> 0), or -errno (printed). */
 int bt_targets__from_pattern(const char *pattern, const struct bt_resolve_opts *opts,
@@ -34,8 +37,23 @@ int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_targets *ta
  * tracing): a process of such a file that starts later gets whole user stacks from its first
  * event, before it is indexed itself. Nothing when st is NULL or walks by frame pointers.
  */
-struct bt_stacks;
 void bt_trace__index_targets(struct bt_stacks *st, const struct bt_targets *t);
+
+/*
+ * The stacks of a tool tracing targets (stackcount, stacksnoop, funcslower), either side of
+ * its load: the stack maps sized and process announcements switched on before it; after it,
+ * the user side made (*out, for bt_stacks__free()) and, when user stacks are symbolized, the
+ * one process traced (pid, -p; 0: none) snapshotted at once (one that exits within
+ * microseconds of its event would be gone before its announcement is read) and the targets'
+ * files indexed. One line on failure ("cannot set up the stack maps: ...", "cannot set up
+ * stack symbolization: ..."); 0 or -errno.
+ */
+int bt_trace__configure_stacks(struct bpf_object *obj, const struct bt_stacks_opts *o);
+int bt_trace__new_stacks(struct bpf_object *obj, const struct bt_stacks_opts *o, int pid,
+			 const struct bt_targets *t, struct bt_stacks **out);
+
+/* "Tracing N functions for "PATTERN"... Hit Ctrl-C to end.", as bt_banner() prints it. */
+void bt_trace__banner(FILE *out, size_t n, const char *pattern);
 
 /* The generic programs of obj, by their "?SECTION" kinds; -EINVAL if a kind appears twice. */
 int bt_attach_progs__find(struct bpf_object *obj, struct bt_attach_progs *progs);

@@ -13,6 +13,7 @@
 #include "bt_btf_ids.h"
 #include "bt_err.h"
 #include "bt_events.h"
+#include "bt_evrun.h"
 #include "bt_mmap_log.h"
 #include "bt_percpu.h"
 #include "bt_rodata.h"
@@ -45,6 +46,7 @@ struct bt_stacks {
 	uint64_t exits_at_flip[2], exits_at_collect[2];
 	bt_stacks_collect_fn collect;
 	void *collect_ctx;
+	struct bt_stacks_cycle run_cycle; /* bt_stacks__follow_run()'s */
 	struct bt_symbolizer *sym;
 	struct bt_unwind *unwind; /* NULL: user stacks by frame pointers */
 	bool verbose;
@@ -639,6 +641,35 @@ int bt_stacks__cycle(struct bt_stacks *st, const struct bt_stacks_cycle *c)
 		err = bt_stacks__release(st, held.ids, held.n);
 	free(held.ids);
 	return err;
+}
+
+static int run_tick(void *ctx)
+{
+	struct bt_stacks *st = ctx;
+
+	return bt_stacks__cycle(st, &st->run_cycle);
+}
+
+void bt_stacks__follow_run(struct bt_stacks *st, struct bt_evrun *r,
+			   int (*hold)(void *ctx, struct bt_stacks_held *held), void *hold_ctx)
+{
+	st->run_cycle = (struct bt_stacks_cycle){
+		.hold = hold, .hold_ctx = hold_ctx, .consume = bt_evrun__consume, .consume_ctx = r
+	};
+	r->before = bt_stacks__poll;
+	r->before_ctx = st;
+	r->before_fd = bt_stacks__fd(st);
+	r->tick_ms = 1000;
+	r->tick = run_tick;
+	r->tick_ctx = st;
+}
+
+int bt_stacks__interval_loop(struct bt_stacks *st, const struct bt_interval *iv, bt_print_fn print,
+			     void *ctx)
+{
+	struct bt_poll poll = { bt_stacks__fd(st), bt_stacks__poll, st };
+
+	return bt_interval_loop_poll(iv, print, ctx, &poll);
 }
 
 /*

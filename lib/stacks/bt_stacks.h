@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 
 #include "bt_json.h"
+#include "bt_loop.h"
 #include "bt_stack.h"
 #include "bt_sym.h"
 #include "bt_unwinder.h"
@@ -138,6 +139,23 @@ struct bt_stacks_cycle {
 	bool keep; /* the stacks stay stored (a tool that prints once, at the end) */
 };
 int bt_stacks__cycle(struct bt_stacks *st, const struct bt_stacks_cycle *c);
+
+/*
+ * A per-event tool's stacks on its run (stacksnoop, funcslower; lib/run/bt_evrun.h), before
+ * bt_evrun__open(): process announcements read before the events, woken by their own
+ * descriptor too (a process is snapshotted before its event is printed), and every second a
+ * generation cycle whose consume step prints every event queued; hold (NULL: none) notes the
+ * stacks still in use past it (those of calls in flight).
+ */
+struct bt_evrun;
+void bt_stacks__follow_run(struct bt_stacks *st, struct bt_evrun *r,
+			   int (*hold)(void *ctx, struct bt_stacks_held *held), void *hold_ctx);
+/*
+ * An interval tool's loop (lib/run/bt_loop.h) with the process announcements read as they
+ * come, between its outputs: bt_interval_loop_poll() on bt_stacks__fd().
+ */
+int bt_stacks__interval_loop(struct bt_stacks *st, const struct bt_interval *iv, bt_print_fn print,
+			     void *ctx);
 
 /*
  * Copy the stack id's addresses (leaf first) into ips[BT_MAX_STACK_DEPTH]; returns the count,
