@@ -121,13 +121,17 @@ static const char *const op_names[] = {
 
 struct state {
 	struct bt_disk_cache *disks;
-	struct bt_json json;
 	__u64 first_us;
 	struct biosnoop_bpf *skel;
 };
 
-static void print_header(void)
+static void print_header(void *ctx)
 {
+	(void)ctx;
+	if (opts.json) { /* no header in JSON: an info line on stderr says the probes are in */
+		bt_banner(stdout, "Tracing block device I/O... Hit Ctrl-C to end.\n");
+		return;
+	}
 	if (opts.timestamp)
 		printf("%-12s ", "TIMESTAMP");
 	else
@@ -140,12 +144,13 @@ static void print_header(void)
 	printf("%7s\n", "LAT(ms)");
 }
 
-static void print_json(struct state *s, const struct biosnoop_event *e, const char *disk, __u64 us)
+static void print_json(const struct biosnoop_event *e, const char *disk, __u64 us)
 {
 	static const char *const patterns[] = { NULL, "sequential", "random" };
-	struct bt_json *j = &s->json;
+	struct bt_json js, *j = &js;
 	char dev[32];
 
+	bt_json_init_compact(j, stdout);
 	snprintf(dev, sizeof(dev), "%u:%u", BT_KDEV_MAJOR(e->dev), BT_KDEV_MINOR(e->dev));
 	bt_json_begin_object(j, NULL);
 	bt_json_uint(j, "time_us", us); /* since the first event, as TIME(s) */
@@ -191,7 +196,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 	secs = (double)(e.ts / 1000 - s->first_us) / 1e6;
 	if (opts.json) {
 		memcpy(e.comm, comm, sizeof(e.comm));
-		print_json(s, &e, disk, e.ts / 1000 - s->first_us);
+		print_json(&e, disk, e.ts / 1000 - s->first_us);
 		return 0;
 	}
 	if (opts.timestamp) {
@@ -243,26 +248,23 @@ static int end(void *ctx, int err)
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
-	struct biosnoop_bpf *skel;
+	struct biosnoop_bpf *skel = NULL;
 	struct state s = { 0 };
-	struct bt_evrun ev = {
-		.on_event = on_event, .ctx = &s, .duration_ms = opts.duration * 1000ULL, .end = end
-	};
+	struct bt_evrun ev = { .on_event = on_event,
+			       .ctx = &s,
+			       .duration_ms = opts.duration * 1000ULL,
+			       .header = print_header,
+			       .end = end };
 	enum bt_block_submitter how;
 	__u32 kdev = 0;
 	int err;
 
-	if (opts.disk) {
-		err = bt_block_disk_arg(opts.disk, &kdev);
-		if (err)
-			return err;
-	}
+	err = opts.disk ? bt_block_disk_arg(opts.disk, &kdev) : 0;
+	if (err)
+		return err;
 	s.disks = bt_disk_cache__new();
 	if (!s.disks)
 		return -ENOMEM;
-	if (opts.json)
-		bt_json_init_compact(&s.json, stdout);
-
 	err = BT_SKEL_OPEN(biosnoop, &skel);
 	if (err)
 		goto cleanup;
@@ -278,25 +280,16 @@ static int run(const struct bt_cmd *cmd)
 		err = bt_skel_select(skel->obj, cmd->probes);
 	if (!err)
 		err = bt_evrun__configure(&ev, skel->obj);
-	if (err)
-		goto cleanup;
-	err = bt_block_choose(skel->obj, opts.queue, true, &how);
+	if (!err)
+		err = bt_block_choose(skel->obj, opts.queue, true, &how);
 	if (err)
 		goto cleanup;
 	skel->rodata->task_from_bio = how == BT_BLOCK_BY_BIO;
 	skel->rodata->task_late = how == BT_BLOCK_AT_ISSUE;
 
 	err = bt_skel_load_attach(skel->skeleton, "the block tracepoints");
-	if (err)
-		goto cleanup;
-	err = bt_evrun__open(&ev, skel->obj);
-	if (err)
-		goto cleanup;
-	if (!opts.json)
-		print_header();
-	else /* no header in JSON: an info line on stderr says the probes are in */
-		bt_banner(stdout, "Tracing block device I/O... Hit Ctrl-C to end.\n");
-	err = bt_evrun__run(&ev);
+	if (!err)
+		err = bt_evrun__run(&ev);
 cleanup:
 	bt_evrun__free(&ev);
 	biosnoop_bpf__destroy(skel);

@@ -215,6 +215,8 @@ struct state {
 	struct bt_stack_out *out;      /* --flamegraph, --pprof */
 	struct bt_stack_rows call, line, other, key; /* the rows below: how this run prints them */
 	struct bt_stack_lines blocks, samples;	     /* the call's B and S lines */
+	struct bpf_link *switch_link;		     /* -B */
+	struct bt_perf *perf;			     /* -S */
 };
 
 /*
@@ -537,7 +539,13 @@ static int hold_profile(const struct funcslower_profile *p, struct bt_stacks_hel
 	return err;
 }
 
-/* Stacks are held by calls in flight; everything else of the closed generation is printed. */
+/*
+ * The stacks of calls still in flight, held past the generation cycle, which prints every
+ * event queued and frees the closed generation's other stacks (bt_stacks__follow_run()).
+ * Noting before printing matters: a call that returns after the note was in flight during it
+ * (its stacks are held), and one that returned before it sent its event first (the BPF side
+ * outputs, then deletes its entry), so that event is printed in the same cycle.
+ */
 static int hold_in_flight(void *ctx, struct bt_stacks_held *held)
 {
 	struct state *s = ctx;
@@ -566,25 +574,6 @@ static int hold_in_flight(void *ctx, struct bt_stacks_held *held)
 	return err;
 }
 
-/*
- * The loop's tick, once a second: close the stack generation, note the stacks of calls still
- * in flight, print every event queued, and free the closed generation's stacks but those
- * noted. Noting before printing matters: a call that returns after the note was in flight
- * during it (its stacks are held), and one that returned before it sent its event first (the
- * BPF side outputs, then deletes its entry), so that event is printed here.
- */
-static int recycle_stacks(void *ctx)
-{
-	struct state *s = ctx;
-
-	return bt_stacks__cycle(s->stacks, &(struct bt_stacks_cycle){
-						   .hold = hold_in_flight,
-						   .hold_ctx = s,
-						   .consume = bt_evrun__consume,
-						   .consume_ctx = &s->run,
-					   });
-}
-
 static void describe(const struct bt_calls *c, const struct bt_attach *a)
 {
 	char *const *names = c->names;
@@ -606,14 +595,20 @@ static void describe(const struct bt_calls *c, const struct bt_attach *a)
 	}
 }
 
-static void print_header(void)
+/* -m or -u as given (1 ms by default), in the unit LAT is printed in */
+static double threshold(void)
+{
+	return opts.min_us >= 0 ? opts.min_us : opts.min_ms >= 0 ? opts.min_ms : 1;
+}
+
+static void print_header(void *ctx)
 {
 	const char *unit = opts.min_us >= 0 ? "us" : "ms";
-	double value = opts.min_us >= 0 ? opts.min_us : opts.min_ms >= 0 ? opts.min_ms : 1;
 	char lat[16];
 
-	bt_banner(stdout, "Tracing function calls slower than %g %s... Ctrl+C to quit.\n", value,
-		  unit);
+	(void)ctx;
+	bt_banner(stdout, "Tracing function calls slower than %g %s... Ctrl+C to quit.\n",
+		  threshold(), unit);
 	if (opts.json)
 		return;
 	if (opts.time || opts.timestamp)
@@ -668,58 +663,22 @@ static void declare_rows(struct state *s)
 	s->blocks.key = s->samples.key = &s->key;
 }
 
-static int run(const struct bt_cmd *cmd)
+/* --flamegraph and --pprof: of the calls (1 each), of -B's blocked time or of -S's samples */
+static const struct bt_profile_opts profiles[] = {
+	{ .title = "Slow Calls", .sample_type = "slow_calls", .unit = "count" },
+	{ .title = "Slow Calls: Off-CPU Stacks", .sample_type = "off_cpu", .unit = "nanoseconds" },
+	{ .title = "Slow Calls: On-CPU Samples", .sample_type = "samples", .unit = "count" },
+};
+
+/*
+ * -B and -S before load: room for the calls followed (as many threads with a call in flight
+ * at once; 1 when unused), and their programs: the sched_switch form the kernel takes, the
+ * samples' program.
+ */
+static int profile_select(struct funcslower_bpf *skel, const struct bt_cmd *cmd, bool profile)
 {
-	struct bt_filters filters = BT_FILTERS_NONE;
-	struct bt_stacks_opts sopts = { 0 };
-	struct bt_resolve_opts ropts = { .pid = opts.pid, .max_probes = 2 * opts.max_probes };
-	struct bt_calls calls = { 0 };
-	struct bt_attach *attach = NULL;
-	struct funcslower_bpf *skel = NULL;
-	struct state s = { 0 };
-	struct bpf_link *switch_link = NULL;
-	struct bt_perf *perf = NULL;
-	bool stacks;
-	int err;
+	int err = bpf_map__set_max_entries(skel->maps.profiles, profile ? 4096 : 1);
 
-	stacks = opts.user_stack || opts.kernel_stack;
-	s.profile = opts.blocked || opts.sampled;
-	s.divisor = opts.min_us >= 0 ? 1e3 : 1e6;
-	err = bt_stack_out__new(
-		&opts.out,
-		&(struct bt_profile_opts){ .title = opts.blocked   ? "Slow Calls: Off-CPU Stacks"
-						    : opts.sampled ? "Slow Calls: On-CPU Samples"
-								   : "Slow Calls",
-					   .sample_type = opts.blocked	 ? "off_cpu"
-							  : opts.sampled ? "samples"
-									 : "slow_calls",
-					   .unit = opts.blocked ? "nanoseconds" : "count" },
-		&s.out);
-	if (err)
-		goto cleanup;
-
-	/* a spec matching over twice the limit is refused as it resolves, more in all after it */
-	err = bt_calls__resolve(&calls, (const char *const *)opts.funcs, opts.nfuncs, &ropts,
-				opts.max_probes);
-	if (err)
-		goto cleanup;
-	s.calls = &calls;
-
-	err = BT_SKEL_OPEN(funcslower, &skel);
-	if (err)
-		goto cleanup;
-	skel->rodata->min_ns = opts.min_us >= 0	  ? (__u64)(opts.min_us * 1e3)
-			       : opts.min_ms >= 0 ? (__u64)(opts.min_ms * 1e6)
-						  : 1000000;
-	skel->rodata->want_args = opts.nargs > 0;
-	skel->rodata->want_kernel = opts.kernel_stack;
-	skel->rodata->want_user = opts.user_stack;
-	skel->rodata->want_block = opts.blocked;
-	skel->rodata->want_samples = opts.sampled;
-	filters.tgid = opts.pid;
-	filters.not_self = true; /* syscall:write: each printed row would be another call */
-	/* Followed calls: as many threads with a call in flight at once (1 when unused). */
-	err = bpf_map__set_max_entries(skel->maps.profiles, s.profile ? 4096 : 1);
 	if (!err && opts.blocked) {
 		err = bt_skel_select(skel->obj, cmd->probes);
 	} else {
@@ -727,95 +686,113 @@ static int run(const struct bt_cmd *cmd)
 		bpf_program__set_autoload(skel->progs.fs_switch_raw, false);
 	}
 	bpf_program__set_autoload(skel->progs.fs_sample, opts.sampled);
-	if (err)
-		goto cleanup;
+	return err;
+}
 
-	/* The stack maps exist either way; without -U/-K they stay minimal and unused. */
-	sopts.storage_size = stacks ? opts.storage : 1;
-	sopts.generations = true;
-	sopts.user = opts.user_stack;
-	sopts.note_running = opts.user_stack && !opts.pid;
-	sopts.verbose = opts.verbose;
-	sopts.unwind = opts.unwind;
-	s.obj = skel->obj;
-	s.run = (struct bt_evrun){
-		.map = skel->maps.events, .on_event = on_event, .ctx = &s, .end = end
-	};
-	err = bt_stacks__configure(skel->obj, &sopts);
-	if (err) {
-		bt_err("cannot set up the stack maps: %s", strerror(-err));
-		goto cleanup;
-	}
-	err = bt_evrun__configure(&s.run, skel->obj);
-	if (err)
-		goto cleanup;
-	err = bt_calls__load(&calls, skel->skeleton, &filters, opts.mode, &attach);
-	if (err)
-		goto cleanup;
+/* -B and -S after load: sched_switch attached, the timer samples started. */
+static int profile_attach(struct state *s, struct funcslower_bpf *skel)
+{
+	unsigned long hz = opts.hz ? opts.hz : DEFAULT_HZ;
+	struct bpf_program *prog = bpf_program__autoload(skel->progs.fs_switch)
+					   ? skel->progs.fs_switch
+					   : skel->progs.fs_switch_raw;
+	int err;
+
 	if (opts.blocked) {
-		struct bpf_program *prog = bpf_program__autoload(skel->progs.fs_switch)
-						   ? skel->progs.fs_switch
-						   : skel->progs.fs_switch_raw;
-
-		switch_link = bpf_program__attach(prog);
-		if (!switch_link) {
+		s->switch_link = bpf_program__attach(prog);
+		if (!s->switch_link) {
 			err = -errno;
 			bt_err("cannot attach to sched_switch (%s): %s",
 			       bpf_program__section_name(prog), strerror(-err));
-			goto cleanup;
+			return err;
 		}
 		if (opts.verbose)
 			bt_note("-B: %s", bpf_program__section_name(prog));
 	}
-	if (opts.sampled) {
-		err = bt_perf__attach_cpu_clock(skel->progs.fs_sample,
-						opts.hz ? opts.hz : DEFAULT_HZ, &perf);
-		if (err)
-			goto cleanup;
-		if (opts.verbose)
-			bt_note("-S: cpu-clock samples at %lu Hz on %d CPUs",
-				opts.hz ? opts.hz : DEFAULT_HZ, bt_perf__cpus(perf));
-	}
-	if (stacks) {
-		err = bt_stacks__new(skel->obj, &sopts, &s.stacks);
-		if (err) {
-			bt_err("cannot set up stack symbolization: %s", strerror(-err));
-			goto cleanup;
-		}
-		if (opts.pid && opts.user_stack)
-			bt_stacks__note_pid(s.stacks, opts.pid);
-		if (opts.user_stack)
-			bt_trace__index_targets(s.stacks, &calls.targets);
-		s.entries_fd = bpf_map__fd(skel->maps.entries);
-		s.profiles_fd = bpf_map__fd(skel->maps.profiles);
-	}
-	declare_rows(&s);
-	if (s.stacks) {
-		/* announcements first: a process is snapshotted before its event is printed */
-		s.run.before = bt_stacks__poll;
-		s.run.before_ctx = s.stacks;
-		s.run.before_fd = bt_stacks__fd(s.stacks);
-		s.run.tick_ms = 1000;
-		s.run.tick = recycle_stacks;
-		s.run.tick_ctx = &s;
-	}
-	err = bt_evrun__open(&s.run, skel->obj);
+	if (!opts.sampled)
+		return 0;
+	err = bt_perf__attach_cpu_clock(skel->progs.fs_sample, hz, &s->perf);
+	if (!err && opts.verbose)
+		bt_note("-S: cpu-clock samples at %lu Hz on %d CPUs", hz, bt_perf__cpus(s->perf));
+	return err;
+}
+
+static int run(const struct bt_cmd *cmd)
+{
+	struct bt_filters filters = BT_FILTERS_NONE;
+	struct bt_resolve_opts ropts = { .pid = opts.pid, .max_probes = 2 * opts.max_probes };
+	bool stacks = opts.user_stack || opts.kernel_stack;
+	/* The stack maps exist either way; without -U/-K they stay minimal and unused. */
+	struct bt_stacks_opts sopts = { .storage_size = stacks ? opts.storage : 1,
+					.generations = true,
+					.user = opts.user_stack,
+					.note_running = opts.user_stack && !opts.pid,
+					.verbose = opts.verbose,
+					.unwind = opts.unwind };
+	struct bt_calls calls = { 0 };
+	struct bt_attach *attach = NULL;
+	struct funcslower_bpf *skel = NULL;
+	struct state s = { .calls = &calls };
+	int err;
+
+	s.profile = opts.blocked || opts.sampled;
+	s.divisor = opts.min_us >= 0 ? 1e3 : 1e6;
+	err = bt_stack_out__new(&opts.out,
+				&profiles[opts.blocked	 ? 1
+					  : opts.sampled ? 2
+							 : 0],
+				&s.out);
+	/* a spec matching over twice the limit is refused as it resolves, more in all after it */
+	if (!err)
+		err = bt_calls__resolve(&calls, (const char *const *)opts.funcs, opts.nfuncs,
+					&ropts, opts.max_probes);
+	if (!err)
+		err = BT_SKEL_OPEN(funcslower, &skel);
 	if (err)
 		goto cleanup;
+	skel->rodata->min_ns = (__u64)(threshold() * s.divisor);
+	skel->rodata->want_args = opts.nargs > 0;
+	skel->rodata->want_kernel = opts.kernel_stack;
+	skel->rodata->want_user = opts.user_stack;
+	skel->rodata->want_block = opts.blocked;
+	skel->rodata->want_samples = opts.sampled;
+	filters.tgid = opts.pid;
+	filters.not_self = true; /* syscall:write: each printed row would be another call */
+	s.obj = skel->obj;
+	s.run = (struct bt_evrun){ .map = skel->maps.events,
+				   .on_event = on_event,
+				   .ctx = &s,
+				   .header = opts.folded ? NULL : print_header,
+				   .end = end };
+	err = profile_select(skel, cmd, s.profile);
+	if (!err)
+		err = bt_trace__configure_stacks(skel->obj, &sopts);
+	if (!err)
+		err = bt_evrun__configure(&s.run, skel->obj);
+	if (!err)
+		err = bt_calls__load(&calls, skel->skeleton, &filters, opts.mode, &attach);
+	if (!err)
+		err = profile_attach(&s, skel);
+	if (!err && stacks)
+		err = bt_trace__new_stacks(skel->obj, &sopts, opts.pid, &calls.targets, &s.stacks);
+	if (err)
+		goto cleanup;
+	s.entries_fd = bpf_map__fd(skel->maps.entries);
+	s.profiles_fd = bpf_map__fd(skel->maps.profiles);
+	declare_rows(&s);
+	if (s.stacks)
+		bt_stacks__follow_run(s.stacks, &s.run, hold_in_flight, &s);
 	/*
 	 * Last (after the -p target is indexed, too), so that a script can take these lines to
 	 * mean that tracing has started.
 	 */
 	if (opts.verbose)
 		describe(&calls, attach);
-
-	if (!opts.folded)
-		print_header();
 	err = bt_evrun__run(&s.run);
 cleanup:
 	bt_evrun__free(&s.run);
-	bt_perf__destroy(perf);
-	bpf_link__destroy(switch_link);
+	bt_perf__destroy(s.perf);
+	bpf_link__destroy(s.switch_link);
 	bt_attach__destroy(attach);
 	funcslower_bpf__destroy(skel);
 	bt_stacks__free(s.stacks);

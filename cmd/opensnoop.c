@@ -319,8 +319,9 @@ static int on_event(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
-static void print_header(void)
+static void print_header(void *ctx)
 {
+	(void)ctx;
 	if (opts.json) { /* no header in JSON: an info line on stderr says the probes are in */
 		bt_banner(stdout, "Tracing open calls... Hit Ctrl-C to end.\n");
 		return;
@@ -386,10 +387,30 @@ static int end(void *ctx, int err)
 	return err;
 }
 
+/* What the kernel filters on: TID trumps PID, as in BCC; --exec's command is the PID. */
+static struct bt_filters filters_of(const struct state *s)
+{
+	struct bt_filters f = BT_FILTERS_NONE;
+
+	if (opts.tid)
+		f.tid = opts.tid;
+	else if (opts.exec)
+		f.tgid = s->child.pid;
+	else
+		f.tgid = opts.c.pid;
+	f.by_uid = opts.by_uid;
+	f.uid = opts.uid;
+	f.comm = opts.name;
+	f.cgroupmap = opts.cgroupmap;
+	f.mntnsmap = opts.mntnsmap;
+	f.not_self = true; /* our own opens are not the system's */
+	return f;
+}
+
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_filters filters = BT_FILTERS_NONE;
 	struct opensnoop_bpf *skel = NULL;
+	struct bt_filters filters;
 	struct bt_evrun ev = { 0 };
 	struct state *s;
 	int err;
@@ -397,68 +418,34 @@ static int run(const struct bt_cmd *cmd)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->child = (struct bt_child){ .pid = -1, .pidfd = -1, .go_fd = -1, .err_fd = -1 };
-	if (opts.exec) {
-		err = bt_child__start(opts.exec_argv, &s->child);
-		if (err)
-			goto cleanup;
-	}
-
+	err = bt_child__start(opts.exec_argv, &s->child);
 	/* not through bt_core_btf: bpf_core_type_id_kernel() needs the kernel's own type ids */
-	err = BT_SKEL_OPEN_WHOLE_BTF(opensnoop, &skel);
+	if (!err)
+		err = BT_SKEL_OPEN_WHOLE_BTF(opensnoop, &skel);
 	if (err)
 		goto cleanup;
 	skel->rodata->failed_only = opts.failed;
 	skel->rodata->flag_mask = opts.flag_mask;
 	skel->rodata->flag_rdonly = opts.flag_rdonly;
-	/* TID trumps PID, as in BCC */
-	if (opts.tid)
-		filters.tid = opts.tid;
-	else if (opts.exec)
-		filters.tgid = s->child.pid;
-	else
-		filters.tgid = opts.c.pid;
-	filters.by_uid = opts.by_uid;
-	filters.uid = opts.uid;
-	filters.comm = opts.name;
-	filters.cgroupmap = opts.cgroupmap;
-	filters.mntnsmap = opts.mntnsmap;
-	filters.not_self = true; /* our own opens are not the system's */
-	err = bt_filters_apply(skel->obj, &filters);
-	if (err)
-		goto cleanup;
-	if (bt_events__ringbuf()) {
-		err = bpf_map__set_max_entries(skel->maps.events,
-					       opts.buffer_pages * sysconf(_SC_PAGESIZE));
-		bt_map_sized_by("events", "a ring buffer of %lu MiB (-b %lu)",
-				opts.buffer_pages * sysconf(_SC_PAGESIZE) >> 20, opts.buffer_pages);
-		if (err) {
-			bt_err("cannot set up the event buffer: %s", strerror(-err));
-			goto cleanup;
-		}
-	}
+	filters = filters_of(s);
 	ev = (struct bt_evrun){ .map = skel->maps.events,
 				.on_event = on_event,
 				.ctx = s,
 				.duration_ms = opts.c.duration * 1000ULL,
 				.child = opts.exec ? &s->child : NULL,
+				.buffer_pages = opts.buffer_pages,
+				.header = print_header,
 				.end = end };
 	s->obj = skel->obj;
-	err = bt_evrun__configure(&ev, skel->obj);
-	if (err)
-		goto cleanup;
-	err = bt_skel_select(skel->obj, opts.full_path ? probes_full : cmd->probes);
-	if (err)
-		goto cleanup;
-	err = bt_skel_load_attach(skel->skeleton, "the open syscall tracepoints");
-	if (err)
-		goto cleanup;
-	err = bt_evrun__open(&ev, skel->obj);
-	if (err)
-		goto cleanup;
-
-	print_header();
-	err = bt_evrun__run(&ev);
+	err = bt_filters_apply(skel->obj, &filters);
+	if (!err)
+		err = bt_evrun__configure(&ev, skel->obj);
+	if (!err)
+		err = bt_skel_select(skel->obj, opts.full_path ? probes_full : cmd->probes);
+	if (!err)
+		err = bt_skel_load_attach(skel->skeleton, "the open syscall tracepoints");
+	if (!err)
+		err = bt_evrun__run(&ev);
 cleanup:
 	bt_evrun__free(&ev);
 	if (skel)

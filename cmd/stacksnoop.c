@@ -24,8 +24,6 @@
 #include "stacksnoop.skel.h"
 
 #define NSEC_PER_SEC 1000000000ULL
-/* Stacks of printed events are freed a generation at a time, this often. */
-#define RECYCLE_EVERY_MS 1000
 
 static struct stacksnoop_opts {
 	long pid;
@@ -200,26 +198,38 @@ static int on_event(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
-/*
- * The loop's tick, every RECYCLE_EVERY_MS: close the stack generation, print every event
- * already queued (all that can hold the closed generation's stacks), then free those stacks.
- */
-static int recycle_stacks(void *ctx)
-{
-	struct state *s = ctx;
-
-	return bt_stacks__cycle(s->stacks, &(struct bt_stacks_cycle){
-						   .consume = bt_evrun__consume,
-						   .consume_ctx = &s->run,
-					   });
-}
-
 static int end(void *ctx, int err)
 {
 	struct state *s = ctx;
 
 	bt_stacks__report_lost(s->stacks);
 	return err;
+}
+
+/* -K and -U as given; neither: the stack where the probe fires */
+static void choose_stacks(struct state *s, const struct bt_targets *targets)
+{
+	enum bt_spec_kind kind = targets->v[0].kind;
+
+	s->kernel = opts.kernel;
+	s->user = opts.user;
+	if (s->kernel || s->user)
+		return;
+	/* a uprobe or USDT probe fires in user mode: it has no kernel stack to show */
+	s->user = kind == BT_SPEC_UFUNC || kind == BT_SPEC_USDT;
+	s->kernel = !s->user;
+}
+
+static void print_header(void *ctx)
+{
+	const struct state *s = ctx;
+
+	if (bt_json_mode())
+		bt_trace__banner(stdout, s->targets->n, opts.pattern);
+	else if (opts.verbose)
+		printf("%-18s %-12s %-6s %-3s %s\n", "TIME(s)", "COMM", "PID", "CPU", "FUNCTION");
+	else
+		printf("%-18s %s\n", "TIME(s)", "FUNCTION");
 }
 
 static int run(const struct bt_cmd *cmd)
@@ -236,23 +246,13 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_attach *attach = NULL;
 	struct stacksnoop_bpf *skel = NULL;
 	struct state s = { .targets = &targets };
-	int err, n;
+	int err;
 
 	s.style = (struct bt_stack_style){ .indent = "\t", .fmt = opts.offset ? BT_FMT_OFFSET : 0 };
-	n = bt_targets__from_pattern(opts.pattern, &ropts, &targets);
-	if (n < 0) {
-		err = n;
+	err = bt_targets__from_pattern(opts.pattern, &ropts, &targets);
+	if (err < 0)
 		goto cleanup;
-	}
-	s.kernel = opts.kernel;
-	s.user = opts.user;
-	if (!s.kernel && !s.user) {
-		/* a uprobe or USDT probe fires in user mode: it has no kernel stack to show */
-		enum bt_spec_kind kind = targets.v[0].kind;
-
-		s.user = kind == BT_SPEC_UFUNC || kind == BT_SPEC_USDT;
-		s.kernel = !s.user;
-	}
+	choose_stacks(&s, &targets);
 	sopts.user = s.user;
 	sopts.note_running = s.user && !opts.pid;
 
@@ -267,47 +267,21 @@ static int run(const struct bt_cmd *cmd)
 	s.run = (struct bt_evrun){ .map = skel->maps.events,
 				   .on_event = on_event,
 				   .ctx = &s,
-				   .tick_ms = RECYCLE_EVERY_MS,
-				   .tick = recycle_stacks,
-				   .tick_ctx = &s,
+				   .header = print_header,
 				   .end = end };
-	err = bt_stacks__configure(skel->obj, &sopts);
-	if (err) {
-		bt_err("cannot set up the stack maps: %s", strerror(-err));
-		goto cleanup;
-	}
-	err = bt_evrun__configure(&s.run, skel->obj);
-	if (err)
-		goto cleanup;
-	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
+	err = bt_trace__configure_stacks(skel->obj, &sopts);
+	if (!err)
+		err = bt_evrun__configure(&s.run, skel->obj);
+	if (!err)
+		err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
 	if (err)
 		goto cleanup;
 	/* BCC counts from when tracing started; the kernel's clock times each call exactly */
 	s.start_ns = now_ns();
-	err = bt_stacks__new(skel->obj, &sopts, &s.stacks);
-	if (err) {
-		bt_err("cannot set up stack symbolization: %s", strerror(-err));
-		goto cleanup;
-	}
-	if (opts.pid && s.user)
-		bt_stacks__note_pid(s.stacks, opts.pid);
-	if (s.user)
-		bt_trace__index_targets(s.stacks, &targets);
-	/* announcements first: a process must be snapshotted before its event is printed */
-	s.run.before = bt_stacks__poll;
-	s.run.before_ctx = s.stacks;
-	s.run.before_fd = bt_stacks__fd(s.stacks);
-	err = bt_evrun__open(&s.run, skel->obj);
+	err = bt_trace__new_stacks(skel->obj, &sopts, opts.pid, &targets, &s.stacks);
 	if (err)
 		goto cleanup;
-
-	if (bt_json_mode())
-		bt_banner(stdout, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n",
-			  targets.n, opts.pattern);
-	else if (opts.verbose)
-		printf("%-18s %-12s %-6s %-3s %s\n", "TIME(s)", "COMM", "PID", "CPU", "FUNCTION");
-	else
-		printf("%-18s %s\n", "TIME(s)", "FUNCTION");
+	bt_stacks__follow_run(s.stacks, &s.run, NULL, NULL);
 	err = bt_evrun__run(&s.run);
 cleanup:
 	bt_evrun__free(&s.run);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bt_err.h"
 #include "bt_evrun.h"
@@ -19,10 +20,27 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+/* -b: a ring buffer's size (a perf buffer's is per CPU, sized by the kernel's default) */
+static int size_buffer(struct bt_evrun *r)
+{
+	unsigned long bytes = r->buffer_pages * sysconf(_SC_PAGESIZE);
+	int err;
+
+	if (!r->buffer_pages || !bt_events__ringbuf())
+		return 0;
+	err = bpf_map__set_max_entries(r->map, bytes);
+	bt_map_sized_by(bpf_map__name(r->map), "a ring buffer of %lu MiB (-b %lu)", bytes >> 20,
+			r->buffer_pages);
+	return err;
+}
+
 int bt_evrun__configure(struct bt_evrun *r, struct bpf_object *obj)
 {
-	int err = bt_events__configure(obj, r->map);
+	int err = size_buffer(r);
 
+	r->obj = obj;
+	if (!err)
+		err = bt_events__configure(obj, r->map);
 	/* a wake-up per event would be most of what tracing costs the traced task */
 	if (!err)
 		err = bt_events__batch(obj, r->map);
@@ -193,6 +211,13 @@ int bt_evrun__run(struct bt_evrun *r)
 {
 	int err;
 
+	if (!r->loop) {
+		err = bt_evrun__open(r, r->obj);
+		if (err)
+			return err;
+	}
+	if (r->header)
+		r->header(r->ctx);
 	if (bt_output_closed())
 		return 0;
 	if (r->child) {

@@ -7,13 +7,13 @@
  * events and the tool's final summary. Every tool says the same things when it fails.
  *
  *	struct bt_evrun run = { .map = skel->maps.events, .on_event = on_event, .ctx = &s,
- *				.duration_ms = opts.duration * 1000ULL, .end = summary };
+ *				.duration_ms = opts.duration * 1000ULL, .header = print_header,
+ *				.end = summary };
  *
  *	err = bt_evrun__configure(&run, skel->obj);   // before load
  *	... load, attach ...
- *	err = bt_evrun__open(&run, skel->obj);        // after load
- *	print_header();
- *	err = bt_evrun__run(&run);   // until Ctrl-C, the duration, --exec's end or `| head`
+ *	err = bt_evrun__run(&run);   // opens the buffer, prints the header, reads until Ctrl-C,
+ *				     // the duration, --exec's end or `| head`
  *	bt_evrun__free(&run);        // in the cleanup path; a run never opened is fine
  *
  * Batching: the BPF side wakes the reader only once a quarter of the ring waits unread, and
@@ -57,6 +57,13 @@ struct bt_evrun {
 	unsigned long long duration_ms; /* 0: until Ctrl-C */
 	/* --exec: released once tracing starts; its exit ends the run. NULL: none. */
 	struct bt_child *child;
+	/* -b: the ring buffer's size in pages (a power of two); 0: as the tool declares it */
+	unsigned long buffer_pages;
+	/*
+	 * Once the buffer is open, before the first event and before --exec's command runs: the
+	 * tool's banner and column heads (gets ctx). NULL: none.
+	 */
+	void (*header)(void *ctx);
 	/*
 	 * After a run that began (Ctrl-C and the duration included, not a stdout closed before
 	 * it or a Ctrl-C before --exec's command ran), after the lost events are reported: the
@@ -64,7 +71,8 @@ struct bt_evrun {
 	 */
 	int (*end)(void *ctx, int err);
 
-	/* The run's own (zero before bt_evrun__open()). */
+	/* The run's own (zero before bt_evrun__configure() and bt_evrun__open()). */
+	struct bpf_object *obj;
 	struct bt_events *events;
 	struct bt_evloop *loop;
 	unsigned long long seen;
@@ -74,16 +82,19 @@ struct bt_evrun {
 };
 
 /* Before load: the event map becomes a perf buffer where the kernel has no ring buffer, and
- * wakes its reader in batches. "cannot set up the event buffer: ..." on failure. */
+ * wakes its reader in batches; a ring buffer of buffer_pages when set. "cannot set up the
+ * event buffer: ..." on failure. */
 int bt_evrun__configure(struct bt_evrun *r, struct bpf_object *obj);
-/* After load: the buffer's reader and the loop. "cannot open the event buffer: ..." or
- * "cannot wait for events: ..." on failure. */
+/* After load: the buffer's reader and the loop (bt_evrun__run() opens a run not opened yet).
+ * "cannot open the event buffer: ..." or "cannot wait for events: ..." on failure. */
 int bt_evrun__open(struct bt_evrun *r, struct bpf_object *obj);
 /* The same for a buffer known by its descriptor alone (tests; see bt_events__new_fd()). */
 int bt_evrun__open_fd(struct bt_evrun *r, int map_fd, bool batched);
 /*
- * Release --exec's command and read events until the end: 0 (Ctrl-C, the duration, the
- * command's exit, a closed stdout all end normally) or -errno ("cannot read events: ...").
+ * After load: open the run unless it is (the object bt_evrun__configure() was given), print
+ * the header, release --exec's command and read events until the end: 0 (Ctrl-C, the
+ * duration, the command's exit, a closed stdout all end normally) or -errno ("cannot read
+ * events: ...").
  */
 int bt_evrun__run(struct bt_evrun *r);
 /*

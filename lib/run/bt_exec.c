@@ -66,8 +66,10 @@ int bt_child__start(char *const argv[], struct bt_child *c)
 	int go[2] = { -1, -1 }, ep[2] = { -1, -1 }, err;
 
 	*c = (struct bt_child){
-		.name = argv[0], .pid = -1, .pidfd = -1, .go_fd = -1, .err_fd = -1
+		.name = argv ? argv[0] : NULL, .pid = -1, .pidfd = -1, .go_fd = -1, .err_fd = -1
 	};
+	if (!argv)
+		return 0;
 	err = find_program(argv[0]);
 	if (err) {
 		bt_err("cannot run '%s': %s", argv[0], strerror(-err));

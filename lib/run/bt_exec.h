@@ -31,7 +31,8 @@ struct bt_child {
 /*
  * Check that argv[0] can be run ($PATH searched as execvp() does), then fork a child that
  * waits. The child gets the default signal dispositions and mask back before exec (the tracer
- * blocks SIGINT and ignores SIGPIPE). 0, or -errno after one line naming the program.
+ * blocks SIGINT and ignores SIGPIPE). 0, or -errno after one line naming the program. argv
+ * NULL (no --exec): 0, and c is no child (pid -1; bt_child__end() has nothing to do).
  */
 int bt_child__start(char *const argv[], struct bt_child *c);
 /* Let the child exec; 0 once it has, or -errno (printed) when exec failed. */
