@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
@@ -386,10 +385,8 @@ static void print_json(struct state *s, bool profile)
 	bt_json_begin_object(&j, NULL);
 	if (opts.time) {
 		char now[16];
-		time_t t = time(NULL);
-		struct tm tm;
 
-		strftime(now, sizeof(now), "%H:%M:%S", localtime_r(&t, &tm));
+		bt_format_time(now, sizeof(now), "%H:%M:%S");
 		bt_json_string(&j, "time", now);
 	} else if (opts.timestamp) {
 		bt_json_uint(&j, "timestamp_ns", e->start_ns - s->base_ns);

@@ -224,13 +224,19 @@ int bt_interval_loop_poll(const struct bt_interval *iv, bt_print_fn print, void 
 	}
 }
 
-void bt_print_time(FILE *out, const char *fmt)
+void bt_format_time(char *buf, size_t len, const char *fmt)
 {
-	char buf[64];
 	time_t t = time(NULL);
 	struct tm tm;
 
 	localtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), fmt, &tm);
+	strftime(buf, len, fmt, &tm);
+}
+
+void bt_print_time(FILE *out, const char *fmt)
+{
+	char buf[64];
+
+	bt_format_time(buf, sizeof(buf), fmt);
 	fputs(buf, out);
 }

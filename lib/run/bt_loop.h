@@ -72,5 +72,7 @@ int bt_interval_loop_poll(const struct bt_interval *iv, bt_print_fn print, void 
 
 /* "%H:%M:%S" of now, as the -T lines print it. */
 void bt_print_time(FILE *out, const char *fmt);
+/* The same into buf (len bytes): a JSON member's value, say. */
+void bt_format_time(char *buf, size_t len, const char *fmt);
 
 #endif
