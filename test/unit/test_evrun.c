@@ -26,6 +26,8 @@ struct fixture {
 	unsigned int per_tick;
 	unsigned long long delivered_at_end;
 	int end_err, ends;
+	int headers;
+	unsigned long long delivered_at_header;
 };
 
 static unsigned long long mono_ns(void)
@@ -138,6 +140,14 @@ static int end(void *ctx, int err)
 	return err;
 }
 
+static void header(void *ctx)
+{
+	struct fixture *f = ctx;
+
+	f->headers++;
+	f->delivered_at_header = f->delivered;
+}
+
 /* Events nobody is woken for: read on the timer, within the bound, all of them, in order. */
 static void test_batched_within_bound(void)
 {
@@ -173,6 +183,7 @@ static void test_batched_within_bound(void)
 /*
  * The end: what is still buffered is printed, then the summary. The events are written by a
  * tick in the loop's last round (tick and duration both at 10 ms), before any flush timer.
+ * The header comes once, before any event.
  */
 static void test_drained_before_summary(void)
 {
@@ -183,6 +194,7 @@ static void test_drained_before_summary(void)
 			      .tick = tick,
 			      .tick_ctx = &f,
 			      .duration_ms = 10,
+			      .header = header,
 			      .end = end };
 
 	if (!setup(&f))
@@ -191,6 +203,8 @@ static void test_drained_before_summary(void)
 	CHECK_INT(bt_evrun__open_fd(&r, f.map_fd, true), 0);
 	CHECK_INT(bt_evrun__run(&r), 0);
 	CHECK_INT(f.produced, 1000);
+	CHECK_INT(f.headers, 1);
+	CHECK_INT(f.delivered_at_header, 0);
 	CHECK_INT(f.ends, 1);
 	CHECK_INT(f.end_err, 0);
 	CHECK_INT(f.delivered_at_end, 1000);
