@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,6 +71,20 @@ static void test_never_released_is_killed(void)
 	CHECK(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGKILL);
 }
 
+/* No --exec: no child, nothing to end, whatever the struct held before. */
+static void test_no_command(void)
+{
+	struct bt_child c;
+
+	memset(&c, 0x5a, sizeof(c));
+	CHECK_INT(bt_child__start(NULL, &c), 0);
+	CHECK_INT(c.pid, -1);
+	CHECK_INT(c.pidfd, -1);
+	CHECK(!c.released && !c.reaped);
+	bt_child__end(&c);
+	CHECK(!c.reaped);
+}
+
 /* The tracer blocks SIGINT (its signalfd) and ignores SIGPIPE: the command must not inherit it. */
 static void test_signals_restored(void)
 {
@@ -96,5 +111,6 @@ int main(void)
 	BT_RUN(test_missing_program);
 	BT_RUN(test_never_released_is_killed);
 	BT_RUN(test_signals_restored);
+	BT_RUN(test_no_command);
 	return bt_test_done();
 }
