@@ -249,46 +249,21 @@ static int print_counts(void *ctx)
 	return 0;
 }
 
-/*
- * BCC's loop: print every interval; with -d alone the one interval is the duration; with -i
- * and -d, stop at the duration. Unlike BCC, the last interval is cut short so the trace lasts
- * exactly the duration (BCC overshoots to the next multiple of the interval).
- */
-static int count_loop(struct state *s)
-{
-	struct bt_interval iv = {
-		.interval = opts.c.interval ? opts.c.interval
-					    : (opts.c.duration ? opts.c.duration : BT_FOREVER),
-		.duration = opts.c.duration,
-	};
-
-	return bt_interval_loop(&iv, print_counts, s);
-}
-
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_resolve_opts ropts = {
-		.pid = opts.c.pid,
-		.regex = opts.regex,
-		.max_probes = opts.c.max_probes,
-	};
-	struct bt_filters filters = BT_FILTERS_NONE;
+	struct bt_resolve_opts ropts = bt_common_resolve(&opts.c, opts.regex);
+	struct bt_interval iv = bt_interval_every(opts.c.interval, opts.c.duration);
+	struct bt_filters filters = { .cpu = opts.cpu, .tgid = opts.c.pid };
 	struct bt_targets targets = { 0 };
 	struct bt_attach *attach = NULL;
 	struct funccount_bpf *skel = NULL;
 	struct state s = { 0 };
-	int err, n;
+	int err;
 
-	n = bt_targets__from_pattern(opts.pattern, &ropts, &targets);
-	if (n < 0) {
-		err = n;
+	err = bt_targets__from_pattern(opts.pattern, &ropts, &targets);
+	if (err < 0)
 		goto cleanup;
-	}
-	err = build_rows(&s, &targets);
-	if (err)
-		goto cleanup;
-
-	err = BT_SKEL_OPEN(funccount, &skel);
+	err = build_rows(&s, &targets) ?: BT_SKEL_OPEN(funccount, &skel);
 	if (err)
 		goto cleanup;
 	err = bpf_map__set_max_entries(skel->maps.counts, targets.n);
@@ -296,20 +271,11 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot size the counters for %zu targets: %s", targets.n, strerror(-err));
 		goto cleanup;
 	}
-	filters.cpu = opts.cpu;
-	filters.tgid = opts.c.pid;
 	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.c.mode, &attach);
 	if (err)
 		goto cleanup;
 	s.fd = bpf_map__fd(skel->maps.counts);
-
-	bt_banner(stdout, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", targets.n,
-		  opts.pattern);
-	if (bt_output_closed())
-		goto cleanup;
-	err = count_loop(&s);
-	if (!err && !bt_output_closed() && !bt_json_mode())
-		printf("Detaching...\n");
+	err = bt_trace__run(targets.n, opts.pattern, &iv, print_counts, &s);
 cleanup:
 	/* links before the object: every probe is gone before the programs are unloaded */
 	bt_attach__destroy(attach);

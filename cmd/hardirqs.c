@@ -196,9 +196,7 @@ static int run(const struct bt_cmd *cmd)
 	if (err)
 		goto cleanup;
 	bt_irq_banner(&opts.irq, "hard irq");
-	if (bt_output_closed())
-		goto cleanup;
-	err = bt_interval_loop(&opts.irq.iv, print_stats, &s);
+	err = bt_interval_run(&opts.irq.iv, print_stats, &s);
 	if (!err && skel->bss->lost)
 		bt_warn("%llu interrupts not counted: more than %d handler names",
 			(unsigned long long)skel->bss->lost, HARDIRQ_MAX_NAMES);

@@ -162,9 +162,7 @@ static int run(const struct bt_cmd *cmd)
 	if (err)
 		goto cleanup;
 	bt_irq_banner(&opts.irq, "soft irq");
-	if (bt_output_closed())
-		goto cleanup;
-	err = bt_interval_loop(&opts.irq.iv, print_stats, &s);
+	err = bt_interval_run(&opts.irq.iv, print_stats, &s);
 cleanup:
 	bt_summary__free(s.sum);
 	softirqs_bpf__destroy(skel);

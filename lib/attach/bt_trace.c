@@ -175,3 +175,16 @@ void bt_trace__index_targets(struct bt_stacks *st, const struct bt_targets *t)
 		bt_stacks__index_file(st, path);
 	}
 }
+
+int bt_trace__run(size_t n, const char *pattern, const struct bt_interval *iv, bt_print_fn print,
+		  void *ctx)
+{
+	int err;
+
+	/* JSON mode: an info line on stderr, the same "attached" signal as every tool's */
+	bt_banner(stdout, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", n, pattern);
+	err = bt_interval_run(iv, print, ctx);
+	if (!err && !bt_output_closed() && !bt_json_mode())
+		printf("Detaching...\n");
+	return err;
+}
