@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bt_args.h"
 #include "bt_block.h"
@@ -13,6 +12,7 @@
 #include "bt_cmd.h"
 #include "bt_disk.h"
 #include "bt_err.h"
+#include "bt_hist.h"
 #include "bt_inflight.h"
 #include "bt_json.h"
 #include "bt_loop.h"
@@ -204,16 +204,8 @@ static void json_row(struct bt_json *j, const void *key, const uint64_t *val, vo
 static void print_json(struct state *s, uint64_t total, uint64_t count)
 {
 	struct bt_json j;
-	char ts[32];
-	time_t now = time(NULL);
-	struct tm tm;
 
-	localtime_r(&now, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", &tm);
-	bt_json_init_compact(&j, stdout);
-	bt_json_begin_object(&j, NULL);
-	bt_json_string(&j, "ts", ts);
-	bt_json_string(&j, "val_type", s->label);
+	bt_summary_json_begin(&j, stdout, s->label);
 	if (opts.disks || opts.flags) {
 		bt_summary__json(s->sum, &j, opts.disks ? "disks" : "flags", json_row, s);
 	} else {
@@ -228,8 +220,7 @@ static void print_json(struct state *s, uint64_t total, uint64_t count)
 		bt_json_uint(&j, "total", total);
 		bt_json_uint(&j, "count", count);
 	}
-	bt_json_end_object(&j);
-	bt_json_finish(&j);
+	bt_summary_json_end(&j);
 }
 
 static int print_interval(void *ctx)
@@ -251,11 +242,7 @@ static int print_interval(void *ctx)
 		print_json(s, total, count);
 		return 0;
 	}
-	printf("\n");
-	if (opts.timestamp) {
-		bt_print_time(stdout, "%H:%M:%S");
-		printf("\n");
-	}
+	bt_print_interval_head(opts.timestamp);
 	if (opts.disks || opts.flags)
 		err = bt_summary__print_hists(s->sum, stdout, opts.disks ? "disk" : "flags",
 					      print_section, s, s->label);
@@ -263,10 +250,8 @@ static int print_interval(void *ctx)
 		err = bt_summary__print_hists(s->sum, stdout, NULL, NULL, NULL, s->label);
 	if (err)
 		return err;
-	if (opts.extension && count)
-		printf("\navg = %llu %s, total: %llu %s, count: %llu\n\n",
-		       (unsigned long long)(total / count), s->label, (unsigned long long)total,
-		       s->label, (unsigned long long)count);
+	if (opts.extension)
+		bt_hist_print_avg(stdout, total, count, s->label);
 	return 0;
 }
 

@@ -235,11 +235,7 @@ static int print_counts(void *ctx)
 		free(sorted);
 		return 0;
 	}
-	printf("\n");
-	if (opts.timestamp) {
-		bt_print_time(stdout, "%H:%M:%S");
-		printf("\n");
-	}
+	bt_print_interval_head(opts.timestamp);
 	printf("%-36s %8s\n", "FUNC", "COUNT");
 	for (i = 0; i < s->nrows; i++)
 		if (sorted[i].count)

@@ -16,6 +16,7 @@
 #include "bt_inflight.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
+#include "bt_hist.h"
 #include "bt_json.h"
 #include "bt_loop.h"
 #include "bt_skel.h"
@@ -257,21 +258,11 @@ static int print_interval(void *ctx)
 		print_json(s, total_ns / s->div, count);
 		return 0;
 	}
-	printf("\n");
-	if (opts.timestamp) {
-		bt_print_time(stdout, "%H:%M:%S");
-		printf("\n");
-	}
+	bt_print_interval_head(opts.timestamp);
 	bt_summary__print_hists(s->sum, stdout, NULL,
 				s->skel->rodata->key_func ? print_section : NULL, s, s->label);
-	if (count > 0) {
-		/* BCC divides the ns total, then the average is that over the count, truncated */
-		uint64_t total = total_ns / s->div;
-
-		printf("\navg = %llu %s, total: %llu %s, count: %llu\n\n",
-		       (unsigned long long)(total / count), s->label, (unsigned long long)total,
-		       s->label, (unsigned long long)count);
-	}
+	/* BCC divides the ns total, then the average is that over the count, truncated */
+	bt_hist_print_avg(stdout, total_ns / s->div, count, s->label);
 	return 0;
 }
 

@@ -153,7 +153,7 @@ static int print_stats(void *ctx)
 	if (opts.irq.json)
 		return print_json(s);
 
-	bt_irq_summary_head(&opts.irq);
+	bt_print_interval_head(opts.irq.timestamp);
 	if (opts.irq.dist)
 		return bt_summary__print_hists(s->dists, stdout, "hardirq", print_name, NULL,
 					       opts.irq.unit);

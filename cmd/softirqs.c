@@ -131,7 +131,7 @@ static int print_stats(void *ctx)
 		bt_summary_json_end(&j);
 		return 0;
 	}
-	bt_irq_summary_head(&opts.irq);
+	bt_print_interval_head(opts.irq.timestamp);
 	if (opts.irq.dist)
 		return bt_summary__print_hists(s->sum, stdout, "softirq", print_vec, NULL,
 					       opts.irq.unit);

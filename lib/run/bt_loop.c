@@ -249,3 +249,12 @@ void bt_print_time(FILE *out, const char *fmt)
 	strftime(buf, sizeof(buf), fmt, &tm);
 	fputs(buf, out);
 }
+
+void bt_print_interval_head(bool timestamp)
+{
+	printf("\n");
+	if (timestamp) {
+		bt_print_time(stdout, "%H:%M:%S");
+		printf("\n");
+	}
+}

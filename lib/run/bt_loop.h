@@ -89,5 +89,7 @@ int bt_interval_loop_poll(const struct bt_interval *iv, bt_print_fn print, void 
 
 /* "%H:%M:%S" of now, as the -T lines print it. */
 void bt_print_time(FILE *out, const char *fmt);
+/* Before an interval's summary, in BCC's layout: a blank line, and with -T the time of day. */
+void bt_print_interval_head(bool timestamp);
 
 #endif

@@ -88,15 +88,6 @@ int bt_irq_start(struct bpf_object_skeleton *skel, const struct bt_irq_opts *o,
 	return bt_skel_start(skel, &filters, probes, what);
 }
 
-void bt_irq_summary_head(const struct bt_irq_opts *o)
-{
-	printf("\n");
-	if (o->timestamp) {
-		bt_print_time(stdout, "%H:%M:%S");
-		printf("\n");
-	}
-}
-
 void bt_irq_banner(const struct bt_irq_opts *o, const char *what)
 {
 	/* JSON readers get JSON only on stdout: the banner is an info line on stderr */

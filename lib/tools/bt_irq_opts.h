@@ -2,7 +2,7 @@
 /*
  * What hardirqs and softirqs share: BCC's -T -N -C -d -c and --json as one argp child (-T, -c
  * and --json the shared blocks of lib/cli/bt_args.h), the unit they imply, the options written
- * into the programs, and the lines that open each printed summary.
+ * into the programs, and the banner.
  *
  *	static struct { struct bt_irq_opts irq; } opts = { .irq = BT_IRQ_OPTS_INIT("--count") };
  *	static const struct argp_child children[] = { { &bt_irq_argp, 0, NULL, 0 }, { NULL } };
@@ -43,9 +43,6 @@ extern const struct argp bt_irq_argp;
  */
 int bt_irq_start(struct bpf_object_skeleton *skel, const struct bt_irq_opts *o,
 		 const struct bt_probe *probes, const char *what);
-
-/* Before a summary's rows: a blank line, and the time with -T (BCC's layout). */
-void bt_irq_summary_head(const struct bt_irq_opts *o);
 
 /* "Tracing soft irq event time... Hit Ctrl-C to end." (what: "soft irq"), on stderr in JSON mode. */
 void bt_irq_banner(const struct bt_irq_opts *o, const char *what);
