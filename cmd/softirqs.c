@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* softirqs: summarize soft IRQ time (or counts) per vector, as BCC's softirqs does. */
-#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "bt_args.h"
 #include "bt_cmd.h"
-#include "bt_err.h"
 #include "bt_hist.h"
 #include "bt_irq_opts.h"
 #include "bt_json.h"
