@@ -106,13 +106,10 @@ struct row {
 };
 
 struct state {
-	int fd;
-	size_t ntargets, nrows;
+	struct bt_summary *counts; /* per target: what each interval added */
+	size_t nrows;
 	size_t *row_of; /* target -> row: targets of one name share a row */
 	struct row *rows;
-	uint64_t *prev; /* totals at the previous print; the map is never cleared */
-	uint64_t *percpu;
-	int ncpu;
 };
 
 static int cmp_name_idx(const void *a, const void *b, void *arg)
@@ -135,10 +132,7 @@ static int build_rows(struct state *s, const struct bt_targets *t)
 	order = calloc(t->n, sizeof(*order));
 	s->row_of = calloc(t->n, sizeof(*s->row_of));
 	s->rows = calloc(t->n, sizeof(*s->rows));
-	s->prev = calloc(t->n, sizeof(*s->prev));
-	s->ncpu = libbpf_num_possible_cpus();
-	s->percpu = calloc(s->ncpu > 0 ? s->ncpu : 1, sizeof(*s->percpu));
-	if (!order || !s->row_of || !s->rows || !s->prev || !s->percpu || s->ncpu <= 0) {
+	if (!order || !s->row_of || !s->rows) {
 		free(order);
 		return -ENOMEM;
 	}
@@ -157,7 +151,6 @@ static int build_rows(struct state *s, const struct bt_targets *t)
 		}
 		s->row_of[ti] = s->nrows - 1;
 	}
-	s->ntargets = t->n;
 	free(order);
 	return 0;
 }
@@ -166,8 +159,7 @@ static void free_rows(struct state *s)
 {
 	free(s->row_of);
 	free(s->rows);
-	free(s->prev);
-	free(s->percpu);
+	bt_summary__free(s->counts);
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -204,26 +196,16 @@ static int print_counts(void *ctx)
 	struct state *s = ctx;
 	struct row *sorted;
 	size_t i;
-	int cpu;
+	int err;
 
+	err = bt_summary__collect(s->counts);
+	if (err)
+		return err;
 	for (i = 0; i < s->nrows; i++)
 		s->rows[i].count = 0;
-	for (i = 0; i < s->ntargets; i++) {
-		uint32_t key = i;
-		uint64_t total = 0;
-
-		if (bpf_map_lookup_elem(s->fd, &key, s->percpu)) {
-			int err = -errno;
-
-			bt_err("cannot read the counters: %s", strerror(errno));
-			return err;
-		}
-		for (cpu = 0; cpu < s->ncpu; cpu++)
-			total += s->percpu[cpu];
-		/* deltas of monotonic counters: no event is lost between a read and a clear */
-		s->rows[s->row_of[i]].count += total - s->prev[i];
-		s->prev[i] = total;
-	}
+	for (i = 0; i < bt_summary__len(s->counts); i++)
+		s->rows[s->row_of[*(const __u32 *)bt_summary__key(s->counts, i)]].count +=
+			bt_summary__value(s->counts, i)[0];
 	sorted = malloc(s->nrows * sizeof(*sorted));
 	if (!sorted)
 		return -ENOMEM;
@@ -244,6 +226,13 @@ static int print_counts(void *ctx)
 	free(sorted);
 	return 0;
 }
+
+/* a count per target, only ever added to: each interval prints what it gained */
+static const struct bt_summary_opts counts_opts = {
+	.key_size = sizeof(__u32),
+	.value_size = sizeof(__u64),
+	.what = "counters",
+};
 
 static int run(const struct bt_cmd *cmd)
 {
@@ -270,7 +259,9 @@ static int run(const struct bt_cmd *cmd)
 	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.c.mode, &attach);
 	if (err)
 		goto cleanup;
-	s.fd = bpf_map__fd(skel->maps.counts);
+	err = bt_summary__open(&s.counts, bpf_map__fd(skel->maps.counts), &counts_opts);
+	if (err)
+		goto cleanup;
 	err = bt_trace__run(targets.n, opts.pattern, &iv, print_counts, &s);
 cleanup:
 	/* links before the object: every probe is gone before the programs are unloaded */
