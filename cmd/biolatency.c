@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bt_args.h"
 #include "bt_block.h"
@@ -13,6 +12,7 @@
 #include "bt_cmd.h"
 #include "bt_disk.h"
 #include "bt_err.h"
+#include "bt_hist.h"
 #include "bt_inflight.h"
 #include "bt_json.h"
 #include "bt_loop.h"
@@ -204,16 +204,8 @@ static void json_row(struct bt_json *j, const void *key, const uint64_t *val, vo
 static void print_json(struct state *s, uint64_t total, uint64_t count)
 {
 	struct bt_json j;
-	char ts[32];
-	time_t now = time(NULL);
-	struct tm tm;
 
-	localtime_r(&now, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", &tm);
-	bt_json_init_compact(&j, stdout);
-	bt_json_begin_object(&j, NULL);
-	bt_json_string(&j, "ts", ts);
-	bt_json_string(&j, "val_type", s->label);
+	bt_summary_json_begin(&j, stdout, s->label);
 	if (opts.disks || opts.flags) {
 		bt_summary__json(s->sum, &j, opts.disks ? "disks" : "flags", json_row, s);
 	} else {
@@ -228,8 +220,7 @@ static void print_json(struct state *s, uint64_t total, uint64_t count)
 		bt_json_uint(&j, "total", total);
 		bt_json_uint(&j, "count", count);
 	}
-	bt_json_end_object(&j);
-	bt_json_finish(&j);
+	bt_summary_json_end(&j);
 }
 
 static int print_interval(void *ctx)
@@ -239,10 +230,8 @@ static int print_interval(void *ctx)
 	int err;
 
 	err = bt_summary__collect(s->sum);
-	if (err) {
-		bt_err("cannot read the histograms: %s", strerror(-err));
+	if (err)
 		return err;
-	}
 	if (opts.disks)
 		bt_summary__sort_by_key(s->sum, cmp_disk, s, false);
 	else
@@ -253,11 +242,7 @@ static int print_interval(void *ctx)
 		print_json(s, total, count);
 		return 0;
 	}
-	printf("\n");
-	if (opts.timestamp) {
-		bt_print_time(stdout, "%H:%M:%S");
-		printf("\n");
-	}
+	bt_print_interval_head(opts.timestamp);
 	if (opts.disks || opts.flags)
 		err = bt_summary__print_hists(s->sum, stdout, opts.disks ? "disk" : "flags",
 					      print_section, s, s->label);
@@ -265,10 +250,8 @@ static int print_interval(void *ctx)
 		err = bt_summary__print_hists(s->sum, stdout, NULL, NULL, NULL, s->label);
 	if (err)
 		return err;
-	if (opts.extension && count)
-		printf("\navg = %llu %s, total: %llu %s, count: %llu\n\n",
-		       (unsigned long long)(total / count), s->label, (unsigned long long)total,
-		       s->label, (unsigned long long)count);
+	if (opts.extension)
+		bt_hist_print_avg(stdout, total, count, s->label);
 	return 0;
 }
 
@@ -287,52 +270,39 @@ static const struct bt_inflight_table inflight[] = {
 	{ NULL },
 };
 
+static const struct bt_summary_opts sum_opts = {
+	.key_size = sizeof(struct biolat_key),
+	.value_size = sizeof(struct biolat_val),
+	.hist = BT_SUMMARY_LOG2,
+	.hist_off = offsetof(struct biolat_val, slots) / 8,
+	.nslots = BIOLAT_SLOTS,
+	.what = "histograms",
+};
+
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_summary_opts sopts = {
-		.key_size = sizeof(struct biolat_key),
-		.value_size = sizeof(struct biolat_val),
-		.hist = BT_SUMMARY_LOG2,
-		.hist_off = offsetof(struct biolat_val, slots) / 8,
-		.nslots = BIOLAT_SLOTS,
-	};
-	struct bt_filters filters = BT_FILTERS_NONE;
+	struct bt_block_run want = { .cgroup = opts.cgroup,
+				     .queue_start = opts.queued,
+				     .submitter = opts.cgroup != NULL,
+				     .count_merges = opts.cgroup != NULL };
 	struct biolatency_bpf *skel;
 	struct state s = { .label = opts.milliseconds ? "msecs" : "usecs" };
-	enum bt_block_submitter how;
-	__u32 kdev = 0;
-	unsigned long long unseen, left;
+	unsigned long long left;
 	int err;
 
-	if (opts.disk) {
-		err = bt_block_disk_arg(opts.disk, &kdev);
-		if (err)
-			return err;
-	}
+	err = bt_block_disk_arg(opts.disk, &want.dev);
+	if (err)
+		return err;
 	s.disks = bt_disk_cache__new();
 	if (!s.disks)
 		return -ENOMEM;
 	err = BT_SKEL_OPEN(biolatency, &skel);
 	if (err)
 		goto cleanup;
-	skel->rodata->filter_dev = kdev;
 	skel->rodata->per_disk = opts.disks;
 	skel->rodata->per_flags = opts.flags;
 	skel->rodata->unit_ns = opts.milliseconds ? 1000000 : 1000;
 	skel->rodata->queued = opts.queued;
-	skel->rodata->require_task = opts.cgroup != NULL;
-	filters.cgroup = opts.cgroup;
-	err = bt_filters_apply(skel->obj, &filters);
-	if (!err)
-		err = bt_skel_select(skel->obj, cmd->probes);
-	if (err)
-		goto cleanup;
-	err = bt_block_choose(skel->obj, opts.queued, opts.cgroup != NULL, &how);
-	if (err)
-		goto cleanup;
-	skel->rodata->task_from_bio = how == BT_BLOCK_BY_BIO;
-	if (opts.cgroup)
-		bt_block_count_bio_merges(skel->obj);
 	/* a preallocated per-CPU entry is 536 bytes per CPU: 1024 of them are 35 MB on 64 CPUs */
 	if (opts.disks || opts.flags)
 		err = bpf_map__set_map_flags(skel->maps.dist, BPF_F_NO_PREALLOC);
@@ -342,15 +312,11 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot size the histogram map: %s", strerror(-err));
 		goto cleanup;
 	}
-	err = bt_skel_load_attach(skel->skeleton, "the block tracepoints");
+	err = bt_block_prepare(skel->obj, &want, cmd->probes, NULL) ?:
+	      bt_skel_load_attach(skel->skeleton, "the block tracepoints") ?:
+	      bt_summary__open(&s.sum, bpf_map__fd(skel->maps.dist), &sum_opts);
 	if (err)
 		goto cleanup;
-	s.sum = bt_summary__new(bpf_map__fd(skel->maps.dist), &sopts);
-	if (!s.sum) {
-		err = -errno;
-		bt_err("cannot read the histograms: %s", strerror(errno));
-		goto cleanup;
-	}
 	/* JSON mode: an info line on stderr, the same "attached" signal as every tool's */
 	bt_banner(stdout, "Tracing block device I/O... Hit Ctrl-C to end.\n");
 	if (bt_output_closed())
@@ -358,10 +324,7 @@ static int run(const struct bt_cmd *cmd)
 	err = bt_interval_loop(&opts.iv, print_interval, &s);
 	left = bt_block_left(&skel->bss->draining, bpf_map__fd(skel->maps.starts),
 			     sizeof(struct biolat_start), issued_not_done, NULL);
-	unseen = bt_block_unseen(skel->obj, skel->bss->unseen + left);
-	if (unseen) /* docs/biosnoop.md, "Unseen completions" */
-		bt_warn("%llu requests ended unseen: the kernel ran no completion probe for them",
-			unseen);
+	bt_block_warn_unseen(skel->obj, skel->bss->unseen + left);
 	bt_inflight_report(skel->obj, inflight);
 	if (skel->bss->merged) /* docs/biolatency.md, "Merged I/O" */
 		bt_warn("%llu I/Os from %s made no request of their own (merged into another "

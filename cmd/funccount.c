@@ -106,13 +106,10 @@ struct row {
 };
 
 struct state {
-	int fd;
-	size_t ntargets, nrows;
+	struct bt_summary *counts; /* per target: what each interval added */
+	size_t nrows;
 	size_t *row_of; /* target -> row: targets of one name share a row */
 	struct row *rows;
-	uint64_t *prev; /* totals at the previous print; the map is never cleared */
-	uint64_t *percpu;
-	int ncpu;
 };
 
 static int cmp_name_idx(const void *a, const void *b, void *arg)
@@ -135,10 +132,7 @@ static int build_rows(struct state *s, const struct bt_targets *t)
 	order = calloc(t->n, sizeof(*order));
 	s->row_of = calloc(t->n, sizeof(*s->row_of));
 	s->rows = calloc(t->n, sizeof(*s->rows));
-	s->prev = calloc(t->n, sizeof(*s->prev));
-	s->ncpu = libbpf_num_possible_cpus();
-	s->percpu = calloc(s->ncpu > 0 ? s->ncpu : 1, sizeof(*s->percpu));
-	if (!order || !s->row_of || !s->rows || !s->prev || !s->percpu || s->ncpu <= 0) {
+	if (!order || !s->row_of || !s->rows) {
 		free(order);
 		return -ENOMEM;
 	}
@@ -157,7 +151,6 @@ static int build_rows(struct state *s, const struct bt_targets *t)
 		}
 		s->row_of[ti] = s->nrows - 1;
 	}
-	s->ntargets = t->n;
 	free(order);
 	return 0;
 }
@@ -166,8 +159,7 @@ static void free_rows(struct state *s)
 {
 	free(s->row_of);
 	free(s->rows);
-	free(s->prev);
-	free(s->percpu);
+	bt_summary__free(s->counts);
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -204,26 +196,16 @@ static int print_counts(void *ctx)
 	struct state *s = ctx;
 	struct row *sorted;
 	size_t i;
-	int cpu;
+	int err;
 
+	err = bt_summary__collect(s->counts);
+	if (err)
+		return err;
 	for (i = 0; i < s->nrows; i++)
 		s->rows[i].count = 0;
-	for (i = 0; i < s->ntargets; i++) {
-		uint32_t key = i;
-		uint64_t total = 0;
-
-		if (bpf_map_lookup_elem(s->fd, &key, s->percpu)) {
-			int err = -errno;
-
-			bt_err("cannot read the counters: %s", strerror(errno));
-			return err;
-		}
-		for (cpu = 0; cpu < s->ncpu; cpu++)
-			total += s->percpu[cpu];
-		/* deltas of monotonic counters: no event is lost between a read and a clear */
-		s->rows[s->row_of[i]].count += total - s->prev[i];
-		s->prev[i] = total;
-	}
+	for (i = 0; i < bt_summary__len(s->counts); i++)
+		s->rows[s->row_of[*(const __u32 *)bt_summary__key(s->counts, i)]].count +=
+			bt_summary__value(s->counts, i)[0];
 	sorted = malloc(s->nrows * sizeof(*sorted));
 	if (!sorted)
 		return -ENOMEM;
@@ -235,11 +217,7 @@ static int print_counts(void *ctx)
 		free(sorted);
 		return 0;
 	}
-	printf("\n");
-	if (opts.timestamp) {
-		bt_print_time(stdout, "%H:%M:%S");
-		printf("\n");
-	}
+	bt_print_interval_head(opts.timestamp);
 	printf("%-36s %8s\n", "FUNC", "COUNT");
 	for (i = 0; i < s->nrows; i++)
 		if (sorted[i].count)
@@ -249,46 +227,28 @@ static int print_counts(void *ctx)
 	return 0;
 }
 
-/*
- * BCC's loop: print every interval; with -d alone the one interval is the duration; with -i
- * and -d, stop at the duration. Unlike BCC, the last interval is cut short so the trace lasts
- * exactly the duration (BCC overshoots to the next multiple of the interval).
- */
-static int count_loop(struct state *s)
-{
-	struct bt_interval iv = {
-		.interval = opts.c.interval ? opts.c.interval
-					    : (opts.c.duration ? opts.c.duration : BT_FOREVER),
-		.duration = opts.c.duration,
-	};
-
-	return bt_interval_loop(&iv, print_counts, s);
-}
+/* a count per target, only ever added to: each interval prints what it gained */
+static const struct bt_summary_opts counts_opts = {
+	.key_size = sizeof(__u32),
+	.value_size = sizeof(__u64),
+	.what = "counters",
+};
 
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_resolve_opts ropts = {
-		.pid = opts.c.pid,
-		.regex = opts.regex,
-		.max_probes = opts.c.max_probes,
-	};
-	struct bt_filters filters = BT_FILTERS_NONE;
+	struct bt_resolve_opts ropts = bt_common_resolve(&opts.c, opts.regex);
+	struct bt_interval iv = bt_interval_every(opts.c.interval, opts.c.duration);
+	struct bt_filters filters = { .cpu = opts.cpu, .tgid = opts.c.pid };
 	struct bt_targets targets = { 0 };
 	struct bt_attach *attach = NULL;
 	struct funccount_bpf *skel = NULL;
 	struct state s = { 0 };
-	int err, n;
+	int err;
 
-	n = bt_targets__from_pattern(opts.pattern, &ropts, &targets);
-	if (n < 0) {
-		err = n;
+	err = bt_targets__from_pattern(opts.pattern, &ropts, &targets);
+	if (err < 0)
 		goto cleanup;
-	}
-	err = build_rows(&s, &targets);
-	if (err)
-		goto cleanup;
-
-	err = BT_SKEL_OPEN(funccount, &skel);
+	err = build_rows(&s, &targets) ?: BT_SKEL_OPEN(funccount, &skel);
 	if (err)
 		goto cleanup;
 	err = bpf_map__set_max_entries(skel->maps.counts, targets.n);
@@ -296,20 +256,13 @@ static int run(const struct bt_cmd *cmd)
 		bt_err("cannot size the counters for %zu targets: %s", targets.n, strerror(-err));
 		goto cleanup;
 	}
-	filters.cpu = opts.cpu;
-	filters.tgid = opts.c.pid;
 	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.c.mode, &attach);
 	if (err)
 		goto cleanup;
-	s.fd = bpf_map__fd(skel->maps.counts);
-
-	bt_banner(stdout, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", targets.n,
-		  opts.pattern);
-	if (bt_output_closed())
+	err = bt_summary__open(&s.counts, bpf_map__fd(skel->maps.counts), &counts_opts);
+	if (err)
 		goto cleanup;
-	err = count_loop(&s);
-	if (!err && !bt_output_closed() && !bt_json_mode())
-		printf("Detaching...\n");
+	err = bt_trace__run(targets.n, opts.pattern, &iv, print_counts, &s);
 cleanup:
 	/* links before the object: every probe is gone before the programs are unloaded */
 	bt_attach__destroy(attach);

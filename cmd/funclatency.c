@@ -16,10 +16,12 @@
 #include "bt_inflight.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
+#include "bt_hist.h"
 #include "bt_json.h"
 #include "bt_loop.h"
 #include "bt_skel.h"
 #include "bt_summary.h"
+#include "bt_trace.h"
 #include "funclatency.h"
 #include "funclatency.skel.h"
 
@@ -138,17 +140,24 @@ static int cmp_name_idx(const void *a, const void *b, void *arg)
 }
 
 /*
- * Functions that share a name (a kernel function and its compiler copies "foo.isra.0", a user
- * function defined twice) print as one, as funccount's rows do: row = first target so named.
+ * The state of a run tracing calls: its units (-m, -u), and its rows. Functions that share a
+ * name (a kernel function and its compiler copies "foo.isra.0", a user function defined twice)
+ * print as one, as funccount's rows do: row = first target so named.
  */
-static int build_rows(struct state *s)
+static int init_state(struct state *s, const struct bt_calls *calls)
 {
 	size_t *order, i;
 
+	s->targets = &calls->targets;
+	s->nfuncs = calls->n;
+	s->user = calls->targets.v[0].kind == BT_SPEC_UFUNC;
+	s->label = opts.msecs ? "msecs" : opts.usecs ? "usecs" : "nsecs";
+	s->div = opts.msecs ? 1000000 : opts.usecs ? 1000 : 1;
 	order = calloc(s->nfuncs, sizeof(*order));
 	s->row_of = calloc(s->nfuncs, sizeof(*s->row_of));
 	if (!order || !s->row_of) {
 		free(order);
+		bt_err("out of memory");
 		return -ENOMEM;
 	}
 	for (i = 0; i < s->nfuncs; i++)
@@ -235,10 +244,8 @@ static int print_interval(void *ctx)
 	int err;
 
 	err = bt_summary__collect(s->sum);
-	if (err) {
-		bt_err("cannot read the histograms: %s", strerror(-err));
+	if (err)
 		return err;
-	}
 	bt_summary__sort_by_key(s->sum, cmp_section, s, true);
 	total_ns = bt_summary__total(s->sum, offsetof(struct fl_hist, total_ns) / 8);
 	for (i = 0; i < bt_summary__len(s->sum); i++) {
@@ -251,38 +258,12 @@ static int print_interval(void *ctx)
 		print_json(s, total_ns / s->div, count);
 		return 0;
 	}
-	printf("\n");
-	if (opts.timestamp) {
-		bt_print_time(stdout, "%H:%M:%S");
-		printf("\n");
-	}
+	bt_print_interval_head(opts.timestamp);
 	bt_summary__print_hists(s->sum, stdout, NULL,
 				s->skel->rodata->key_func ? print_section : NULL, s, s->label);
-	if (count > 0) {
-		/* BCC divides the ns total, then the average is that over the count, truncated */
-		uint64_t total = total_ns / s->div;
-
-		printf("\navg = %llu %s, total: %llu %s, count: %llu\n\n",
-		       (unsigned long long)(total / count), s->label, (unsigned long long)total,
-		       s->label, (unsigned long long)count);
-	}
+	/* BCC divides the ns total, then the average is that over the count, truncated */
+	bt_hist_print_avg(stdout, total_ns / s->div, count, s->label);
 	return 0;
-}
-
-/*
- * BCC's loop: print every interval; with -d alone the one interval is the duration; with -i
- * and -d, stop at the duration. Unlike BCC, the last interval is cut short so the trace lasts
- * exactly the duration (BCC overshoots to the next multiple of the interval).
- */
-static int latency_loop(struct state *s)
-{
-	struct bt_interval iv = {
-		.interval = opts.c.interval ? opts.c.interval
-					    : (opts.c.duration ? opts.c.duration : BT_FOREVER),
-		.duration = opts.c.duration,
-	};
-
-	return bt_interval_loop(&iv, print_interval, s);
 }
 
 /* -v: what each function is attached with; BCC prints its generated program instead. */
@@ -334,49 +315,35 @@ static const struct bt_inflight_table inflight[] = {
 	{ NULL },
 };
 
+/*
+ * Running totals, intervals as their growth; keys of processes that stopped calling are taken
+ * out of the map once idle, so per-process keys do not fill it.
+ */
+static const struct bt_summary_opts sum_opts = {
+	.key_size = sizeof(struct fl_hist_key),
+	.value_size = sizeof(struct fl_hist),
+	.hist = BT_SUMMARY_LOG2,
+	.hist_off = offsetof(struct fl_hist, slots) / 8,
+	.nslots = FL_SLOTS,
+	.retire_idle = true,
+	.what = "histograms",
+};
+
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_filters filters = BT_FILTERS_NONE;
-	struct bt_resolve_opts ropts = {
-		.pid = opts.c.pid,
-		.regex = opts.regex,
-		.max_probes = opts.c.max_probes,
-	};
+	struct bt_resolve_opts ropts = bt_common_resolve(&opts.c, opts.regex);
+	struct bt_interval iv = bt_interval_every(opts.c.interval, opts.c.duration);
+	struct bt_filters filters = { .cpu = -1, .tgid = opts.c.pid };
 	struct bt_calls calls = { 0 };
 	struct bt_attach *attach = NULL;
 	struct funclatency_bpf *skel = NULL;
 	struct state s = { 0 };
-	/*
-	 * Running totals, intervals as their growth; keys of processes that stopped calling are
-	 * taken out of the map once idle, so per-process keys do not fill it.
-	 */
-	const struct bt_summary_opts sum_opts = {
-		.key_size = sizeof(struct fl_hist_key),
-		.value_size = sizeof(struct fl_hist),
-		.hist = BT_SUMMARY_LOG2,
-		.hist_off = offsetof(struct fl_hist, slots) / 8,
-		.nslots = FL_SLOTS,
-		.retire_idle = true,
-	};
-	size_t n;
 	int err;
 
 	err = bt_calls__resolve(&calls, &opts.pattern, 1, &ropts, 0);
 	if (err < 0)
 		goto cleanup;
-	n = calls.n;
-	s.targets = &calls.targets;
-	s.nfuncs = n;
-	s.user = calls.targets.v[0].kind == BT_SPEC_UFUNC;
-	s.label = opts.msecs ? "msecs" : opts.usecs ? "usecs" : "nsecs";
-	s.div = opts.msecs ? 1000000 : opts.usecs ? 1000 : 1;
-	err = build_rows(&s);
-	if (err) {
-		bt_err("out of memory");
-		goto cleanup;
-	}
-
-	err = BT_SKEL_OPEN(funclatency, &skel);
+	err = init_state(&s, &calls) ?: BT_SKEL_OPEN(funclatency, &skel);
 	if (err)
 		goto cleanup;
 	s.skel = skel;
@@ -386,29 +353,14 @@ static int run(const struct bt_cmd *cmd)
 	 * functions traced everywhere (printed "NAME [PID]") */
 	skel->rodata->key_func = opts.per_func || (s.user && !opts.c.pid);
 	skel->rodata->key_tgid = skel->rodata->key_func && s.user;
-	err = size_maps(skel, n);
+	err = size_maps(skel, s.nfuncs) ?:
+	      bt_calls__load(&calls, skel->skeleton, &filters, opts.c.mode, &attach) ?:
+	      bt_summary__open(&s.sum, bpf_map__fd(skel->maps.hists), &sum_opts);
 	if (err)
 		goto cleanup;
-	filters.tgid = opts.c.pid;
-	err = bt_calls__load(&calls, skel->skeleton, &filters, opts.c.mode, &attach);
-	if (err)
-		goto cleanup;
-	s.sum = bt_summary__new(bpf_map__fd(skel->maps.hists), &sum_opts);
-	if (!s.sum) {
-		err = -errno;
-		bt_err("cannot read the histograms: %s", strerror(errno));
-		goto cleanup;
-	}
 	if (opts.verbose)
-		describe(&calls.targets, attach, n);
-
-	bt_banner(stdout, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", n,
-		  opts.pattern);
-	if (bt_output_closed())
-		goto cleanup;
-	err = latency_loop(&s);
-	if (!err && !bt_output_closed() && !bt_json_mode())
-		printf("Detaching...\n");
+		describe(&calls.targets, attach, s.nfuncs);
+	err = bt_trace__run(s.nfuncs, opts.pattern, &iv, print_interval, &s);
 	if (!err && skel->bss->lost)
 		bt_warn("%llu latencies not recorded: more than %zu histograms",
 			(unsigned long long)skel->bss->lost, (size_t)FL_MAX_HISTS);

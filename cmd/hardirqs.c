@@ -140,10 +140,8 @@ static int print_stats(void *ctx)
 	int err;
 
 	err = bt_summary__collect(opts.irq.dist ? s->dists : s->totals);
-	if (err) {
-		bt_err("cannot read the irq counters: %s", strerror(-err));
+	if (err)
 		return err;
-	}
 	if (opts.irq.dist)
 		bt_summary__sort_by_key(s->dists, cmp_name, NULL, false);
 	else
@@ -155,7 +153,7 @@ static int print_stats(void *ctx)
 	if (opts.irq.json)
 		return print_json(s);
 
-	bt_irq_summary_head(&opts.irq);
+	bt_print_interval_head(opts.irq.timestamp);
 	if (opts.irq.dist)
 		return bt_summary__print_hists(s->dists, stdout, "hardirq", print_name, NULL,
 					       opts.irq.unit);
@@ -164,55 +162,41 @@ static int print_stats(void *ctx)
 	return bt_summary__print_rows(s->totals, stdout, print_row, s);
 }
 
+/* the map holds running totals; bt_summary reports each interval's growth */
+static const struct bt_summary_opts totals_opts = {
+	.key_size = sizeof(struct hardirq_key),
+	.value_size = sizeof(struct hardirq_total),
+	.what = "irq counters",
+};
+static const struct bt_summary_opts dists_opts = {
+	.key_size = sizeof(struct hardirq_key),
+	.value_size = sizeof(struct hardirq_dist),
+	.hist = BT_SUMMARY_LOG2,
+	.nslots = HARDIRQ_SLOTS,
+	.what = "irq counters",
+};
+
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_filters filters = BT_FILTERS_NONE;
 	struct hardirqs_bpf *skel;
 	struct state s = { 0 };
-	const struct bt_summary_opts totals_opts = {
-		.key_size = sizeof(struct hardirq_key),
-		.value_size = sizeof(struct hardirq_total),
-	};
-	const struct bt_summary_opts dists_opts = {
-		.key_size = sizeof(struct hardirq_key),
-		.value_size = sizeof(struct hardirq_dist),
-		.hist = BT_SUMMARY_LOG2,
-		.nslots = HARDIRQ_SLOTS,
-	};
 	int err;
 
 	err = BT_SKEL_OPEN(hardirqs, &skel);
 	if (err)
 		return err;
-	skel->rodata->count_only = opts.irq.count;
-	skel->rodata->want_dist = opts.irq.dist;
-	skel->rodata->hist_unit_ns = opts.irq.unit_ns;
 	err = bpf_map__set_max_entries(skel->maps.dists, opts.irq.dist ? HARDIRQ_MAX_NAMES : 1);
 	if (err) {
 		bt_err("cannot size the maps: %s", strerror(-err));
 		goto cleanup;
 	}
-	filters.cpu = opts.irq.cpu;
-	err = bt_filters_apply(skel->obj, &filters);
-	if (!err)
-		err = bt_skel_select(skel->obj, cmd->probes);
+	err = bt_irq_start(skel->skeleton, &opts.irq, cmd->probes, "irq:irq_handler_entry/exit") ?:
+	      bt_summary__open(&s.totals, bpf_map__fd(skel->maps.totals), &totals_opts) ?:
+	      bt_summary__open(&s.dists, bpf_map__fd(skel->maps.dists), &dists_opts);
 	if (err)
 		goto cleanup;
-	err = bt_skel_load_attach(skel->skeleton, "irq:irq_handler_entry/exit");
-	if (err)
-		goto cleanup;
-	s.totals = bt_summary__new(bpf_map__fd(skel->maps.totals), &totals_opts);
-	s.dists = s.totals ? bt_summary__new(bpf_map__fd(skel->maps.dists), &dists_opts) : NULL;
-	if (!s.dists) {
-		err = -errno;
-		bt_err("cannot read the irq counters: %s", strerror(errno));
-		goto cleanup;
-	}
-
 	bt_irq_banner(&opts.irq, "hard irq");
-	if (bt_output_closed())
-		goto cleanup;
-	err = bt_interval_loop(&opts.irq.iv, print_stats, &s);
+	err = bt_interval_run(&opts.irq.iv, print_stats, &s);
 	if (!err && skel->bss->lost)
 		bt_warn("%llu interrupts not counted: more than %d handler names",
 			(unsigned long long)skel->bss->lost, HARDIRQ_MAX_NAMES);

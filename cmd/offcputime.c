@@ -1,23 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* offcputime: summarize off-CPU time by stack, as BCC's offcputime does. */
-#include <errno.h>
-#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <bpf/bpf.h>
 
 #include "bt_args.h"
 #include "bt_cmd.h"
-#include "bt_err.h"
-#include "bt_loop.h"
 #include "bt_offcpu_opts.h"
 #include "bt_skel.h"
-#include "bt_stack_out.h"
 #include "bt_stack_row.h"
-#include "bt_stack_table.h"
-#include "bt_stacks.h"
 #include "offcputime.h"
 #include "offcputime.skel.h"
 
@@ -57,14 +47,6 @@ static const struct argp argp = {
 	       "    offcputime --state 2   # only trace threads in TASK_UNINTERRUPTIBLE",
 };
 
-struct state {
-	struct bt_stacks *stacks;
-	struct bt_stack_rows rows;
-	struct bt_stack_table table;
-	struct bt_stack_out *out; /* --flamegraph, --pprof */
-	struct bt_offcpu_counts counts;
-};
-
 /* comm;user stack;-;kernel stack, as BCC's -f; its block is the other way up, the comm last */
 static const struct bt_row_part row[] = {
 	{ BT_ROW_COMM, .line = "    -                %.*s (%u)\n", .tid = true, .json = true },
@@ -74,12 +56,12 @@ static const struct bt_row_part row[] = {
 	{ BT_ROW_END },
 };
 
-/* One row of the table, without its total, which bt_offcpu_summary() prints. */
-static int add_row(void *ctx, const void *key, const void *value)
+/* A row's one process. */
+static unsigned int key_procs(const void *key, struct bt_row_proc *p)
 {
 	const struct offcputime_key *k = key;
-	struct state *s = ctx;
-	struct bt_row_proc p = {
+
+	*p = (struct bt_row_proc){
 		.comm = k->comm,
 		.comm_len = BT_OFFCPU_COMM_LEN,
 		.pid = k->tgid,
@@ -88,24 +70,16 @@ static int add_row(void *ctx, const void *key, const void *value)
 		.user_stack = k->user_stack,
 		.kernel_stack = k->kernel_stack,
 	};
-
-	return bt_stack_rows__add(&s->rows, &s->table, &p, k->tgid, *(const __u64 *)value);
+	return k->tgid;
 }
 
-static int print_summary(void *ctx)
-{
-	struct state *s = ctx;
-
-	return bt_offcpu_summary(&opts, &s->counts) ?: bt_stack_out__write(s->out);
-}
-
-static void print_banner(void)
+static void print_banner(const struct bt_offcpu_opts *o)
 {
 	char who[64 + 12 * BT_OFFCPU_MAX_IDS];
 
-	bt_offcpu_threads(&opts, who, sizeof(who));
-	bt_offcpu_banner(&opts, "Tracing off-CPU time (us) of %s by %s stack", who,
-			 bt_offcpu_stacks(&opts));
+	bt_offcpu_threads(o, who, sizeof(who));
+	bt_offcpu_banner(o, "Tracing off-CPU time (us) of %s by %s stack", who,
+			 bt_offcpu_stacks(o));
 }
 
 /* the in-flight tables (probes/bt_offcpu.bpf.h), in slot order */
@@ -114,46 +88,28 @@ static const struct bt_inflight_table inflight[] = {
 	{ NULL },
 };
 
+static const struct bt_offcpu_tool tool = {
+	.title = "Off-CPU Time Flame Graph",
+	.attach_to = "sched:sched_switch",
+	.row = row,
+	.procs = key_procs,
+	.gen_offset = offsetof(struct offcputime_key, gen),
+	.value_name = "off_cpu_us",
+	.inflight = inflight,
+	.banner = print_banner,
+};
+
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_stacks_opts sopts = {
-		.storage_size = opts.storage,
-		.user = !opts.kernel_only,
-		.unwind = opts.unwind,
-		.note_running = !opts.kernel_only && !opts.ntgids && !opts.ntids,
-	};
-	struct offcputime_bpf *skel;
-	struct state s = { 0 };
+	struct offcputime_bpf *skel = NULL;
+	struct bt_offcpu_run r;
 	int err;
 
-	err = bt_stack_out__new(&opts.out,
-				&(struct bt_profile_opts){ .title = "Off-CPU Time Flame Graph",
-							   .sample_type = "off_cpu",
-							   .unit = "microseconds" },
-				&s.out);
-	if (err)
-		return err;
-	err = BT_SKEL_OPEN(offcputime, &skel);
-	if (err)
-		goto cleanup;
-	err = bt_offcpu_start(skel->skeleton, &opts, cmd->probes, &sopts, "sched:sched_switch",
-			      &s.stacks);
-	if (err)
-		goto cleanup;
-	s.rows = bt_offcpu_rows(&opts, row, s.stacks, s.out);
-	bt_offcpu_counts_init(&s.counts, s.stacks, skel->maps.counts,
-			      offsetof(struct offcputime_key, gen), add_row, &s, &s.table,
-			      "off_cpu_us");
-
-	print_banner();
-	if (bt_output_closed())
-		goto cleanup;
-	err = bt_offcpu_loop(&opts, s.stacks, skel->obj, inflight, print_summary, &s);
-cleanup:
+	err = bt_offcpu_run__init(&r, &tool, &opts) ?: BT_SKEL_OPEN(offcputime, &skel);
+	if (!err)
+		err = bt_offcpu_run(&r, skel->skeleton, skel->maps.counts, cmd->probes);
 	offcputime_bpf__destroy(skel);
-	bt_stacks__free(s.stacks);
-	bt_stack_out__free(s.out);
-	bt_stack_table__free(&s.table);
+	bt_offcpu_run__free(&r);
 	return err;
 }
 

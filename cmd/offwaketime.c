@@ -1,21 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* offwaketime: summarize blocked time by the sleeper's and the waker's stacks, as BCC's. */
-#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <string.h>
-#include <bpf/bpf.h>
 
 #include "bt_args.h"
 #include "bt_cmd.h"
-#include "bt_err.h"
-#include "bt_loop.h"
 #include "bt_offcpu_opts.h"
 #include "bt_skel.h"
-#include "bt_stack_out.h"
 #include "bt_stack_row.h"
-#include "bt_stack_table.h"
-#include "bt_stacks.h"
 #include "offwaketime.h"
 #include "offwaketime.skel.h"
 
@@ -38,14 +30,6 @@ static const struct argp argp = {
 	       "    offwaketime -k          # only trace kernel threads (no user)\n"
 	       "    offwaketime -U          # only show user space stacks (no kernel)\n"
 	       "    offwaketime -K          # only show kernel space stacks (no user)",
-};
-
-struct state {
-	struct bt_stacks *stacks;
-	struct bt_stack_rows rows;
-	struct bt_stack_table table;
-	struct bt_stack_out *out; /* --flamegraph, --pprof */
-	struct bt_offcpu_counts counts;
 };
 
 /*
@@ -81,32 +65,22 @@ static struct bt_row_proc task(const char *comm, __u32 tgid, __u32 tid, __u32 co
 				     .kernel_stack = kernel_stack };
 }
 
-/* One row of the table, without its total, which bt_offcpu_summary() prints. */
-static int add_row(void *ctx, const void *key, const void *value)
+/* A row's two processes: the sleeper, counted for, and its waker. */
+static unsigned int key_procs(const void *key, struct bt_row_proc *p)
 {
 	const struct offwaketime_key *k = key;
-	struct state *s = ctx;
-	struct bt_row_proc p[] = {
-		task(k->target, k->target_tgid, k->target_tid, k->target_cookie,
-		     k->target_user_stack, k->target_kernel_stack),
-		task(k->waker, k->waker_tgid, k->waker_tid, k->waker_cookie, k->waker_user_stack,
-		     k->waker_kernel_stack),
-	};
 
-	return bt_stack_rows__add(&s->rows, &s->table, p, k->target_tgid, *(const __u64 *)value);
+	p[0] = task(k->target, k->target_tgid, k->target_tid, k->target_cookie,
+		    k->target_user_stack, k->target_kernel_stack);
+	p[1] = task(k->waker, k->waker_tgid, k->waker_tid, k->waker_cookie, k->waker_user_stack,
+		    k->waker_kernel_stack);
+	return k->target_tgid;
 }
 
-static int print_summary(void *ctx)
+static void print_banner(const struct bt_offcpu_opts *o)
 {
-	struct state *s = ctx;
-
-	return bt_offcpu_summary(&opts, &s->counts) ?: bt_stack_out__write(s->out);
-}
-
-static void print_banner(void)
-{
-	bt_offcpu_banner(&opts, "Tracing blocked time (us) by %s off-CPU and waker stack",
-			 bt_offcpu_stacks(&opts));
+	bt_offcpu_banner(o, "Tracing blocked time (us) by %s off-CPU and waker stack",
+			 bt_offcpu_stacks(o));
 }
 
 /* the in-flight tables (probes/bt_offcpu.bpf.h), in slot order */
@@ -116,49 +90,31 @@ static const struct bt_inflight_table inflight[] = {
 	{ NULL },
 };
 
+static const struct bt_offcpu_tool tool = {
+	.title = "Off-Wake Time Flame Graph",
+	.attach_to = "sched:sched_switch and sched:sched_waking",
+	.row = row,
+	.objects = { "target", "waker" },
+	.procs = key_procs,
+	.gen_offset = offsetof(struct offwaketime_key, gen),
+	.value_name = "blocked_us",
+	/* wakers can be any process: every running one is snapshotted (note_running) */
+	.any_waker = true,
+	.inflight = inflight,
+	.banner = print_banner,
+};
+
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_stacks_opts sopts = {
-		.storage_size = opts.storage,
-		.user = !opts.kernel_only,
-		.unwind = opts.unwind,
-		.note_running = !opts.kernel_only,
-	};
-	struct offwaketime_bpf *skel;
-	struct state s = { 0 };
+	struct offwaketime_bpf *skel = NULL;
+	struct bt_offcpu_run r;
 	int err;
 
-	err = bt_stack_out__new(&opts.out,
-				&(struct bt_profile_opts){ .title = "Off-Wake Time Flame Graph",
-							   .sample_type = "off_cpu",
-							   .unit = "microseconds" },
-				&s.out);
-	if (err)
-		return err;
-	err = BT_SKEL_OPEN(offwaketime, &skel);
-	if (err)
-		goto cleanup;
-	/* wakers can be any process: every running one is snapshotted (note_running) */
-	err = bt_offcpu_start(skel->skeleton, &opts, cmd->probes, &sopts,
-			      "sched:sched_switch and sched:sched_waking", &s.stacks);
-	if (err)
-		goto cleanup;
-	s.rows = bt_offcpu_rows(&opts, row, s.stacks, s.out);
-	s.rows.objects[0] = "target";
-	s.rows.objects[1] = "waker";
-	bt_offcpu_counts_init(&s.counts, s.stacks, skel->maps.counts,
-			      offsetof(struct offwaketime_key, gen), add_row, &s, &s.table,
-			      "blocked_us");
-
-	print_banner();
-	if (bt_output_closed())
-		goto cleanup;
-	err = bt_offcpu_loop(&opts, s.stacks, skel->obj, inflight, print_summary, &s);
-cleanup:
+	err = bt_offcpu_run__init(&r, &tool, &opts) ?: BT_SKEL_OPEN(offwaketime, &skel);
+	if (!err)
+		err = bt_offcpu_run(&r, skel->skeleton, skel->maps.counts, cmd->probes);
 	offwaketime_bpf__destroy(skel);
-	bt_stacks__free(s.stacks);
-	bt_stack_out__free(s.out);
-	bt_stack_table__free(&s.table);
+	bt_offcpu_run__free(&r);
 	return err;
 }
 

@@ -183,10 +183,8 @@ static int print_out(void *ctx)
 	int err;
 
 	err = bt_summary__collect(s->sum);
-	if (err) {
-		bt_err("cannot read the histograms: %s", strerror(-err));
+	if (err)
 		return err;
-	}
 	if (!s->ksyms && !s->ksyms_tried) {
 		s->ksyms_tried = true;
 		err = bt_ksyms__load_cached(bt_ksyms_cache_dir(), NULL, NULL, &s->ksyms);
@@ -237,35 +235,31 @@ static const struct bt_inflight_table inflight[] = {
 	{ NULL },
 };
 
+static const struct bt_summary_opts sum_opts = {
+	.key_size = sizeof(struct smpcall_key),
+	.value_size = sizeof(struct smpcall_hist),
+	.hist = BT_SUMMARY_LOG2,
+	.hist_off = offsetof(struct smpcall_hist, slots) / 8,
+	.nslots = SMPCALL_SLOTS,
+	.retire_idle = true,
+	.what = "histograms",
+};
+
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_filters filters = BT_FILTERS_NONE;
+	struct bt_filters filters = { .cpu = -1, .tgid = opts.c.pid };
 	struct bt_stacks_opts sopts = { 0 };
 	struct smpcalls_bpf *skel;
 	struct state s = { .style = { .indent = "        ", .fmt = BT_FMT_OFFSET } };
-	const struct bt_summary_opts sum_opts = {
-		.key_size = sizeof(struct smpcall_key),
-		.value_size = sizeof(struct smpcall_hist),
-		.hist = BT_SUMMARY_LOG2,
-		.hist_off = offsetof(struct smpcall_hist, slots) / 8,
-		.nslots = SMPCALL_SLOTS,
-		.retire_idle = true,
-	};
 	int err;
 
 	err = BT_SKEL_OPEN(smpcalls, &skel);
 	if (err)
 		return err;
 	skel->rodata->want_stack = opts.stacks;
-	filters.tgid = opts.c.pid;
-	err = bt_filters_apply(skel->obj, &filters);
-	if (!err)
-		err = bt_skel_select(skel->obj, cmd->probes);
-	if (!err)
-		err = bt_stacks__configure(skel->obj, &sopts);
-	if (err)
-		goto cleanup;
-	err = bt_skel_load_attach(skel->skeleton, "the cross-call probes");
+	err = bt_stacks__configure(skel->obj, &sopts)
+		      ?: bt_skel_start(skel->skeleton, &filters, cmd->probes,
+				       "the cross-call probes");
 	if (err)
 		goto cleanup;
 	/* count from here: attaching made cross calls of its own (see armed in the probes) */
@@ -277,18 +271,12 @@ static int run(const struct bt_cmd *cmd)
 			goto cleanup;
 		}
 	}
-	s.sum = bt_summary__new(bpf_map__fd(skel->maps.hists), &sum_opts);
-	if (!s.sum) {
-		err = -errno;
-		bt_err("cannot read the histograms: %s", strerror(errno));
+	err = bt_summary__open(&s.sum, bpf_map__fd(skel->maps.hists), &sum_opts);
+	if (err)
 		goto cleanup;
-	}
-
 	/* JSON readers get JSON only on stdout: the banner is an info line on stderr */
 	bt_banner(stdout, "Tracing SMP calls. Hit Ctrl-C to stop.\n");
-	if (bt_output_closed())
-		goto cleanup;
-	err = bt_interval_loop(&opts.iv, print_out, &s);
+	err = bt_interval_run(&opts.iv, print_out, &s);
 	if (!err && skel->bss->lost)
 		bt_warn("%llu calls not timed: more than %d histograms",
 			(unsigned long long)skel->bss->lost, SMPCALL_MAX_KEYS);

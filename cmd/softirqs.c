@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* softirqs: summarize soft IRQ time (or counts) per vector, as BCC's softirqs does. */
-#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "bt_args.h"
 #include "bt_cmd.h"
-#include "bt_err.h"
 #include "bt_hist.h"
 #include "bt_irq_opts.h"
 #include "bt_json.h"
@@ -116,10 +112,8 @@ static int print_stats(void *ctx)
 	int err;
 
 	err = bt_summary__collect(s->sum);
-	if (err) {
-		bt_err("cannot read the softirq counters: %s", strerror(-err));
+	if (err)
 		return err;
-	}
 	if (opts.irq.dist) /* vector order */
 		bt_summary__sort_by_key(s->sum, NULL, NULL, false);
 	else /* ties keep vector order */
@@ -133,7 +127,7 @@ static int print_stats(void *ctx)
 		bt_summary_json_end(&j);
 		return 0;
 	}
-	bt_irq_summary_head(&opts.irq);
+	bt_print_interval_head(opts.irq.timestamp);
 	if (opts.irq.dist)
 		return bt_summary__print_hists(s->sum, stdout, "softirq", print_vec, NULL,
 					       opts.irq.unit);
@@ -143,7 +137,6 @@ static int print_stats(void *ctx)
 
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_filters filters = BT_FILTERS_NONE;
 	struct softirqs_bpf *skel;
 	struct state s = { 0 };
 	/* the map holds running totals; bt_summary reports each interval's growth */
@@ -153,35 +146,19 @@ static int run(const struct bt_cmd *cmd)
 		.hist = opts.irq.dist ? BT_SUMMARY_LOG2 : BT_SUMMARY_NONE,
 		.hist_off = offsetof(struct softirq_stat, slots) / 8,
 		.nslots = SOFTIRQ_SLOTS,
+		.what = "softirq counters",
 	};
 	int err;
 
 	err = BT_SKEL_OPEN(softirqs, &skel);
 	if (err)
 		return err;
-	skel->rodata->count_only = opts.irq.count;
-	skel->rodata->want_hist = opts.irq.dist;
-	skel->rodata->hist_unit_ns = opts.irq.unit_ns;
-	filters.cpu = opts.irq.cpu;
-	err = bt_filters_apply(skel->obj, &filters);
-	if (!err)
-		err = bt_skel_select(skel->obj, cmd->probes);
+	err = bt_irq_start(skel->skeleton, &opts.irq, cmd->probes, "irq:softirq_entry/exit")
+		      ?: bt_summary__open(&s.sum, bpf_map__fd(skel->maps.stats), &sum_opts);
 	if (err)
 		goto cleanup;
-	err = bt_skel_load_attach(skel->skeleton, "irq:softirq_entry/exit");
-	if (err)
-		goto cleanup;
-	s.sum = bt_summary__new(bpf_map__fd(skel->maps.stats), &sum_opts);
-	if (!s.sum) {
-		err = -errno;
-		bt_err("cannot read the softirq counters: %s", strerror(errno));
-		goto cleanup;
-	}
-
 	bt_irq_banner(&opts.irq, "soft irq");
-	if (bt_output_closed())
-		goto cleanup;
-	err = bt_interval_loop(&opts.irq.iv, print_stats, &s);
+	err = bt_interval_run(&opts.irq.iv, print_stats, &s);
 cleanup:
 	bt_summary__free(s.sum);
 	softirqs_bpf__destroy(skel);

@@ -326,7 +326,7 @@ static int run(const struct bt_cmd *cmd)
 					.unwind = opts.unwind,
 					.sym = { .debuginfo = opts.debuginfo,
 						 .debuginfod = opts.debuginfod } };
-	struct bt_interval iv = bt_interval_opts(opts.interval, opts.duration);
+	struct bt_interval iv = bt_interval_every(opts.interval, opts.duration);
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_targets targets = { 0 };
 	struct bt_attach *attach = NULL;

@@ -155,7 +155,7 @@ static int run(const struct bt_cmd *cmd)
 {
 	struct bt_target tv[VFSSTAT_NCOLS] = {};
 	struct bt_targets targets = { .v = tv, .n = VFSSTAT_NCOLS };
-	struct bt_filters filters = BT_FILTERS_NONE;
+	struct bt_filters filters = { .cpu = -1, .tgid = opts.pid };
 	struct bt_attach *attach = NULL;
 	struct vfsstat_bpf *skel = NULL;
 	struct state s = { .interval = opts.iv.interval };
@@ -178,7 +178,6 @@ static int run(const struct bt_cmd *cmd)
 	err = BT_SKEL_OPEN(vfsstat, &skel);
 	if (err)
 		goto cleanup;
-	filters.tgid = opts.pid;
 	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
 	if (err)
 		goto cleanup;
@@ -194,10 +193,7 @@ static int run(const struct bt_cmd *cmd)
 			printf(" %8s", cols[i].label);
 		printf("\n");
 	}
-	/* flushed now: it also tells a reader of a file or pipe that the probes are in */
-	if (bt_output_closed())
-		goto cleanup;
-	err = bt_interval_loop(&opts.iv, print_row, &s);
+	err = bt_interval_run(&opts.iv, print_row, &s);
 cleanup:
 	/* links before the object: every probe is gone before the programs are unloaded */
 	bt_attach__destroy(attach);

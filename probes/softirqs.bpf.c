@@ -7,7 +7,7 @@
 #include "softirqs.h"
 
 const volatile bool count_only = false; /* -C: count events, no timing */
-const volatile bool want_hist = false;	/* -d */
+const volatile bool want_dist = false;	/* -d */
 const volatile __u64 hist_unit_ns = 1000;
 
 /*
@@ -84,7 +84,7 @@ static __always_inline int on_exit(unsigned int vec)
 		return 0;
 	st->total_ns += delta;
 	st->count++;
-	if (want_hist) {
+	if (want_dist) {
 		__u32 slot = bt_log2_slot(delta / hist_unit_ns);
 
 		if (slot < SOFTIRQ_SLOTS)

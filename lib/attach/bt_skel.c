@@ -585,6 +585,13 @@ int bt_skel_load_attach(struct bpf_object_skeleton *s, const char *what)
 	return err;
 }
 
+int bt_skel_start(struct bpf_object_skeleton *s, const struct bt_filters *f,
+		  const struct bt_probe *probes, const char *what)
+{
+	return bt_filters_apply(*s->obj, f) ?: bt_skel_select(*s->obj, probes)
+						    ?: bt_skel_load_attach(s, what);
+}
+
 void bt_skel_detach(struct bpf_object_skeleton *s)
 {
 	pthread_t *threads;

@@ -95,6 +95,15 @@ int bt_skel_load(struct bpf_object_skeleton *s);
 int bt_skel_load_attach(struct bpf_object_skeleton *s, const char *what);
 
 /*
+ * From an opened skeleton whose own read-only data is set to tracing, for a command with no
+ * step of its own between choosing its programs and loading them: the filters written
+ * (bt_filters_apply), the programs chosen (bt_skel_select, probes), loaded and attached
+ * (bt_skel_load_attach, what for the message). 0 or -errno, said on stderr where those say it.
+ */
+int bt_skel_start(struct bpf_object_skeleton *s, const struct bt_filters *f,
+		  const struct bt_probe *probes, const char *what);
+
+/*
  * How many times the kernel skipped a loaded program of the object because it was already
  * running on that CPU (bpf_prog_info.recursion_misses, 5.12+; 0 before): a completion
  * interrupting a completion in process context, for one. Each skip is an event not seen.

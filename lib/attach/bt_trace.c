@@ -205,3 +205,15 @@ void bt_trace__banner(FILE *out, size_t n, const char *pattern)
 {
 	bt_banner(out, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", n, pattern);
 }
+
+int bt_trace__run(size_t n, const char *pattern, const struct bt_interval *iv, bt_print_fn print,
+		  void *ctx)
+{
+	int err;
+
+	bt_trace__banner(stdout, n, pattern);
+	err = bt_interval_run(iv, print, ctx);
+	if (!err && !bt_output_closed() && !bt_json_mode())
+		printf("Detaching...\n");
+	return err;
+}

@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "bt_attach.h"
+#include "bt_loop.h"
 #include "bt_skel.h"
 #include "bt_stacks.h"
 
@@ -31,6 +32,16 @@ int bt_targets__from_pattern(const char *pattern, const struct bt_resolve_opts *
 int bt_trace__load(struct bpf_object_skeleton *skel, const struct bt_targets *targets,
 		   const struct bt_filters *filters, enum bt_attach_mode mode,
 		   struct bt_attach **out);
+
+/*
+ * The run of a tool printing what a pattern's n targets did every interval (funccount,
+ * funclatency), once they are attached: "Tracing N functions for "PATTERN"... Hit Ctrl-C to
+ * end.", print(ctx) as bt_interval_run() calls it, then BCC's "Detaching..." after a run that
+ * ended well, on stdout when that holds text. 0 or -errno (-EPIPE: stdout failed before
+ * tracing began).
+ */
+int bt_trace__run(size_t n, const char *pattern, const struct bt_interval *iv, bt_print_fn print,
+		  void *ctx);
 
 /*
  * The unwind tables of the files the targets probe, built now (before the tool says it is

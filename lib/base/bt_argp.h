@@ -74,18 +74,6 @@ struct bt_interval {
 };
 #define BT_FOREVER 99999999UL
 
-/*
- * -i and -d/-D given as options (funccount, funclatency, stackcount): an output every
- * interval seconds, else one at the end of the duration, else one at Ctrl-C.
- */
-static inline struct bt_interval bt_interval_opts(unsigned long interval, unsigned long duration)
-{
-	return (struct bt_interval){ .interval = interval   ? interval
-						 : duration ? duration
-							    : BT_FOREVER,
-				     .duration = duration };
-}
-
 /* For ARGP_KEY_ARG in a parser. */
 int bt_argp_interval_arg(struct argp_state *state, const char *arg, struct bt_interval *iv);
 

@@ -357,3 +357,12 @@ int bt_argp_attach_mode(struct argp_state *state, const char *arg, enum bt_attac
 	bt_argp_usage_hint(state);
 	return EINVAL;
 }
+
+struct bt_resolve_opts bt_common_resolve(const struct bt_common_opts *c, bool regex)
+{
+	return (struct bt_resolve_opts){
+		.pid = c->pid,
+		.regex = regex,
+		.max_probes = c->max_probes,
+	};
+}

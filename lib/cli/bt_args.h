@@ -136,6 +136,9 @@ struct bt_common_opts {
 	.pid = &(c).pid, .interval = &(c).interval, .duration = &(c).duration, .mode = &(c).mode, \
 	.max_probes = &(c).max_probes
 
+/* How a command's pattern resolves under -p and --max-probes (regex: -r given). */
+struct bt_resolve_opts bt_common_resolve(const struct bt_common_opts *c, bool regex);
+
 /* --attach=MODE in an argp parser: 0, or EINVAL after the message and the usage line. */
 int bt_argp_attach_mode(struct argp_state *state, const char *arg, enum bt_attach_mode *mode);
 

@@ -83,3 +83,12 @@ void bt_hist_print_linear(FILE *out, const uint64_t *vals, int nslots, const cha
 		print_stars(out, vals[i], val_max, 40);
 	}
 }
+
+void bt_hist_print_avg(FILE *out, uint64_t total, uint64_t count, const char *unit)
+{
+	if (!count)
+		return;
+	fprintf(out, "\navg = %llu %s, total: %llu %s, count: %llu\n\n",
+		(unsigned long long)(total / count), unit, (unsigned long long)total, unit,
+		(unsigned long long)count);
+}

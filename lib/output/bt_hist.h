@@ -20,6 +20,12 @@ void bt_hist_print_log2(FILE *out, const uint64_t *vals, int nslots, const char 
  */
 void bt_hist_print_linear(FILE *out, const uint64_t *vals, int nslots, const char *val_type);
 
+/*
+ * The line BCC prints under a latency histogram (funclatency; biolatency -e) when anything was
+ * counted: "avg = A UNIT, total: T UNIT, count: N", blank lines around it; A is T / N, truncated.
+ */
+void bt_hist_print_avg(FILE *out, uint64_t total, uint64_t count, const char *unit);
+
 /* The range [*low, *high] a log2 slot prints (slot >= 1). */
 void bt_hist_log2_range(int slot, uint64_t *low, uint64_t *high);
 

@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bt_err.h"
 #include "bt_hist.h"
 #include "bt_summary.h"
 
@@ -164,6 +165,19 @@ struct bt_summary *bt_summary__new(int map_fd, const struct bt_summary_opts *opt
 	};
 	s->can_delete = opts->retire_idle && !array;
 	return s;
+}
+
+int bt_summary__open(struct bt_summary **s, int map_fd, const struct bt_summary_opts *opts)
+{
+	int err;
+
+	*s = bt_summary__new(map_fd, opts);
+	if (*s)
+		return 0;
+	err = -errno;
+	if (opts->what)
+		bt_err("cannot read the %s: %s", opts->what, strerror(-err));
+	return err;
 }
 
 void bt_summary__free(struct bt_summary *s)
@@ -341,7 +355,7 @@ static int retire(struct bt_summary *s, struct entry *e)
 	return 0;
 }
 
-int bt_summary__collect(struct bt_summary *s)
+static int collect(struct bt_summary *s)
 {
 	void *prev = NULL;
 	size_t i;
@@ -413,6 +427,15 @@ int bt_summary__collect(struct bt_summary *s)
 			s->rows[s->nrows++] = e;
 	}
 	return 0;
+}
+
+int bt_summary__collect(struct bt_summary *s)
+{
+	int err = collect(s);
+
+	if (err && s->o.what)
+		bt_err("cannot read the %s: %s", s->o.what, strerror(-err));
+	return err;
 }
 
 size_t bt_summary__len(const struct bt_summary *s)

@@ -67,6 +67,12 @@ struct bt_summary_opts {
 	size_t hist_off; /* the histogram's first slot, in u64s from the value's start */
 	size_t nslots;
 	bool retire_idle; /* hash maps: take idle keys out of the map (see above) */
+	/*
+	 * What the map holds, for the one line a command prints when it cannot be read:
+	 * "cannot read the WHAT: ..." (bt_summary__open(), bt_summary__collect()). NULL: no line,
+	 * the caller says it.
+	 */
+	const char *what;
 	/* Ties of sort_by_value, and sort_by_key without cmp: 4- and 8-byte keys as numbers
 	 * (array indexes), others by bytes. */
 };
@@ -76,12 +82,14 @@ struct bt_summary_opts {
  * errno set on failure (EINVAL: sizes differ or a bad opts).
  */
 struct bt_summary *bt_summary__new(int map_fd, const struct bt_summary_opts *opts);
+/* bt_summary__new() into *s: 0, or -errno after the line opts->what names. */
+int bt_summary__open(struct bt_summary **s, int map_fd, const struct bt_summary_opts *opts);
 void bt_summary__free(struct bt_summary *s);
 
 /*
  * Read every key, merge the CPUs' copies and make the rows: what each key gained since the
  * previous call (or since the map was created), keys with no event left out, in map order.
- * Returns 0 or -errno.
+ * Returns 0 or -errno (after the line opts->what names).
  */
 int bt_summary__collect(struct bt_summary *s);
 

@@ -138,6 +138,21 @@ int bt_interval_loop(const struct bt_interval *iv, bt_print_fn print, void *ctx)
 	return bt_interval_loop_poll(iv, print, ctx, NULL);
 }
 
+struct bt_interval bt_interval_every(unsigned long interval, unsigned long duration)
+{
+	return (struct bt_interval){
+		.interval = interval ? interval : (duration ? duration : BT_FOREVER),
+		.duration = duration,
+	};
+}
+
+int bt_interval_run(const struct bt_interval *iv, bt_print_fn print, void *ctx)
+{
+	if (bt_output_closed())
+		return -EPIPE;
+	return bt_interval_loop(iv, print, ctx);
+}
+
 /* stdout when it is a pipe: its write end polls POLLERR once the reader has closed. */
 static int stdout_pipe(void)
 {
@@ -239,4 +254,13 @@ void bt_print_time(FILE *out, const char *fmt)
 
 	bt_format_time(buf, sizeof(buf), fmt);
 	fputs(buf, out);
+}
+
+void bt_print_interval_head(bool timestamp)
+{
+	printf("\n");
+	if (timestamp) {
+		bt_print_time(stdout, "%H:%M:%S");
+		printf("\n");
+	}
 }

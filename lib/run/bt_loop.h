@@ -61,6 +61,23 @@ bool bt_output_closed(void);
 typedef int (*bt_print_fn)(void *ctx);
 int bt_interval_loop(const struct bt_interval *iv, bt_print_fn print, void *ctx);
 
+/*
+ * BCC's -i/-d pair as an interval loop's: print every interval seconds; with a duration alone
+ * the one interval is the duration; with both, stop at the duration (the last interval cut
+ * short, so the trace lasts exactly that: BCC overshoots to the next multiple of the interval).
+ * 0 is "not given" for either; neither: one output, at Ctrl-C.
+ */
+struct bt_interval bt_interval_every(unsigned long interval, unsigned long duration);
+
+/*
+ * An interval tool's hand-off once its probes are in and its banner printed: stdout flushed,
+ * which also tells a reader of a file or pipe that the probes are in, then
+ * bt_interval_loop(). -EPIPE without tracing when stdout has failed or its reader has gone
+ * already (main judges which; what the tool reports after a run that ended well is then not
+ * said), else the loop's result.
+ */
+int bt_interval_run(const struct bt_interval *iv, bt_print_fn print, void *ctx);
+
 /* A descriptor to service while waiting (a ring buffer, say): ready(ctx) runs when readable. */
 struct bt_poll {
 	int fd;
@@ -74,5 +91,7 @@ int bt_interval_loop_poll(const struct bt_interval *iv, bt_print_fn print, void 
 void bt_print_time(FILE *out, const char *fmt);
 /* The same into buf (len bytes): a JSON member's value, say. */
 void bt_format_time(char *buf, size_t len, const char *fmt);
+/* Before an interval's summary, in BCC's layout: a blank line, and with -T the time of day. */
+void bt_print_interval_head(bool timestamp);
 
 #endif

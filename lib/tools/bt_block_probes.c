@@ -121,6 +121,46 @@ unsigned long long bt_block_unseen(struct bpf_object *obj, unsigned long long st
 	return skipped > stale ? skipped : stale;
 }
 
+void bt_block_warn_unseen(struct bpf_object *obj, unsigned long long stale)
+{
+	unsigned long long unseen = bt_block_unseen(obj, stale);
+
+	if (unseen)
+		bt_warn("%llu requests ended unseen: the kernel ran no completion probe for them",
+			unseen);
+}
+
+int bt_block_prepare(struct bpf_object *obj, const struct bt_block_run *r,
+		     const struct bt_probe *probes, enum bt_block_submitter *how)
+{
+	struct bt_filters filters = { .cpu = -1, .cgroup = r->cgroup };
+	bool require_task = r->cgroup != NULL, by_bio;
+	enum bt_block_submitter found;
+	int err;
+
+	err = bt_rodata_set(obj, "filter_dev", &r->dev, sizeof(r->dev));
+	if (!err)
+		err = bt_rodata_set(obj, "require_task", &require_task, sizeof(bool));
+	if (err)
+		goto rodata;
+	err = bt_filters_apply(obj, &filters) ?: bt_skel_select(obj, probes)
+			?: bt_block_choose(obj, r->queue_start, r->submitter, &found);
+	if (err)
+		return err;
+	by_bio = found == BT_BLOCK_BY_BIO;
+	err = bt_rodata_set(obj, "task_from_bio", &by_bio, sizeof(bool));
+	if (err)
+		goto rodata;
+	if (r->count_merges)
+		bt_block_count_bio_merges(obj);
+	if (how)
+		*how = found;
+	return 0;
+rodata:
+	bt_err("cannot set up the BPF programs: %s", strerror(-err));
+	return err;
+}
+
 void bt_block_count_bio_merges(struct bpf_object *obj)
 {
 	static const char *const progs[] = { "bio_backmerge_raw", "bio_frontmerge_raw", NULL };
@@ -183,8 +223,12 @@ unsigned long long bt_block_left(volatile bool *draining, int map_fd, __u32 valu
 int bt_block_disk_arg(const char *name, __u32 *kdev)
 {
 	struct bt_disk d;
-	int err = bt_disk_by_name(name, &d);
+	int err;
 
+	*kdev = 0;
+	if (!name)
+		return 0;
+	err = bt_disk_by_name(name, &d);
 	if (err == -ENOENT || err == -EINVAL)
 		return bt_usage_err("no such disk '%s'", name);
 	if (err) {

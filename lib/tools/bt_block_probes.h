@@ -33,12 +33,36 @@ enum bt_block_submitter {
 int bt_block_choose(struct bpf_object *obj, bool queue_start, bool submitter,
 		    enum bt_block_submitter *how);
 
+/* What a block tool's run asks of the shared probes, for bt_block_prepare(). */
+struct bt_block_run {
+	__u32 dev;	    /* -d: the disk as the kernel numbers it (bt_block_disk_arg); 0: all */
+	const char *cgroup; /* -c: requests made by tasks in this cgroup v2 (or below) only */
+	bool queue_start;   /* -Q: timed from insertion */
+	bool submitter;	    /* who made each request is wanted (-c needs it) */
+	bool count_merges;  /* and the bios merged into others (bt_block_count_bio_merges) */
+};
+
+/*
+ * Between the skeleton's open and load, for a tool whose object declares filter_dev,
+ * require_task and task_from_bio (probes/biolatency.bpf.c, biosnoop.bpf.c): -d and -c in
+ * read-only data and filters, the programs this kernel takes (probes) and those the run needs
+ * (bt_block_choose), and how the submitter is found (task_from_bio; *how, may be NULL, for
+ * the rest). 0 or -errno (said on stderr where the steps say it).
+ */
+int bt_block_prepare(struct bpf_object *obj, const struct bt_block_run *r,
+		     const struct bt_probe *probes, enum bt_block_submitter *how);
+
 /*
  * Requests whose completion was not seen: the larger of those found stale (an issued entry
  * met again at its address, counted by the probes) and the kernel's skips of the block
  * programs (a completion interrupting one on the same CPU), which also catch the last ones.
  */
 unsigned long long bt_block_unseen(struct bpf_object *obj, unsigned long long stale);
+/*
+ * bt_block_unseen() as the warning every block tool gives when there are any: "N requests ended
+ * unseen: the kernel ran no completion probe for them" (docs/biosnoop.md, "Unseen completions").
+ */
+void bt_block_warn_unseen(struct bpf_object *obj, unsigned long long stale);
 
 /*
  * Also attach the bio-merge programs (bt_block_bio_merged): a bio that joins a request already
@@ -57,7 +81,10 @@ void bt_block_count_bio_merges(struct bpf_object *obj);
 unsigned long long bt_block_left(volatile bool *draining, int map_fd, __u32 value_size,
 				 bool (*lost)(const void *value, void *ctx), void *ctx);
 
-/* -d DISK as the kernel numbers the disk; -BT_EUSAGE after one line saying why not. */
+/*
+ * -d DISK as the kernel numbers the disk (name NULL: no -d, *kdev 0); -BT_EUSAGE after one
+ * line saying why not.
+ */
 int bt_block_disk_arg(const char *name, __u32 *kdev);
 
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
+#include <string.h>
 
 #include "bt_err.h"
 #include "bt_irq_opts.h"
@@ -68,13 +69,23 @@ const struct argp bt_irq_argp = {
 	.children = children,
 };
 
-void bt_irq_summary_head(const struct bt_irq_opts *o)
+int bt_irq_start(struct bpf_object_skeleton *skel, const struct bt_irq_opts *o,
+		 const struct bt_probe *probes, const char *what)
 {
-	printf("\n");
-	if (o->timestamp) {
-		bt_print_time(stdout, "%H:%M:%S");
-		printf("\n");
+	struct bt_filters filters = { .cpu = o->cpu };
+	__u64 unit_ns = o->unit_ns;
+	int err;
+
+	err = bt_rodata_set(*skel->obj, "count_only", &o->count, sizeof(bool));
+	if (!err)
+		err = bt_rodata_set(*skel->obj, "want_dist", &o->dist, sizeof(bool));
+	if (!err)
+		err = bt_rodata_set(*skel->obj, "hist_unit_ns", &unit_ns, sizeof(unit_ns));
+	if (err) {
+		bt_err("cannot set up the BPF programs: %s", strerror(-err));
+		return err;
 	}
+	return bt_skel_start(skel, &filters, probes, what);
 }
 
 void bt_irq_banner(const struct bt_irq_opts *o, const char *what)

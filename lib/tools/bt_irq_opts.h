@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What hardirqs and softirqs share: BCC's -T -N -C -d -c and --json as one argp child (-T, -c
- * and --json the shared blocks of lib/cli/bt_args.h), the unit they imply, and the lines that open
- * each printed summary.
+ * and --json the shared blocks of lib/cli/bt_args.h), the unit they imply, the options written
+ * into the programs, and the banner.
  *
  *	static struct { struct bt_irq_opts irq; } opts = { .irq = BT_IRQ_OPTS_INIT("--count") };
  *	static const struct argp_child children[] = { { &bt_irq_argp, 0, NULL, 0 }, { NULL } };
@@ -15,6 +15,7 @@
 #include <stdbool.h>
 
 #include "bt_args.h"
+#include "bt_skel.h"
 
 struct bt_irq_opts {
 	bool timestamp, nanoseconds, count, dist, json;
@@ -35,8 +36,13 @@ struct bt_irq_opts {
 /* -T -N -C/--count -d -c CPU --json, and the positionals [interval [count]]. */
 extern const struct argp bt_irq_argp;
 
-/* Before a summary's rows: a blank line, and the time with -T (BCC's layout). */
-void bt_irq_summary_head(const struct bt_irq_opts *o);
+/*
+ * From the opened skeleton to tracing: -C, -d and the unit in the read-only data both probes
+ * declare (count_only, want_dist, hist_unit_ns), -c as the CPU filter, then bt_skel_start()
+ * (probes, what for the message). 0 or -errno, said on stderr.
+ */
+int bt_irq_start(struct bpf_object_skeleton *skel, const struct bt_irq_opts *o,
+		 const struct bt_probe *probes, const char *what);
 
 /* "Tracing soft irq event time... Hit Ctrl-C to end." (what: "soft irq"), on stderr in JSON mode. */
 void bt_irq_banner(const struct bt_irq_opts *o, const char *what);

@@ -241,8 +241,13 @@ void bt_offcpu_banner(const struct bt_offcpu_opts *o, const char *fmt, ...)
 	free(what);
 }
 
-struct bt_stack_rows bt_offcpu_rows(const struct bt_offcpu_opts *o, const struct bt_row_part *row,
-				    struct bt_stacks *stacks, struct bt_stack_out *out)
+/*
+ * A tool's rows (its parts, row) as o prints them: BCC's blocks, -f or --json; -U, -K and -d;
+ * -s; and the --flamegraph/--pprof files out.
+ */
+static struct bt_stack_rows offcpu_rows(const struct bt_offcpu_opts *o,
+					const struct bt_row_part *row, struct bt_stacks *stacks,
+					struct bt_stack_out *out)
 {
 	return (struct bt_stack_rows){
 		.parts = row,
@@ -258,10 +263,18 @@ struct bt_stack_rows bt_offcpu_rows(const struct bt_offcpu_opts *o, const struct
 	};
 }
 
-void bt_offcpu_counts_init(struct bt_offcpu_counts *c, struct bt_stacks *stacks,
-			   const struct bpf_map *counts, size_t gen_offset,
-			   bt_stacks_entry_fn add_row, void *ctx, struct bt_stack_table *table,
-			   const char *value_name)
+static int offcpu_collect(void *counts);
+
+/*
+ * Set *c for a tool's counts map (its keys' stack generation, a __u32, at gen_offset; the key
+ * size is the map's), whose keys add_row(ctx) makes rows of table, printed by --json with the
+ * sum as value_name; and make offcpu_collect(c) the collector of stacks, so that exited
+ * processes waiting to be named have their counts drained into the table. c must live as long
+ * as stacks.
+ */
+static void counts_init(struct bt_offcpu_counts *c, struct bt_stacks *stacks,
+			const struct bpf_map *counts, size_t gen_offset, bt_stacks_entry_fn add_row,
+			void *ctx, struct bt_stack_table *table, const char *value_name)
 {
 	*c = (struct bt_offcpu_counts){
 		.stacks = stacks,
@@ -273,11 +286,17 @@ void bt_offcpu_counts_init(struct bt_offcpu_counts *c, struct bt_stacks *stacks,
 		.table = table,
 		.value_name = value_name,
 	};
-	bt_stacks__set_collector(stacks, bt_offcpu_collect, c);
+	bt_stacks__set_collector(stacks, offcpu_collect, c);
 }
 
-int bt_offcpu_loop(const struct bt_offcpu_opts *o, struct bt_stacks *stacks, struct bpf_object *obj,
-		   const struct bt_inflight_table *inflight, bt_print_fn print, void *ctx)
+/*
+ * Trace until o's duration is over or Ctrl-C, reading the processes stacks announces as they
+ * come; then print(ctx), the summary, and say what was lost: stacks, and the starts the
+ * in-flight tables of obj (inflight, probes/bt_inflight.bpf.h) refused. print's result.
+ */
+static int offcpu_loop(const struct bt_offcpu_opts *o, struct bt_stacks *stacks,
+		       struct bpf_object *obj, const struct bt_inflight_table *inflight,
+		       bt_print_fn print, void *ctx)
 {
 	struct bt_interval iv = {
 		.interval = o->duration ? o->duration : BT_FOREVER,
@@ -301,7 +320,12 @@ static int drain_counts(void *counts)
 				c->add_row, c->ctx);
 }
 
-int bt_offcpu_collect(void *counts)
+/*
+ * Every count so far (both stack generations, whichever is current) read and deleted, each
+ * made a row of the table, rows that print the same merged. A bt_stacks_collect_fn: it runs
+ * whenever exited processes wait to be named (lib/stacks/bt_stacks.h), and before the summary.
+ */
+static int offcpu_collect(void *counts)
 {
 	/* the stacks stay stored: a run that prints once does not recycle them */
 	struct bt_stacks_cycle cycle = { .consume = drain_counts,
@@ -320,10 +344,14 @@ int bt_offcpu_collect(void *counts)
 	return 0;
 }
 
-int bt_offcpu_summary(const struct bt_offcpu_opts *o, struct bt_offcpu_counts *c)
+/*
+ * The summary: offcpu_collect(), then the rows sorted and printed in o's form (BCC's blocks,
+ * -f or --json), and the table emptied. 0 or -errno (said on stderr).
+ */
+static int offcpu_summary(const struct bt_offcpu_opts *o, struct bt_offcpu_counts *c)
 {
 	struct bt_stack_table *t = c->table;
-	int err = bt_offcpu_collect(c);
+	int err = offcpu_collect(c);
 	size_t i;
 
 	if (err)
@@ -342,4 +370,66 @@ int bt_offcpu_summary(const struct bt_offcpu_opts *o, struct bt_offcpu_counts *c
 	}
 	bt_stack_table__clear(t);
 	return 0;
+}
+
+/* One row of the table, without its total, which offcpu_summary() prints. */
+static int add_row(void *ctx, const void *key, const void *value)
+{
+	struct bt_offcpu_run *r = ctx;
+	struct bt_row_proc procs[BT_ROW_PROCS] = { { 0 } };
+	unsigned int tgid = r->tool->procs(key, procs);
+
+	return bt_stack_rows__add(&r->rows, &r->table, procs, tgid, *(const __u64 *)value);
+}
+
+static int print_summary(void *ctx)
+{
+	struct bt_offcpu_run *r = ctx;
+
+	return offcpu_summary(r->opts, &r->counts) ?: bt_stack_out__write(r->out);
+}
+
+int bt_offcpu_run__init(struct bt_offcpu_run *r, const struct bt_offcpu_tool *tool,
+			const struct bt_offcpu_opts *o)
+{
+	struct bt_profile_opts popts = { .title = tool->title,
+					 .sample_type = "off_cpu",
+					 .unit = "microseconds" };
+
+	*r = (struct bt_offcpu_run){ .tool = tool, .opts = o };
+	return bt_stack_out__new(&o->out, &popts, &r->out);
+}
+
+int bt_offcpu_run(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
+		  const struct bpf_map *counts, const struct bt_probe *probes)
+{
+	const struct bt_offcpu_tool *t = r->tool;
+	const struct bt_offcpu_opts *o = r->opts;
+	struct bt_stacks_opts sopts = {
+		.storage_size = o->storage,
+		.user = !o->kernel_only,
+		.unwind = o->unwind,
+		.note_running = !o->kernel_only && (t->any_waker || (!o->ntgids && !o->ntids)),
+	};
+	int err, i;
+
+	err = bt_offcpu_start(skel, o, probes, &sopts, t->attach_to, &r->stacks);
+	if (err)
+		return err;
+	r->rows = offcpu_rows(o, t->row, r->stacks, r->out);
+	for (i = 0; i < BT_ROW_PROCS; i++)
+		r->rows.objects[i] = t->objects[i];
+	counts_init(&r->counts, r->stacks, counts, t->gen_offset, add_row, r, &r->table,
+		    t->value_name);
+	t->banner(o);
+	if (bt_output_closed())
+		return 0;
+	return offcpu_loop(o, r->stacks, *skel->obj, t->inflight, print_summary, r);
+}
+
+void bt_offcpu_run__free(struct bt_offcpu_run *r)
+{
+	bt_stacks__free(r->stacks);
+	bt_stack_out__free(r->out);
+	bt_stack_table__free(&r->table);
 }

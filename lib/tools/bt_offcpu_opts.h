@@ -2,13 +2,17 @@
 /*
  * What offcputime and offwaketime share (probes/bt_offcpu.bpf.h is the kernel side): BCC's
  * thread filters and block-time window, the stack choice and the output forms (the shared
- * blocks of lib/cli/bt_args.h as its own children), as one argp child, and writing the filters
- * into the object's read-only data.
+ * blocks of lib/cli/bt_args.h as its own children), as one argp child, and the whole run, from
+ * the opened skeleton to the summary; a tool says only what differs (struct bt_offcpu_tool).
  *
  *	static struct bt_offcpu_opts oo = BT_OFFCPU_OPTS_INIT;
- *	static const struct argp_child children[] = { { &bt_offcpu_argp, 0, NULL, 0 }, { NULL } };
- *	...in the command's parser:  case ARGP_KEY_INIT: state->child_inputs[0] = &oo; break;
- *	...before load:              bt_offcpu_apply(skel->obj, &oo);
+ *	static const struct argp argp = { .parser = bt_offcpu_parser,
+ *					  .children = bt_offcpu_children, ... };
+ *	...run:	err = bt_offcpu_run__init(&r, &tool, &oo) ?: BT_SKEL_OPEN(name, &skel);
+ *		if (!err)
+ *			err = bt_offcpu_run(&r, skel->skeleton, skel->maps.counts, cmd->probes);
+ *		name_bpf__destroy(skel);
+ *		bt_offcpu_run__free(&r);
  */
 #ifndef BT_OFFCPU_OPTS_H
 #define BT_OFFCPU_OPTS_H
@@ -83,13 +87,6 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 void bt_offcpu_banner(const struct bt_offcpu_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/*
- * A tool's rows (its parts, row) as o prints them: BCC's blocks, -f or --json; -U, -K and -d;
- * -s; and the --flamegraph/--pprof files out.
- */
-struct bt_stack_rows bt_offcpu_rows(const struct bt_offcpu_opts *o, const struct bt_row_part *row,
-				    struct bt_stacks *stacks, struct bt_stack_out *out);
-
 /* Where a tool's off-CPU sums are and how they become rows. */
 struct bt_offcpu_counts {
 	struct bt_stacks *stacks;
@@ -101,36 +98,52 @@ struct bt_offcpu_counts {
 	const char *value_name; /* --json: the member the sum is printed as */
 };
 
-/*
- * Set *c for a tool's counts map (its keys' stack generation, a __u32, at gen_offset; the key
- * size is the map's), whose keys add_row(ctx) makes rows of table, printed by --json with the
- * sum as value_name; and make bt_offcpu_collect(c) the collector of stacks, so that exited
- * processes waiting to be named have their counts drained into the table. c must live as long
- * as stacks.
- */
-void bt_offcpu_counts_init(struct bt_offcpu_counts *c, struct bt_stacks *stacks,
-			   const struct bpf_map *counts, size_t gen_offset,
-			   bt_stacks_entry_fn add_row, void *ctx, struct bt_stack_table *table,
-			   const char *value_name);
+/* What makes one off-CPU tool differ from the other, for bt_offcpu_run(). */
+struct bt_offcpu_tool {
+	const char *title;		   /* --flamegraph's */
+	const char *attach_to;		   /* the tracepoints, for the message */
+	const struct bt_row_part *row;	   /* a row's parts (lib/stacks/bt_stack_row.h) */
+	const char *objects[BT_ROW_PROCS]; /* --json: the object each process is in (or none) */
+	/*
+	 * The processes of a key of the counts map, in the order row's parts number them; the
+	 * pid the row is counted for.
+	 */
+	unsigned int (*procs)(const void *key, struct bt_row_proc *procs);
+	size_t gen_offset;	/* the key's stack generation (a __u32) */
+	const char *value_name; /* --json: the member the sum is printed as */
+	/* the wakers can be any process: every running one is snapshotted, also with -p or -t */
+	bool any_waker;
+	const struct bt_inflight_table *inflight; /* probes/bt_inflight.bpf.h, in slot order */
+	void (*banner)(const struct bt_offcpu_opts *o); /* "Tracing ..." (bt_offcpu_banner) */
+};
+
+/* A run: what it made, freed by bt_offcpu_run__free() once the skeleton is destroyed. */
+struct bt_offcpu_run {
+	const struct bt_offcpu_tool *tool;
+	const struct bt_offcpu_opts *opts;
+	struct bt_stacks *stacks;
+	struct bt_stack_rows rows;
+	struct bt_stack_table table;
+	struct bt_stack_out *out; /* --flamegraph, --pprof */
+	struct bt_offcpu_counts counts;
+};
 
 /*
- * Every count so far (both stack generations, whichever is current) read and deleted, each
- * made a row of the table, rows that print the same merged. A bt_stacks_collect_fn: it runs
- * whenever exited processes wait to be named (lib/stacks/bt_stacks.h), and before the summary.
+ * Before the skeleton is opened: *r set for tool and o, and the --flamegraph/--pprof files
+ * opened, so that an unwritable path fails before anything loads. 0 or -errno (said).
  */
-int bt_offcpu_collect(void *counts);
+int bt_offcpu_run__init(struct bt_offcpu_run *r, const struct bt_offcpu_tool *tool,
+			const struct bt_offcpu_opts *o);
 /*
- * The summary: bt_offcpu_collect(), then the rows sorted and printed in o's form (BCC's
- * blocks, -f or --json), and the table emptied. 0 or -errno (said on stderr).
+ * The off-CPU tools' run, from the opened skeleton (its counts map keyed as tool->procs reads
+ * it) to the summary: bt_offcpu_start() with probes, the banner, tracing until the duration is
+ * over or Ctrl-C while the processes stacks announces are read as they come, then the summary
+ * in o's form, the --flamegraph/--pprof files, and what was lost (stacks, and the starts the
+ * in-flight tables refused). Nothing is traced when stdout's reader has gone before the banner
+ * was flushed. 0 or -errno (said on stderr).
  */
-int bt_offcpu_summary(const struct bt_offcpu_opts *o, struct bt_offcpu_counts *c);
-
-/*
- * Trace until o's duration is over or Ctrl-C, reading the processes stacks announces as they
- * come; then print(ctx), the summary, and say what was lost: stacks, and the starts the
- * in-flight tables of obj (inflight, probes/bt_inflight.bpf.h) refused. print's result.
- */
-int bt_offcpu_loop(const struct bt_offcpu_opts *o, struct bt_stacks *stacks, struct bpf_object *obj,
-		   const struct bt_inflight_table *inflight, bt_print_fn print, void *ctx);
+int bt_offcpu_run(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
+		  const struct bpf_map *counts, const struct bt_probe *probes);
+void bt_offcpu_run__free(struct bt_offcpu_run *r);
 
 #endif

@@ -117,6 +117,22 @@ static void test_star_rounding_floors(void)
 	free(out);
 }
 
+/* funclatency's and biolatency -e's line: nothing without a count, the average truncated. */
+static void test_avg_line(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	bt_hist_print_avg(f, 0, 0, "usecs");
+	bt_hist_print_avg(f, 265309, 237, "usecs");
+	bt_hist_print_avg(f, 7, 2, "msecs");
+	fclose(f);
+	CHECK_STR(buf, "\navg = 1119 usecs, total: 265309 usecs, count: 237\n\n"
+		       "\navg = 3 msecs, total: 7 msecs, count: 2\n\n");
+	free(buf);
+}
+
 int main(void)
 {
 	BT_RUN(test_slots_match_bcc);
@@ -125,5 +141,6 @@ int main(void)
 	BT_RUN(test_empty_prints_nothing);
 	BT_RUN(test_wide_layout_past_slot_32);
 	BT_RUN(test_star_rounding_floors);
+	BT_RUN(test_avg_line);
 	return bt_test_done();
 }

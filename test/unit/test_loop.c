@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/run/bt_loop: bt_wait's wake reasons, the interval loop's count, errors and stop, and stop
+ * lib/run/bt_loop: bt_wait's wake reasons, the interval loop's count, errors and stop, BCC's
+ * -i/-d pair, the hand-off that does not start once stdout's reader has gone, and stop
  * signals seen without waiting (pending in the signalfd) as the attach paths need them.
  * Signals are process-wide and sticky, so the cases that send one run last, in order.
  */
@@ -96,6 +97,52 @@ static void test_interval_duration(void)
 	CHECK(ms_now() - t0 < 2500);
 }
 
+/* BCC's -i/-d: either alone, both, or neither (one output at Ctrl-C). */
+static void test_interval_every(void)
+{
+	struct bt_interval iv = bt_interval_every(0, 0);
+
+	CHECK_INT(iv.interval, BT_FOREVER);
+	CHECK_INT(iv.duration, 0);
+	CHECK_INT(iv.count, 0);
+	iv = bt_interval_every(0, 10);
+	CHECK_INT(iv.interval, 10);
+	CHECK_INT(iv.duration, 10);
+	iv = bt_interval_every(2, 10);
+	CHECK_INT(iv.interval, 2);
+	CHECK_INT(iv.duration, 10);
+	iv = bt_interval_every(3, 0);
+	CHECK_INT(iv.interval, 3);
+	CHECK_INT(iv.duration, 0);
+}
+
+/*
+ * bt_interval_run: with stdout's reader gone before the first interval (the banner's flush
+ * fails), -EPIPE and no output at all; with it there, the loop.
+ */
+static void test_interval_run(void)
+{
+	struct bt_interval iv = { .interval = 1, .count = 1 };
+	struct printer p = { 0 };
+	int fds[2], saved = dup(STDOUT_FILENO);
+
+	CHECK(saved >= 0 && !pipe(fds));
+	if (saved < 0)
+		return;
+	fflush(stdout);
+	close(fds[0]);
+	dup2(fds[1], STDOUT_FILENO);
+	close(fds[1]);
+	printf("Tracing... Hit Ctrl-C to end.\n");
+	CHECK_INT(bt_interval_run(&iv, print_cb, &p), -EPIPE);
+	CHECK_INT(p.calls, 0);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	clearerr(stdout);
+	CHECK_INT(bt_interval_run(&iv, print_cb, &p), 0);
+	CHECK_INT(p.calls, 1);
+}
+
 /* From here on a stop signal has arrived. */
 static void test_stop_seen_without_waiting(void)
 {
@@ -183,6 +230,8 @@ int main(void)
 	BT_RUN(test_interval_count);
 	BT_RUN(test_interval_error);
 	BT_RUN(test_interval_duration);
+	BT_RUN(test_interval_every);
+	BT_RUN(test_interval_run);
 	BT_RUN(test_stop_seen_without_waiting);
 	BT_RUN(test_wait_after_stop);
 	BT_RUN(test_interval_after_stop);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "bt_hist.h"
 #include "bt_summary.h"
@@ -616,6 +617,63 @@ static void test_bad_opts(void)
 	bt_summary__free(NULL);
 }
 
+static int fk_lookup_eio(void *ctx, const void *key, uint64_t *vals)
+{
+	(void)ctx;
+	(void)key;
+	(void)vals;
+	return -EIO;
+}
+
+/*
+ * The one line a summary with .what says when it cannot be opened or read, and the silence of
+ * one without (its caller says it).
+ */
+static void test_what_says_failures(void)
+{
+	char path[] = "/tmp/bt-summary-XXXXXX", buf[512] = "";
+	int fd = mkstemp(path), saved = dup(STDERR_FILENO);
+	struct fake f;
+	struct bt_summary_map m = {
+		.ncpu = NCPU, .next_key = fk_next_key, .lookup = fk_lookup_eio, .ctx = &f
+	};
+	struct bt_summary_opts o = { .key_size = 4, .value_size = NV * 8 };
+	struct bt_summary *s, *quiet, *none = NULL;
+	const char *second;
+	ssize_t n;
+
+	CHECK(fd >= 0 && saved >= 0);
+	if (fd < 0 || saved < 0)
+		return;
+	fake_init(&f, 4);
+	bpf_add(&f, 1, 0, 0, 1);
+	quiet = bt_summary__new_map(&m, &o);
+	o.what = "histograms";
+	s = bt_summary__new_map(&m, &o);
+	CHECK(s && quiet);
+	fflush(stderr);
+	dup2(fd, STDERR_FILENO);
+	o.what = "counters";
+	CHECK(bt_summary__open(&none, -1, &o) < 0); /* no such map */
+	CHECK(none == NULL);
+	CHECK_INT(s ? bt_summary__collect(s) : 0, -EIO);
+	CHECK_INT(quiet ? bt_summary__collect(quiet) : 0, -EIO);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	CHECK(n > 0);
+	/* the first line's reason is libbpf's word for a bad descriptor */
+	CHECK(!strncmp(buf, "bpftools: cannot read the counters: ", 36));
+	second = strchr(buf, '\n');
+	CHECK_STR(second ? second + 1 : NULL,
+		  "bpftools: cannot read the histograms: Input/output error\n");
+	close(fd);
+	unlink(path);
+	bt_summary__free(s);
+	bt_summary__free(quiet);
+}
+
 int main(void)
 {
 	BT_RUN(test_cpus_summed_and_intervals);
@@ -633,5 +691,6 @@ int main(void)
 	BT_RUN(test_print_rows);
 	BT_RUN(test_json_lines);
 	BT_RUN(test_bad_opts);
+	BT_RUN(test_what_says_failures);
 	return bt_test_done();
 }
