@@ -169,6 +169,14 @@ struct bt_unwind_window {
 	__u64 len;  /* bytes read; 0: none */
 	__u64 top;  /* the main thread's stack ends a little above this (mm->start_stack) */
 	__u64 word; /* bt_unwind_read()'s answer */
+	/*
+	 * The mapping the walk was in before the last (struct bt_unwind_cache): a stack crosses
+	 * between a program and its libraries, and each crossing back finds its mapping here
+	 * rather than in bt_unwind_procs again. Per walk: end 0 until one is found.
+	 */
+	__u64 prev_start, prev_end, prev_bias;
+	__u32 prev_table;
+	__u32 pad;
 	__u64 words[BT_UNWIND_WINDOW / 8];
 };
 
@@ -450,13 +458,29 @@ static __always_inline bool bt_unwind_by_file(struct bt_unwind_cache *w, __u64 p
  * false when neither. w->miss says the process's table lacked it (a mapping made after the
  * process was indexed, or a process not in bt_unwind_procs at all).
  */
-static __always_inline bool bt_unwind_mapping(struct bt_unwind_cache *w, __u64 pc)
+static __always_inline bool bt_unwind_mapping(struct bt_unwind_cache *w,
+					      struct bt_unwind_window *win, __u64 pc)
 {
 	struct bt_unwind_proc *p;
 	struct bt_unwind_mapping *m;
 	__u32 lo = 0, hi, mid, k, tgid;
 	__u64 gt;
 
+	if (pc >= w->start && pc < w->end)
+		return true;
+	/* the mapping left before goes where the one found now will be */
+	gt = win->prev_start;
+	win->prev_start = w->start;
+	w->start = gt;
+	gt = win->prev_end;
+	win->prev_end = w->end;
+	w->end = gt;
+	gt = win->prev_bias;
+	win->prev_bias = w->bias;
+	w->bias = gt;
+	k = win->prev_table;
+	win->prev_table = w->table;
+	w->table = k;
 	if (pc >= w->start && pc < w->end)
 		return true;
 	/* a key on the stack: 6.1 takes no other memory as a map key (w is a global function's) */
@@ -495,7 +519,8 @@ by_file:
  * 0 where there is no table to follow. A global function: the verifier checks it once, on its own, rather
  * than in every state the walk's steps reach it in.
  */
-__attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w, __u64 pc)
+__attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w,
+						 struct bt_unwind_window *win, __u64 pc)
 {
 	const struct bt_unwind_rule *r;
 	const struct bt_unwind_page *pg;
@@ -505,9 +530,9 @@ __attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w, __u6
 	void *inner;
 	int i;
 
-	if (!w)
+	if (!w || !win)
 		return 0;
-	if (!bt_unwind_mapping(w, pc))
+	if (!bt_unwind_mapping(w, win, pc))
 		return 0;
 	rel = pc - w->bias;
 	table = w->table;
@@ -607,7 +632,7 @@ __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 	w->n = n + 1;
 
 	/* a return address is just past its call, which may be a function's last instruction */
-	row = bt_unwind_lookup(&w->cache, n ? pc - 1 : pc);
+	row = bt_unwind_lookup(&w->cache, win, n ? pc - 1 : pc);
 	switch (row >> 48 & 0xff) {
 	case BT_CFA_RSP:
 		cfa = w->sp + (__s32)row;
@@ -853,6 +878,7 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 	if (!win)
 		return 0;
 	win->len = 0; /* read when the first frame needs it */
+	win->prev_end = 0;
 	win->top = task->mm->start_stack;
 	bpf_loop(BT_MAX_STACK_DEPTH + 1, bt_unwind_step, &w, 0);
 	if (!w.done && !w.truncated)
