@@ -114,18 +114,10 @@ static __always_inline __u32 bt_unwind_row_slot(__u64 tag)
 }
 
 /*
- * The cached row of tag (see above), or ~0 when not cached. Global functions, as the store
- * below: inlined, their locals took bt_unwind_lookup() over the stack 6.1 allows beside the
- * bpf_find_vma() callback under it (meta/bpf_stack).
+ * Cache rule as tag's row (see above). A global function: inlined, its locals took
+ * bt_unwind_lookup() over the stack 6.1 allows beside the bpf_find_vma() callback under it
+ * (meta/bpf_stack). The lookup reads the cache itself, with the key it already has.
  */
-__attribute__((noinline)) __u64 bt_unwind_row_get(__u64 tag)
-{
-	__u32 zero = 0, slot = bt_unwind_row_slot(tag);
-	struct bt_unwind_rowcache *rc = bpf_map_lookup_elem(&bt_unwind_rows, &zero);
-
-	return rc && rc->tag[slot] == tag ? rc->rule[slot] : ~0ULL;
-}
-
 __attribute__((noinline)) int bt_unwind_row_put(__u64 tag, __u64 rule)
 {
 	__u32 zero = 0, slot = bt_unwind_row_slot(tag);
@@ -522,6 +514,7 @@ by_file:
 __attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w,
 						 struct bt_unwind_window *win, __u64 pc)
 {
+	const struct bt_unwind_rowcache *rc;
 	const struct bt_unwind_rule *r;
 	const struct bt_unwind_page *pg;
 	struct bt_unwind_info *info;
@@ -538,9 +531,12 @@ __attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w,
 	table = w->table;
 	if ((rel >> 32) || !table)
 		return 0;
-	rule = bt_unwind_row_get(((__u64)table << 32 | rel) + 1);
-	if (rule != ~0ULL)
-		return rule;
+	/* the row cache, without a call of its own per frame: page is 0 here, the cache's key */
+	rule = ((__u64)table << 32 | rel) + 1;
+	first = bt_unwind_row_slot(rule);
+	rc = bpf_map_lookup_elem(&bt_unwind_rows, &page);
+	if (rc && rc->tag[first] == rule)
+		return rc->rule[first];
 	info = bpf_map_lookup_elem(&bt_unwind_info, &table);
 	inner = bpf_map_lookup_elem(&bt_unwind_tables, &table);
 	if (!info || !inner || !info->levels || info->levels > BT_UNWIND_MAX_LEVELS)
@@ -871,7 +867,7 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 	w.sp = regs->sp;
 	w.bp = regs->bp;
 	/* whether the process has a table shows at the first frame's lookup (w.cache.noproc) */
-	w.cache.tgid = bpf_get_current_pid_tgid() >> 32;
+	w.cache.tgid = task->tgid; /* a BTF load, not a helper call */
 	if (!w.pc)
 		return 0;
 	win = bpf_map_lookup_elem(&bt_unwind_windows, &slot);
