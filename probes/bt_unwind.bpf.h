@@ -220,10 +220,11 @@ static __always_inline long bt_unwind_read(struct bt_unwind_window *win, __u64 f
 
 	/* len is a multiple of 8: an aligned word that starts in it ends in it */
 	if (off >= win->len || (off & 7)) {
-		if (addr < floor || addr - floor > BT_UNWIND_WINDOW - 8 || ((addr | floor) & 7) ||
-		    bt_unwind_window_fill(win, floor))
-			return bpf_probe_read_user(&win->word, sizeof(win->word), (void *)addr);
 		off = addr - floor;
+		/* the window read may be short (the main thread's top, a page's end): in it? */
+		if (addr < floor || off > BT_UNWIND_WINDOW - 8 || ((addr | floor) & 7) ||
+		    bt_unwind_window_fill(win, floor) || off >= win->len)
+			return bpf_probe_read_user(&win->word, sizeof(win->word), (void *)addr);
 	}
 	win->word = win->words[(off >> 3) & (BT_UNWIND_WINDOW / 8 - 1)];
 	return 0;
