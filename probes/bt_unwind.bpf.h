@@ -114,18 +114,10 @@ static __always_inline __u32 bt_unwind_row_slot(__u64 tag)
 }
 
 /*
- * The cached row of tag (see above), or ~0 when not cached. Global functions, as the store
- * below: inlined, their locals took bt_unwind_lookup() over the stack 6.1 allows beside the
- * bpf_find_vma() callback under it (meta/bpf_stack).
+ * Cache rule as tag's row (see above). A global function: inlined, its locals took
+ * bt_unwind_lookup() over the stack 6.1 allows beside the bpf_find_vma() callback under it
+ * (meta/bpf_stack). The lookup reads the cache itself, with the key it already has.
  */
-__attribute__((noinline)) __u64 bt_unwind_row_get(__u64 tag)
-{
-	__u32 zero = 0, slot = bt_unwind_row_slot(tag);
-	struct bt_unwind_rowcache *rc = bpf_map_lookup_elem(&bt_unwind_rows, &zero);
-
-	return rc && rc->tag[slot] == tag ? rc->rule[slot] : ~0ULL;
-}
-
 __attribute__((noinline)) int bt_unwind_row_put(__u64 tag, __u64 rule)
 {
 	__u32 zero = 0, slot = bt_unwind_row_slot(tag);
@@ -154,6 +146,89 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } bt_unwind_stats SEC(".maps");
+
+/*
+ * The user stack, read a window at a time: a frame's return address and saved rbp are then
+ * loads from map memory rather than a bpf_probe_read_user() each (~60 ns each here, where one
+ * read of a window costs little more). A window starts at the sp of the frame that first needs
+ * it, so it holds that frame's reads and those of the frames above it; one frame larger than a
+ * window reads user memory as before. One per scratch buffer (bt_stack_scratch), for the same
+ * reason.
+ */
+#define BT_UNWIND_WINDOW 2048
+struct bt_unwind_window {
+	__u64 base; /* the user address of words[0] */
+	__u64 len;  /* bytes read; 0: none */
+	__u64 top;  /* the main thread's stack ends a little above this (mm->start_stack) */
+	__u64 word; /* bt_unwind_read()'s answer */
+	/*
+	 * The mapping the walk was in before the last (struct bt_unwind_cache): a stack crosses
+	 * between a program and its libraries, and each crossing back finds its mapping here
+	 * rather than in bt_unwind_procs again. Per walk: end 0 until one is found.
+	 */
+	__u64 prev_start, prev_end, prev_bias;
+	__u32 prev_table;
+	__u32 pad;
+	__u64 words[BT_UNWIND_WINDOW / 8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BT_STACK_SCRATCH);
+	__type(key, __u32);
+	__type(value, struct bt_unwind_window);
+} bt_unwind_windows SEC(".maps");
+
+/*
+ * Read win from base up: a window, but not past the main thread's stack (argv and the
+ * environment lie just above its start), or where that faults (the top of a thread's stack),
+ * the rest of base's page. 0 or a negative errno.
+ */
+static __always_inline long bt_unwind_window_fill(struct bt_unwind_window *win, __u64 base)
+{
+	__u64 len = BT_UNWIND_WINDOW, page;
+
+	win->base = base;
+	win->len = 0;
+	if (win->top > base && win->top - base < BT_UNWIND_WINDOW - 64)
+		len = (win->top - base + 64) & ~7ULL;
+	if (len > BT_UNWIND_WINDOW)
+		len = BT_UNWIND_WINDOW;
+	if (!bpf_probe_read_user(win->words, len, (void *)base)) {
+		win->len = len;
+		return 0;
+	}
+	page = 4096 - (base & 4095);
+	if (page >= len)
+		return -BT_EFAULT;
+	if (bpf_probe_read_user(win->words, page & (BT_UNWIND_WINDOW - 1), (void *)base))
+		return -BT_EFAULT;
+	win->len = page & (BT_UNWIND_WINDOW - 1);
+	return 0;
+}
+
+/*
+ * Read the word at user address addr into win->word: from the window, refilled from floor (the
+ * sp of the frame being stepped: no read of it lies below) when addr is not in it; from user
+ * memory when addr is too far above floor for a window, or not aligned. 0 or a negative errno.
+ * The word is left in map memory so that no caller takes a local's address: the walk's calls
+ * stay within the stack 6.1 allows (meta/bpf_stack).
+ */
+static __always_inline long bt_unwind_read(struct bt_unwind_window *win, __u64 floor, __u64 addr)
+{
+	__u64 off = addr - win->base;
+
+	/* len is a multiple of 8: an aligned word that starts in it ends in it */
+	if (off >= win->len || (off & 7)) {
+		off = addr - floor;
+		/* the window read may be short (the main thread's top, a page's end): in it? */
+		if (addr < floor || off > BT_UNWIND_WINDOW - 8 || ((addr | floor) & 7) ||
+		    bt_unwind_window_fill(win, floor) || off >= win->len)
+			return bpf_probe_read_user(&win->word, sizeof(win->word), (void *)addr);
+	}
+	win->word = win->words[(off >> 3) & (BT_UNWIND_WINDOW / 8 - 1)];
+	return 0;
+}
 
 /* The mapping the last pc was found in: frames cluster, most need no search. */
 struct bt_unwind_cache {
@@ -376,13 +451,29 @@ static __always_inline bool bt_unwind_by_file(struct bt_unwind_cache *w, __u64 p
  * false when neither. w->miss says the process's table lacked it (a mapping made after the
  * process was indexed, or a process not in bt_unwind_procs at all).
  */
-static __always_inline bool bt_unwind_mapping(struct bt_unwind_cache *w, __u64 pc)
+static __always_inline bool bt_unwind_mapping(struct bt_unwind_cache *w,
+					      struct bt_unwind_window *win, __u64 pc)
 {
 	struct bt_unwind_proc *p;
 	struct bt_unwind_mapping *m;
 	__u32 lo = 0, hi, mid, k, tgid;
 	__u64 gt;
 
+	if (pc >= w->start && pc < w->end)
+		return true;
+	/* the mapping left before goes where the one found now will be */
+	gt = win->prev_start;
+	win->prev_start = w->start;
+	w->start = gt;
+	gt = win->prev_end;
+	win->prev_end = w->end;
+	w->end = gt;
+	gt = win->prev_bias;
+	win->prev_bias = w->bias;
+	w->bias = gt;
+	k = win->prev_table;
+	win->prev_table = w->table;
+	w->table = k;
 	if (pc >= w->start && pc < w->end)
 		return true;
 	/* a key on the stack: 6.1 takes no other memory as a map key (w is a global function's) */
@@ -421,8 +512,10 @@ by_file:
  * 0 where there is no table to follow. A global function: the verifier checks it once, on its own, rather
  * than in every state the walk's steps reach it in.
  */
-__attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w, __u64 pc)
+__attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w,
+						 struct bt_unwind_window *win, __u64 pc)
 {
+	const struct bt_unwind_rowcache *rc;
 	const struct bt_unwind_rule *r;
 	const struct bt_unwind_page *pg;
 	struct bt_unwind_info *info;
@@ -431,17 +524,20 @@ __attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w, __u6
 	void *inner;
 	int i;
 
-	if (!w)
+	if (!w || !win)
 		return 0;
-	if (!bt_unwind_mapping(w, pc))
+	if (!bt_unwind_mapping(w, win, pc))
 		return 0;
 	rel = pc - w->bias;
 	table = w->table;
 	if ((rel >> 32) || !table)
 		return 0;
-	rule = bt_unwind_row_get(((__u64)table << 32 | rel) + 1);
-	if (rule != ~0ULL)
-		return rule;
+	/* the row cache, without a call of its own per frame: page is 0 here, the cache's key */
+	rule = ((__u64)table << 32 | rel) + 1;
+	first = bt_unwind_row_slot(rule);
+	rc = bpf_map_lookup_elem(&bt_unwind_rows, &page);
+	if (rc && rc->tag[first] == rule)
+		return rc->rule[first];
 	info = bpf_map_lookup_elem(&bt_unwind_info, &table);
 	inner = bpf_map_lookup_elem(&bt_unwind_tables, &table);
 	if (!info || !inner || !info->levels || info->levels > BT_UNWIND_MAX_LEVELS)
@@ -502,8 +598,9 @@ static __always_inline __u64 bt_unwind_real_ra(const struct bt_unwind_walk *w, _
  */
 __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 {
+	struct bt_unwind_window *win;
 	struct bt_stack_value *v;
-	__u64 pc, cfa, ra = 0, bp, row;
+	__u64 pc, cfa, ra, bp, row;
 	__u32 k, slot;
 
 	if (!w)
@@ -512,7 +609,8 @@ __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 	bp = w->bp;
 	slot = w->slot; /* a key on the stack: 6.1 takes no other memory as a map key */
 	v = bpf_map_lookup_elem(&bt_stack_scratch, &slot);
-	if (!v || n >= BT_MAX_STACK_DEPTH) {
+	win = bpf_map_lookup_elem(&bt_unwind_windows, &slot);
+	if (!v || !win || n >= BT_MAX_STACK_DEPTH) {
 		w->truncated = 1;
 		return 1;
 	}
@@ -531,7 +629,7 @@ __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 	w->n = n + 1;
 
 	/* a return address is just past its call, which may be a function's last instruction */
-	row = bt_unwind_lookup(&w->cache, n ? pc - 1 : pc);
+	row = bt_unwind_lookup(&w->cache, win, n ? pc - 1 : pc);
 	switch (row >> 48 & 0xff) {
 	case BT_CFA_RSP:
 		cfa = w->sp + (__s32)row;
@@ -552,15 +650,13 @@ __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 		break;
 	}
 	if (row) {
-		if (cfa <= w->sp || bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8))) {
+		if (cfa <= w->sp || bt_unwind_read(win, w->sp, cfa - 8)) {
 			w->truncated = 1;
 			return 1;
 		}
-		ra = bt_unwind_real_ra(w, ra, cfa - 8);
+		ra = bt_unwind_real_ra(w, win->word, cfa - 8);
 		if ((row >> 56) == BT_RBP_CFA) {
-			if (bpf_probe_read_user(&bp, sizeof(bp),
-						(void *)(cfa + (__s16)(row >> 32))))
-				bp = 0;
+			bp = bt_unwind_read(win, w->sp, cfa + (__s16)(row >> 32)) ? 0 : win->word;
 		} else if ((row >> 56) == BT_RBP_UNDEFINED) {
 			bp = 0;
 		}
@@ -568,20 +664,22 @@ __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 		w->from_fp = 0;
 		w->frames_table++;
 	} else {
-		__u64 frame[2];
-
 		/* the frame-pointer chain's end, or rbp holding something else */
 		if (!bp || bp < w->sp) {
 			w->done = 1;
 			return 1;
 		}
-		if (bpf_probe_read_user(frame, sizeof(frame), (void *)bp)) {
+		if (bt_unwind_read(win, bp, bp + 8)) {
 			w->truncated = 1;
 			return 1;
 		}
-		ra = bt_unwind_real_ra(w, frame[1], bp + 8);
+		ra = bt_unwind_real_ra(w, win->word, bp + 8);
+		if (bt_unwind_read(win, bp, bp)) {
+			w->truncated = 1;
+			return 1;
+		}
 		w->sp = bp + 16;
-		bp = frame[0];
+		bp = win->word;
 		w->from_fp = 1;
 		w->frames_fp++;
 	}
@@ -757,6 +855,7 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct bt_unwind_walk w = { .slot = slot };
+	struct bt_unwind_window *win;
 	struct bt_stack_value *v;
 	struct pt_regs *regs;
 
@@ -770,9 +869,15 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 	w.sp = regs->sp;
 	w.bp = regs->bp;
 	/* whether the process has a table shows at the first frame's lookup (w.cache.noproc) */
-	w.cache.tgid = bpf_get_current_pid_tgid() >> 32;
+	w.cache.tgid = task->tgid; /* a BTF load, not a helper call */
 	if (!w.pc)
 		return 0;
+	win = bpf_map_lookup_elem(&bt_unwind_windows, &slot);
+	if (!win)
+		return 0;
+	win->len = 0; /* read when the first frame needs it */
+	win->prev_end = 0;
+	win->top = task->mm->start_stack;
 	bpf_loop(BT_MAX_STACK_DEPTH + 1, bt_unwind_step, &w, 0);
 	if (!w.done && !w.truncated)
 		w.truncated = 1;
