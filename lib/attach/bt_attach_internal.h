@@ -47,6 +47,14 @@ enum bt_kfunc_how {
 };
 enum bt_kfunc_how bt_kfunc_choose(enum bt_attach_mode mode, const struct bt_kfunc_facts *f);
 
+/*
+ * Set the target index in a program's instructions, for kernels without attach cookies: the
+ * low half of the tagged 64-bit constant of probes/bt_attach.bpf.h (the tag stays, so a loaded
+ * program's final instructions can be patched again for each copy). Returns how many were set.
+ */
+struct bpf_insn;
+int bt_attach_patch_index(struct bpf_insn *insns, size_t n, __u32 idx);
+
 /* The kernel-function targets of a target list (others are skipped; indexes are global). */
 struct bt_kattach;
 struct bt_progress;

@@ -205,12 +205,7 @@ static bool kprobe_cookie_ok(void)
 	return ok;
 }
 
-/*
- * Set the target index in a copy of a program's instructions: the low half of the tagged
- * constant of probes/bt_attach.bpf.h (the tag stays, so a loaded program's final instructions
- * can be patched again for each copy). Returns how many were set.
- */
-static int patch_index(struct bpf_insn *insns, size_t n, __u32 idx)
+int bt_attach_patch_index(struct bpf_insn *insns, size_t n, __u32 idx)
 {
 	size_t i;
 	int found = 0;
@@ -235,7 +230,7 @@ static struct bpf_insn *insns_with_index(const struct bpf_program *prog, __u32 i
 
 	if (insns) {
 		memcpy(insns, bpf_program__insns(prog), n * sizeof(*insns));
-		patch_index(insns, n, idx);
+		bt_attach_patch_index(insns, n, idx);
 	}
 	return insns;
 }
