@@ -26,6 +26,8 @@
 #ifndef BT_ATTACH_BPF_H
 #define BT_ATTACH_BPF_H
 
+#include "bt_attach_index.h"
+
 /*
  * The index of the target that fired: the attach cookie, set on every link (kprobe,
  * kprobe.multi, fentry/fexit on 5.19+, uprobe, tracepoint perf links; USDT programs use
@@ -39,10 +41,25 @@
  */
 const volatile __u32 bt_attach_ntargets = 0;
 
+/*
+ * Set by the attach layer on kernels without attach cookies for the mechanism it uses
+ * (fentry before 5.19, kprobes before 5.15): every target then gets a program of its own, and
+ * the index is the low half of the 64-bit constant below, tagged in its high half, which the
+ * attach layer patches in each copy (lib/attach/bt_attach_kernel.c). The verifier never walks
+ * the arm the kernel would refuse.
+ */
+const volatile bool bt_attach_index_inline = false;
+
 static __always_inline __u32 bt_target_index(void *ctx)
 {
+	__u64 k;
+
 	if (bt_attach_ntargets == 1)
 		return 0;
+	if (bt_attach_index_inline) {
+		asm volatile("%0 = " BT_ATTACH_INDEX_TAG_STR " ll" : "=r"(k));
+		return (__u32)k;
+	}
 	return (__u32)bpf_get_attach_cookie(ctx);
 }
 

@@ -82,7 +82,28 @@ struct {
 	__type(value, __u32);
 } bt_seen_pids SEC(".maps");
 
-__u32 bt_pid_cookie_last = 0; /* cookies handed out so far */
+/*
+ * Whether the kernel has atomic operations that return the old value (5.12+). Where it has
+ * none, the loader (lib/attach/bt_skel.c) clears this before load and blanks the fetch
+ * instructions of the arm never taken, which 5.10 refuses wherever they are. Before 5.12 every
+ * tracing program runs with preemption disabled (migrate_disable() was preempt_disable() until
+ * 5.11), so a plain read and write of a per-CPU value is not interleaved with another program.
+ */
+const volatile bool bt_fetch_atomics = true;
+
+/*
+ * Process cookies, counted per CPU with the CPU in the low byte, so that no fetch atomic is
+ * needed (bt_note_pid() is a subprogram, out of the loader's reach). A cookie only tells apart
+ * processes of one pid, over time: read after its own add, it is larger than every cookie read
+ * on that CPU before that add (a program preempting this one between the add and the read only
+ * makes it skip a value), and other CPUs' cookies differ in the low byte.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} bt_pid_cookie_cpu SEC(".maps");
 
 BT_EVENT_MAP(bt_new_pids, 64 * 1024);
 
@@ -229,7 +250,12 @@ static __always_inline __u64 bt_get_stack(void *ctx, __u64 flags, __u32 gen)
 		return BT_STACK_LOST;
 	/* uprobe and fentry programs can be preempted; the one that runs meanwhile on this CPU
 	 * takes the next buffer */
-	depth = __sync_fetch_and_add(busy, 1);
+	if (bt_fetch_atomics) {
+		depth = __sync_fetch_and_add(busy, 1);
+	} else {
+		depth = *busy;
+		*busy = depth + 1;
+	}
 	v = depth < BT_STACK_SCRATCH ? bpf_map_lookup_elem(&bt_stack_scratch, &depth) : NULL;
 	if (!v) {
 		bt_stack_count_lost(BT_STACK_LOST_CAPTURE);
@@ -268,7 +294,7 @@ static __noinline __u32 bt_note_pid(void *ctx, __u32 tgid)
 {
 	struct bt_pid_note note = { .tgid = tgid };
 	struct task_struct *task;
-	__u32 *seen;
+	__u32 *seen, *n, zero = 0;
 
 	if (!bt_announce_pids || !tgid)
 		return 0;
@@ -282,7 +308,11 @@ static __noinline __u32 bt_note_pid(void *ctx, __u32 tgid)
 	 */
 	if (task->flags & BT_PF_EXITING)
 		return 0;
-	note.cookie = __sync_fetch_and_add(&bt_pid_cookie_last, 1) + 1;
+	n = bpf_map_lookup_elem(&bt_pid_cookie_cpu, &zero);
+	if (!n)
+		return 0;
+	__sync_fetch_and_add(n, 1);
+	note.cookie = *n << 8 | (bpf_get_smp_processor_id() & 0xff);
 	/* user space reads the process some time later: this tells it whether it is this one */
 	note.start_ns = task->group_leader->start_boottime;
 	if (bpf_map_update_elem(&bt_seen_pids, &tgid, &note.cookie, BPF_NOEXIST)) {

@@ -6,7 +6,9 @@
  *
  * Every attached target carries its index in struct bt_targets as the BPF attach cookie
  * (kprobe, kprobe.multi, uprobe, tracepoint, fentry via link cookies on 5.19+, USDT through
- * bpf_usdt_cookie()); probes/bt_attach.bpf.h reads it back.
+ * bpf_usdt_cookie()); probes/bt_attach.bpf.h reads it back. Without cookies (fentry before
+ * 5.19, kprobes before 5.15) several kernel functions get a program each, the index patched into
+ * its code (lib/attach/bt_attach_kernel.c).
  */
 #ifndef BT_ATTACH_INTERNAL_H
 #define BT_ATTACH_INTERNAL_H
@@ -33,7 +35,7 @@ const char *bt_kfuncs_why_not(const char *name);
 struct bt_kfunc_facts {
 	bool fentry_prog;   /* the tool has an fentry (fexit, for returns) program */
 	bool fentry_works;  /* the kernel loads and attaches fentry programs (probed) */
-	bool fentry_cookie; /* ... with attach cookies (5.19+) */
+	bool fentry_cookie; /* ... and the index reaches the program (cookies, 5.19+, or inline) */
 	bool has_btf;	    /* the function has vmlinux BTF (a ".isra.0" copy has none) */
 	bool kprobe_prog;   /* the tool has a kprobe or kprobe.multi (kretprobe) program */
 	bool kprobes_work;  /* kprobes (kretprobes, for returns) work here */
@@ -44,6 +46,14 @@ enum bt_kfunc_how {
 	BT_KFUNC_KPROBE,
 };
 enum bt_kfunc_how bt_kfunc_choose(enum bt_attach_mode mode, const struct bt_kfunc_facts *f);
+
+/*
+ * Set the target index in a program's instructions, for kernels without attach cookies: the
+ * low half of the tagged 64-bit constant of probes/bt_attach.bpf.h (the tag stays, so a loaded
+ * program's final instructions can be patched again for each copy). Returns how many were set.
+ */
+struct bpf_insn;
+int bt_attach_patch_index(struct bpf_insn *insns, size_t n, __u32 idx);
 
 /* The kernel-function targets of a target list (others are skipped; indexes are global). */
 struct bt_kattach;

@@ -8,23 +8,32 @@
  * command's generic program is loaded once as a template (attached to the first target), and
  * every other target gets a clone of its final instructions loaded with that function's BTF
  * id, as retsnoop's mass attacher does. Every link carries its target's index as the attach
- * cookie (probes/bt_attach.bpf.h), which fentry supports from 5.19; older kernels use kprobes.
+ * cookie (probes/bt_attach.bpf.h), which fentry supports from 5.19 and kprobes from 5.15. On
+ * older kernels one target needs no index; several get a program each, fentry and kprobe alike,
+ * with its index patched into the instructions ("inline index"), as libbpf-tools' funclatency
+ * does with a program per function.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "bt_attach_index.h"
 #include "bt_attach_internal.h"
 #include "bt_err.h"
 #include "bt_features.h"
+#include "bt_kernel.h"
 #include "bt_kfuncs.h"
 #include "bt_loop.h"
 #include "bt_progress.h"
+#include "bt_rodata.h"
 #include "bt_vmlinux_btf.h"
 
 enum kmech {
@@ -54,7 +63,8 @@ struct ktarget {
 	enum kmech how;
 	int btf_id;	       /* fentry: the function's vmlinux BTF id */
 	struct bpf_link *link; /* kprobe */
-	int prog_fd, link_fd;  /* fentry: a clone (-1: the template itself) and its link */
+	int prog_fd, link_fd;  /* fentry: a clone (-1: the template itself) and its link;
+				* kprobe with an inline index: a clone and its perf event */
 };
 
 struct bt_kattach {
@@ -66,6 +76,8 @@ struct bt_kattach {
 	struct bpf_link *multi[2]; /* kprobe.multi for entries [0] and returns [1] */
 	bool use_multi[2];
 	const char *tmpl_func[2]; /* the function each fentry/fexit template was loaded for */
+	bool inline_index;	  /* no attach cookies: the index is in each program's code */
+	ssize_t kp_tmpl[2];	  /* inline index: the kprobe/kretprobe template's target (in v) */
 	size_t attached, failed;
 };
 
@@ -183,6 +195,59 @@ static void fentry_facts(const struct bt_attach_progs *p, const struct ktarget *
 	f->has_btf = k->btf_id > 0;
 }
 
+/* bpf_get_attach_cookie() in kprobe programs: 5.15, with the perf-event links that carry it. */
+static bool kprobe_cookie_ok(void)
+{
+	static int ok = -1;
+
+	if (ok < 0)
+		ok = bt_kernel_has_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie);
+	return ok;
+}
+
+int bt_attach_patch_index(struct bpf_insn *insns, size_t n, __u32 idx)
+{
+	size_t i;
+	int found = 0;
+
+	for (i = 0; i + 1 < n; i++) {
+		if (insns[i].code != (BPF_LD | BPF_IMM | BPF_DW))
+			continue;
+		if (!insns[i].src_reg && (__u32)insns[i + 1].imm == BT_ATTACH_INDEX_TAG) {
+			insns[i].imm = (__s32)idx;
+			found++;
+		}
+		i++; /* the second half of the 16-byte load */
+	}
+	return found;
+}
+
+/* A copy of prog's instructions (final ones once loaded) with the index idx; NULL on ENOMEM. */
+static struct bpf_insn *insns_with_index(const struct bpf_program *prog, __u32 idx)
+{
+	size_t n = bpf_program__insn_cnt(prog);
+	struct bpf_insn *insns = malloc(n * sizeof(*insns));
+
+	if (insns) {
+		memcpy(insns, bpf_program__insns(prog), n * sizeof(*insns));
+		bt_attach_patch_index(insns, n, idx);
+	}
+	return insns;
+}
+
+/* Before load: the template program serves target idx. */
+static int set_template_index(struct bpf_program *prog, __u32 idx)
+{
+	struct bpf_insn *insns = insns_with_index(prog, idx);
+	int err;
+
+	if (!insns)
+		return -ENOMEM;
+	err = bpf_program__set_insns(prog, insns, bpf_program__insn_cnt(prog));
+	free(insns);
+	return err;
+}
+
 static void kprobe_facts(const struct bt_attach_progs *p, const struct ktarget *k,
 			 struct bt_kfunc_facts *f)
 {
@@ -242,7 +307,8 @@ int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 	struct bt_kfunc_facts facts;
 	struct btf *btf = NULL;
 	struct bt_kattach *k;
-	size_t i, nkp[2] = {}, nbad = 0, nbad_entry = 0, nentry = 0, first_bad = 0;
+	size_t i, nkp[2] = {}, nbad = 0, nbad_entry = 0, nentry = 0, first_bad = 0, nuser = 0;
+	bool nofentry_cookie = false, nokprobe_cookie = false;
 	int err = 0;
 
 	*out = NULL;
@@ -251,6 +317,9 @@ int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 		return -ENOMEM;
 	k->progs = progs;
 	k->ntargets = targets->n;
+	k->kp_tmpl[0] = k->kp_tmpl[1] = -1;
+	for (i = 0; i < targets->n; i++)
+		nuser += targets->v[i].kind != BT_SPEC_KFUNC;
 	k->pos = malloc((targets->n ? targets->n : 1) * sizeof(*k->pos));
 	k->v = calloc(targets->n ? targets->n : 1, sizeof(*k->v));
 	if (!k->pos || !k->v) {
@@ -285,6 +354,16 @@ int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 					     ? btf__find_by_name_kind(btf, t->func, BTF_KIND_FUNC)
 					     : -ENOENT;
 			fentry_facts(progs, kt, &facts);
+			/*
+			 * Without fentry cookies, one target needs no index, and several kernel
+			 * functions get one fentry program each with its index inline; only user
+			 * targets beside them (which take the same programs' index from a cookie)
+			 * leave fentry to kprobes.
+			 */
+			if (facts.fentry_works && !facts.fentry_cookie && !nuser) {
+				facts.fentry_cookie = true;
+				nofentry_cookie = true;
+			}
 			if (bt_kfunc_choose(mode, &facts) == BT_KFUNC_FENTRY) {
 				kt->how = KM_FENTRY;
 				if (!tmpl[t->retprobe]) {
@@ -306,6 +385,8 @@ int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 			kprobe_facts(progs, kt, &facts);
 		if (bt_kfunc_choose(mode, &facts) == BT_KFUNC_KPROBE) {
 			kt->how = KM_KPROBE;
+			if (k->kp_tmpl[t->retprobe] < 0)
+				k->kp_tmpl[t->retprobe] = k->n - 1;
 			nkp[t->retprobe]++;
 			continue;
 		}
@@ -333,14 +414,45 @@ int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 	}
 	enable(tmpl[0]);
 	enable(tmpl[1]);
+	/* Several targets and no cookie for a mechanism in use: every program its own index. */
+	nokprobe_cookie = (nkp[0] || nkp[1]) && !kprobe_cookie_ok();
+	if (targets->n > 1 && (nofentry_cookie || nokprobe_cookie) && !nuser) {
+		bool on = true;
+
+		err = bt_rodata_set(obj, "bt_attach_index_inline", &on, sizeof(on));
+		if (err) {
+			bt_err("cannot trace several kernel functions on this kernel (no attach "
+			       "cookies) with this tool's programs: %s",
+			       strerror(-err));
+			goto cleanup;
+		}
+		k->inline_index = true;
+		for (i = 0; i < k->n; i++) {
+			struct ktarget *kt = &k->v[i];
+			bool ret = kt->t->retprobe;
+
+			if (kt->how == KM_FENTRY && !strcmp(k->tmpl_func[ret], kt->t->func))
+				err = set_template_index(tmpl[ret], kt->idx);
+			else if (kt->how == KM_KPROBE && k->kp_tmpl[ret] == (ssize_t)i)
+				err = set_template_index(entry_prog(progs, ret, KM_KPROBE),
+							 kt->idx);
+			if (err)
+				goto cleanup;
+		}
+		bt_debug("no attach cookies for %s%s%s: one program per kernel function",
+			 nofentry_cookie ? "fentry" : "",
+			 nofentry_cookie && nokprobe_cookie ? ", " : "",
+			 nokprobe_cookie ? "kprobes" : "");
+	}
 	for (i = 0; i < 2; i++) {
 		struct bpf_program *multi = entry_prog(progs, i, KM_KPROBE_MULTI);
 		struct bpf_program *single = entry_prog(progs, i, KM_KPROBE);
 
 		if (!nkp[i])
 			continue;
-		k->use_multi[i] =
-			multi && (nkp[i] > 1 || !single) && bt_feature(BT_FEAT_KPROBE_MULTI)->ok;
+		/* kprobe.multi programs take the index from the cookie only */
+		k->use_multi[i] = multi && (nkp[i] > 1 || !single) && !k->inline_index &&
+				  bt_feature(BT_FEAT_KPROBE_MULTI)->ok;
 		if (k->use_multi[i])
 			enable(multi);
 		/* The single program also loads with multi: the fallback if the batch fails. */
@@ -357,12 +469,75 @@ int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 	for (i = 0; i < k->n; i++)
 		if (k->v[i].how == KM_KPROBE && k->use_multi[k->v[i].t->retprobe])
 			k->v[i].how = KM_KPROBE_MULTI;
-	(void)obj;
 	*out = k;
 	k = NULL;
 cleanup:
 	bt_kattach__destroy(k);
 	return err;
+}
+
+/* Load a copy of prog's final instructions for kt (its index patched in when inline). */
+static int load_copy(const struct bt_kattach *k, const struct bpf_program *prog,
+		     enum bpf_prog_type type, const struct ktarget *kt,
+		     struct bpf_prog_load_opts *popts)
+{
+	const struct bpf_insn *insns = bpf_program__insns(prog);
+	struct bpf_insn *copy = NULL;
+	int fd;
+
+	if (k->inline_index) {
+		copy = insns_with_index(prog, kt->idx);
+		if (!copy)
+			return -ENOMEM;
+		insns = copy;
+	}
+	fd = bpf_prog_load(type, bpf_program__name(prog), "GPL", insns, bpf_program__insn_cnt(prog),
+			   popts);
+	if (fd < 0)
+		fd = -errno;
+	free(copy);
+	return fd;
+}
+
+/*
+ * A kprobe for a program loaded here (libbpf attaches only its own): through the kprobe PMU,
+ * which every kernel without kprobe cookies that runs BPF CO-RE has (4.17+). The perf event's
+ * fd is the link: closing it removes the probe.
+ */
+static int perf_kprobe_attach(const char *func, bool ret, int prog_fd)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	char buf[32];
+	int fd, err, bit = 0;
+	FILE *f;
+
+	f = fopen("/sys/bus/event_source/devices/kprobe/type", "re");
+	if (!f)
+		return -errno;
+	err = fgets(buf, sizeof(buf), f) ? 0 : -EIO;
+	fclose(f);
+	if (err)
+		return err;
+	attr.type = atoi(buf);
+	if (ret) {
+		f = fopen("/sys/bus/event_source/devices/kprobe/format/retprobe", "re");
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "config:%d", &bit) != 1)
+				bit = 0;
+			fclose(f);
+		}
+		attr.config = 1ULL << bit;
+	}
+	attr.config1 = (__u64)(unsigned long)func;
+	fd = syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog_fd) || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
 }
 
 static int attach_fentry(struct bt_kattach *k, struct ktarget *kt)
@@ -377,12 +552,14 @@ static int attach_fentry(struct bt_kattach *k, struct ktarget *kt)
 	if (strcmp(k->tmpl_func[kt->t->retprobe], kt->t->func)) {
 		popts.attach_btf_id = kt->btf_id;
 		popts.prog_flags = bpf_program__flags(prog);
-		fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(prog), "GPL",
-				   bpf_program__insns(prog), bpf_program__insn_cnt(prog), &popts);
+		fd = load_copy(k, prog, BPF_PROG_TYPE_TRACING, kt, &popts);
 		if (fd < 0)
-			return -errno;
+			return fd;
 		kt->prog_fd = fd;
 	}
+	/* without cookies (before 5.19) the field is not there: the index is in the code */
+	if (k->inline_index || k->ntargets == 1)
+		lopts.tracing.cookie = 0;
 	kt->link_fd = bpf_link_create(fd, 0, type, &lopts);
 	if (kt->link_fd < 0)
 		return -errno;
@@ -396,6 +573,25 @@ static int attach_kprobe(struct bt_kattach *k, struct ktarget *kt)
 
 	if (!prog)
 		return -EOPNOTSUPP;
+	if (k->inline_index) {
+		LIBBPF_OPTS(bpf_prog_load_opts, popts);
+		int fd;
+
+		/* the template serves its own target, with no cookie (a perf link needs 5.15) */
+		opts.bpf_cookie = 0;
+		if (k->kp_tmpl[kt->t->retprobe] != kt - k->v) {
+			popts.prog_flags = bpf_program__flags(prog);
+			fd = load_copy(k, prog, BPF_PROG_TYPE_KPROBE, kt, &popts);
+			if (fd < 0)
+				return fd;
+			kt->prog_fd = fd;
+			fd = perf_kprobe_attach(kt->t->func, kt->t->retprobe, fd);
+			if (fd < 0)
+				return fd;
+			kt->link_fd = fd;
+			return 0;
+		}
+	}
 	kt->link = bpf_program__attach_kprobe_opts(prog, kt->t->func, &opts);
 	if (!kt->link)
 		return -errno;

@@ -21,6 +21,7 @@
 #include "bt_features.h"
 #include "bt_kernel.h"
 #include "bt_loop.h"
+#include "bt_rodata.h"
 #include "bt_skel.h"
 #include "bt_variant.h"
 #include "bt_vmlinux_btf.h"
@@ -556,11 +557,93 @@ static void prealloc_where_needed(struct bpf_object *obj)
 	}
 }
 
+/*
+ * Whether the kernel has atomic operations that return the old value (BPF_FETCH, 5.12+): a
+ * five-instruction program adding to its stack with one is loaded or refused ("BPF_STX uses
+ * reserved fields" on 5.10).
+ */
+static bool fetch_atomics_ok(void)
+{
+	static const struct bpf_insn prog[] = {
+		{ .code = BPF_ST | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_10, .off = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
+		{ .code = BPF_STX | BPF_ATOMIC | BPF_DW,
+		  .dst_reg = BPF_REG_10,
+		  .src_reg = BPF_REG_1,
+		  .off = -8,
+		  .imm = BPF_ADD | BPF_FETCH },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	static int ok = -1;
+	int fd;
+
+	if (ok < 0) {
+		fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", prog,
+				   sizeof(prog) / sizeof(prog[0]), NULL);
+		/* only the verifier's EINVAL says no: an EPERM would refuse the tool's load too */
+		ok = fd >= 0 || errno != EINVAL;
+		if (fd >= 0)
+			close(fd);
+	}
+	return ok;
+}
+
+/*
+ * Without fetch atomics, 5.10's verifier refuses a program holding one before it looks at which
+ * code runs ("BPF_STX uses reserved fields"): probes/bt_stack.bpf.h keeps them in an arm that
+ * bt_fetch_atomics, cleared here, rules out, and each is made a call of helper 0 (never run;
+ * one that were reached would be refused by name, "unknown func"). Only the programs' own
+ * instructions: subprograms are out of reach before load and must not use them.
+ */
+static int blank_fetch_atomics(struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+	struct bpf_insn *insns;
+	bool no = false;
+	size_t i, n, found;
+	int err = 0;
+
+	if (bt_rodata_set(obj, "bt_fetch_atomics", &no, sizeof(no)))
+		return 0;
+	bpf_object__for_each_program(prog, obj)
+	{
+		n = bpf_program__insn_cnt(prog);
+		insns = malloc(n * sizeof(*insns));
+		if (!insns)
+			return -ENOMEM;
+		memcpy(insns, bpf_program__insns(prog), n * sizeof(*insns));
+		for (i = found = 0; i < n; i++) {
+			if (BPF_CLASS(insns[i].code) != BPF_STX ||
+			    BPF_MODE(insns[i].code) != BPF_ATOMIC || insns[i].imm == BPF_ADD)
+				continue;
+			insns[i] = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL };
+			found++;
+		}
+		if (found)
+			err = bpf_program__set_insns(prog, insns, n);
+		free(insns);
+		if (err)
+			return err;
+		if (found)
+			bt_debug("%s: %zu fetch atomics blanked (kernel before 5.12)",
+				 bpf_program__name(prog), found);
+	}
+	return 0;
+}
+
 int bt_skel_load(struct bpf_object_skeleton *s)
 {
 	int err;
 
 	prealloc_where_needed(*s->obj);
+	if (!fetch_atomics_ok()) {
+		err = blank_fetch_atomics(*s->obj);
+		if (err) {
+			bt_err("cannot prepare the BPF programs: %s", strerror(-err));
+			return err;
+		}
+	}
 	err = bpf_object__load_skeleton(s);
 	if (err)
 		bt_load_err(err);
