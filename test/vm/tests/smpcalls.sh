@@ -52,7 +52,9 @@ if [ $mode = kprobe ]; then
   fi
 else
   assert_contains "$OUT" "^@queue_ns\\[$fn\\]:\$" "csd output"
-  assert_contains "$OUT" "^@local_ns\\[$fn\\]:\$" "csd output (the caller's own CPU)"
+  # a shootdown flushes the caller's own TLB too; membarrier's cross call skips the caller
+  [ "$fn" = ipi_mb ] ||
+    assert_contains "$OUT" "^@local_ns\\[$fn\\]:\$" "csd output (the caller's own CPU)"
   assert_ge "$n" $((N / 2)) "$fn runs timed for $N munmaps"
 fi
 log "$fn: $n"
