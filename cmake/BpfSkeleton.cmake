@@ -24,8 +24,13 @@ if(NOT EXISTS ${BT_VMLINUX_DIR}/vmlinux.h)
 endif()
 
 # The BPF target has no system include path of its own: borrow the host compiler's, after ours,
-# so that <bpf/bpf_helpers.h> and the asm headers are found.
-execute_process(COMMAND ${BT_CLANG} -v -E - INPUT_FILE /dev/null
+# so that <bpf/bpf_helpers.h> and the asm headers are found. A cross build asks for the target's
+# (/usr/include/aarch64-linux-gnu, not the host's asm headers).
+set(_bt_clang_target "")
+if(CMAKE_CROSSCOMPILING AND CMAKE_LIBRARY_ARCHITECTURE)
+  set(_bt_clang_target --target=${CMAKE_LIBRARY_ARCHITECTURE})
+endif()
+execute_process(COMMAND ${BT_CLANG} ${_bt_clang_target} -v -E - INPUT_FILE /dev/null
                 ERROR_VARIABLE _clang_v OUTPUT_QUIET)
 string(REGEX MATCH "#include <...> search starts here:\n(.*)End of search list" _m "${_clang_v}")
 string(REGEX MATCHALL "/[^\n ]+" _dirs "${CMAKE_MATCH_1}")

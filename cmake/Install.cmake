@@ -4,13 +4,22 @@
 # docs/NAME.md, so they cannot drift from the program.
 include(GNUInstallDirs)
 
+# The binary that writes them; in a cross build, through the emulator of the toolchain file.
+set(_bt_run $<TARGET_FILE:bpftools>)
+if(CMAKE_CROSSCOMPILING AND CMAKE_CROSSCOMPILING_EMULATOR)
+  list(JOIN CMAKE_CROSSCOMPILING_EMULATOR " " _emu)
+  set(_bt_run ${CMAKE_BINARY_DIR}/bpftools-run)
+  file(GENERATE OUTPUT ${_bt_run} CONTENT "#!/bin/sh\nexec ${_emu} $<TARGET_FILE:bpftools> \"$@\"\n"
+       FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+endif()
+
 set(_man_dir ${CMAKE_BINARY_DIR}/man)
 set(_comp_dir ${CMAKE_BINARY_DIR}/completion)
 set(_gen_outputs "")
 foreach(c IN LISTS BT_COMMANDS)
   add_custom_command(OUTPUT ${_man_dir}/${c}.8
     COMMAND ${CMAKE_COMMAND} -E make_directory ${_man_dir}
-    COMMAND sh ${PROJECT_SOURCE_DIR}/scripts/gen-man $<TARGET_FILE:bpftools> ${c}
+    COMMAND sh ${PROJECT_SOURCE_DIR}/scripts/gen-man ${_bt_run} ${c}
             ${PROJECT_SOURCE_DIR}/docs/${c}.md ${PROJECT_VERSION} > ${_man_dir}/${c}.8
     DEPENDS bpftools ${PROJECT_SOURCE_DIR}/scripts/gen-man ${PROJECT_SOURCE_DIR}/docs/${c}.md
     VERBATIM)
@@ -19,12 +28,12 @@ endforeach()
 # The index page (bpftools --help) and the subcommand outside the registry.
 add_custom_command(OUTPUT ${_man_dir}/bpftools.8
   COMMAND ${CMAKE_COMMAND} -E make_directory ${_man_dir}
-  COMMAND sh ${PROJECT_SOURCE_DIR}/scripts/gen-man $<TARGET_FILE:bpftools> bpftools - ${PROJECT_VERSION}
+  COMMAND sh ${PROJECT_SOURCE_DIR}/scripts/gen-man ${_bt_run} bpftools - ${PROJECT_VERSION}
           > ${_man_dir}/bpftools.8
   DEPENDS bpftools ${PROJECT_SOURCE_DIR}/scripts/gen-man VERBATIM)
 add_custom_command(OUTPUT ${_man_dir}/bpftools-flamegraph.8
   COMMAND ${CMAKE_COMMAND} -E make_directory ${_man_dir}
-  COMMAND sh ${PROJECT_SOURCE_DIR}/scripts/gen-man $<TARGET_FILE:bpftools> "bpftools flamegraph"
+  COMMAND sh ${PROJECT_SOURCE_DIR}/scripts/gen-man ${_bt_run} "bpftools flamegraph"
           ${PROJECT_SOURCE_DIR}/docs/flamegraph.md ${PROJECT_VERSION} > ${_man_dir}/bpftools-flamegraph.8
   DEPENDS bpftools ${PROJECT_SOURCE_DIR}/scripts/gen-man ${PROJECT_SOURCE_DIR}/docs/flamegraph.md
   VERBATIM)
@@ -32,7 +41,7 @@ list(APPEND _gen_outputs ${_man_dir}/bpftools.8 ${_man_dir}/bpftools-flamegraph.
 foreach(sh bash zsh fish)
   add_custom_command(OUTPUT ${_comp_dir}/bpftools.${sh}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${_comp_dir}
-    COMMAND $<TARGET_FILE:bpftools> completion ${sh} > ${_comp_dir}/bpftools.${sh}
+    COMMAND ${_bt_run} completion ${sh} > ${_comp_dir}/bpftools.${sh}
     DEPENDS bpftools VERBATIM)
   list(APPEND _gen_outputs ${_comp_dir}/bpftools.${sh})
 endforeach()

@@ -129,7 +129,7 @@ struct {
 struct pt_regs___x86 {
 	unsigned long orig_ax;
 } __attribute__((preserve_access_index));
-struct pt_regs___arm64 {
+struct pt_regs___bt_arm64 { /* libbpf's bpf_tracing.h has a pt_regs___arm64 of its own */
 	int syscallno;
 } __attribute__((preserve_access_index));
 
@@ -140,12 +140,20 @@ struct pt_regs___arm64 {
  */
 static __always_inline bool bt_syscall_compat(void)
 {
+#if defined(__TARGET_ARCH_arm64)
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)) {
+		struct task_struct *task = bpf_get_current_task_btf();
+
+		return task->thread_info.flags & (1UL << 22); /* arm64 TIF_32BIT: an AArch32 task */
+	}
+#else
 	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf) &&
 	    bpf_core_field_exists(struct thread_info, status)) {
 		struct task_struct *task = bpf_get_current_task_btf();
 
 		return task->thread_info.status & 0x0002; /* x86 TS_COMPAT */
 	}
+#endif
 	return false;
 }
 
@@ -175,8 +183,8 @@ static __always_inline long bt_syscall_exit_index(struct pt_regs *regs)
 
 	if (bpf_core_field_exists(struct pt_regs___x86, orig_ax))
 		nr = ((struct pt_regs___x86 *)regs)->orig_ax;
-	else if (bpf_core_field_exists(struct pt_regs___arm64, syscallno))
-		nr = ((struct pt_regs___arm64 *)regs)->syscallno;
+	else if (bpf_core_field_exists(struct pt_regs___bt_arm64, syscallno))
+		nr = ((struct pt_regs___bt_arm64 *)regs)->syscallno;
 	return bt_syscall_index(nr, 1);
 }
 #endif

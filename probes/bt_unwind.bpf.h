@@ -15,11 +15,11 @@
 #ifndef BT_UNWIND_BPF_H
 #define BT_UNWIND_BPF_H
 
+#include "bt_arch.bpf.h"
 #include "bt_unwind_maps.h"
 
 #define BT_PF_KTHREAD 0x00200000 /* include/linux/sched.h */
-#define BT_USER_TOP 0x800000000000ULL
-#define BT_UNWIND_RETS 4 /* pending uretprobes followed per stack */
+#define BT_UNWIND_RETS 4	 /* pending uretprobes followed per stack */
 /*
  * A process asks to be indexed again (lib/stacks/bt_unwinder.c re-reads its maps, and the symbolizer
  * its snapshot) first at once, then after 10 ms, 20, 40... at most once a second: a new
@@ -777,9 +777,9 @@ static __noinline __u64 bt_unwind_defer(void *ctx, __u64 fallback, __u32 gen, __
 	if (!s)
 		goto partial;
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	s->ip = regs->ip;
-	s->sp = regs->sp;
-	s->bp = regs->bp;
+	s->ip = PT_REGS_IP(regs);
+	s->sp = PT_REGS_SP(regs);
+	s->bp = PT_REGS_FP(regs);
 	s->tramp = bt_unwind_pending_rets(task, s->ret_slot, s->ret_addr);
 	/*
 	 * The main thread's stack ends a little above where it started (argv and the environment
@@ -865,9 +865,9 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 	}
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	w.tramp = bt_unwind_pending_rets(task, w.ret_slot, w.ret_addr);
-	w.pc = regs->ip;
-	w.sp = regs->sp;
-	w.bp = regs->bp;
+	w.pc = PT_REGS_IP(regs);
+	w.sp = PT_REGS_SP(regs);
+	w.bp = PT_REGS_FP(regs);
 	/* whether the process has a table shows at the first frame's lookup (w.cache.noproc) */
 	w.cache.tgid = task->tgid; /* a BTF load, not a helper call */
 	if (!w.pc)

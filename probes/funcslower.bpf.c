@@ -10,6 +10,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 
+#include "bt_arch.bpf.h"
 #include "bt_attach.bpf.h"
 #include "bt_call.bpf.h"
 #include "bt_common.bpf.h"
@@ -364,9 +365,9 @@ int fs_uprobe(struct pt_regs *ctx)
 {
 	__u64 caller = 0;
 
-	/* On the first instruction the caller's address is only on the stack. */
+	/* On the first instruction the caller's address is not in a frame yet (bt_entry_caller). */
 	if (want_user)
-		bpf_probe_read_user(&caller, sizeof(caller), (void *)PT_REGS_SP(ctx));
+		bt_entry_caller(ctx, &caller);
 	return regs_entry(ctx, caller);
 }
 
@@ -395,7 +396,7 @@ int fs_usession(struct pt_regs *ctx)
 	if (bt_filtered_out())
 		return 1;
 	if (want_user)
-		bpf_probe_read_user(&caller, sizeof(caller), (void *)PT_REGS_SP(ctx));
+		bt_entry_caller(ctx, &caller);
 	regs_entry(ctx, caller);
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <bpf/usdt.bpf.h>
 
 #define BT_ATTACH_SYSCALLS
+#include "bt_arch.bpf.h"
 #include "bt_attach.bpf.h"
 #include "bt_common.bpf.h"
 #include "bt_stack.bpf.h"
@@ -79,7 +80,7 @@ int BPF_KPROBE(sc_uprobe)
 	__u64 caller = 0;
 
 	if (want_user)
-		bpf_probe_read_user(&caller, sizeof(caller), (void *)PT_REGS_SP(ctx));
+		bt_entry_caller(ctx, &caller);
 	return count_stack(ctx, caller);
 }
 

@@ -10,6 +10,7 @@
 #include <bpf/usdt.bpf.h>
 
 #define BT_ATTACH_SYSCALLS
+#include "bt_arch.bpf.h"
 #include "bt_attach.bpf.h"
 #include "bt_common.bpf.h"
 #include "bt_events.bpf.h"
@@ -72,7 +73,7 @@ int BPF_KPROBE(ss_uprobe)
 	__u64 caller = 0;
 
 	if (want_user)
-		bpf_probe_read_user(&caller, sizeof(caller), (void *)PT_REGS_SP(ctx));
+		bt_entry_caller(ctx, &caller);
 	return snoop(ctx, bt_target_index(ctx), caller);
 }
 

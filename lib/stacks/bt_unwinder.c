@@ -99,6 +99,13 @@ int bt_unwind_kernel_ok(char *why, size_t len)
 	if (cached <= 0)
 		goto out;
 	cached = 0;
+#if !defined(__x86_64__)
+	/* the tables (symbolize/unwind_table.c) and the walker's CFA rules are x86-64's */
+	snprintf(reason, sizeof(reason),
+		 "x86-64 only so far, user stacks by frame pointers (docs/unwind.md)");
+	cached = -EOPNOTSUPP;
+	goto out;
+#endif
 	/*
 	 * The verifier gives the same answer for the same program on the same kernel: a load
 	 * that passed once here is not repeated (~85 ms of CPU and ~5 MiB per run). Only

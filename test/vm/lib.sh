@@ -32,6 +32,16 @@ skip() {
 
 # ---- the guest kernel --------------------------------------------------------------------
 
+# The guest's architecture, and the kernel names that differ with it: the system call
+# wrappers' prefix (__x64_sys_getppid, __arm64_sys_getppid) and the functions every system
+# call's kernel stack passes through (do_syscall_64 / entry_SYSCALL_64 on x86-64; do_el0_svc /
+# el0t_64_sync on arm64).
+BT_ARCH=$(uname -m)
+case $BT_ARCH in
+  aarch64) SYS_PREFIX=__arm64_sys_ SYSCALL_DO=do_el0_svc SYSCALL_ENTRY=el0t_64_sync ;;
+  *) SYS_PREFIX=__x64_sys_ SYSCALL_DO=do_syscall_64 SYSCALL_ENTRY=entry_SYSCALL_64 ;;
+esac
+
 # kconfig CONFIG_NAME: prints its value (y, m, a number, ...) from /boot/config-$(uname -r)
 # (copied there from the kernel package); empty if unset.
 kconfig() {
@@ -77,6 +87,8 @@ has_facility() {
 # version must report and get, read from this table and not from the host (issue 21). Debian's
 # stable kernels backport none of these.
 KERNEL_SINCE='
+fentry 5.5
+arm64:fentry 6.4
 fentry_cookies 5.19
 kprobe_multi 5.18
 bpf_loop 5.17
@@ -85,9 +97,12 @@ raw_tp_cookies 6.10
 uprobe_session 6.13
 '
 
-# since_version NAME: the first kernel of NAME in KERNEL_SINCE, or fail.
+# since_version NAME: the first kernel of NAME in KERNEL_SINCE, or fail. A row `arm64:NAME`
+# is arm64's where it came later there (fentry: arm64's ftrace direct calls, 6.4).
 since_version() {
-  _v=$(echo "$KERNEL_SINCE" | awk -v n="$1" '$1 == n { print $2 }')
+  _v=
+  [ "$BT_ARCH" = aarch64 ] && _v=$(echo "$KERNEL_SINCE" | awk -v n="arm64:$1" '$1 == n { print $2 }')
+  [ -n "$_v" ] || _v=$(echo "$KERNEL_SINCE" | awk -v n="$1" '$1 == n { print $2 }')
   [ -n "$_v" ] || fail "since_version: $1 is not in KERNEL_SINCE"
   echo "$_v"
 }

@@ -9,9 +9,9 @@ command -v "$BPFTOOLS" >/dev/null || fail "no bpftools"
 "$BPFTOOLS" --list | grep -q '^funccount ' || skip "no funccount command in this build"
 W=$(workload fc_work)
 N=2000
-fn=__x64_sys_getppid
+fn=${SYS_PREFIX}getppid
 kfunc_traceable $fn || fn=__do_sys_getppid
-kfunc_traceable $fn || skip "neither __x64_sys_getppid nor __do_sys_getppid is traceable"
+kfunc_traceable $fn || skip "neither ${SYS_PREFIX}getppid nor __do_sys_getppid is traceable"
 
 for mode in $(attach_modes); do
   start_tool -o "$PWD/fc-$mode.out" funccount -D --attach=$mode $fn

@@ -29,7 +29,11 @@ for f in do_nanosleep vfs_read vfs_write vfs_open hrtimer_nanosleep; do
 done
 log "$nf traceable kernel functions"
 
-has_facility fentry || fail "fentry prerequisites missing (BTF, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_BPF_JIT)"
+if kernel_since fentry; then
+  has_facility fentry || fail "fentry prerequisites missing (BTF, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, CONFIG_BPF_JIT)"
+else
+  log "fentry: none on $BT_ARCH before $(since_version fentry) (no CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS)"
+fi
 if has_facility kprobe_multi; then
   log "kprobe.multi: available (CONFIG_FPROBE=y)"
 else

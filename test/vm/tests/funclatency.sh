@@ -12,9 +12,9 @@ N=60 G=400
 sleepfn=do_nanosleep
 kfunc_traceable $sleepfn || sleepfn=hrtimer_nanosleep
 kfunc_traceable $sleepfn || skip "neither do_nanosleep nor hrtimer_nanosleep is traceable"
-fn=__x64_sys_getppid
+fn=${SYS_PREFIX}getppid
 kfunc_traceable $fn || fn=__do_sys_getppid
-kfunc_traceable $fn || skip "neither __x64_sys_getppid nor __do_sys_getppid is traceable"
+kfunc_traceable $fn || skip "neither ${SYS_PREFIX}getppid nor __do_sys_getppid is traceable"
 
 # hist_sum FILE [SECTION] [BELOW]: the sum of the histogram rows (under BELOW when given)
 # after "Function = SECTION" (the whole output when SECTION is empty).

@@ -38,8 +38,8 @@ for mode in $(attach_modes); do
   awk '$1 == "funcslower_wor" && $3 < 5.0 { exit 1 }' "$OUT" ||
     fail "funcslower --attach=$mode: a 5 ms sleep shown below 5.00 ms"
   assert_contains "$OUT" "^    $fn\$" "funcslower --attach=$mode -K: the function heads its stack"
-  assert_contains "$OUT" '^    do_syscall_64$' "funcslower --attach=$mode -K: syscall path"
-  assert_contains "$OUT" '^    entry_SYSCALL_64' "funcslower --attach=$mode -K: syscall path"
+  assert_contains "$OUT" "^    $SYSCALL_DO\$" "funcslower --attach=$mode -K: syscall path"
+  assert_contains "$OUT" "^    $SYSCALL_ENTRY" "funcslower --attach=$mode -K: syscall path"
   assert_not_contains "$OUT" 'bpf_prog_|bpf_trampoline|kprobe_ftrace_handler' \
     "funcslower --attach=$mode -K: tracing artefacts"
   assert_no_probes "after funcslower --attach=$mode exited"
@@ -62,7 +62,7 @@ for mode in $(attach_modes); do
     fail "funcslower --attach=$mode -KB: a slow call without a ~5 ms block"
   assert_contains "$OUT" '^    schedule$' "funcslower --attach=$mode -KB: blocked in schedule"
   assert_contains "$OUT" "^    $fn\$" "funcslower --attach=$mode -KB: below the traced function"
-  assert_contains "$OUT" '^    do_syscall_64$' "funcslower --attach=$mode -KB: syscall path"
+  assert_contains "$OUT" "^    $SYSCALL_DO\$" "funcslower --attach=$mode -KB: syscall path"
   assert_not_contains "$OUT" 'Missed' "funcslower --attach=$mode -KB: lost stacks"
   assert_no_probes "after funcslower --attach=$mode -KB exited"
   log "$mode: -KB: $c B lines"

@@ -2,7 +2,8 @@
 # vm-timeout: 200
 # smpcalls on a stock kernel: without csd tracepoints (Debian's 6.1) through the kprobe
 # fallback on smp_call_function_*() and the IPI handler, else through the tracepoints. A
-# two-threaded workload's munmaps are TLB shootdowns (flush_tlb_func run on the other CPU):
+# two-threaded workload's munmaps are TLB shootdowns (flush_tlb_func run on the other CPU; on arm64,
+# which has no cross call for them, its membarrier() calls' ipi_mb):
 # they must be timed under that name, with -K -p keyed by the workload's name and stack;
 # Ctrl-C prints the histograms and exits 0; nothing is left attached.
 . "$BTVM_LIB"
@@ -18,10 +19,12 @@ else
 fi
 log "mechanism: $mode"
 N=300
-# the function a TLB shootdown runs on the other CPU: flush_tlb_func_remote() before 5.14
-# (the kernel merged it with the local one), flush_tlb_func() since
-F=flush_tlb_func
-ksym_exists flush_tlb_func_remote && F=flush_tlb_func_remote
+# the function each round of the workload runs on the other CPU: flush_tlb_func, a TLB
+# shootdown; on arm64 (broadcast TLB invalidation, no cross call) membarrier's ipi_mb
+fn=flush_tlb_func
+# before 5.14 the kernel ran flush_tlb_func_remote() on the other CPU (merged with the local one since)
+ksym_exists flush_tlb_func_remote && fn=flush_tlb_func_remote
+[ "$BT_ARCH" = aarch64 ] && fn=ipi_mb
 
 # hist_count FILE HEADER: the events in the histogram under the exact header line.
 hist_count() {
@@ -37,24 +40,26 @@ wait_for "$OUT" '^Tracing SMP calls' 120
 stop_tool INT 60
 assert_rc 0
 [ "$(head -n 1 "$OUT")" = "Tracing SMP calls. Hit Ctrl-C to stop." ] || fail "banner"
-assert_contains "$OUT" "^@time_ns\\[$F\\]:\$" "smpcalls output"
+assert_contains "$OUT" "^@time_ns\\[$fn\\]:\$" "smpcalls output"
 assert_contains "$OUT" '^     nsecs               : count     distribution$' "smpcalls output"
-n=$(hist_count "$OUT" "@time_ns[$F]:")
+n=$(hist_count "$OUT" "@time_ns[$fn]:")
 if [ $mode = kprobe ]; then
   # the callers' time in smp_call_function_many_cond(), one call per shootdown
   assert_contains debug.err 'no csd tracepoints: timing smp_call_function_\*\(\) with kprobes' "debug log"
   assert_not_contains "$OUT" '^@(queue|local)_ns' "kprobe output (no queue latency or local calls without csd)"
-  assert_ge "$n" $((N / 2)) "$F calls timed for $N munmaps"
+  assert_ge "$n" $((N / 2)) "$fn calls timed for $N munmaps"
   if kfunc_traceable generic_smp_call_function_single_interrupt; then
     assert_contains "$OUT" '^@time_ns\[generic_smp_call_function_single_interrupt\]:$' \
       "the IPI handler's histogram"
   fi
 else
-  assert_contains "$OUT" "^@queue_ns\\[$F\\]:\$" "csd output"
-  assert_contains "$OUT" "^@local_ns\\[$F\\]:\$" "csd output (the caller's own CPU)"
-  assert_ge "$n" $((N / 2)) "$F runs timed for $N munmaps"
+  assert_contains "$OUT" "^@queue_ns\\[$fn\\]:\$" "csd output"
+  # a shootdown flushes the caller's own TLB too; membarrier's cross call skips the caller
+  [ "$fn" = ipi_mb ] ||
+    assert_contains "$OUT" "^@local_ns\\[$fn\\]:\$" "csd output (the caller's own CPU)"
+  assert_ge "$n" $((N / 2)) "$fn runs timed for $N munmaps"
 fi
-log "$F: $n"
+log "$fn: $n"
 assert_no_probes "after smpcalls"
 
 # -K -p: keyed by the workload's name and the caller's stack, nothing of anyone else.
@@ -68,8 +73,8 @@ stop_tool INT 60
 assert_rc 0
 assert_contains "$OUT" '^@time_ns\[tlb_a, $' "smpcalls -K -p"
 assert_not_contains "$OUT" '^@[a-z]*_ns\[([^t]|t[^l]|tl[^b]|tlb[^_]|tlb_[^a])' "smpcalls -K -p (other callers)"
-assert_contains "$OUT" "^, $F\\]:\$" "smpcalls -K -p"
-assert_contains "$OUT" '^        (smp_call_function_many_cond|on_each_cpu_cond_mask|flush_tlb_mm_range)\+0x' \
+assert_contains "$OUT" "^, $fn\\]:\$" "smpcalls -K -p"
+assert_contains "$OUT" '^        (smp_call_function_many_cond|on_each_cpu_cond_mask|flush_tlb_mm_range|membarrier_private_expedited)\+0x' \
   "smpcalls -K stacks"
 assert_no_probes "after smpcalls -K -p"
 exit 0

@@ -8,9 +8,9 @@
 "$BPFTOOLS" --list | grep -q '^stackcount ' || skip "no stackcount command in this build"
 W=$(workload fc_work)
 N=1500
-fn=__x64_sys_getppid
+fn=${SYS_PREFIX}getppid
 kfunc_traceable $fn || fn=__do_sys_getppid
-kfunc_traceable $fn || skip "neither __x64_sys_getppid nor __do_sys_getppid is traceable"
+kfunc_traceable $fn || skip "neither ${SYS_PREFIX}getppid nor __do_sys_getppid is traceable"
 
 for mode in $(attach_modes); do
   "$W" 0 0 0 $N &
@@ -21,9 +21,9 @@ for mode in $(attach_modes); do
   wait $wpid || fail "workload fc_work exited with $?"
   stop_tool INT 30
   assert_rc 0
-  assert_contains "$OUT" "^  __(x64|do)_sys_getppid\$" "stackcount --attach=$mode: the probed function heads the stack"
-  assert_contains "$OUT" '^  do_syscall_64$' "stackcount --attach=$mode: syscall entry path"
-  assert_contains "$OUT" '^  entry_SYSCALL_64' "stackcount --attach=$mode: syscall entry path"
+  assert_contains "$OUT" "^  __(x64|arm64|do)_sys_getppid\$" "stackcount --attach=$mode: the probed function heads the stack"
+  assert_contains "$OUT" "^  $SYSCALL_DO\$" "stackcount --attach=$mode: syscall entry path"
+  assert_contains "$OUT" "^  $SYSCALL_ENTRY" "stackcount --attach=$mode: syscall entry path"
   assert_not_contains "$OUT" 'bpf_prog_|bpf_trampoline|kprobe_ftrace_handler|\[unknown\]' \
     "stackcount --attach=$mode: tracing artefacts or unknown frames"
   c=$(awk '/^    [0-9]+$/ { s += $1 } END { print s + 0 }' "$OUT")

@@ -9,11 +9,11 @@
 "$BPFTOOLS" --list | grep -q '^stacksnoop ' || skip "no stacksnoop command in this build"
 W=$(workload fc_work)
 N=300
-fn=__x64_sys_getppid
+fn=${SYS_PREFIX}getppid
 kfunc_traceable $fn || fn=__do_sys_getppid
-kfunc_traceable $fn || skip "neither __x64_sys_getppid nor __do_sys_getppid is traceable"
+kfunc_traceable $fn || skip "neither ${SYS_PREFIX}getppid nor __do_sys_getppid is traceable"
 # the symbolizer may name the head frame by the other name at the same address
-head_re='__(x64|do)_sys_getppid'
+head_re='__(x64|arm64|do)_sys_getppid'
 
 for mode in $(attach_modes); do
   "$W" 0 0 0 $N &
@@ -33,10 +33,10 @@ for mode in $(attach_modes); do
   # each row's stack: the probed function first, then down to the syscall entry
   heads=$(awk -v re="^	$head_re\$" 'prev ~ /^[0-9]+\.[0-9]+ / && $0 ~ re { n++ } { prev = $0 } END { print n + 0 }' "$OUT")
   assert_ge "$heads" $N "stacks headed by $fn (--attach=$mode)"
-  sys=$(count_matching "$OUT" '^	do_syscall_64$')
-  assert_ge "$sys" $N "stacks through do_syscall_64 (--attach=$mode)"
-  entry=$(count_matching "$OUT" '^	entry_SYSCALL_64')
-  assert_ge "$entry" $N "stacks through entry_SYSCALL_64 (--attach=$mode)"
+  sys=$(count_matching "$OUT" "^	$SYSCALL_DO\$")
+  assert_ge "$sys" $N "stacks through $SYSCALL_DO (--attach=$mode)"
+  entry=$(count_matching "$OUT" "^	$SYSCALL_ENTRY")
+  assert_ge "$entry" $N "stacks through $SYSCALL_ENTRY (--attach=$mode)"
   assert_not_contains "$OUT" 'bpf_prog_|bpf_trampoline|kprobe_ftrace_handler|ftrace_|\[unknown\]|Missed|lost' \
     "stacksnoop --attach=$mode: tracing artefacts, unknown frames or losses"
   assert_no_probes "after stacksnoop --attach=$mode exited"
@@ -55,6 +55,6 @@ stop_tool INT 30
 assert_rc 0
 assert_contains "$OUT" '^TIME\(s\)            FUNCTION$' "stacksnoop header"
 [ "$(count_matching "$OUT" "^	$head_re\+0x[0-9a-f]+\$")" = 3 ] || fail "-s: no '$fn+0x..' head frame in 3 stacks"
-[ "$(count_matching "$OUT" '^	do_syscall_64\+0x[0-9a-f]+$')" = 3 ] || fail "-s: no do_syscall_64+0x.. in 3 stacks"
+[ "$(count_matching "$OUT" "^	$SYSCALL_DO\\+0x[0-9a-f]+\$")" = 3 ] || fail "-s: no $SYSCALL_DO+0x.. in 3 stacks"
 assert_no_probes "after stacksnoop -s exited"
 exit 0
