@@ -20,6 +20,7 @@
 #include "bt_loop.h"
 #include "bt_skel.h"
 #include "opensnoop.h"
+#include "opensnoop_probes.h"
 #include "opensnoop.skel.h"
 
 enum {
@@ -336,43 +337,6 @@ static void print_header(void *ctx)
 	printf("PATH\n");
 }
 
-/*
- * Each syscall's tracepoints only where the kernel has them (no open(2) on arm64, say), an
- * entry only with its return; one syscall at least.
- */
-#define SYSCALLS "the open, openat and openat2 syscall tracepoints"
-static const struct bt_probe probes[] = {
-	{ "enter_open", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY, .what = SYSCALLS },
-	{ "exit_open", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
-	{ "enter_openat", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY },
-	{ "exit_openat", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
-	{ "enter_openat2", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY },
-	{ "exit_openat2", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
-	{ NULL },
-};
-
-/*
- * -F: the returns that resolve the directory (probes/opensnoop.bpf.c), through BTF pointers
- * (6.2+, lockdown or not), else through kernel reads (5.17 to 6.1, where lockdown allows).
- */
-#define FULL_BTF (BT_NEEDS_LOOP | BT_NEEDS_RDONLY_CAST)
-#define FULL_READ (BT_NEEDS_LOOP | BT_NEEDS_KERNEL_READS)
-static const struct bt_probe probes_full[] = {
-	{ "enter_open", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY, .what = SYSCALLS },
-	{ "exit_open_full", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED, .needs = FULL_BTF,
-	  .what = "-F" },
-	{ "exit_open_fullr", .flags = BT_PROBE_ALT, .needs = FULL_READ },
-	{ "enter_openat", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY },
-	{ "exit_openat_full", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED, .needs = FULL_BTF,
-	  .what = "-F" },
-	{ "exit_openat_fullr", .flags = BT_PROBE_ALT, .needs = FULL_READ },
-	{ "enter_openat2", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY },
-	{ "exit_openat2_full", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED, .needs = FULL_BTF,
-	  .what = "-F" },
-	{ "exit_openat2_fullr", .flags = BT_PROBE_ALT, .needs = FULL_READ },
-	{ NULL },
-};
-
 /* probes/opensnoop.bpf.c's in-flight tables, in slot order */
 static const struct bt_inflight_table inflight[] = {
 	{ "starts", "opens not traced", "opens in flight" },
@@ -441,7 +405,8 @@ static int run(const struct bt_cmd *cmd)
 	if (!err)
 		err = bt_evrun__configure(&ev, skel->obj);
 	if (!err)
-		err = bt_skel_select(skel->obj, opts.full_path ? probes_full : cmd->probes);
+		err = bt_skel_select(skel->obj,
+				     opts.full_path ? opensnoop_probes_full : cmd->probes);
 	if (!err)
 		err = bt_skel_load_attach(skel->skeleton, "the open syscall tracepoints");
 	if (!err)
@@ -461,7 +426,7 @@ BT_COMMAND(opensnoop) = {
 	.summary = "Trace open(), openat() and openat2() calls",
 	.argp = &argp,
 	.opts = &opts,
-	.probes = probes,
+	.probes = opensnoop_probes,
 	.run = run,
 	.flags = BT_NEED_PRIV,
 	.uses = BT_USES_TRACEPOINT,

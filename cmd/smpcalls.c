@@ -19,6 +19,7 @@
 #include "bt_summary.h"
 #include "bt_sym.h"
 #include "smpcalls.h"
+#include "smpcalls_probes.h"
 #include "smpcalls.skel.h"
 
 static struct smpcalls_opts {
@@ -209,26 +210,6 @@ static int print_out(void *ctx)
 	return bt_summary__print_hists(s->sum, stdout, NULL, print_header, s, "nsecs");
 }
 
-/*
- * The kernel decides the mechanism: the csd tracepoints' queue point, or else the kprobe on
- * smp_call_function_single(); the rest of that mechanism's probes follow, all of it or none.
- * Without the tracepoints: as the original, with what this kernel has of it, an entry only
- * with its return (one without the other times nothing).
- */
-static const struct bt_probe probes[] = {
-	{ "csd_queue_raw", NULL, "?, ?, ?, ?" },
-	{ "kp_single", NULL, "int, smp_call_func_t, void *, int", BT_PROBE_ALT,
-	  .note = "no csd tracepoints: timing smp_call_function_*() with kprobes" },
-	{ "csd_entry_raw", NULL, "?, ?", .with = "csd_queue_raw" },
-	{ "csd_exit_raw", NULL, "?, ?", .with = "csd_queue_raw" },
-	{ "kret_single", NULL, .with = "kp_single" },
-	{ "kp_many", NULL, "?, smp_call_func_t, ?, ?, ?", BT_PROBE_OPTIONAL, .with = "kp_single" },
-	{ "kret_many", NULL, NULL, BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
-	{ "kp_ipi", NULL, NULL, BT_PROBE_OPTIONAL, .with = "kp_single" },
-	{ "kret_ipi", NULL, NULL, BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
-	{ NULL },
-};
-
 /* probes/smpcalls.bpf.c's in-flight tables, in slot order (calls: without csd tracepoints) */
 static const struct bt_inflight_table inflight[] = {
 	{ "calls", "calls not timed", "calls in flight" },
@@ -297,7 +278,7 @@ BT_COMMAND(smpcalls) = {
 	.summary = "Time SMP cross calls per called function",
 	.argp = &argp,
 	.opts = &opts,
-	.probes = probes,
+	.probes = smpcalls_probes,
 	.run = run,
 	.flags = BT_NEED_PRIV,
 	/*

@@ -10,6 +10,8 @@
 
 #include "bt_variant.h"
 #include "harness.h"
+#include "opensnoop_probes.h"
+#include "smpcalls_probes.h"
 
 enum era { OLD_5_10, MID_6_1, NEW_6_6 };
 
@@ -356,31 +358,9 @@ static const char *select_on(const struct bt_probe *probes, const struct kernel 
 	return result;
 }
 
-/* cmd/opensnoop.c's tables: without -F, and with it */
-#define SYSCALLS "the open, openat and openat2 syscall tracepoints"
-static const struct bt_probe open_plain[] = {
-	{ "enter_open", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY, .what = SYSCALLS },
-	{ "exit_open", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
-	{ "enter_openat", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY },
-	{ "exit_openat", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
-	{ "enter_openat2", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY },
-	{ "exit_openat2", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
-	{ NULL },
-};
-
-#define FULL_BTF (BT_NEEDS_LOOP | BT_NEEDS_RDONLY_CAST)
-#define FULL_READ (BT_NEEDS_LOOP | BT_NEEDS_KERNEL_READS)
-static const struct bt_probe open_full[] = {
-	{ "enter_open", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY, .what = SYSCALLS },
-	{ "exit_open_full", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED, .needs = FULL_BTF,
-	  .what = "-F" },
-	{ "exit_open_fullr", .flags = BT_PROBE_ALT, .needs = FULL_READ },
-	{ "enter_openat", .flags = BT_PROBE_OPTIONAL | BT_PROBE_ANY },
-	{ "exit_openat_full", .flags = BT_PROBE_OPTIONAL | BT_PROBE_PAIRED, .needs = FULL_BTF,
-	  .what = "-F" },
-	{ "exit_openat_fullr", .flags = BT_PROBE_ALT, .needs = FULL_READ },
-	{ NULL },
-};
+/* cmd/opensnoop.c's tables, without -F and with it: the command's own */
+#define open_plain opensnoop_probes
+#define open_full opensnoop_probes_full
 
 static void test_table_opensnoop(void)
 {
@@ -415,11 +395,14 @@ static void test_table_opensnoop(void)
 
 	/* -F: BTF pointers wherever bpf_rdonly_cast() is, lockdown or not */
 	CHECK_STR(select_on(open_full, &k618),
-		  "enter_open exit_open_full enter_openat exit_openat_full");
+		  "enter_open exit_open_full enter_openat exit_openat_full enter_openat2 "
+		  "exit_openat2_full");
 	/* the fallback: kernel reads (6.1 without lockdown) */
 	CHECK_STR(select_on(open_full, &k61),
-		  "enter_open exit_open_fullr enter_openat exit_openat_fullr");
-	CHECK_STR(select_on(open_full, &arm64), "enter_openat exit_openat_full");
+		  "enter_open exit_open_fullr enter_openat exit_openat_fullr enter_openat2 "
+		  "exit_openat2_fullr");
+	CHECK_STR(select_on(open_full, &arm64),
+		  "enter_openat exit_openat_full enter_openat2 exit_openat2_full");
 	CHECK_STR(select_on(open_full, &k61_locked),
 		  "-95: -F needs bpf_loop() (Linux 5.17) and bpf_rdonly_cast() (6.2), or kernel "
 		  "reads, which lockdown=confidentiality refuses");
@@ -429,19 +412,7 @@ static void test_table_opensnoop(void)
 }
 
 /* cmd/smpcalls.c's table: the csd tracepoints, or else the kprobes, all of one */
-static const struct bt_probe smpcalls[] = {
-	{ "csd_queue_raw", NULL, "?, ?, ?, ?" },
-	{ "kp_single", NULL, "int, smp_call_func_t, void *, int", BT_PROBE_ALT,
-	  .note = "no csd tracepoints: timing smp_call_function_*() with kprobes" },
-	{ "csd_entry_raw", NULL, "?, ?", .with = "csd_queue_raw" },
-	{ "csd_exit_raw", NULL, "?, ?", .with = "csd_queue_raw" },
-	{ "kret_single", NULL, .with = "kp_single" },
-	{ "kp_many", NULL, "?, smp_call_func_t, ?, ?, ?", BT_PROBE_OPTIONAL, .with = "kp_single" },
-	{ "kret_many", NULL, NULL, BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
-	{ "kp_ipi", NULL, NULL, BT_PROBE_OPTIONAL, .with = "kp_single" },
-	{ "kret_ipi", NULL, NULL, BT_PROBE_OPTIONAL | BT_PROBE_PAIRED },
-	{ NULL },
-};
+#define smpcalls smpcalls_probes
 
 static void test_table_smpcalls(void)
 {
