@@ -277,6 +277,17 @@ static int add_tp(struct ctx *c, const char *cat, const char *event, const char 
 	return err ? err : over_limit(c);
 }
 
+/* Tracepoints and syscalls are found in tracefs: 0, or -errno after one line. */
+static int tracefs_usable(const struct ctx *c, const char *tracefs)
+{
+	if (!tracefs) {
+		bt_err("cannot trace '%s': tracefs is not mounted and cannot be mounted",
+		       c->spec->text);
+		return -ENOENT;
+	}
+	return bt_tracefs_denied();
+}
+
 static int resolve_tracepoint(struct ctx *c)
 {
 	struct bt_match mc = { 0 }, me = { 0 };
@@ -285,12 +296,7 @@ static int resolve_tracepoint(struct ctx *c)
 	size_t ncats = 0, nevs = 0, i, j;
 	int err;
 
-	if (!tracefs) {
-		bt_err("cannot trace '%s': tracefs is not mounted and cannot be mounted",
-		       c->spec->text);
-		return -ENOENT;
-	}
-	err = bt_tracefs_denied();
+	err = tracefs_usable(c, tracefs);
 	if (err)
 		return err;
 	err = bt_match__init(&mc, c->spec->module, c->opts->regex);
@@ -339,12 +345,7 @@ static int resolve_syscall(struct ctx *c)
 	char **evs = NULL, dir[4096];
 	int err;
 
-	if (!tracefs) {
-		bt_err("cannot trace '%s': tracefs is not mounted and cannot be mounted",
-		       c->spec->text);
-		return -ENOENT;
-	}
-	err = bt_tracefs_denied();
+	err = tracefs_usable(c, tracefs);
 	if (err)
 		return err;
 	err = bt_match__init(&m, c->spec->pattern, c->opts->regex);
