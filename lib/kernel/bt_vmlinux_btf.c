@@ -13,6 +13,7 @@
 
 static struct btf *vmlinux_btf;
 static bool vmlinux_btf_tried;
+static int vmlinux_btf_err; /* why the load failed: -errno */
 static const char *btf_file;
 
 const char *bt_vmlinux_btf_file(void)
@@ -42,10 +43,9 @@ int bt_vmlinux_btf_check(void)
 		return 0;
 	if (vmlinux_btf)
 		return 0;
-	/* the rare path (no BTF in sysfs, or a file given): parse it once to know it is BTF */
-	btf = load();
-	err = btf ? 0 : -errno;
-	btf__free(btf);
+	/* the rare path (no BTF in sysfs, or a file given): parsed once, kept for what asks next */
+	btf = bt_vmlinux_btf();
+	err = btf ? 0 : vmlinux_btf_err;
 	if (!err)
 		return 0;
 	if (file)
@@ -64,8 +64,9 @@ struct btf *bt_vmlinux_btf(void)
 	if (!vmlinux_btf_tried) {
 		vmlinux_btf_tried = true;
 		vmlinux_btf = load();
+		vmlinux_btf_err = vmlinux_btf ? 0 : -(errno ? errno : ENOENT);
 		if (!vmlinux_btf)
-			bt_debug("no vmlinux BTF: %s", strerror(errno));
+			bt_debug("no vmlinux BTF: %s", strerror(-vmlinux_btf_err));
 	}
 	return vmlinux_btf;
 }
