@@ -242,6 +242,7 @@ __attribute__((noinline)) __u64 bt_stack_store(__u32 slot, __u32 gen)
 static __always_inline __u64 bt_get_stack(void *ctx, __u64 flags, __u32 gen)
 {
 	__u32 zero = 0, depth, defer = 0, *busy = bpf_map_lookup_elem(&bt_stack_busy, &zero);
+	__u32 *gen_now, memo_gen = 0, memo = 0;
 	struct bt_stack_value *v;
 	__u64 id = BT_STACK_LOST;
 	long len;
@@ -261,9 +262,19 @@ static __always_inline __u64 bt_get_stack(void *ctx, __u64 flags, __u32 gen)
 		bt_stack_count_lost(BT_STACK_LOST_CAPTURE);
 		goto out;
 	}
-	if (bt_unwind_on && (flags & BPF_F_USER_STACK))
+	if (bt_unwind_on && (flags & BPF_F_USER_STACK)) {
+		/* the whole counter: a walk kept for later is good for its generation only */
+		gen_now = bpf_map_lookup_elem(&bt_stack_gen, &zero);
+		memo_gen = gen_now ? *gen_now : 0;
+		memo = (memo_gen & 1) == gen; /* not flipped since the caller read gen */
+		if (memo) {
+			id = bt_unwind_memo_find(depth, memo_gen);
+			if (id)
+				goto out;
+			id = BT_STACK_LOST;
+		}
 		len = bt_unwind_user(ctx, depth, &defer) * sizeof(__u64); /* sets nr, clears past */
-	else
+	} else
 		len = bpf_get_stack(ctx, v->ips, BT_MAX_STACK_DEPTH * sizeof(__u64), flags);
 	if (len <= 0) {
 		if (len == 0 || len == -BT_EFAULT)
@@ -274,6 +285,8 @@ static __always_inline __u64 bt_get_stack(void *ctx, __u64 flags, __u32 gen)
 	}
 	v->nr = len / sizeof(__u64);
 	id = bt_stack_store(depth, gen);
+	if (memo && !defer && id != BT_STACK_LOST)
+		bt_unwind_memo_put(depth, memo_gen, id);
 	if (defer) {
 		__u64 deferred = bt_unwind_defer(ctx, id, gen, defer == 2);
 

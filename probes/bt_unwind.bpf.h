@@ -148,6 +148,55 @@ struct {
 } bt_unwind_stats SEC(".maps");
 
 /*
+ * A thread that blocks, or is probed, where it was the time before has the same user stack:
+ * the walk is a function of the registers it starts from, the stack words it reads (return
+ * addresses, saved frame pointers) and the process's mappings. So each CPU keeps, for a few
+ * threads, the last walk's start, the words it read and the stored stack's id; the next event
+ * of the thread reads those words again in one read of its stack and, where the registers
+ * and every word are the same, takes the id without walking, hashing or storing (a switch of
+ * a pair that pings and pongs: ~0.6 us of walk and store down to ~0.1). A thread is its tid
+ * and start time, and its exec count; the id is only taken within the stack generation it
+ * was stored in (user space frees a generation's stacks after the flip). Mappings replaced
+ * under an unchanged stack without an exec (munmap and a new mmap at the same address while
+ * a thread waits in it) are not seen, as they are not by the walk's own mapping caches until
+ * the process is indexed again.
+ */
+#define BT_UNWIND_MEMOS 16	/* threads per CPU */
+#define BT_UNWIND_MEMO_WORDS 32 /* words a walk may read to be kept: 16 frames or so */
+
+/* What a walk read, kept as it goes (bt_unwind_memo_note()) */
+struct bt_unwind_memo_walk {
+	__u64 pc, sp, bp; /* the registers it started from */
+	__u32 n;	  /* words read */
+	__u32 bad;	  /* a read it cannot repeat, or a walk that may come out otherwise */
+	__u32 span;	  /* bytes from sp that hold every word read */
+	__u16 frames_table, frames_fp;
+	/*
+	 * Whether the walk used bp while it was still the register's: where it did not (a
+	 * program built without frame pointers keeps anything in rbp) any bp walks the same
+	 */
+	__u16 bp_regs, need_bp;
+	__u16 off[BT_UNWIND_MEMO_WORDS]; /* each word's index from sp */
+	__u64 val[BT_UNWIND_MEMO_WORDS];
+};
+
+struct bt_unwind_memo {
+	__u64 seq; /* odd while it is written: a program that interrupts the writer misses */
+	__u64 start_time, exec_id;
+	__u32 tid;
+	__u32 gen; /* the stack generation counter (bt_stack_gen) the id was stored under */
+	__u64 id;
+	struct bt_unwind_memo_walk walk;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BT_UNWIND_MEMOS);
+	__type(key, __u32);
+	__type(value, struct bt_unwind_memo);
+} bt_unwind_memos SEC(".maps");
+
+/*
  * The user stack, read a window at a time: a frame's return address and saved rbp are then
  * loads from map memory rather than a bpf_probe_read_user() each (~60 ns each here, where one
  * read of a window costs little more). A window starts at the sp of the frame that first needs
@@ -169,6 +218,7 @@ struct bt_unwind_window {
 	__u64 prev_start, prev_end, prev_bias;
 	__u32 prev_table;
 	__u32 pad;
+	struct bt_unwind_memo_walk memo; /* what the walk read, for bt_unwind_memo_put() */
 	__u64 words[BT_UNWIND_WINDOW / 8];
 };
 
@@ -214,19 +264,43 @@ static __always_inline long bt_unwind_window_fill(struct bt_unwind_window *win, 
  * The word is left in map memory so that no caller takes a local's address: the walk's calls
  * stay within the stack 6.1 allows (meta/bpf_stack).
  */
+/* Keep the word a walk read at addr (struct bt_unwind_memo_walk). */
+static __always_inline void bt_unwind_memo_note(struct bt_unwind_memo_walk *m, __u64 addr,
+						__u64 word)
+{
+	__u64 off = addr - m->sp;
+	__u32 i = m->n;
+
+	if (off > BT_UNWIND_WINDOW - 8 || (off & 7) || i >= BT_UNWIND_MEMO_WORDS) {
+		m->bad = 1;
+		return;
+	}
+	m->off[i] = off >> 3;
+	m->val[i] = word;
+	m->n = i + 1;
+	if (off + 8 > m->span)
+		m->span = off + 8;
+}
+
 static __always_inline long bt_unwind_read(struct bt_unwind_window *win, __u64 floor, __u64 addr)
 {
 	__u64 off = addr - win->base;
+	long err;
 
 	/* len is a multiple of 8: an aligned word that starts in it ends in it */
 	if (off >= win->len || (off & 7)) {
 		off = addr - floor;
 		/* the window read may be short (the main thread's top, a page's end): in it? */
 		if (addr < floor || off > BT_UNWIND_WINDOW - 8 || ((addr | floor) & 7) ||
-		    bt_unwind_window_fill(win, floor) || off >= win->len)
-			return bpf_probe_read_user(&win->word, sizeof(win->word), (void *)addr);
+		    bt_unwind_window_fill(win, floor) || off >= win->len) {
+			err = bpf_probe_read_user(&win->word, sizeof(win->word), (void *)addr);
+			if (!err)
+				bt_unwind_memo_note(&win->memo, addr, win->word);
+			return err;
+		}
 	}
 	win->word = win->words[(off >> 3) & (BT_UNWIND_WINDOW / 8 - 1)];
+	bt_unwind_memo_note(&win->memo, addr, win->word);
 	return 0;
 }
 
@@ -575,13 +649,18 @@ __attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w,
 	return rule;
 }
 
-/* The return address read from slot, or the real one where a uretprobe put its trampoline. */
-static __always_inline __u64 bt_unwind_real_ra(const struct bt_unwind_walk *w, __u64 ra, __u64 slot)
+/*
+ * The return address read from slot, or the real one where a uretprobe put its trampoline
+ * (which a walk kept for later cannot tell: the trampoline's word is the same for any return).
+ */
+static __always_inline __u64 bt_unwind_real_ra(const struct bt_unwind_walk *w,
+					       struct bt_unwind_window *win, __u64 ra, __u64 slot)
 {
 	__u32 k;
 
 	if (ra != w->tramp || !ra)
 		return ra;
+	win->memo.bad = 1;
 #pragma unroll
 	for (k = 0; k < BT_UNWIND_RETS; k++)
 		if (w->ret_slot[k] == slot)
@@ -636,6 +715,7 @@ __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 		break;
 	case BT_CFA_RBP:
 		cfa = w->bp + (__s32)row;
+		win->memo.need_bp |= win->memo.bp_regs;
 		break;
 	case BT_CFA_PLT:
 		cfa = w->sp + 8 + ((pc & 15) >= 11 ? 8 : 0);
@@ -654,17 +734,21 @@ __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 			w->truncated = 1;
 			return 1;
 		}
-		ra = bt_unwind_real_ra(w, win->word, cfa - 8);
+		ra = bt_unwind_real_ra(w, win, win->word, cfa - 8);
 		if ((row >> 56) == BT_RBP_CFA) {
 			bp = bt_unwind_read(win, w->sp, cfa + (__s16)(row >> 32)) ? 0 : win->word;
+			win->memo.bp_regs = 0;
 		} else if ((row >> 56) == BT_RBP_UNDEFINED) {
 			bp = 0;
+			win->memo.bp_regs = 0;
 		}
 		w->sp = cfa;
 		w->from_fp = 0;
 		w->frames_table++;
 	} else {
 		/* the frame-pointer chain's end, or rbp holding something else */
+		win->memo.need_bp |= win->memo.bp_regs;
+		win->memo.bp_regs = 0;
 		if (!bp || bp < w->sp) {
 			w->done = 1;
 			return 1;
@@ -673,7 +757,7 @@ __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 			w->truncated = 1;
 			return 1;
 		}
-		ra = bt_unwind_real_ra(w, win->word, bp + 8);
+		ra = bt_unwind_real_ra(w, win, win->word, bp + 8);
 		if (bt_unwind_read(win, bp, bp)) {
 			w->truncated = 1;
 			return 1;
@@ -845,6 +929,80 @@ static __always_inline void bt_unwind_forget(__u32 tgid)
 	bpf_map_delete_elem(&bt_unwind_found, &tgid);
 }
 
+static __always_inline __u32 bt_unwind_memo_slot(__u32 tid)
+{
+	return (tid * 0x9e3779b9U) >> 28 & (BT_UNWIND_MEMOS - 1);
+}
+
+/*
+ * The id of the current thread's user stack when it is the stack its last walk on this CPU
+ * found, within stack generation gen (struct bt_unwind_memo); 0 when it may not be. Uses
+ * scratch buffer slot's window. A global function, checked once on its own.
+ */
+__attribute__((noinline)) __u64 bt_unwind_memo_find(__u32 slot, __u32 gen)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tid = task->pid, idx = bt_unwind_memo_slot(tid), i, span;
+	struct bt_unwind_window *win;
+	struct bt_unwind_memo *m;
+	struct pt_regs *regs;
+	__u64 seq, diff = 0;
+
+	m = bpf_map_lookup_elem(&bt_unwind_memos, &idx);
+	win = bpf_map_lookup_elem(&bt_unwind_windows, &slot);
+	if (!m || !win)
+		return 0;
+	seq = m->seq;
+	if ((seq & 1) || m->tid != tid || m->gen != gen || m->start_time != task->start_time ||
+	    m->exec_id != task->self_exec_id)
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (PT_REGS_IP(regs) != m->walk.pc || PT_REGS_SP(regs) != m->walk.sp ||
+	    (m->walk.need_bp && PT_REGS_FP(regs) != m->walk.bp))
+		return 0;
+	span = m->walk.span;
+	if (!span || span > BT_UNWIND_WINDOW)
+		return 0;
+	if (bpf_probe_read_user(win->words, span, (void *)m->walk.sp))
+		return 0;
+#pragma unroll
+	for (i = 0; i < BT_UNWIND_MEMO_WORDS; i++) {
+		if (i >= m->walk.n)
+			break;
+		diff |= win->words[m->walk.off[i] & (BT_UNWIND_WINDOW / 8 - 1)] ^ m->walk.val[i];
+	}
+	if (diff || m->seq != seq)
+		return 0;
+	bt_unwind_count(BT_UNWIND_STAT_STACKS, 1);
+	bt_unwind_count(BT_UNWIND_STAT_MEMO, 1);
+	bt_unwind_count(BT_UNWIND_STAT_FRAMES_TABLE, m->walk.frames_table);
+	bt_unwind_count(BT_UNWIND_STAT_FRAMES_FP, m->walk.frames_fp);
+	return m->id;
+}
+
+/* Keep the walk just made in slot, stored as id in generation gen, for the thread's next. */
+__attribute__((noinline)) int bt_unwind_memo_put(__u32 slot, __u32 gen, __u64 id)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tid = task->pid, idx = bt_unwind_memo_slot(tid);
+	struct bt_unwind_window *win;
+	struct bt_unwind_memo *m;
+
+	m = bpf_map_lookup_elem(&bt_unwind_memos, &idx);
+	win = bpf_map_lookup_elem(&bt_unwind_windows, &slot);
+	if (!m || !win || win->memo.bad || !win->memo.n)
+		return 0;
+	m->seq++;
+	m->tid = tid;
+	m->start_time = task->start_time;
+	m->exec_id = task->self_exec_id;
+	m->gen = gen;
+	m->id = id;
+	m->walk = win->memo;
+	m->seq++;
+	return 0;
+}
+
 /*
  * Walk the current task's user stack into the scratch buffer slot; the number of frames
  * (0: none, a kernel thread). *defer says the walk met a frame it had no table for in a
@@ -878,9 +1036,22 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 	win->len = 0; /* read when the first frame needs it */
 	win->prev_end = 0;
 	win->top = task->mm->start_stack;
+	win->memo.pc = w.pc;
+	win->memo.sp = w.sp;
+	win->memo.bp = w.bp;
+	win->memo.n = 0;
+	win->memo.bad = 0;
+	win->memo.span = 0;
+	win->memo.bp_regs = 1;
+	win->memo.need_bp = 0;
 	bpf_loop(BT_MAX_STACK_DEPTH + 1, bt_unwind_step, &w, 0);
 	if (!w.done && !w.truncated)
 		w.truncated = 1;
+	/* a walk that may come out whole later (tables for its process) is walked again */
+	if (w.truncated || ((w.cache.noproc || w.cache.miss) && w.no_table))
+		win->memo.bad = 1;
+	win->memo.frames_table = w.frames_table;
+	win->memo.frames_fp = w.frames_fp;
 	v = bpf_map_lookup_elem(&bt_stack_scratch, &slot);
 	if (!v || !w.n || w.n > BT_MAX_STACK_DEPTH)
 		return 0;

@@ -25,7 +25,7 @@ struct bt_stacks {
 	int stack_fd, deep_fd; /* short and full-depth entries */
 	int lost_fd;
 	int gen_fd;
-	unsigned int gen; /* the generation programs write now */
+	unsigned int gen; /* the generation counter: programs write under its low bit */
 	/* updating a map-in-map slot makes the kernel wait out every running program */
 	int sync_outer_fd, sync_inner_fd;
 	unsigned long long missing; /* ids printed after their stack was freed (a bug if > 0) */
@@ -465,7 +465,9 @@ static void wait_for_programs(struct bt_stacks *st)
 
 int bt_stacks__flip(struct bt_stacks *st)
 {
-	__u32 zero = 0, next = st->gen ^ 1;
+	/* a counter, of which programs write under the low bit: a stack walk kept in the
+	 * kernel for later (probes/bt_unwind.bpf.h) is good for the one generation only */
+	__u32 zero = 0, next = st->gen + 1;
 
 	if (bpf_map_update_elem(st->gen_fd, &zero, &next, BPF_ANY))
 		return -errno;
@@ -473,7 +475,7 @@ int bt_stacks__flip(struct bt_stacks *st)
 	wait_for_programs(st);
 	st->exits_at_flip[0] = st->exits_at_flip[1];
 	st->exits_at_flip[1] = bt_symbolizer__exits(st->sym);
-	return next ^ 1;
+	return (next & 1) ^ 1;
 }
 
 /* Every key of a hash map; *out is malloc'ed. Keys are collected first: deleting while
@@ -507,7 +509,7 @@ static int collect_keys(int fd, size_t key_size, void **out, size_t *count)
 int bt_stacks__drain(struct bt_stacks *st, int map_fd, size_t key_size, size_t value_size,
 		     size_t gen_offset, bt_stacks_entry_fn fn, void *ctx)
 {
-	unsigned int closed = st->gen ^ 1;
+	unsigned int closed = (st->gen & 1) ^ 1;
 	void *keys = NULL, *value;
 	size_t n = 0, i;
 	int err;
@@ -569,7 +571,7 @@ static int release_in(int fd, unsigned int closed, const uint64_t *sorted, size_
 
 int bt_stacks__release(struct bt_stacks *st, const uint64_t *held, size_t nheld)
 {
-	unsigned int closed = st->gen ^ 1;
+	unsigned int closed = (st->gen & 1) ^ 1;
 	uint64_t *sorted = NULL, *keep = NULL;
 	size_t nkeep = 0;
 	int err;

@@ -1096,9 +1096,11 @@ int bt_unwind__queue_pid(struct bt_unwind *u, int pid)
 	for (i = u->qhead; !err && i != u->qtail; i++)
 		if (u->queue[i % 256] == pid)
 			goto out;
-	if (!err && u->qtail - u->qhead < 256)
+	if (!err && u->qtail - u->qhead < 256) {
 		u->queue[u->qtail++ % 256] = pid;
-	else
+		/* a table build of the scan at nice 19 is under way: it waits for none of it */
+		boost_worker(u);
+	} else
 		u->dropped++; /* its stacks keep walking by frame pointers */
 out:
 	pthread_cond_broadcast(&u->qcond);
@@ -1156,6 +1158,7 @@ void bt_unwind__counts(struct bt_unwind *u, struct bt_unwind_counts *c)
 	c->asked = s[BT_UNWIND_STAT_ASKED];
 	c->by_file = s[BT_UNWIND_STAT_BY_FILE];
 	c->find_vma = s[BT_UNWIND_STAT_FIND_VMA];
+	c->memo = s[BT_UNWIND_STAT_MEMO];
 	pthread_mutex_lock(&u->lock);
 	c->tables = u->next_table - 1;
 	c->table_bytes = u->bytes;
@@ -1201,10 +1204,11 @@ void bt_unwind__report(struct bt_unwind *u, FILE *out)
 		 "%llu stacks truncated, %llu from processes not indexed yet (%llu of them sent to "
 		 "be unwound later, %llu unwound whole); %llu tables "
 		 "(%llu KiB), %llu files without one, %llu processes indexed, %llu requests to "
-		 "index one, %llu mappings asked of the kernel, %llu mappings found by file",
+		 "index one, %llu mappings asked of the kernel, %llu mappings found by file, "
+		 "%llu stacks found unchanged since the thread's last walk",
 		 c.stacks, c.frames_table, c.frames_fp, c.truncated, c.not_indexed, c.deferred,
 		 c.deferred_unwound, c.tables, c.table_bytes >> 10, c.files_without, c.procs,
-		 c.asked, c.find_vma, c.by_file);
+		 c.asked, c.find_vma, c.by_file, c.memo);
 	/* with --json, stderr is JSON Lines too (docs/json.md) */
 	if (bt_json_mode())
 		bt_note("%s", line);

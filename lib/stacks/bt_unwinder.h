@@ -117,6 +117,7 @@ struct bt_unwind_counts {
 	/* stacks sent to be unwound in user space (not indexed yet), and those unwound whole */
 	unsigned long long deferred, deferred_unwound;
 	unsigned long long partial; /* stacks left partly walked after all */
+	unsigned long long memo;    /* stacks the same as the thread's walk before: not walked */
 };
 void bt_unwind__counts(struct bt_unwind *u, struct bt_unwind_counts *c);
 /* One "unwind: ..." line of the counts (for -v). */

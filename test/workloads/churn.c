@@ -4,7 +4,8 @@
  * (default /bin/true) N times, one after another, and waits for each. With PID=P in the
  * environment it runs PROG once, as pid P: the kernel's last pid is set to P - 1 just before
  * the fork (root, /proc/sys/kernel/ns_last_pid), tried until the fork gets P (another fork on
- * the machine may take it in between); exit 3 when P could not be had.
+ * the machine may take it in between); exit 3 when P could not be had. With CHURN_PIDS=FILE,
+ * the pid of each process it ran is appended to FILE, one per line.
  */
 #include <errno.h>
 #include <spawn.h>
@@ -56,8 +57,9 @@ int main(int argc, char **argv)
 {
 	char *def[] = { "/bin/true", NULL };
 	char **prog = argc > 2 ? argv + 2 : def;
-	const char *want = getenv("PID");
+	const char *want = getenv("PID"), *pids_path = getenv("CHURN_PIDS");
 	long i, n = argc > 1 ? atol(argv[1]) : 1;
+	FILE *pids = NULL;
 
 	if (want) {
 		if (run_as(atol(want), prog) < 0) {
@@ -65,6 +67,10 @@ int main(int argc, char **argv)
 			return 3;
 		}
 		return 0;
+	}
+	if (pids_path && !(pids = fopen(pids_path, "a"))) {
+		fprintf(stderr, "churn: %s: %s\n", pids_path, strerror(errno));
+		return 1;
 	}
 	for (i = 0; i < n; i++) {
 		pid_t pid;
@@ -75,6 +81,12 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		waitpid(pid, NULL, 0);
+		if (pids)
+			fprintf(pids, "%d\n", (int)pid);
+	}
+	if (pids && fclose(pids)) {
+		fprintf(stderr, "churn: %s: %s\n", pids_path, strerror(errno));
+		return 1;
 	}
 	return 0;
 }
