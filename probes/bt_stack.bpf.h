@@ -19,6 +19,8 @@
 #ifndef BT_STACK_BPF_H
 #define BT_STACK_BPF_H
 
+#include <bpf/bpf_core_read.h>
+
 #include "bt_events.bpf.h"
 #include "bt_stack.h"
 
@@ -286,6 +288,27 @@ out:
 }
 
 /*
+ * The current task's PF_ flags and its process's start time: by the task's BTF pointer where
+ * the kernel has bpf_get_current_task_btf() (5.11: plain loads, which lockdown=confidentiality
+ * allows where it refuses bpf_probe_read_kernel), else read (5.10). The test is a CO-RE
+ * constant, so the verifier walks only the arm this kernel takes.
+ */
+static __always_inline __u32 bt_current_flags(void)
+{
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf))
+		return bpf_get_current_task_btf()->flags;
+	return BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), flags);
+}
+
+static __always_inline __u64 bt_current_start_ns(void)
+{
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf))
+		return bpf_get_current_task_btf()->group_leader->start_boottime;
+	return BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), group_leader,
+			     start_boottime);
+}
+
+/*
  * Announce tgid once (per LRU lifetime, and again after exec) through bt_new_pids. Returns its
  * cookie, for the keys of counts that may be printed after the process is gone (0 when
  * processes are not announced).
@@ -293,7 +316,6 @@ out:
 static __noinline __u32 bt_note_pid(void *ctx, __u32 tgid)
 {
 	struct bt_pid_note note = { .tgid = tgid };
-	struct task_struct *task;
 	__u32 *seen, *n, zero = 0;
 
 	if (!bt_announce_pids || !tgid)
@@ -301,12 +323,11 @@ static __noinline __u32 bt_note_pid(void *ctx, __u32 tgid)
 	seen = bpf_map_lookup_elem(&bt_seen_pids, &tgid);
 	if (seen)
 		return *seen;
-	task = bpf_get_current_task_btf();
 	/*
 	 * Past its exit's announcement (a last switch in do_exit): an entry made now would never
 	 * be removed, and there is nothing left to snapshot
 	 */
-	if (task->flags & BT_PF_EXITING)
+	if (bt_current_flags() & BT_PF_EXITING)
 		return 0;
 	n = bpf_map_lookup_elem(&bt_pid_cookie_cpu, &zero);
 	if (!n)
@@ -314,7 +335,7 @@ static __noinline __u32 bt_note_pid(void *ctx, __u32 tgid)
 	__sync_fetch_and_add(n, 1);
 	note.cookie = *n << 8 | (bpf_get_smp_processor_id() & 0xff);
 	/* user space reads the process some time later: this tells it whether it is this one */
-	note.start_ns = task->group_leader->start_boottime;
+	note.start_ns = bt_current_start_ns();
 	if (bpf_map_update_elem(&bt_seen_pids, &tgid, &note.cookie, BPF_NOEXIST)) {
 		/* announced by another CPU in between */
 		seen = bpf_map_lookup_elem(&bt_seen_pids, &tgid);
@@ -330,7 +351,7 @@ static __always_inline void bt_pid_over(void *ctx, __u32 tgid, __u32 how, __u32 
 	struct bt_pid_note note = { .tgid = tgid, .exec = how, .partial = partial };
 
 	/* which process of the pid this was: user space may still need its logged mappings */
-	note.start_ns = bpf_get_current_task_btf()->group_leader->start_boottime;
+	note.start_ns = bt_current_start_ns();
 	__u32 *seen = bpf_map_lookup_elem(&bt_seen_pids, &tgid);
 
 	if (seen)

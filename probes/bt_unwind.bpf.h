@@ -169,6 +169,14 @@ struct bt_unwind_window {
 	__u64 prev_start, prev_end, prev_bias;
 	__u32 prev_table;
 	__u32 pad;
+	/*
+	 * A uretprobe replaces the return address on the stack with its trampoline: the real
+	 * ones, and the stack slots they were taken from, of the innermost pending uretprobes. Per
+	 * walk, here rather than in struct bt_unwind_walk: that one is on the program's stack,
+	 * which the walk's calls leave little of (meta/bpf_stack).
+	 */
+	__u64 tramp;
+	__u64 ret_slot[BT_UNWIND_RETS], ret_addr[BT_UNWIND_RETS];
 	__u64 words[BT_UNWIND_WINDOW / 8];
 };
 
@@ -248,12 +256,6 @@ struct bt_unwind_walk {
 	__u32 done, truncated;
 	__u32 frames_table, frames_fp;
 	__u32 no_table; /* some frame had no table (stepped, or ended, by frame pointers) */
-	/*
-	 * A uretprobe replaces the return address on the stack with its trampoline: the real
-	 * ones, and the stack slots they were taken from, of the innermost pending uretprobes.
-	 */
-	__u64 tramp;
-	__u64 ret_slot[BT_UNWIND_RETS], ret_addr[BT_UNWIND_RETS];
 };
 
 static __always_inline void bt_unwind_count(__u32 stat, __u64 n)
@@ -576,7 +578,8 @@ __attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w,
 }
 
 /* The return address read from slot, or the real one where a uretprobe put its trampoline. */
-static __always_inline __u64 bt_unwind_real_ra(const struct bt_unwind_walk *w, __u64 ra, __u64 slot)
+static __always_inline __u64 bt_unwind_real_ra(const struct bt_unwind_window *w, __u64 ra,
+					       __u64 slot)
 {
 	__u32 k;
 
@@ -654,7 +657,7 @@ __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 			w->truncated = 1;
 			return 1;
 		}
-		ra = bt_unwind_real_ra(w, win->word, cfa - 8);
+		ra = bt_unwind_real_ra(win, win->word, cfa - 8);
 		if ((row >> 56) == BT_RBP_CFA) {
 			bp = bt_unwind_read(win, w->sp, cfa + (__s16)(row >> 32)) ? 0 : win->word;
 		} else if ((row >> 56) == BT_RBP_UNDEFINED) {
@@ -673,7 +676,7 @@ __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 			w->truncated = 1;
 			return 1;
 		}
-		ra = bt_unwind_real_ra(w, win->word, bp + 8);
+		ra = bt_unwind_real_ra(win, win->word, bp + 8);
 		if (bt_unwind_read(win, bp, bp)) {
 			w->truncated = 1;
 			return 1;
@@ -744,6 +747,8 @@ static __always_inline __u64 bt_unwind_pending_rets(struct task_struct *task, __
 			slot[k] = ri->stack;
 			addr[k] = ri->orig_ret_vaddr;
 			ri = ri->next;
+		} else {
+			slot[k] = addr[k] = 0; /* the memory may hold an earlier walk's */
 		}
 	}
 	return tramp;
@@ -846,6 +851,20 @@ static __always_inline void bt_unwind_forget(__u32 tgid)
 }
 
 /*
+ * The walk's frames, one per bpf_loop() step. A call of its own, like bt_unwind_ask() and
+ * bt_unwind_defer(): the walker's only ways in from a program. Where the walker is off, the
+ * loader drops these calls (lib/attach/bt_skel.c), and libbpf then links none of the walk's
+ * subprograms into the program: 5.10 refuses the address of bpf_loop()'s callback (a
+ * BPF_PSEUDO_FUNC load, 5.13) even in code that never runs. Only the loop: its frame is the
+ * smallest the verifier counts (32 bytes), where the walk's state in it took 6.1's 512 bytes
+ * of stack (meta/bpf_stack) from funcslower and offwaketime.
+ */
+static __noinline long bt_unwind_loop(struct bt_unwind_walk *w)
+{
+	return bpf_loop(BT_MAX_STACK_DEPTH + 1, bt_unwind_step, w, 0);
+}
+
+/*
  * Walk the current task's user stack into the scratch buffer slot; the number of frames
  * (0: none, a kernel thread). *defer says the walk met a frame it had no table for in a
  * process not indexed (1), or in a mapping its table lacks (2): worth sending to be unwound
@@ -864,7 +883,6 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 		return 0;
 	}
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	w.tramp = bt_unwind_pending_rets(task, w.ret_slot, w.ret_addr);
 	w.pc = PT_REGS_IP(regs);
 	w.sp = PT_REGS_SP(regs);
 	w.bp = PT_REGS_FP(regs);
@@ -875,10 +893,11 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 	win = bpf_map_lookup_elem(&bt_unwind_windows, &slot);
 	if (!win)
 		return 0;
+	win->tramp = bt_unwind_pending_rets(task, win->ret_slot, win->ret_addr);
 	win->len = 0; /* read when the first frame needs it */
 	win->prev_end = 0;
 	win->top = task->mm->start_stack;
-	bpf_loop(BT_MAX_STACK_DEPTH + 1, bt_unwind_step, &w, 0);
+	bt_unwind_loop(&w);
 	if (!w.done && !w.truncated)
 		w.truncated = 1;
 	v = bpf_map_lookup_elem(&bt_stack_scratch, &slot);
