@@ -694,7 +694,7 @@ int bt_kattach__commit(struct bt_kattach *k, struct bt_progress *p)
 	const struct ktarget *first_fail = NULL;
 	int first_err = 0, err;
 	char why[96];
-	size_t i;
+	size_t i, pass;
 
 	if (!k || !k->n)
 		return 0;
@@ -707,27 +707,36 @@ int bt_kattach__commit(struct bt_kattach *k, struct bt_progress *p)
 		if (err)
 			return err;
 	}
-	for (i = 0; i < k->n; i++) {
-		struct ktarget *kt = &k->v[i];
+	/*
+	 * Returns first: kprobes at one address run newest first, and a kretprobe's runs replace
+	 * the return address on the stack with its trampoline, which the kernel's unwinder before
+	 * 5.14 cannot step through ("do_nanosleep; elfcorehdr_read" for a whole syscall path in an
+	 * entry program's kernel stack on 5.10). Attached after, the entry runs first.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < k->n; i++) {
+			struct ktarget *kt = &k->v[i];
 
-		if (kt->how != KM_FENTRY && kt->how != KM_KPROBE)
-			continue;
-		if (bt_stop_requested())
-			return -EINTR;
-		err = kt->how == KM_FENTRY ? attach_fentry(k, kt) : attach_kprobe(k, kt);
-		bt_progress_add(p, 1);
-		if (err) {
-			bt_debug("cannot attach %s to '%s': %s", mech_names[kt->how], kt->t->func,
-				 strerror(-err));
-			if (!first_fail) {
-				first_fail = kt;
-				first_err = err;
+			if ((kt->how != KM_FENTRY && kt->how != KM_KPROBE) ||
+			    kt->t->retprobe != !pass)
+				continue;
+			if (bt_stop_requested())
+				return -EINTR;
+			err = kt->how == KM_FENTRY ? attach_fentry(k, kt) : attach_kprobe(k, kt);
+			bt_progress_add(p, 1);
+			if (err) {
+				bt_debug("cannot attach %s to '%s': %s", mech_names[kt->how],
+					 kt->t->func, strerror(-err));
+				if (!first_fail) {
+					first_fail = kt;
+					first_err = err;
+				}
+				kt->how = KM_NONE;
+				k->failed++;
+				continue;
 			}
-			kt->how = KM_NONE;
-			k->failed++;
-			continue;
+			k->attached++;
 		}
-		k->attached++;
 	}
 	if (bt_debug_enabled()) {
 		size_t cnt[4] = {};
