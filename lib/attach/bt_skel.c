@@ -643,7 +643,9 @@ static int blank_fetch_atomics(struct bpf_object *obj)
  * open, or made a program of its own reached by tail call: one object and one load path for
  * every kernel, and where the walker runs (every kernel that can) not one instruction changes.
  * A dropped call leaves libbpf nothing to link (it appends only the subprograms a program still
- * calls), so where the walker is off, on any kernel, the verifier also skips its functions.
+ * calls), so where the walker is off a kernel that checks every global function, called or
+ * not (before 6.8 by the kernel's history: 5.10, 6.1), also skips the walker's; 6.18 checks
+ * only those called, and walks as many instructions either way.
  */
 static const struct {
 	const char *var;
