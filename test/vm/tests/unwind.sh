@@ -13,7 +13,8 @@ lacks=
 for h in bpf_loop bpf_task_pt_regs bpf_get_current_task_btf bpf_find_vma; do
   kernel_since $h || lacks="${lacks:+$lacks, }$h ($(since_version $h))"
 done
-if [ -n "$lacks" ]; then
+# (the arm64 build runs no walker on any kernel: below)
+if [ -n "$lacks" ] && [ "$BT_ARCH" != aarch64 ]; then
   lacks_re=$(echo "$lacks" | sed 's/[().]/\\&/g')
   "$BPFTOOLS" features >features.out 2>&1
   assert_contains features.out "^unwinder +no \\(no $lacks_re\\)\$" "features on $(uname -r) (lacks $lacks)"
