@@ -19,12 +19,15 @@
  * programs per function, and puts each target's index in struct bt_targets into the link's
  * attach cookie. The programs read it back with bt_target_index().
  *
- * Generic kernel-function programs must not read function arguments or the return value:
- * one program (and its fentry clones) serves functions of every signature, and the fentry
- * verifier checks argument accesses against each function's BTF.
+ * Generic kernel-function programs must not read function arguments or the return value from
+ * their context: one program (and its fentry clones) serves functions of every signature, and
+ * the fentry verifier checks argument accesses against each function's BTF. bt_fentry_args()
+ * and bt_fexit_ret() read them.
  */
 #ifndef BT_ATTACH_BPF_H
 #define BT_ATTACH_BPF_H
+
+#include <bpf/bpf_core_read.h>
 
 #include "bt_attach_index.h"
 
@@ -61,6 +64,87 @@ static __always_inline __u32 bt_target_index(void *ctx)
 		return (__u32)k;
 	}
 	return (__u32)bpf_get_attach_cookie(ctx);
+}
+
+/* The traced function's number of arguments (probes/bt_attach_index.h), in fentry and fexit. */
+static __always_inline __u32 bt_fentry_nargs(void)
+{
+	__u64 n;
+
+	asm volatile("%0 = " BT_ATTACH_NARGS_TAG_STR " ll" : "=r"(n));
+	return (__u32)n;
+}
+
+/*
+ * Word i of an fentry/fexit context, by a load the compiler cannot merge with the others: a
+ * load at an offset computed from the argument count is refused, each at a constant is not.
+ */
+#define BT_CTX_WORD(ctx, i)                                                           \
+	({                                                                            \
+		__u64 _w;                                                             \
+		asm volatile("%0 = *(u64 *)(%1 + " #i " * 8)" : "=r"(_w) : "r"(ctx)); \
+		_w;                                                                   \
+	})
+
+/*
+ * The traced function's first max (up to 6) arguments in an fentry/fexit program serving
+ * functions of any signature; those past its own are left as they were. Through
+ * bpf_get_func_arg() (5.17), else from the context, up to the argument count the attach layer
+ * patched in: the verifier knows it, walks only the loads below it, and checks them against
+ * the function's BTF.
+ */
+static __always_inline void bt_fentry_args(void *ctx, __u64 *args, const int max)
+{
+	__u32 n;
+	int i;
+
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_func_arg)) {
+		for (i = 0; i < max; i++)
+			bpf_get_func_arg(ctx, i, &args[i]);
+		return;
+	}
+	n = bt_fentry_nargs();
+	if (n > 0 && max > 0)
+		args[0] = BT_CTX_WORD(ctx, 0);
+	if (n > 1 && max > 1)
+		args[1] = BT_CTX_WORD(ctx, 1);
+	if (n > 2 && max > 2)
+		args[2] = BT_CTX_WORD(ctx, 2);
+	if (n > 3 && max > 3)
+		args[3] = BT_CTX_WORD(ctx, 3);
+	if (n > 4 && max > 4)
+		args[4] = BT_CTX_WORD(ctx, 4);
+	if (n > 5 && max > 5)
+		args[5] = BT_CTX_WORD(ctx, 5);
+}
+
+/* The traced function's return value in an fexit program (see bt_fentry_args()). */
+static __always_inline __u64 bt_fexit_ret(void *ctx)
+{
+	__u64 ret = 0;
+
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_func_ret)) {
+		bpf_get_func_ret(ctx, &ret);
+		return ret;
+	}
+	/* after the arguments: fexit's context holds them, then the return value */
+	switch (bt_fentry_nargs()) {
+	case 0:
+		return BT_CTX_WORD(ctx, 0);
+	case 1:
+		return BT_CTX_WORD(ctx, 1);
+	case 2:
+		return BT_CTX_WORD(ctx, 2);
+	case 3:
+		return BT_CTX_WORD(ctx, 3);
+	case 4:
+		return BT_CTX_WORD(ctx, 4);
+	case 5:
+		return BT_CTX_WORD(ctx, 5);
+	case 6:
+		return BT_CTX_WORD(ctx, 6);
+	}
+	return 0;
 }
 
 /*
@@ -115,7 +199,6 @@ static __always_inline __u32 bt_target_index(void *ctx)
  * The attach layer fills bt_syscall_targets (probes/bt_syscall.h) before attaching.
  */
 #ifdef BT_ATTACH_SYSCALLS
-#include <bpf/bpf_core_read.h>
 #include "bt_syscall.h"
 
 struct {

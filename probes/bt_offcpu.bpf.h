@@ -95,6 +95,14 @@ static __always_inline __u32 bt_task_state(struct task_struct *t)
 	return BPF_CORE_READ((struct task_struct___pre514 *)t, state);
 }
 
+/* The same by plain loads, for a task a tp_btf program was given (lockdown allows those). */
+static __always_inline __u32 bt_task_state_btf(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return t->__state;
+	return ((struct task_struct___pre514 *)t)->state;
+}
+
 /* A thread off-CPU now: when it left, its clocks then, and its stacks and name. */
 struct bt_offcpu_start {
 	__u64 ts;

@@ -19,6 +19,8 @@
 #ifndef BT_STACK_BPF_H
 #define BT_STACK_BPF_H
 
+#include <bpf/bpf_core_read.h>
+
 #include "bt_events.bpf.h"
 #include "bt_stack.h"
 
@@ -242,7 +244,6 @@ __attribute__((noinline)) __u64 bt_stack_store(__u32 slot, __u32 gen)
 static __always_inline __u64 bt_get_stack(void *ctx, __u64 flags, __u32 gen)
 {
 	__u32 zero = 0, depth, defer = 0, *busy = bpf_map_lookup_elem(&bt_stack_busy, &zero);
-	__u32 *gen_now, memo_gen = 0, memo = 0;
 	struct bt_stack_value *v;
 	__u64 id = BT_STACK_LOST;
 	long len;
@@ -263,16 +264,10 @@ static __always_inline __u64 bt_get_stack(void *ctx, __u64 flags, __u32 gen)
 		goto out;
 	}
 	if (bt_unwind_on && (flags & BPF_F_USER_STACK)) {
-		/* the whole counter: a walk kept for later is good for its generation only */
-		gen_now = bpf_map_lookup_elem(&bt_stack_gen, &zero);
-		memo_gen = gen_now ? *gen_now : 0;
-		memo = (memo_gen & 1) == gen; /* not flipped since the caller read gen */
-		if (memo) {
-			id = bt_unwind_memo_find(depth, memo_gen);
-			if (id)
-				goto out;
-			id = BT_STACK_LOST;
-		}
+		id = bt_unwind_memo_find(depth, gen);
+		if (id)
+			goto out;
+		id = BT_STACK_LOST;
 		len = bt_unwind_user(ctx, depth, &defer) * sizeof(__u64); /* sets nr, clears past */
 	} else
 		len = bpf_get_stack(ctx, v->ips, BT_MAX_STACK_DEPTH * sizeof(__u64), flags);
@@ -285,8 +280,8 @@ static __always_inline __u64 bt_get_stack(void *ctx, __u64 flags, __u32 gen)
 	}
 	v->nr = len / sizeof(__u64);
 	id = bt_stack_store(depth, gen);
-	if (memo && !defer && id != BT_STACK_LOST)
-		bt_unwind_memo_put(depth, memo_gen, id);
+	if (bt_unwind_on && (flags & BPF_F_USER_STACK) && !defer && id != BT_STACK_LOST)
+		bt_unwind_memo_put(depth, id);
 	if (defer) {
 		__u64 deferred = bt_unwind_defer(ctx, id, gen, defer == 2);
 
@@ -299,6 +294,27 @@ out:
 }
 
 /*
+ * The current task's PF_ flags and its process's start time: by the task's BTF pointer where
+ * the kernel has bpf_get_current_task_btf() (5.11: plain loads, which lockdown=confidentiality
+ * allows where it refuses bpf_probe_read_kernel), else read (5.10). The test is a CO-RE
+ * constant, so the verifier walks only the arm this kernel takes.
+ */
+static __always_inline __u32 bt_current_flags(void)
+{
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf))
+		return bpf_get_current_task_btf()->flags;
+	return BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), flags);
+}
+
+static __always_inline __u64 bt_current_start_ns(void)
+{
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf))
+		return bpf_get_current_task_btf()->group_leader->start_boottime;
+	return BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), group_leader,
+			     start_boottime);
+}
+
+/*
  * Announce tgid once (per LRU lifetime, and again after exec) through bt_new_pids. Returns its
  * cookie, for the keys of counts that may be printed after the process is gone (0 when
  * processes are not announced).
@@ -306,7 +322,6 @@ out:
 static __noinline __u32 bt_note_pid(void *ctx, __u32 tgid)
 {
 	struct bt_pid_note note = { .tgid = tgid };
-	struct task_struct *task;
 	__u32 *seen, *n, zero = 0;
 
 	if (!bt_announce_pids || !tgid)
@@ -314,12 +329,11 @@ static __noinline __u32 bt_note_pid(void *ctx, __u32 tgid)
 	seen = bpf_map_lookup_elem(&bt_seen_pids, &tgid);
 	if (seen)
 		return *seen;
-	task = bpf_get_current_task_btf();
 	/*
 	 * Past its exit's announcement (a last switch in do_exit): an entry made now would never
 	 * be removed, and there is nothing left to snapshot
 	 */
-	if (task->flags & BT_PF_EXITING)
+	if (bt_current_flags() & BT_PF_EXITING)
 		return 0;
 	n = bpf_map_lookup_elem(&bt_pid_cookie_cpu, &zero);
 	if (!n)
@@ -327,7 +341,7 @@ static __noinline __u32 bt_note_pid(void *ctx, __u32 tgid)
 	__sync_fetch_and_add(n, 1);
 	note.cookie = *n << 8 | (bpf_get_smp_processor_id() & 0xff);
 	/* user space reads the process some time later: this tells it whether it is this one */
-	note.start_ns = task->group_leader->start_boottime;
+	note.start_ns = bt_current_start_ns();
 	if (bpf_map_update_elem(&bt_seen_pids, &tgid, &note.cookie, BPF_NOEXIST)) {
 		/* announced by another CPU in between */
 		seen = bpf_map_lookup_elem(&bt_seen_pids, &tgid);
@@ -343,7 +357,7 @@ static __always_inline void bt_pid_over(void *ctx, __u32 tgid, __u32 how, __u32 
 	struct bt_pid_note note = { .tgid = tgid, .exec = how, .partial = partial };
 
 	/* which process of the pid this was: user space may still need its logged mappings */
-	note.start_ns = bpf_get_current_task_btf()->group_leader->start_boottime;
+	note.start_ns = bt_current_start_ns();
 	__u32 *seen = bpf_map_lookup_elem(&bt_seen_pids, &tgid);
 
 	if (seen)

@@ -176,6 +176,12 @@ struct bt_unwind_memo_walk {
 	 * program built without frame pointers keeps anything in rbp) any bp walks the same
 	 */
 	__u16 bp_regs, need_bp;
+	/*
+	 * The stack generation counter (bt_stack_gen) at the lookup before the walk, and whether
+	 * it was still the caller's generation then (not flipped since): set by
+	 * bt_unwind_memo_find(), for bt_unwind_memo_put()
+	 */
+	__u32 gen, gen_ok;
 	__u16 off[BT_UNWIND_MEMO_WORDS]; /* each word's index from sp */
 	__u64 val[BT_UNWIND_MEMO_WORDS];
 };
@@ -219,6 +225,14 @@ struct bt_unwind_window {
 	__u32 prev_table;
 	__u32 pad;
 	struct bt_unwind_memo_walk memo; /* what the walk read, for bt_unwind_memo_put() */
+	/*
+	 * A uretprobe replaces the return address on the stack with its trampoline: the real
+	 * ones, and the stack slots they were taken from, of the innermost pending uretprobes. Per
+	 * walk, here rather than in struct bt_unwind_walk: that one is on the program's stack,
+	 * which the walk's calls leave little of (meta/bpf_stack).
+	 */
+	__u64 tramp;
+	__u64 ret_slot[BT_UNWIND_RETS], ret_addr[BT_UNWIND_RETS];
 	__u64 words[BT_UNWIND_WINDOW / 8];
 };
 
@@ -322,12 +336,6 @@ struct bt_unwind_walk {
 	__u32 done, truncated;
 	__u32 frames_table, frames_fp;
 	__u32 no_table; /* some frame had no table (stepped, or ended, by frame pointers) */
-	/*
-	 * A uretprobe replaces the return address on the stack with its trampoline: the real
-	 * ones, and the stack slots they were taken from, of the innermost pending uretprobes.
-	 */
-	__u64 tramp;
-	__u64 ret_slot[BT_UNWIND_RETS], ret_addr[BT_UNWIND_RETS];
 };
 
 static __always_inline void bt_unwind_count(__u32 stat, __u64 n)
@@ -653,14 +661,13 @@ __attribute__((noinline)) __u64 bt_unwind_lookup(struct bt_unwind_cache *w,
  * The return address read from slot, or the real one where a uretprobe put its trampoline
  * (which a walk kept for later cannot tell: the trampoline's word is the same for any return).
  */
-static __always_inline __u64 bt_unwind_real_ra(const struct bt_unwind_walk *w,
-					       struct bt_unwind_window *win, __u64 ra, __u64 slot)
+static __always_inline __u64 bt_unwind_real_ra(struct bt_unwind_window *w, __u64 ra, __u64 slot)
 {
 	__u32 k;
 
 	if (ra != w->tramp || !ra)
 		return ra;
-	win->memo.bad = 1;
+	w->memo.bad = 1;
 #pragma unroll
 	for (k = 0; k < BT_UNWIND_RETS; k++)
 		if (w->ret_slot[k] == slot)
@@ -734,7 +741,7 @@ __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 			w->truncated = 1;
 			return 1;
 		}
-		ra = bt_unwind_real_ra(w, win, win->word, cfa - 8);
+		ra = bt_unwind_real_ra(win, win->word, cfa - 8);
 		if ((row >> 56) == BT_RBP_CFA) {
 			bp = bt_unwind_read(win, w->sp, cfa + (__s16)(row >> 32)) ? 0 : win->word;
 			win->memo.bp_regs = 0;
@@ -757,7 +764,7 @@ __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 			w->truncated = 1;
 			return 1;
 		}
-		ra = bt_unwind_real_ra(w, win, win->word, bp + 8);
+		ra = bt_unwind_real_ra(win, win->word, bp + 8);
 		if (bt_unwind_read(win, bp, bp)) {
 			w->truncated = 1;
 			return 1;
@@ -828,6 +835,8 @@ static __always_inline __u64 bt_unwind_pending_rets(struct task_struct *task, __
 			slot[k] = ri->stack;
 			addr[k] = ri->orig_ret_vaddr;
 			ri = ri->next;
+		} else {
+			slot[k] = addr[k] = 0; /* the memory may hold an earlier walk's */
 		}
 	}
 	return tramp;
@@ -936,13 +945,15 @@ static __always_inline __u32 bt_unwind_memo_slot(__u32 tid)
 
 /*
  * The id of the current thread's user stack when it is the stack its last walk on this CPU
- * found, within stack generation gen (struct bt_unwind_memo); 0 when it may not be. Uses
- * scratch buffer slot's window. A global function, checked once on its own.
+ * found, within the stack generation whose low bit the caller writes under (gen_bit; struct
+ * bt_unwind_memo); 0 when it may not be. Uses scratch buffer slot's window. A global
+ * function, checked once on its own; what the walk after it needs is left in the window, not
+ * in the caller's locals, whose stack the walk's calls leave no room for (meta/bpf_stack).
  */
-__attribute__((noinline)) __u64 bt_unwind_memo_find(__u32 slot, __u32 gen)
+__attribute__((noinline)) __u64 bt_unwind_memo_find(__u32 slot, __u32 gen_bit)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 tid = task->pid, idx = bt_unwind_memo_slot(tid), i, span;
+	__u32 tid = task->pid, idx = bt_unwind_memo_slot(tid), i, span, gen, zero = 0, *g;
 	struct bt_unwind_window *win;
 	struct bt_unwind_memo *m;
 	struct pt_regs *regs;
@@ -950,7 +961,14 @@ __attribute__((noinline)) __u64 bt_unwind_memo_find(__u32 slot, __u32 gen)
 
 	m = bpf_map_lookup_elem(&bt_unwind_memos, &idx);
 	win = bpf_map_lookup_elem(&bt_unwind_windows, &slot);
-	if (!m || !win)
+	g = bpf_map_lookup_elem(&bt_stack_gen, &zero);
+	if (!m || !win || !g)
+		return 0;
+	/* the whole counter: a walk kept is good for its own generation only */
+	gen = *g;
+	win->memo.gen = gen;
+	win->memo.gen_ok = (gen & 1) == gen_bit; /* not flipped since the caller read it */
+	if (!win->memo.gen_ok)
 		return 0;
 	seq = m->seq;
 	if ((seq & 1) || m->tid != tid || m->gen != gen || m->start_time != task->start_time ||
@@ -980,8 +998,8 @@ __attribute__((noinline)) __u64 bt_unwind_memo_find(__u32 slot, __u32 gen)
 	return m->id;
 }
 
-/* Keep the walk just made in slot, stored as id in generation gen, for the thread's next. */
-__attribute__((noinline)) int bt_unwind_memo_put(__u32 slot, __u32 gen, __u64 id)
+/* Keep the walk just made in slot, stored as id, for the thread's next event. */
+__attribute__((noinline)) int bt_unwind_memo_put(__u32 slot, __u64 id)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 tid = task->pid, idx = bt_unwind_memo_slot(tid);
@@ -990,17 +1008,31 @@ __attribute__((noinline)) int bt_unwind_memo_put(__u32 slot, __u32 gen, __u64 id
 
 	m = bpf_map_lookup_elem(&bt_unwind_memos, &idx);
 	win = bpf_map_lookup_elem(&bt_unwind_windows, &slot);
-	if (!m || !win || win->memo.bad || !win->memo.n)
+	if (!m || !win || win->memo.bad || !win->memo.n || !win->memo.gen_ok)
 		return 0;
 	m->seq++;
 	m->tid = tid;
 	m->start_time = task->start_time;
 	m->exec_id = task->self_exec_id;
-	m->gen = gen;
+	m->gen = win->memo.gen;
 	m->id = id;
 	m->walk = win->memo;
 	m->seq++;
 	return 0;
+}
+
+/*
+ * The walk's frames, one per bpf_loop() step. A call of its own, like bt_unwind_ask() and
+ * bt_unwind_defer(): the walker's only ways in from a program. Where the walker is off, the
+ * loader drops these calls (lib/attach/bt_skel.c), and libbpf then links none of the walk's
+ * subprograms into the program: 5.10 refuses the address of bpf_loop()'s callback (a
+ * BPF_PSEUDO_FUNC load, 5.13) even in code that never runs. Only the loop: its frame is the
+ * smallest the verifier counts (32 bytes), where the walk's state in it took 6.1's 512 bytes
+ * of stack (meta/bpf_stack) from funcslower and offwaketime.
+ */
+static __noinline long bt_unwind_loop(struct bt_unwind_walk *w)
+{
+	return bpf_loop(BT_MAX_STACK_DEPTH + 1, bt_unwind_step, w, 0);
 }
 
 /*
@@ -1022,7 +1054,6 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 		return 0;
 	}
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	w.tramp = bt_unwind_pending_rets(task, w.ret_slot, w.ret_addr);
 	w.pc = PT_REGS_IP(regs);
 	w.sp = PT_REGS_SP(regs);
 	w.bp = PT_REGS_FP(regs);
@@ -1033,6 +1064,7 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 	win = bpf_map_lookup_elem(&bt_unwind_windows, &slot);
 	if (!win)
 		return 0;
+	win->tramp = bt_unwind_pending_rets(task, win->ret_slot, win->ret_addr);
 	win->len = 0; /* read when the first frame needs it */
 	win->prev_end = 0;
 	win->top = task->mm->start_stack;
@@ -1044,7 +1076,7 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 	win->memo.span = 0;
 	win->memo.bp_regs = 1;
 	win->memo.need_bp = 0;
-	bpf_loop(BT_MAX_STACK_DEPTH + 1, bt_unwind_step, &w, 0);
+	bt_unwind_loop(&w);
 	if (!w.done && !w.truncated)
 		w.truncated = 1;
 	/* a walk that may come out whole later (tables for its process) is walked again */

@@ -309,31 +309,26 @@ static __always_inline int regs_entry(struct pt_regs *ctx, __u64 user_caller)
 
 /*
  * fentry/fexit: one program (and its clones) serves every signature, so arguments and the
- * return value come through bpf_get_func_arg()/bpf_get_func_ret(), which the verifier checks
- * against no particular prototype; arguments past the function's own are left 0.
+ * return value come through bt_fentry_args()/bt_fexit_ret() (bpf_get_func_arg() and
+ * bpf_get_func_ret() where the kernel has them, 5.17); arguments past the function's own are
+ * left 0.
  */
 SEC("?fentry")
 int fs_fentry(void *ctx)
 {
 	struct funcslower_inflight e = {};
-	int i;
 
 	if (bt_filtered_out())
 		return 0;
-	if (want_args) {
-		for (i = 0; i < FUNCSLOWER_MAX_ARGS; i++)
-			bpf_get_func_arg(ctx, i, &e.args[i]);
-	}
+	if (want_args)
+		bt_fentry_args(ctx, e.args, FUNCSLOWER_MAX_ARGS);
 	return on_entry(ctx, bt_target_index(ctx), &e, 0);
 }
 
 SEC("?fexit")
 int fs_fexit(void *ctx)
 {
-	__u64 ret = 0;
-
-	bpf_get_func_ret(ctx, &ret);
-	return on_return(ctx, bt_target_index(ctx), ret);
+	return on_return(ctx, bt_target_index(ctx), bt_fexit_ret(ctx));
 }
 
 SEC("?kprobe")

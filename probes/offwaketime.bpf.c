@@ -97,7 +97,7 @@ BT_OFFCPU_SWITCH_PROGS(owt_switch_btf_state, owt_switch_raw_state, owt_switch_bt
 SEC("?tp_btf/sched_waking")
 int BPF_PROG(owt_waking_btf, struct task_struct *p)
 {
-	waking(ctx, p->tgid, p->pid, p->flags, p->__state);
+	waking(ctx, p->tgid, p->pid, p->flags, bt_task_state_btf(p));
 	return 0;
 }
 

@@ -11,7 +11,9 @@
  * cookie (probes/bt_attach.bpf.h), which fentry supports from 5.19 and kprobes from 5.15. On
  * older kernels one target needs no index; several get a program each, fentry and kprobe alike,
  * with its index patched into the instructions ("inline index"), as libbpf-tools' funclatency
- * does with a program per function.
+ * does with a program per function. Each fentry/fexit program also gets its function's number
+ * of arguments patched in, which is how one reads arguments and the return value without
+ * bpf_get_func_arg()/bpf_get_func_ret() (5.17; probes/bt_attach.bpf.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -62,6 +64,7 @@ struct ktarget {
 	const struct bt_target *t;
 	enum kmech how;
 	int btf_id;	       /* fentry: the function's vmlinux BTF id */
+	__u32 nargs;	       /* fentry: its number of arguments (BT_ATTACH_NARGS_TAG) */
 	struct bpf_link *link; /* kprobe */
 	int prog_fd, link_fd;  /* fentry: a clone (-1: the template itself) and its link;
 				* kprobe with an inline index: a clone and its perf event */
@@ -205,7 +208,8 @@ static bool kprobe_cookie_ok(void)
 	return ok;
 }
 
-int bt_attach_patch_index(struct bpf_insn *insns, size_t n, __u32 idx)
+/* Set val in the low half of every 64-bit immediate load whose high half is tag. */
+static int patch_tag(struct bpf_insn *insns, size_t n, __u32 tag, __u32 val)
 {
 	size_t i;
 	int found = 0;
@@ -213,13 +217,43 @@ int bt_attach_patch_index(struct bpf_insn *insns, size_t n, __u32 idx)
 	for (i = 0; i + 1 < n; i++) {
 		if (insns[i].code != (BPF_LD | BPF_IMM | BPF_DW))
 			continue;
-		if (!insns[i].src_reg && (__u32)insns[i + 1].imm == BT_ATTACH_INDEX_TAG) {
-			insns[i].imm = (__s32)idx;
+		if (!insns[i].src_reg && (__u32)insns[i + 1].imm == tag) {
+			insns[i].imm = (__s32)val;
 			found++;
 		}
 		i++; /* the second half of the 16-byte load */
 	}
 	return found;
+}
+
+int bt_attach_patch_index(struct bpf_insn *insns, size_t n, __u32 idx)
+{
+	return patch_tag(insns, n, BT_ATTACH_INDEX_TAG, idx);
+}
+
+/* The number of arguments of function id (its prototype's parameters); 0 when unknown. */
+static __u32 func_nargs(const struct btf *btf, int id)
+{
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+
+	t = t && btf_is_func(t) ? btf__type_by_id(btf, t->type) : NULL;
+	return t && btf_is_func_proto(t) ? btf_vlen(t) : 0;
+}
+
+/* Before load: the fentry/fexit template serves a function of nargs arguments. */
+static int set_template_nargs(struct bpf_program *prog, __u32 nargs)
+{
+	size_t n = bpf_program__insn_cnt(prog);
+	struct bpf_insn *insns = malloc(n * sizeof(*insns));
+	int err = 0;
+
+	if (!insns)
+		return -ENOMEM;
+	memcpy(insns, bpf_program__insns(prog), n * sizeof(*insns));
+	if (patch_tag(insns, n, BT_ATTACH_NARGS_TAG, nargs))
+		err = bpf_program__set_insns(prog, insns, n);
+	free(insns);
+	return err;
 }
 
 /* A copy of prog's instructions (final ones once loaded) with the index idx; NULL on ENOMEM. */
@@ -353,6 +387,7 @@ int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 			kt->btf_id = btf && !strcmp(t->func, t->name)
 					     ? btf__find_by_name_kind(btf, t->func, BTF_KIND_FUNC)
 					     : -ENOENT;
+			kt->nargs = btf ? func_nargs(btf, kt->btf_id) : 0;
 			fentry_facts(progs, kt, &facts);
 			/*
 			 * Without fentry cookies, one target needs no index, and several kernel
@@ -371,7 +406,9 @@ int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 						entry_prog(progs, t->retprobe, KM_FENTRY);
 					k->tmpl_func[t->retprobe] = t->func;
 					err = bpf_program__set_attach_target(tmpl[t->retprobe], 0,
-									     t->func);
+									     t->func)
+						      ?: set_template_nargs(tmpl[t->retprobe],
+									    kt->nargs);
 					if (err) {
 						bt_err("cannot set the fentry target '%s': %s",
 						       t->func, strerror(-err));
@@ -476,19 +513,29 @@ cleanup:
 	return err;
 }
 
-/* Load a copy of prog's final instructions for kt (its index patched in when inline). */
+/*
+ * Load a copy of prog's final instructions for kt: its index patched in when inline, and an
+ * fentry/fexit program's argument count.
+ */
 static int load_copy(const struct bt_kattach *k, const struct bpf_program *prog,
 		     enum bpf_prog_type type, const struct ktarget *kt,
 		     struct bpf_prog_load_opts *popts)
 {
 	const struct bpf_insn *insns = bpf_program__insns(prog);
+	size_t n = bpf_program__insn_cnt(prog);
 	struct bpf_insn *copy = NULL;
 	int fd;
 
-	if (k->inline_index) {
-		copy = insns_with_index(prog, kt->idx);
+	if (k->inline_index || type == BPF_PROG_TYPE_TRACING) {
+		copy = k->inline_index ? insns_with_index(prog, kt->idx)
+				       : malloc(n * sizeof(*copy));
 		if (!copy)
 			return -ENOMEM;
+		if (!k->inline_index)
+			memcpy(copy, insns, n * sizeof(*copy));
+		/* the template's own count is in its final instructions: this function's */
+		if (type == BPF_PROG_TYPE_TRACING)
+			patch_tag(copy, n, BT_ATTACH_NARGS_TAG, kt->nargs);
 		insns = copy;
 	}
 	fd = bpf_prog_load(type, bpf_program__name(prog), "GPL", insns, bpf_program__insn_cnt(prog),
@@ -647,7 +694,7 @@ int bt_kattach__commit(struct bt_kattach *k, struct bt_progress *p)
 	const struct ktarget *first_fail = NULL;
 	int first_err = 0, err;
 	char why[96];
-	size_t i;
+	size_t i, pass;
 
 	if (!k || !k->n)
 		return 0;
@@ -660,27 +707,36 @@ int bt_kattach__commit(struct bt_kattach *k, struct bt_progress *p)
 		if (err)
 			return err;
 	}
-	for (i = 0; i < k->n; i++) {
-		struct ktarget *kt = &k->v[i];
+	/*
+	 * Returns first: kprobes at one address run newest first, and a kretprobe's runs replace
+	 * the return address on the stack with its trampoline, which the kernel's unwinder before
+	 * 5.14 cannot step through ("do_nanosleep; elfcorehdr_read" for a whole syscall path in an
+	 * entry program's kernel stack on 5.10). Attached after, the entry runs first.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < k->n; i++) {
+			struct ktarget *kt = &k->v[i];
 
-		if (kt->how != KM_FENTRY && kt->how != KM_KPROBE)
-			continue;
-		if (bt_stop_requested())
-			return -EINTR;
-		err = kt->how == KM_FENTRY ? attach_fentry(k, kt) : attach_kprobe(k, kt);
-		bt_progress_add(p, 1);
-		if (err) {
-			bt_debug("cannot attach %s to '%s': %s", mech_names[kt->how], kt->t->func,
-				 strerror(-err));
-			if (!first_fail) {
-				first_fail = kt;
-				first_err = err;
+			if ((kt->how != KM_FENTRY && kt->how != KM_KPROBE) ||
+			    kt->t->retprobe != !pass)
+				continue;
+			if (bt_stop_requested())
+				return -EINTR;
+			err = kt->how == KM_FENTRY ? attach_fentry(k, kt) : attach_kprobe(k, kt);
+			bt_progress_add(p, 1);
+			if (err) {
+				bt_debug("cannot attach %s to '%s': %s", mech_names[kt->how],
+					 kt->t->func, strerror(-err));
+				if (!first_fail) {
+					first_fail = kt;
+					first_err = err;
+				}
+				kt->how = KM_NONE;
+				k->failed++;
+				continue;
 			}
-			kt->how = KM_NONE;
-			k->failed++;
-			continue;
+			k->attached++;
 		}
-		k->attached++;
 	}
 	if (bt_debug_enabled()) {
 		size_t cnt[4] = {};

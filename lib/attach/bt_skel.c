@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <gelf.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -632,11 +633,200 @@ static int blank_fetch_atomics(struct bpf_object *obj)
 	return 0;
 }
 
+/*
+ * Subprograms only a feature switched off before load calls: by the .rodata switch, and the
+ * prefix of their names. The walker (probes/bt_unwind.bpf.h) is the one: 5.10 refuses its
+ * bpf_loop() callback's address (BPF_PSEUDO_FUNC, 5.13) and its fetch atomics wherever they
+ * are, dead code included, and checks its global functions on their own, called or not.
+ *
+ * The calls are dropped here rather than the walker compiled out of a second object chosen at
+ * open, or made a program of its own reached by tail call: one object and one load path for
+ * every kernel, and where the walker runs (every kernel that can) not one instruction changes.
+ * A dropped call leaves libbpf nothing to link (it appends only the subprograms a program still
+ * calls), so where the walker is off a kernel that checks every global function, called or
+ * not (before 6.8 by the kernel's history: 5.10, 6.1), also skips the walker's; 6.18 checks
+ * only those called, and walks as many instructions either way.
+ */
+static const struct {
+	const char *var;
+	const char *prefix;
+} guarded_calls[] = {
+	{ "bt_unwind_on", "bt_unwind_" },
+};
+
+struct elf_syms {
+	Elf *elf;
+	Elf_Data *data;
+	size_t n, strtab;
+};
+
+/*
+ * The function a call goes to, by its relocation's symbol: the function's own (a global one),
+ * or its section's, the call's immediate then counting from the section's start (a static one).
+ */
+static const char *callee_name(const struct elf_syms *syms, const GElf_Sym *sym,
+			       const struct bpf_insn *call)
+{
+	GElf_Sym f;
+	GElf_Addr at;
+	size_t i;
+
+	if (GELF_ST_TYPE(sym->st_info) != STT_SECTION)
+		return elf_strptr(syms->elf, syms->strtab, sym->st_name);
+	at = sym->st_value + ((GElf_Sxword)call->imm + 1) * sizeof(*call);
+	for (i = 0; i < syms->n; i++)
+		if (gelf_getsym(syms->data, (int)i, &f) && GELF_ST_TYPE(f.st_info) == STT_FUNC &&
+		    f.st_shndx == sym->st_shndx && f.st_value == at)
+			return elf_strptr(syms->elf, syms->strtab, f.st_name);
+	return NULL;
+}
+
+/* The index of prog's section, and where prog starts in it in instructions; 0: not found. */
+static size_t prog_section(const struct elf_syms *syms, size_t shstrndx,
+			   const struct bpf_program *prog, size_t *start)
+{
+	const char *name = bpf_program__section_name(prog), *sn;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Sym f;
+	size_t i, idx;
+
+	while ((scn = elf_nextscn(syms->elf, scn))) {
+		sn = gelf_getshdr(scn, &sh) ? elf_strptr(syms->elf, shstrndx, sh.sh_name) : NULL;
+		/* libbpf names a program's section without the '?' of "not loaded unless chosen" */
+		if (sn && *sn == '?')
+			sn++;
+		if (!sn || strcmp(sn, name))
+			continue;
+		idx = elf_ndxscn(scn);
+		for (i = 0; i < syms->n; i++) {
+			if (!gelf_getsym(syms->data, (int)i, &f) || f.st_shndx != idx ||
+			    GELF_ST_TYPE(f.st_info) != STT_FUNC)
+				continue;
+			sn = elf_strptr(syms->elf, syms->strtab, f.st_name);
+			if (sn && !strcmp(sn, bpf_program__name(prog))) {
+				*start = f.st_value / sizeof(struct bpf_insn);
+				return idx;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Make prog's calls to functions named prefix* calls of helper 0 (see blank_fetch_atomics). */
+static int drop_calls(const struct elf_syms *syms, size_t shstrndx, struct bpf_program *prog,
+		      const char *prefix)
+{
+	size_t n = bpf_program__insn_cnt(prog), start = 0, sec, i, at, found = 0;
+	struct bpf_insn *insns = NULL;
+	Elf_Scn *scn = NULL;
+	const char *name;
+	Elf_Data *rels;
+	GElf_Shdr sh;
+	GElf_Rel rel;
+	GElf_Sym sym;
+	int err = 0;
+
+	sec = prog_section(syms, shstrndx, prog, &start);
+	if (!sec)
+		return 0;
+	while ((scn = elf_nextscn(syms->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_REL || sh.sh_info != sec)
+			continue;
+		rels = elf_getdata(scn, NULL);
+		for (i = 0; rels && i < sh.sh_size / sh.sh_entsize; i++) {
+			if (!gelf_getrel(rels, (int)i, &rel))
+				continue;
+			at = rel.r_offset / sizeof(struct bpf_insn);
+			if (at < start || at - start >= n)
+				continue;
+			if (!insns) {
+				insns = malloc(n * sizeof(*insns));
+				if (!insns) {
+					err = -ENOMEM;
+					goto cleanup;
+				}
+				memcpy(insns, bpf_program__insns(prog), n * sizeof(*insns));
+			}
+			at -= start;
+			if (insns[at].code != (BPF_JMP | BPF_CALL) ||
+			    insns[at].src_reg != BPF_PSEUDO_CALL ||
+			    !gelf_getsym(syms->data, (int)GELF_R_SYM(rel.r_info), &sym))
+				continue;
+			name = callee_name(syms, &sym, &insns[at]);
+			if (!name || strncmp(name, prefix, strlen(prefix)))
+				continue;
+			insns[at] = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL };
+			found++;
+		}
+	}
+	if (found)
+		err = bpf_program__set_insns(prog, insns, n);
+	if (found && !err)
+		bt_debug("%s: %zu calls of %s* dropped", bpf_program__name(prog), found, prefix);
+cleanup:
+	free(insns);
+	return err;
+}
+
+int bt_skel_drop_calls(struct bpf_object_skeleton *s)
+{
+	struct elf_syms syms = { 0 };
+	struct bpf_program *prog;
+	size_t shstrndx, i;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	bool on;
+	int err = 0;
+
+	for (i = 0; i < sizeof(guarded_calls) / sizeof(guarded_calls[0]); i++) {
+		if (bt_rodata_get(*s->obj, guarded_calls[i].var, &on, sizeof(on)) || on)
+			continue;
+		if (!syms.elf) {
+			elf_version(EV_CURRENT);
+			syms.elf = elf_memory((char *)s->data, s->data_sz);
+			if (!syms.elf || elf_getshdrstrndx(syms.elf, &shstrndx))
+				goto bad;
+			while ((scn = elf_nextscn(syms.elf, scn)))
+				if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+					break;
+			if (!scn || !sh.sh_entsize)
+				goto bad;
+			syms.data = elf_getdata(scn, NULL);
+			syms.n = sh.sh_size / sh.sh_entsize;
+			syms.strtab = sh.sh_link;
+			if (!syms.data)
+				goto bad;
+		}
+		bpf_object__for_each_program(prog, *s->obj)
+		{
+			if (!bpf_program__autoload(prog))
+				continue;
+			err = drop_calls(&syms, shstrndx, prog, guarded_calls[i].prefix);
+			if (err)
+				goto cleanup;
+		}
+	}
+	goto cleanup;
+bad:
+	/* the calls stay: a kernel that takes the walker loads the programs all the same */
+	bt_debug("cannot read the BPF object's ELF: %s", elf_errmsg(-1));
+cleanup:
+	if (syms.elf)
+		elf_end(syms.elf);
+	return err;
+}
+
 int bt_skel_load(struct bpf_object_skeleton *s)
 {
 	int err;
 
 	prealloc_where_needed(*s->obj);
+	err = bt_skel_drop_calls(s);
+	if (err) {
+		bt_err("cannot prepare the BPF programs: %s", strerror(-err));
+		return err;
+	}
 	if (!fetch_atomics_ok()) {
 		err = blank_fetch_atomics(*s->obj);
 		if (err) {

@@ -86,6 +86,12 @@ int bt_filters_apply(struct bpf_object *obj, const struct bt_filters *f);
  * keys appear is preallocated before 6.1). One line on failure; 0 or -errno.
  */
 int bt_skel_load(struct bpf_object_skeleton *s);
+/*
+ * Part of bt_skel_load(), before it: where a .rodata switch turns a feature off (the
+ * user-stack walker, bt_unwind_on), the programs to load call none of its functions
+ * (lib/attach/bt_skel.c says why). 0 or -errno.
+ */
+int bt_skel_drop_calls(struct bpf_object_skeleton *s);
 
 /*
  * Load the skeleton's programs and attach them: what every command does once its options

@@ -180,7 +180,7 @@ int bt_trace__configure_stacks(struct bpf_object *obj, const struct bt_stacks_op
 {
 	int err = bt_stacks__configure(obj, o);
 
-	if (err)
+	if (err && err != -ECANCELED)
 		bt_err("cannot set up the stack maps: %s", strerror(-err));
 	return err;
 }

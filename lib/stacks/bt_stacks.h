@@ -63,7 +63,11 @@ struct bt_stacks_opts {
 	struct bt_sym_opts sym;
 };
 
-/* Before load: size the stack map and switch process announcements on. */
+/*
+ * Before load: size the stack map and switch process announcements on. -ECANCELED when it
+ * has said why itself (--unwind=dwarf where the walker cannot run); other errors are the
+ * caller's to report.
+ */
 int bt_stacks__configure(struct bpf_object *obj, const struct bt_stacks_opts *opts);
 /* After load. */
 int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,

@@ -80,6 +80,9 @@ static const char *probe_note_name(void)
 	return name;
 }
 
+/* The helpers the walker needs that this kernel lacks, for --unwind=auto's notice */
+static char kernel_lacks[160];
+
 int bt_unwind_kernel_ok(char *why, size_t len)
 {
 	static const struct {
@@ -92,9 +95,9 @@ int bt_unwind_kernel_ok(char *why, size_t len)
 		{ BPF_FUNC_probe_read_user, "bpf_probe_read_user (5.5)" },
 		{ BPF_FUNC_find_vma, "bpf_find_vma (5.17)" },
 	};
-	static char reason[160];
+	static char reason[192];
 	static int cached = 1;
-	size_t i;
+	size_t i, used;
 
 	if (cached <= 0)
 		goto out;
@@ -120,13 +123,21 @@ int bt_unwind_kernel_ok(char *why, size_t len)
 		cached = -EOPNOTSUPP;
 		goto out;
 	}
-	/* named first: a missing helper says more than the verifier's refusal */
+	/*
+	 * Named first, all of them: a missing helper says more than the verifier's refusal, and
+	 * 5.10 lacks four (docs/unwind.md). -ENOSYS tells this apart from other reasons.
+	 */
 	for (i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++) {
-		if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, helpers[i].id, NULL) != 1) {
-			snprintf(reason, sizeof(reason), "no %s", helpers[i].name);
-			cached = -EOPNOTSUPP;
-			goto out;
-		}
+		if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, helpers[i].id, NULL) == 1)
+			continue;
+		used = strlen(kernel_lacks);
+		snprintf(kernel_lacks + used, sizeof(kernel_lacks) - used, "%s%s", used ? ", " : "",
+			 helpers[i].name);
+		cached = -ENOSYS;
+	}
+	if (cached) {
+		snprintf(reason, sizeof(reason), "no %s", kernel_lacks);
+		goto out;
 	}
 	cached = probe_load(reason, sizeof(reason));
 	if (!cached)
@@ -301,7 +312,7 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 	unsigned int nprocs = opts->max_procs ? opts->max_procs : 4096;
 	unsigned int ntables = opts->max_tables ? opts->max_tables : 1024;
 	bool yes = false;
-	char why[96];
+	char why[192];
 	int err;
 
 	*on = false;
@@ -311,9 +322,17 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 		err = bt_unwind_kernel_ok(why, sizeof(why));
 		if (err && opts->mode == BT_UNWIND_DWARF) {
 			bt_err("--unwind=dwarf: this kernel cannot run the unwinder: %s", why);
-			return err;
+			return -ECANCELED; /* said: the callers add no line of their own */
 		}
-		if (err)
+		/*
+		 * Said once, at start: the stacks are not what this tool gives elsewhere. Not where
+		 * the reason is this build's (arm64) or a refusal --debug shows.
+		 */
+		if (err == -ENOSYS)
+			bt_note("user stacks are walked by frame pointers: this kernel lacks %s "
+				"(docs/unwind.md)",
+				kernel_lacks);
+		else if (err)
 			bt_debug("unwinding user stacks with frame pointers: %s", why);
 		yes = !err;
 	}

@@ -23,7 +23,11 @@ enum bt_unwind_mode {
 };
 
 struct bt_feature;
-/* 0 when this kernel can run the unwinder, else -errno with why[] saying what is missing. */
+/*
+ * 0 when this kernel can run the unwinder, else -errno with why[] saying what is missing:
+ * -ENOSYS when it lacks helpers the walker calls (all of them named), -EOPNOTSUPP for this
+ * build's architecture or no array-of-maps, the load's error when the verifier refuses it.
+ */
 int bt_unwind_kernel_ok(char *why, size_t len);
 /*
  * The same as a facility of `bpftools features` ("unwinder"), checked on first call. Kept here
@@ -43,8 +47,9 @@ struct bt_unwind_opts {
 
 /*
  * Before load: switch the walker on or off and size its maps. *on says whether it is on (off
- * for --unwind=fp, or auto on a kernel without what it needs). -EOPNOTSUPP for dwarf on such a
- * kernel (the reason printed).
+ * for --unwind=fp, or auto on a kernel without what it needs, which it says once when the
+ * kernel lacks helpers). -ECANCELED for dwarf on such a kernel, the reason printed: the
+ * caller says nothing more.
  */
 int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *opts, bool *on);
 /* After load, when it is on. */

@@ -181,7 +181,8 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 	if (!err)
 		err = bt_stacks__configure(obj, sopts);
 	if (err) {
-		bt_err("cannot set up the BPF maps: %s", strerror(-err));
+		if (err != -ECANCELED) /* else said */
+			bt_err("cannot set up the BPF maps: %s", strerror(-err));
 		return err;
 	}
 	err = bt_skel_select(obj, probes);

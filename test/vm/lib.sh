@@ -85,7 +85,10 @@ has_facility() {
 
 # The first upstream kernel of each facility the tools choose between: what a guest of a given
 # version must report and get, read from this table and not from the host (issue 21). Debian's
-# stable kernels backport none of these.
+# stable kernels backport none of these. bpf_*: helpers the user-stack walker calls
+# (docs/unwind.md). kretprobe_unwind: the kernel's unwinder steps through a pending
+# kretprobe's trampoline (x86-64 ORC); before, a kernel stack taken inside a function with a
+# kretprobe ends at the trampoline.
 KERNEL_SINCE='
 fentry 5.5
 arm64:fentry 6.4
@@ -95,6 +98,10 @@ bpf_loop 5.17
 uprobe_multi 6.6
 raw_tp_cookies 6.10
 uprobe_session 6.13
+bpf_find_vma 5.17
+bpf_task_pt_regs 5.15
+bpf_get_current_task_btf 5.11
+kretprobe_unwind 5.14
 '
 
 # since_version NAME: the first kernel of NAME in KERNEL_SINCE, or fail. A row `arm64:NAME`

@@ -62,7 +62,13 @@ for mode in $(attach_modes); do
     fail "funcslower --attach=$mode -KB: a slow call without a ~5 ms block"
   assert_contains "$OUT" '^    schedule$' "funcslower --attach=$mode -KB: blocked in schedule"
   assert_contains "$OUT" "^    $fn\$" "funcslower --attach=$mode -KB: below the traced function"
-  assert_contains "$OUT" "^    $SYSCALL_DO\$" "funcslower --attach=$mode -KB: syscall path"
+  # a block's stack is taken while $fn's kretprobe is pending: before kretprobe_unwind the
+  # kernel's walk ends at its trampoline, just below $fn
+  if [ $mode = fentry ] || kernel_since kretprobe_unwind; then
+    assert_contains "$OUT" "^    $SYSCALL_DO\$" "funcslower --attach=$mode -KB: syscall path"
+  else
+    log "$mode: -KB: no syscall path below $fn's kretprobe before $(since_version kretprobe_unwind)"
+  fi
   assert_not_contains "$OUT" 'Missed' "funcslower --attach=$mode -KB: lost stacks"
   assert_no_probes "after funcslower --attach=$mode -KB exited"
   log "$mode: -KB: $c B lines"
