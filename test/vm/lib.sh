@@ -85,7 +85,8 @@ has_facility() {
 
 # The first upstream kernel of each facility the tools choose between: what a guest of a given
 # version must report and get, read from this table and not from the host (issue 21). Debian's
-# stable kernels backport none of these.
+# stable kernels backport none of these. kretprobe_stacks: a stack taken while a kretprobe is
+# armed on a function under it shows the real return address, not kretprobe_trampoline.
 KERNEL_SINCE='
 fentry 5.5
 arm64:fentry 6.4
@@ -95,6 +96,7 @@ bpf_loop 5.17
 uprobe_multi 6.6
 raw_tp_cookies 6.10
 uprobe_session 6.13
+kretprobe_stacks 5.15
 '
 
 # since_version NAME: the first kernel of NAME in KERNEL_SINCE, or fail. A row `arm64:NAME`
