@@ -97,6 +97,7 @@ uprobe_multi 6.6
 raw_tp_cookies 6.10
 uprobe_session 6.13
 kretprobe_stacks 5.15
+csd_tracepoints 6.3
 '
 
 # since_version NAME: the first kernel of NAME in KERNEL_SINCE, or fail. A row `arm64:NAME`

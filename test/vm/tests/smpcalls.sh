@@ -11,8 +11,10 @@
 "$BPFTOOLS" --list | grep -q '^smpcalls ' || fail "no smpcalls command in this build"
 W=$(workload tlb_shootdown)
 [ "$(grep -c '^processor' /proc/cpuinfo)" -ge 2 ] || skip "one CPU: no cross calls"
-if [ -d "$TRACEFS/events/csd" ]; then
+# the mechanism the guest's version should get (KERNEL_SINCE), which the tool must have taken
+if kernel_since csd_tracepoints; then
   mode=csd
+  [ -d "$TRACEFS/events/csd" ] || fail "no csd tracepoints on $(uname -r), which should have them"
 else
   mode=kprobe
   require_facility kprobes kretprobes kfunc:smp_call_function_single
