@@ -98,6 +98,7 @@ raw_tp_cookies 6.10
 uprobe_session 6.13
 kretprobe_stacks 5.15
 csd_tracepoints 6.3
+block_io_start 6.5
 '
 
 # since_version NAME: the first kernel of NAME in KERNEL_SINCE, or fail. A row `arm64:NAME`
@@ -117,6 +118,10 @@ kernel_since() {
   [ "${_have%%.*}" -gt "${_want%%.*}" ] ||
     { [ "${_have%%.*}" -eq "${_want%%.*}" ] && [ "${_have#*.}" -ge "${_want#*.}" ]; }
 }
+
+# want_kprobe_multi: the guest should attach several kprobes through kprobe.multi: its version
+# has it (KERNEL_SINCE) and its build has CONFIG_FPROBE (Debian 12's 6.1 has not).
+want_kprobe_multi() { kernel_since kprobe_multi && has_facility kprobe_multi; }
 
 # require_facility NAME...: skip the test (exit 77) unless the guest has all of them.
 require_facility() {

@@ -53,7 +53,7 @@ for mode in $(attach_modes); do
   case $mode in
     fentry) want="$ntrace fentry, 0 kprobe, 0 kprobe.multi" nfail=$((8 - ntrace + ncopy)) ;;
     *) nk=$((ntrace + ncopy)) nfail=$((8 - ntrace))
-       if has_facility kprobe_multi && [ $nk -gt 1 ]; then
+       if want_kprobe_multi && [ $nk -gt 1 ]; then
          want="0 fentry, 0 kprobe, $nk kprobe.multi"
        else
          want="0 fentry, $nk kprobe, 0 kprobe.multi"
