@@ -173,6 +173,7 @@ static int run(const struct bt_cmd *cmd)
 	for (i = 0; i < VFSSTAT_NCOLS; i++) {
 		tv[i].kind = BT_SPEC_KFUNC;
 		tv[i].name = tv[i].func = (char *)cols[i].func;
+		tv[i].copies = true; /* vfs_rmdir.part.0 on Debian 11's 5.10 */
 	}
 
 	err = BT_SKEL_OPEN(vfsstat, &skel);

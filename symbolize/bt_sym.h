@@ -206,6 +206,8 @@ struct bt_ksyms *bt_symbolizer__ksyms(struct bt_symbolizer *sym);
 
 /* Is this kernel function an artefact of tracing (BPF program, trampoline, kretprobe)? */
 int bt_ksym__is_trace_artefact(const char *name, const char *module);
+/* Is it code that stands in for a return address (kretprobe_trampoline, ...)? */
+int bt_ksym__is_return_trampoline(const char *name);
 /* How many leading frames of a kernel stack are tracing artefacts. */
 size_t bt_symbolizer__kernel_trim(struct bt_symbolizer *sym, const uint64_t *addrs, size_t n);
 

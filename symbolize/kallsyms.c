@@ -351,6 +351,28 @@ static const char *const artefact_prefix[] = {
 	"uprobe_dispatcher",
 };
 
+/*
+ * The code a kretprobe (or rethook, or the function graph tracer) puts in place of a return
+ * address. Kernels before 5.15 leave that address in stacks taken while the probe is armed:
+ * it is the first byte of the trampoline, not a call's return into the function before it.
+ */
+static const char *const return_trampoline[] = {
+	"kretprobe_trampoline",
+	"__kretprobe_trampoline",
+	"arch_rethook_trampoline",
+	"return_to_handler",
+};
+
+int bt_ksym__is_return_trampoline(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < sizeof(return_trampoline) / sizeof(return_trampoline[0]); i++)
+		if (!strcmp(name, return_trampoline[i]))
+			return 1;
+	return 0;
+}
+
 int bt_ksym__runtime_module(const char *module)
 {
 	/* BPF programs ([bpf]), ftrace trampolines and optimized-kprobe detour buffers */

@@ -804,7 +804,7 @@ size_t bt_symbolizer__kernel_trim(struct bt_symbolizer *s, const uint64_t *addrs
 static void resolve_kernel(struct bt_symbolizer *s, uint64_t addr, int is_ret, struct bt_frame *fr)
 {
 	const struct bt_ksym *k;
-	uint64_t off;
+	uint64_t off, back = is_ret && addr ? 1 : 0;
 
 	if (load_ksyms(s)) {
 		fr->reason = BT_SYM_NO_KSYMS;
@@ -814,13 +814,23 @@ static void resolve_kernel(struct bt_symbolizer *s, uint64_t addr, int is_ret, s
 		fr->reason = BT_SYM_NO_PERMISSION;
 		return;
 	}
-	k = bt_ksyms__lookup(s->ks, addr - (is_ret && addr ? 1 : 0), &off);
+	/*
+	 * A return address is looked up a byte back, inside the call; but a kretprobe's
+	 * trampoline put in its place (5.10's stacks keep it) is its own first byte, which a
+	 * byte back would name the end of whatever function precedes it.
+	 */
+	if (back) {
+		k = bt_ksyms__lookup(s->ks, addr, &off);
+		if (k && !off && bt_ksym__is_return_trampoline(k->name))
+			back = 0;
+	}
+	k = bt_ksyms__lookup(s->ks, addr - back, &off);
 	if (!k) {
 		fr->reason = BT_SYM_NO_SYMBOL;
 		return;
 	}
 	fr->name = k->name;
-	fr->offset = off + (is_ret && addr ? 1 : 0);
+	fr->offset = off + back;
 	fr->module = k->module;
 	fr->reason = BT_SYM_OK;
 }

@@ -60,6 +60,13 @@ struct bt_target {
 	char *usdt_provider; /* USDT */
 	char *usdt_name;
 	pid_t pid; /* UFUNC/USDT: the uprobe exists in this process only (-p); 0: everywhere */
+	/*
+	 * KFUNC named by a fixed list, not by bt_targets__resolve() (which gives an exact name
+	 * every copy as a target of its own): the function's compiler copies ("vfs_rmdir.part.0")
+	 * are attached too, under this target's index, since the callers the compiler split it
+	 * for call the copy instead (bt_kfunc_copies()).
+	 */
+	bool copies;
 };
 
 struct bt_targets {

@@ -76,6 +76,7 @@ struct bt_kattach {
 	size_t n;
 	size_t ntargets;
 	ssize_t *pos;		   /* target index -> position in v, -1 for other kinds */
+	struct bt_target *copies;  /* the targets' compiler copies, each after its target in v */
 	struct bpf_link *multi[2]; /* kprobe.multi for entries [0] and returns [1] */
 	bool use_multi[2];
 	const char *tmpl_func[2]; /* the function each fentry/fexit template was loaded for */
@@ -333,6 +334,55 @@ static void report_unattachable(const struct bt_kattach *k, const struct ktarget
 	       kw ? kw : "");
 }
 
+/*
+ * k->v: the kernel-function targets in order, each followed by its compiler copies when it
+ * asks for them (t->copies), which share its index.
+ */
+static int list_ktargets(struct bt_kattach *k, const struct bt_targets *targets)
+{
+	const char **names = NULL;
+	size_t i, j, m, ncopies = 0, used = 0;
+	int err = 0;
+
+	for (i = 0; i < targets->n; i++)
+		if (targets->v[i].kind == BT_SPEC_KFUNC && targets->v[i].copies)
+			ncopies += bt_kfunc_copies(targets->v[i].func, NULL, 0);
+	k->pos = malloc((targets->n ? targets->n : 1) * sizeof(*k->pos));
+	k->v = calloc(targets->n + ncopies ? targets->n + ncopies : 1, sizeof(*k->v));
+	k->copies = calloc(ncopies ? ncopies : 1, sizeof(*k->copies));
+	names = calloc(ncopies ? ncopies : 1, sizeof(*names));
+	if (!k->pos || !k->v || !k->copies || !names) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (i = 0; i < targets->n; i++) {
+		const struct bt_target *t = &targets->v[i];
+
+		k->pos[i] = -1;
+		if (t->kind != BT_SPEC_KFUNC)
+			continue;
+		k->pos[i] = k->n;
+		k->v[k->n].idx = i;
+		k->v[k->n++].t = t;
+		m = t->copies ? bt_kfunc_copies(t->func, names + used, ncopies - used) : 0;
+		for (j = 0; j < m && used < ncopies; j++, used++) {
+			struct bt_target *c = &k->copies[used];
+
+			*c = *t;
+			c->func = (char *)names[used];
+			c->copies = false;
+			bt_debug("'%s' has a compiler copy '%s': attached too", t->func, c->func);
+			k->v[k->n].idx = i;
+			k->v[k->n++].t = c;
+		}
+	}
+	for (i = 0; i < k->n; i++)
+		k->v[i].prog_fd = k->v[i].link_fd = -1;
+cleanup:
+	free(names);
+	return err;
+}
+
 int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *progs,
 			const struct bt_targets *targets, enum bt_attach_mode mode,
 			struct bt_kattach **out)
@@ -354,12 +404,9 @@ int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 	k->kp_tmpl[0] = k->kp_tmpl[1] = -1;
 	for (i = 0; i < targets->n; i++)
 		nuser += targets->v[i].kind != BT_SPEC_KFUNC;
-	k->pos = malloc((targets->n ? targets->n : 1) * sizeof(*k->pos));
-	k->v = calloc(targets->n ? targets->n : 1, sizeof(*k->v));
-	if (!k->pos || !k->v) {
-		err = -ENOMEM;
+	err = list_ktargets(k, targets);
+	if (err)
 		goto cleanup;
-	}
 	disable(progs->fentry);
 	disable(progs->fexit);
 	disable(progs->kprobe);
@@ -367,18 +414,10 @@ int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 	disable(progs->kprobe_multi);
 	disable(progs->kretprobe_multi);
 
-	for (i = 0; i < targets->n; i++) {
-		const struct bt_target *t = &targets->v[i];
-		struct ktarget *kt;
+	for (i = 0; i < k->n; i++) {
+		struct ktarget *kt = &k->v[i];
+		const struct bt_target *t = kt->t;
 
-		k->pos[i] = -1;
-		if (t->kind != BT_SPEC_KFUNC)
-			continue;
-		k->pos[i] = k->n;
-		kt = &k->v[k->n++];
-		kt->idx = i;
-		kt->t = t;
-		kt->prog_fd = kt->link_fd = -1;
 		memset(&facts, 0, sizeof(facts));
 		if (mode != BT_ATTACH_KPROBE) {
 			if (!btf)
@@ -423,12 +462,12 @@ int bt_kattach__prepare(struct bpf_object *obj, const struct bt_attach_progs *pr
 		if (bt_kfunc_choose(mode, &facts) == BT_KFUNC_KPROBE) {
 			kt->how = KM_KPROBE;
 			if (k->kp_tmpl[t->retprobe] < 0)
-				k->kp_tmpl[t->retprobe] = k->n - 1;
+				k->kp_tmpl[t->retprobe] = i;
 			nkp[t->retprobe]++;
 			continue;
 		}
 		if (!nbad++)
-			first_bad = k->n - 1;
+			first_bad = i;
 		nbad_entry += !t->retprobe;
 	}
 	/* A function's entry and return probes are one function to the user. */
@@ -778,7 +817,11 @@ const char *bt_kattach__how(const struct bt_kattach *k, size_t i)
 
 	if (!k || i >= k->ntargets || k->pos[i] < 0)
 		return NULL;
-	kt = &k->v[k->pos[i]];
+	/* a target with compiler copies: how the first of them that is attached is */
+	for (kt = &k->v[k->pos[i]]; kt < k->v + k->n && kt->idx == i && !kt->how; kt++)
+		;
+	if (kt == k->v + k->n || kt->idx != i)
+		kt = &k->v[k->pos[i]];
 	return (kt->t->retprobe ? return_mech_names : mech_names)[kt->how];
 }
 
@@ -806,5 +849,6 @@ void bt_kattach__destroy(struct bt_kattach *k)
 	}
 	free(k->v);
 	free(k->pos);
+	free(k->copies);
 	free(k);
 }

@@ -896,6 +896,26 @@ cleanup:
 	return err;
 }
 
+size_t bt_kfunc_copies(const char *name, const char **out, size_t max)
+{
+	unsigned int j;
+	size_t n = 0;
+
+	if (load())
+		return 0;
+	for (j = first_base(&S.funcs, name); j != NIL; j = next_base(&S.funcs, j)) {
+		const struct kf *f = &S.funcs.v[j];
+
+		/* the function itself has its name as its base; a copy has a suffix */
+		if (f->flags & (KF_UNTRACEABLE | KF_DUP) || f->name == f->base)
+			continue;
+		if (n < max)
+			out[n] = f->name;
+		n++;
+	}
+	return n;
+}
+
 /* The kallsyms table: the candidates themselves on the kallsyms path, else read now. */
 static struct kf_table *kallsyms_table(void)
 {

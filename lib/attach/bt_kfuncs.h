@@ -56,6 +56,15 @@ int bt_kfuncs_info(struct bt_kfuncs_info *info);
 size_t bt_kfunc_base(const char *name, char *buf, size_t size, bool *cold);
 
 /*
+ * The traceable compiler copies of the kernel function name ("vfs_rmdir.part.0" of
+ * "vfs_rmdir"): GCC splits a function's body into a ".part" copy and inlines the rest into the
+ * callers in its own file, which then call the copy and never the function (Debian 11's
+ * vfs_rmdir: do_rmdir calls vfs_rmdir.part.0). Up to max names go to out (valid until
+ * bt_kfuncs_reset()); returns how many there are, 0 also when the list is unreadable.
+ */
+size_t bt_kfunc_copies(const char *name, const char **out, size_t max);
+
+/*
  * For shell completion, fast: call cb with every kernel function name that starts with prefix.
  * From available_filter_functions when it is readable (a compiler copy gives its base name,
  * so a name may come more than once), else the FUNC names of the vmlinux BTF: reading

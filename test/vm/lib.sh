@@ -88,7 +88,7 @@ has_facility() {
 # stable kernels backport none of these. bpf_*: helpers the user-stack walker calls
 # (docs/unwind.md). kretprobe_unwind: the kernel's unwinder steps through a pending
 # kretprobe's trampoline (x86-64 ORC); before, a kernel stack taken inside a function with a
-# kretprobe ends at the trampoline.
+# kretprobe ends at the trampoline, which shows as kretprobe_trampoline.
 KERNEL_SINCE='
 fentry 5.5
 arm64:fentry 6.4
@@ -102,6 +102,8 @@ bpf_find_vma 5.17
 bpf_task_pt_regs 5.15
 bpf_get_current_task_btf 5.11
 kretprobe_unwind 5.14
+csd_tracepoints 6.3
+block_io_start 6.5
 '
 
 # since_version NAME: the first kernel of NAME in KERNEL_SINCE, or fail. A row `arm64:NAME`
@@ -121,6 +123,10 @@ kernel_since() {
   [ "${_have%%.*}" -gt "${_want%%.*}" ] ||
     { [ "${_have%%.*}" -eq "${_want%%.*}" ] && [ "${_have#*.}" -ge "${_want#*.}" ]; }
 }
+
+# want_kprobe_multi: the guest should attach several kprobes through kprobe.multi: its version
+# has it (KERNEL_SINCE) and its build has CONFIG_FPROBE (Debian 12's 6.1 has not).
+want_kprobe_multi() { kernel_since kprobe_multi && has_facility kprobe_multi; }
 
 # require_facility NAME...: skip the test (exit 77) unless the guest has all of them.
 require_facility() {

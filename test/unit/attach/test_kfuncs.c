@@ -176,6 +176,26 @@ static void test_exact(void)
 	bt_targets__free(&t);
 }
 
+/* A fixed name's compiler copies (vfsstat's list): the copies only, never the name itself. */
+static void test_copies(void)
+{
+	const char *v[4];
+
+	use_filter_path();
+	CHECK_INT(bt_kfunc_copies("helper", v, 4), 1);
+	CHECK_STR(v[0], "helper.constprop.0");
+	CHECK_INT(bt_kfunc_copies("split_fn", v, 4), 1); /* only the copy is there */
+	CHECK_STR(v[0], "split_fn.part.0");
+	CHECK_INT(bt_kfunc_copies("helper", NULL, 0), 1); /* counted without room */
+	CHECK_INT(bt_kfunc_copies("vfs_read", v, 4), 0);
+	CHECK_INT(bt_kfunc_copies("helper.constprop.0", v, 4), 0); /* a copy has none */
+	CHECK_INT(bt_kfunc_copies("no_such_function", v, 4), 0);
+	CHECK_INT(bt_kfunc_copies("ext4_sync_fs", v, 4), 1); /* in a module */
+	use_kallsyms_path();
+	CHECK_INT(bt_kfunc_copies("helper", v, 4), 1);
+	CHECK_STR(v[0], "helper.constprop.0");
+}
+
 static void test_globs(void)
 {
 	struct bt_targets t;
@@ -361,6 +381,7 @@ int main(void)
 	BT_RUN(test_base_names);
 	BT_RUN(test_filter_source);
 	BT_RUN(test_exact);
+	BT_RUN(test_copies);
 	BT_RUN(test_globs);
 	BT_RUN(test_regex);
 	BT_RUN(test_why_not_filter);

@@ -134,6 +134,25 @@ static void test_resolve_and_trim(void)
 	CHECK_INT(n, 2);
 	CHECK_STR(fr[0].name, "bpf_prog_00000000deadbeef_handle_sched");
 	CHECK_STR(fr[1].name, "bpf_trampoline_6442455138");
+	/*
+	 * a kretprobe's trampoline where it replaced a return address (kernels before 5.15):
+	 * named by its own first byte, not as the end of the function before it
+	 */
+	stack[0] = K(0x1b11);
+	stack[1] = K(0x1800);
+	stack[2] = K(0x1001);
+	n = bt_symbolizer__resolve(s, BT_PID_KERNEL, stack, 3, BT_RESOLVE_STACK | BT_RESOLVE_TRIM,
+				   fr, 8);
+	CHECK_INT(n, 3);
+	CHECK_STR(fr[1].name, "arch_rethook_trampoline");
+	CHECK_INT(fr[1].offset, 0);
+	CHECK_STR(fr[2].name, "do_one_initcall");
+	CHECK(bt_ksym__is_return_trampoline("kretprobe_trampoline"));
+	CHECK(!bt_ksym__is_return_trampoline("kretprobe_trampoline_handler"));
+	CHECK(!bt_ksym__is_return_trampoline(NULL));
+	stack[0] = M(0x4010);
+	stack[1] = M(0x3820);
+	stack[2] = K(0x1a10);
 	/* a stack of artefacts only is not trimmed to nothing */
 	n = bt_symbolizer__resolve(s, BT_PID_KERNEL, stack, 2, BT_RESOLVE_TRIM, fr, 8);
 	CHECK_INT(n, 2);

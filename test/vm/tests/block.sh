@@ -46,8 +46,10 @@ for path in tp_btf raw_tp; do
   log "$path: $(grep -c "using '" "$OUT") fallbacks: $(grep "using '\|creation probe" "$OUT" | tr '\n' ' ')"
   n=$(awk -v p=$DD -v d=$DISK '$3 == p && $4 == d && $5 == "R" && $7 == 4096' "$OUT" | wc -l)
   [ "$n" -eq $N ] || fail "$path: biosnoop listed $n reads of pid $DD on $DISK, expected $N"
-  # where the submitter was taken: block_io_start (6.5+), else a kprobe (6.1)
-  if [ -d "$TRACEFS/events/block/block_io_start" ]; then
+  # where the submitter was taken: block_io_start (6.5+, KERNEL_SINCE), else a kprobe (6.1)
+  if kernel_since block_io_start; then
+    [ -d "$TRACEFS/events/block/block_io_start" ] ||
+      fail "no block_io_start tracepoint on $(uname -r), which should have it"
     assert_not_contains "$OUT" "using 'start_kp|no block I/O creation probe" "biosnoop, $path"
   else
     # 6.1: the accounting functions are inlined (no BTF FUNC): the submitter is noted per bio

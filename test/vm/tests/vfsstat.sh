@@ -18,11 +18,21 @@ R=500 W=300 O=200 M=30
 # must leave its column at 0, with a warning.
 COLS="2:vfs_read:$R 3:vfs_write:$W 4:vfs_fsync_range:$M 5:vfs_open:$O 6:vfs_create:$M
 7:vfs_unlink:$((M + 1)) 8:vfs_mkdir:$M 9:vfs_rmdir:$((M + 1))"
-ntrace=0
+# The traceable functions, read once: the kernel writes its 30,000-50,000 lines slowly under TCG.
+awk '{ print $1 }' "$TRACEFS/available_filter_functions" | sort -u >funcs
+traceable() { grep -qx "$1" funcs; }
+# copies FUNC: how many compiler copies of FUNC the kernel can trace ("vfs_rmdir.part.0" on
+# Debian 11's 5.10, where do_rmdir calls the copy and never vfs_rmdir): vfsstat attaches them
+# too, by kprobe (a copy has no BTF of its own, so not by fentry), under FUNC's column.
+copies() { grep -cE "^$1\.(isra|constprop|part|llvm)\.[0-9]" funcs || true; }
+ntrace=0 ncopy=0
 for c in $COLS; do
   f=${c#*:}
   f=${f%%:*}
-  if kfunc_traceable "$f"; then ntrace=$((ntrace + 1)); else log "$f is not traceable here"; fi
+  if traceable "$f"; then ntrace=$((ntrace + 1)); else log "$f is not traceable here"; fi
+  n=$(copies "$f")
+  [ "$n" = 0 ] || log "$f has $n compiler copies: $(grep -E "^$f\." funcs | tr '\n' ' ')"
+  ncopy=$((ncopy + n))
 done
 [ $ntrace -gt 0 ] || skip "none of vfsstat's functions is traceable on $(uname -r)"
 
@@ -39,12 +49,14 @@ sleeping() {
 for mode in $(attach_modes); do
   log "--attach=$mode"
   # how every function got attached: the layer's debug summary
+  # (fentry cannot take the copies: they are among the failed)
   case $mode in
-    fentry) want="$ntrace fentry, 0 kprobe, 0 kprobe.multi" ;;
-    *) if has_facility kprobe_multi && [ $ntrace -gt 1 ]; then
-         want="0 fentry, 0 kprobe, $ntrace kprobe.multi"
+    fentry) want="$ntrace fentry, 0 kprobe, 0 kprobe.multi" nfail=$((8 - ntrace + ncopy)) ;;
+    *) nk=$((ntrace + ncopy)) nfail=$((8 - ntrace))
+       if want_kprobe_multi && [ $nk -gt 1 ]; then
+         want="0 fentry, 0 kprobe, $nk kprobe.multi"
        else
-         want="0 fentry, $ntrace kprobe, 0 kprobe.multi"
+         want="0 fentry, $nk kprobe, 0 kprobe.multi"
        fi ;;
   esac
   TMPDIR=$PWD "$WORK" $R $W $O $M &
@@ -82,9 +94,9 @@ for mode in $(attach_modes); do
   [ "$(count_matching "$OUT" "$ROW")" = 2 ] || fail "--attach=$mode: expected 2 rows in BCC's layout"
   awk '/^[0-9][0-9]:/ && length($0) != 82 { exit 1 }' "$OUT" || fail "--attach=$mode: a row is not 82 wide"
   [ "$(wc -l <"$OUT")" = 3 ] || fail "--attach=$mode: output beyond the header and 2 rows"
-  grep -q "kernel functions: $want, $((8 - ntrace)) failed" debug-$mode.err ||
-    fail "--attach=$mode: not '$want': $(grep 'kernel functions:' debug-$mode.err)"
-  if [ $ntrace = 8 ]; then
+  grep -q "kernel functions: $want, $nfail failed" debug-$mode.err ||
+    fail "--attach=$mode: not '$want, $nfail failed': $(grep 'kernel functions:' debug-$mode.err)"
+  if [ $ntrace = 8 ] && { [ $ncopy = 0 ] || [ $mode = kprobe ]; }; then
     assert_not_contains debug-$mode.err '^vfsstat: [^d]' "vfsstat's stderr (other than debug lines)"
   else
     assert_contains debug-$mode.err '^vfsstat: warning: ' "with a function missing, vfsstat's stderr"
@@ -93,7 +105,11 @@ for mode in $(attach_modes); do
     col=${c%%:*} f=${c#*:}
     n=${f#*:} f=${f%%:*}
     s=$(sum "$col")
-    if kfunc_traceable "$f"; then
+    if [ $mode = fentry ] && [ "$(copies "$f")" != 0 ]; then
+      # the calls that go to the copy are not seen
+      assert_le "$s" $((n + 2)) "$f (column $col) with -p, --attach=$mode, for $n calls"
+      log "$f: $s of $n calls seen by fentry, whose callers mostly call its copies"
+    elif traceable "$f" || [ "$(copies "$f")" != 0 ]; then
       assert_ge "$s" "$n" "$f (column $col) with --attach=$mode, for $n calls"
       assert_le "$s" $((n + 2)) "$f (column $col) with -p, --attach=$mode, for $n calls"
     else
@@ -132,13 +148,19 @@ JROW='^[{]"ts": "[0-9-]{10} [0-9:]{8}", "val_type": "per_second", "interval": 1,
 [ "$(count_matching "$OUT" "$JROW")" = 2 ] && [ "$(wc -l <"$OUT")" = 2 ] ||
   fail "--json: expected exactly 2 JSON rows"
 reads=$(sed 's/.*"read": \([0-9]*\),.*/\1/' "$OUT" | awk '{ s += $1 } END { print s + 0 }')
-if kfunc_traceable vfs_read; then
+if traceable vfs_read; then
   assert_ge "$reads" "$R" "--json: reads for $R vfs_read calls"
   assert_le "$reads" $((R + 2)) "--json: reads with -p for $R vfs_read calls"
 fi
+# the default mode: fentry where it can, the copies (vfs_rmdir.part.0 on 5.10) by kprobe
+rmdirs=$(sed 's/.*"rmdir": \([0-9]*\)}.*/\1/' "$OUT" | awk '{ s += $1 } END { print s + 0 }')
+if traceable vfs_rmdir || [ "$(copies vfs_rmdir)" != 0 ]; then
+  assert_ge "$rmdirs" $((M + 1)) "--json: rmdirs for $((M + 1)) rmdir calls"
+  assert_le "$rmdirs" $((M + 3)) "--json: rmdirs with -p for $((M + 1)) rmdir calls"
+fi
 grep -qv '^[{]"level": "[a-z]*", "command": "vfsstat", "message": ".*"[}]$' json.err &&
   fail "--json: stderr is not JSON lines: $(grep -v '^[{]' json.err | head -2)"
-log "--json: 2 rows, $reads reads"
+log "--json: 2 rows, $reads reads, $rmdirs rmdirs"
 assert_no_probes "after vfsstat --json"
 
 # Ctrl-C (default interval 1, forever): a last row for the time so far, exit 0.
