@@ -1366,6 +1366,94 @@ static void test_walk_fp(void)
 	CHECK_INT(end, BT_UNWIND_WALK_DONE);
 }
 
+/* An aarch64 rule packed as the walker's lookup returns it (probes/bt_unwind.h), offsets in bytes */
+static uint64_t a64_rule(unsigned int cfa_rule, int ra_saved, int cfa, int ra, unsigned int fp_rule,
+			 int fp)
+{
+	return (uint64_t)(uint16_t)(cfa / 8) | (uint64_t)(uint16_t)(ra / 8) << 16 |
+	       (uint64_t)(uint16_t)(fp / 8) << 32 |
+	       (uint64_t)(cfa_rule | (ra_saved ? BT_RA_SAVED : 0)) << 48 | (uint64_t)fp_rule << 56;
+}
+
+/* The rows of a made-up aarch64 program: by the pc looked up (a return address - 1) */
+static uint64_t a64_rules(void *ctx, uint64_t pc)
+{
+	(void)ctx;
+	switch (pc) {
+	case 0x401000: /* the leaf, at its entry: return address in x30 */
+		return a64_rule(BT_CFA_RSP, 0, 0, 0, BT_RBP_SAME, 0);
+	case 0x402003: /* sub sp, 32; stp x29, x30, [sp, 8] */
+		return a64_rule(BT_CFA_RSP, 1, 32, -24, BT_RBP_CFA, -32);
+	case 0x403007: /* a frame pointer: CFA = x29 + 16 */
+		return a64_rule(BT_CFA_RBP, 1, 16, -8, BT_RBP_CFA, -16);
+	case 0x404003: /* no table here: a frame record at x29 */
+		return 0;
+	case 0x405003: /* after a frame-pointer step sp is not known: an sp rule is not followed */
+		return a64_rule(BT_CFA_RSP, 1, 16, -8, BT_RBP_SAME, 0);
+	case 0x406003: /* x30 in itself is the interrupted frame's only: frame pointers */
+		return a64_rule(BT_CFA_RBP, 0, 16, 0, BT_RBP_SAME, 0);
+	case 0x407003: /* _start */
+		return a64_rule(BT_CFA_END, 0, 0, 0, 0, 0);
+	}
+	return 0;
+}
+
+/*
+ * The aarch64 walk of a copied stack (bt_unwind_walk_sample_a64, the walker's arithmetic): x30
+ * for the first frame, return addresses saved at CFA - 24 and - 8 with pointer authentication
+ * codes stripped, x29 restored and then followed, a uretprobe's return put back by the CFA,
+ * frame records where there is no rule, and the two rules not followed.
+ */
+static void test_walk_a64(void)
+{
+	static struct bt_stack_sample s;
+	const uint64_t base = 0xfffff0000000ULL, tramp = 0xffff0000f000ULL,
+		       pac = 0x7f2a000000000000ULL;
+	uint64_t ips[BT_MAX_STACK_DEPTH], *w = (uint64_t *)s.stack;
+	enum bt_unwind_walk_end end;
+	int n;
+
+	memset(&s, 0, sizeof(s));
+	s.ip = 0x401000;
+	s.sp = base;
+	s.bp = 0x1234; /* not a frame pointer: the leaf's caller saved x29 */
+	s.lr = 0x402004 | pac;
+	s.len = 256;
+	/* frame 1, sp = base: CFA base + 32, x29 at base, x30 at base + 8 (signed) */
+	w[0] = base + 64;
+	w[1] = 0x403008 | pac;
+	/* frame 2, sp = base + 32, x29 = base + 64: CFA base + 80, x29 and x30 at base + 64 */
+	w[8] = base + 96;
+	w[9] = tramp; /* a uretprobe's, whose entry's sp was the CFA */
+	s.tramp = tramp;
+	s.ret_slot[0] = base + 80;
+	s.ret_addr[0] = 0x404004;
+	/* frame 3: the frame record at x29 = base + 96 */
+	w[12] = base + 128;
+	w[13] = 0x405004 | pac;
+	/* frame 4: an sp rule after a frame-pointer step: the record at base + 128 */
+	w[16] = base + 160;
+	w[17] = 0x406004;
+	/* frame 5: x30's rule past the first frame: the record at base + 160 */
+	w[20] = 0;
+	w[21] = 0x407004;
+	n = bt_unwind_walk_sample_a64(&s, a64_rules, NULL, true, ips, &end);
+	CHECK_INT(n, 7);
+	CHECK_INT(end, BT_UNWIND_WALK_DONE);
+	CHECK(ips[0] == 0x401000);
+	CHECK(ips[1] == 0x402004);
+	CHECK(ips[2] == 0x403008);
+	CHECK(ips[3] == 0x404004);
+	CHECK(ips[4] == (0x405004 | BT_UNWIND_MARK_FP));
+	CHECK(ips[5] == (0x406004 | BT_UNWIND_MARK_FP));
+	CHECK(ips[6] == (0x407004 | BT_UNWIND_MARK_FP));
+	/* the copy ends under frame 2's return address: said so */
+	s.len = 64;
+	n = bt_unwind_walk_sample_a64(&s, a64_rules, NULL, false, ips, &end);
+	CHECK_INT(n, 3);
+	CHECK_INT(end, BT_UNWIND_WALK_COPY_END);
+}
+
 #ifdef FX_A64
 /* The C library of Debian's aarch64 cross toolchain (libc6-arm64-cross, scripts/deps --arm64) */
 #define LIBC_A64 "/usr/aarch64-linux-gnu/lib/libc.so.6"
@@ -1544,6 +1632,7 @@ int main(void)
 	BT_RUN(test_a64);
 	BT_RUN(test_walk_self);
 	BT_RUN(test_walk_fp);
+	BT_RUN(test_walk_a64);
 	BT_RUN(test_high);
 	BT_RUN(test_no_section_headers);
 	BT_RUN(test_corrupt);
