@@ -28,6 +28,7 @@ struct bt_unwind_table {
 	unsigned char build_id[64];
 	size_t build_id_len;  /* 0 when the file has no build-id */
 	unsigned int sources; /* enum bt_unwind_source bits that contributed FDEs */
+	int a64;	      /* aarch64's rows (probes/bt_unwind.h), else x86-64's */
 
 	/* for -v and the bench */
 	size_t nr_cies;

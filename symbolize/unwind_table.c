@@ -1300,6 +1300,7 @@ static int build(Elf *e, struct bt_elf *belf, struct bt_unwind_table **out)
 	err = read_layout(b, e, &code_size, &has_plt);
 	if (err)
 		goto cleanup;
+	t->a64 = b->arch->a64;
 	if (belf) {
 		memcpy(t->build_id, belf->build_id_raw, belf->build_id_len);
 		t->build_id_len = belf->build_id_len;
