@@ -7,7 +7,8 @@
  *
  * Each frame: find the mapping of the pc in the process's table (bt_unwind_procs), the row of
  * the pc in the mapping's file table, the canonical frame address from it, the return address
- * at CFA - 8 and the caller's rbp where the row says it was saved. Where there is no table
+ * at CFA - 8 and the caller's rbp where the row says it was saved (aarch64: x30 and x29 where
+ * the row says, bt_unwind_caller()). Where there is no table
  * (JIT code, a file without one, a process not indexed yet) the frame is stepped over with frame
  * pointers instead. The step runs under bpf_loop(), so the verifier checks it once however deep
  * the stack is (the only loops inside are the fixed-length binary searches).
