@@ -43,6 +43,7 @@ start)
 		skip "$why"
 	fi
 	# its own session, its output in files: ctest neither waits for it here nor kills it
+	# shellcheck disable=SC2016 # $0 and $1 are the inner shell's
 	setsid sh -c 'sh "$0" >"$1/log" 2>&1; echo $? >"$1/rc"' "$0" "$state" </dev/null \
 		>/dev/null 2>&1 &
 	echo $! >"$state/pid"
