@@ -6,6 +6,7 @@
  * usage: unwindbench [-r RUNS] [-d] [file...]   (-d: print every row of the last file)
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 static const char *const rule_names[] = { "none", "rsp", "rbp", "plt", "end", "signal", "unsup" };
+static const char *const a64_names[] = { "none", "sp", "x29", "plt", "end", "signal", "unsup" };
 
 static void dump(const struct bt_unwind_table *t)
 {
@@ -37,7 +39,21 @@ static void dump(const struct bt_unwind_table *t)
 
 	for (i = 0; i < t->nr; i++) {
 		const struct bt_unwind_row *r = &t->rows[i];
+		uint64_t rule = (__u32)r->cfa_offset | (uint64_t)(__u16)r->rbp_offset << 32 |
+				(uint64_t)r->cfa_rule << 48 | (uint64_t)r->rbp_rule << 56;
 
+		if (t->a64) {
+			printf("%#10x %-6s %+6lld x30 %s%+lld x29 %s%+lld\n", r->pc,
+			       BT_A64_CFA_RULE(rule) < 7 ? a64_names[BT_A64_CFA_RULE(rule)] : "?",
+			       (long long)BT_A64_CFA_OFF(rule),
+			       BT_A64_RA_IS_SAVED(rule) ? "cfa" : "same",
+			       (long long)BT_A64_RA_OFF(rule),
+			       r->rbp_rule == BT_RBP_SAME  ? "same"
+			       : r->rbp_rule == BT_RBP_CFA ? "cfa"
+							   : "undef",
+			       (long long)BT_A64_FP_OFF(rule));
+			continue;
+		}
 		printf("%#10x %-6s %+6d rbp %s%+d\n", r->pc,
 		       r->cfa_rule < 7 ? rule_names[r->cfa_rule] : "?", r->cfa_offset,
 		       r->rbp_rule == BT_RBP_SAME  ? "same"

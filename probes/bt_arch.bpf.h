@@ -30,4 +30,30 @@ static __always_inline void bt_entry_caller(struct pt_regs *ctx, __u64 *caller)
 #endif
 }
 
+/*
+ * A user return address without its pointer authentication code (code built with
+ * -mbranch-protection=pac-ret on a CPU that has it signs x30 before saving it): the code sits
+ * in the bits above the virtual address size, which no user address reaches, so they are
+ * cleared, as the kernel's ptrauth_clear_pac() does for user pointers (xpaclri in newer
+ * kernels). x86-64 has nothing to strip.
+ */
+static __always_inline __u64 bt_arch_strip_pac(__u64 ra)
+{
+#if defined(__TARGET_ARCH_arm64)
+	return ra & (BT_USER_TOP - 1);
+#else
+	return ra;
+#endif
+}
+
+/* The link register (aarch64's x30) of user registers regs; x86-64 has none: 0. */
+static __always_inline __u64 bt_arch_link_reg(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_arm64)
+	return PT_REGS_RET(regs);
+#else
+	return 0;
+#endif
+}
+
 #endif

@@ -81,6 +81,7 @@ struct bt_stack_sample {
 	__u64 id;		 /* the deferred id the counts carry */
 	__u64 fallback;		 /* the kernel's own walk, stored: used when this cannot be */
 	__u64 ip, sp, bp;
+	__u64 lr;    /* aarch64: x30, the interrupted frame's return address until saved */
 	__u64 tramp; /* the uretprobe trampoline (0: none) */
 	__u64 ret_slot[BT_STACK_SAMPLE_RETS], ret_addr[BT_STACK_SAMPLE_RETS];
 	__u64 at_ns; /* when it was taken (boot time, ns) */

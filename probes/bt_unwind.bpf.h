@@ -7,7 +7,8 @@
  *
  * Each frame: find the mapping of the pc in the process's table (bt_unwind_procs), the row of
  * the pc in the mapping's file table, the canonical frame address from it, the return address
- * at CFA - 8 and the caller's rbp where the row says it was saved. Where there is no table
+ * at CFA - 8 and the caller's rbp where the row says it was saved (aarch64: x30 and x29 where
+ * the row says, bt_unwind_caller()). Where there is no table
  * (JIT code, a file without one, a process not indexed yet) the frame is stepped over with frame
  * pointers instead. The step runs under bpf_loop(), so the verifier checks it once however deep
  * the stack is (the only loops inside are the fixed-length binary searches).
@@ -676,43 +677,109 @@ static __always_inline __u64 bt_unwind_real_ra(struct bt_unwind_window *w, __u64
 }
 
 /*
- * Frame n: write w->pc, then find its caller. 0: go on; 1: the walk is over. A global
- * function, which the verifier checks once with w's fields unknown: inlined in the loop's
- * callback it was checked again for each state the walk's steps left (the callback is walked
- * until its states repeat), offcputime's program took ~70,000 instructions and 0.2 s to load.
- * n is the loop's index, never w->n, for the same reason.
+ * The caller of frame n (at pc, frame pointer bp), into w (its pc, sp and frame pointer): 0,
+ * or 1 when the walk is over. Per architecture; both step by frame pointers where there is no
+ * rule.
  */
-__attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
+#if defined(__TARGET_ARCH_arm64)
+/*
+ * aarch64 (probes/bt_unwind.h): CFA = sp or x29 + offset; the return address saved at CFA +
+ * offset, or for the frame interrupted still in x30 (a caller's was saved before its call);
+ * x29 where the row says. A frame record is {caller's x29, return address} at x29, as on
+ * x86-64, but it need not sit at the top of its frame (GCC puts it at the bottom): after a
+ * step by frame pointers sp is not known, so an sp rule is not followed there. Every return
+ * address is stripped of its pointer authentication code (bt_arch_strip_pac).
+ */
+static __always_inline int bt_unwind_caller(struct bt_unwind_walk *w, struct bt_unwind_window *win,
+					    __u32 n, __u64 pc, __u64 bp)
 {
-	struct bt_unwind_window *win;
-	struct bt_stack_value *v;
-	__u64 pc, cfa, ra, bp, row;
-	__u32 k, slot;
+	struct pt_regs *regs;
+	__u64 cfa = 0, ra, row;
 
-	if (!w)
+	/* a return address is just past its call, which may be a function's last instruction */
+	row = bt_unwind_lookup(&w->cache, win, n ? pc - 1 : pc);
+	switch (BT_A64_CFA_RULE(row)) {
+	case BT_CFA_RSP:
+		cfa = w->sp + BT_A64_CFA_OFF(row);
+		if (w->from_fp)
+			row = 0;
+		break;
+	case BT_CFA_RBP:
+		cfa = w->bp + BT_A64_CFA_OFF(row);
+		break;
+	case BT_CFA_END:
+	case BT_CFA_SIGNAL:
+		w->done = 1;
 		return 1;
-	pc = w->pc;
-	bp = w->bp;
-	slot = w->slot; /* a key on the stack: 6.1 takes no other memory as a map key */
-	v = bpf_map_lookup_elem(&bt_stack_scratch, &slot);
-	win = bpf_map_lookup_elem(&bt_unwind_windows, &slot);
-	if (!v || !win || n >= BT_MAX_STACK_DEPTH) {
-		w->truncated = 1;
+	default:
+		row = 0;
+		break;
+	}
+	if (row && !BT_A64_RA_IS_SAVED(row) && n)
+		row = 0; /* x30 is the interrupted frame's only */
+	if (!row)
+		w->no_table = 1; /* no rule we follow: frame pointers */
+	if (row && BT_A64_RA_IS_SAVED(row)) {
+		if (cfa <= w->sp || bt_unwind_read(win, w->sp, cfa + BT_A64_RA_OFF(row))) {
+			w->truncated = 1;
+			return 1;
+		}
+		/* a uretprobe took the return address at the function's entry, where sp was the CFA */
+		ra = bt_unwind_real_ra(w, bt_arch_strip_pac(win->word), cfa);
+	} else if (row) {
+		if (cfa < w->sp) {
+			w->truncated = 1;
+			return 1;
+		}
+		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+		ra = bt_unwind_real_ra(w, bt_arch_strip_pac(bt_arch_link_reg(regs)), cfa);
+	}
+	if (row) {
+		if (BT_A64_FP_RULE(row) == BT_RBP_CFA) {
+			bp = bt_unwind_read(win, w->sp, cfa + BT_A64_FP_OFF(row)) ? 0 : win->word;
+		} else if (BT_A64_FP_RULE(row) == BT_RBP_UNDEFINED) {
+			bp = 0;
+		}
+		w->sp = cfa;
+		w->from_fp = 0;
+		w->frames_table++;
+	} else {
+		/* the frame-pointer chain's end, or x29 holding something else */
+		if (!bp || bp < w->sp) {
+			w->done = 1;
+			return 1;
+		}
+		if (bt_unwind_read(win, bp, bp + 8)) {
+			w->truncated = 1;
+			return 1;
+		}
+		ra = bt_arch_strip_pac(win->word);
+		if (bt_unwind_read(win, bp, bp)) {
+			w->truncated = 1;
+			return 1;
+		}
+		w->sp = bp + 16; /* at least: the frame's end is not known */
+		bp = win->word;
+		w->from_fp = 1;
+		w->frames_fp++;
+	}
+	w->bp = bp;
+	w->pc = ra;
+	if (!ra) {
+		w->done = 1; /* the outermost frame */
 		return 1;
 	}
-	if (pc < 4096 || pc >= BT_USER_TOP) {
-		w->truncated = 1; /* not code: a corrupt stack */
-		return 1;
-	}
-	/* frames past nr are zero (probes/bt_stack.h): clear each block as the walk enters it */
-	if (!(n & (BT_STACK_BLOCK - 1))) {
-#pragma unroll
-		for (k = 0; k < BT_STACK_BLOCK; k++)
-			v->ips[(n + k) & BT_MAX_STACK_DEPTH] = 0;
-	}
-	v->ips[n & BT_MAX_STACK_DEPTH] =
-		pc | (bt_unwind_marks && w->from_fp ? BT_UNWIND_MARK_FP : 0);
-	w->n = n + 1;
+	return 0;
+}
+#else
+/*
+ * x86-64: CFA = rsp or rbp + offset (or the PLT's), the return address at CFA - 8, the caller's
+ * rbp where the row says.
+ */
+static __always_inline int bt_unwind_caller(struct bt_unwind_walk *w, struct bt_unwind_window *win,
+					    __u32 n, __u64 pc, __u64 bp)
+{
+	__u64 cfa, ra, row;
 
 	/* a return address is just past its call, which may be a function's last instruction */
 	row = bt_unwind_lookup(&w->cache, win, n ? pc - 1 : pc);
@@ -781,6 +848,49 @@ __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 		return 1;
 	}
 	return 0;
+}
+#endif
+
+/*
+ * Frame n: write w->pc, then find its caller. 0: go on; 1: the walk is over. A global
+ * function, which the verifier checks once with w's fields unknown: inlined in the loop's
+ * callback it was checked again for each state the walk's steps left (the callback is walked
+ * until its states repeat), offcputime's program took ~70,000 instructions and 0.2 s to load.
+ * n is the loop's index, never w->n, for the same reason.
+ */
+__attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
+{
+	struct bt_unwind_window *win;
+	struct bt_stack_value *v;
+	__u64 pc, bp;
+	__u32 k, slot;
+
+	if (!w)
+		return 1;
+	pc = w->pc;
+	bp = w->bp;
+	slot = w->slot; /* a key on the stack: 6.1 takes no other memory as a map key */
+	v = bpf_map_lookup_elem(&bt_stack_scratch, &slot);
+	win = bpf_map_lookup_elem(&bt_unwind_windows, &slot);
+	if (!v || !win || n >= BT_MAX_STACK_DEPTH) {
+		w->truncated = 1;
+		return 1;
+	}
+	if (pc < 4096 || pc >= BT_USER_TOP) {
+		w->truncated = 1; /* not code: a corrupt stack */
+		return 1;
+	}
+	/* frames past nr are zero (probes/bt_stack.h): clear each block as the walk enters it */
+	if (!(n & (BT_STACK_BLOCK - 1))) {
+#pragma unroll
+		for (k = 0; k < BT_STACK_BLOCK; k++)
+			v->ips[(n + k) & BT_MAX_STACK_DEPTH] = 0;
+	}
+	v->ips[n & BT_MAX_STACK_DEPTH] =
+		pc | (bt_unwind_marks && w->from_fp ? BT_UNWIND_MARK_FP : 0);
+	w->n = n + 1;
+
+	return bt_unwind_caller(w, win, n, pc, bp);
 }
 
 static long bt_unwind_step(__u64 index, void *ctx)
@@ -873,6 +983,7 @@ static __noinline __u64 bt_unwind_defer(void *ctx, __u64 fallback, __u32 gen, __
 	s->ip = PT_REGS_IP(regs);
 	s->sp = PT_REGS_SP(regs);
 	s->bp = PT_REGS_FP(regs);
+	s->lr = bt_arch_link_reg(regs);
 	s->tramp = bt_unwind_pending_rets(task, s->ret_slot, s->ret_addr);
 	/*
 	 * The main thread's stack ends a little above where it started (argv and the environment

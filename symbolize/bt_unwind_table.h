@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Unwind tables for x86-64 user code: a file's call frame information (.eh_frame, plus
- * .debug_frame from the file or its separate debug file where .eh_frame does not cover the
- * code) compiled into the sorted struct bt_unwind_row array of probes/bt_unwind.h, which the
+ * Unwind tables for x86-64 and aarch64 user code (by the file's machine): a file's call frame
+ * information (.eh_frame, plus .debug_frame from the file or its separate debug file where
+ * .eh_frame does not cover the code) compiled into the sorted struct bt_unwind_row array of probes/bt_unwind.h, which the
  * loader copies into BPF maps. See docs/unwind.md for the rules and what is not followed.
  *
  * Row pcs are the file's link-time virtual addresses; the caller adds the load bias it gets
@@ -28,6 +28,7 @@ struct bt_unwind_table {
 	unsigned char build_id[64];
 	size_t build_id_len;  /* 0 when the file has no build-id */
 	unsigned int sources; /* enum bt_unwind_source bits that contributed FDEs */
+	int a64;	      /* aarch64's rows (probes/bt_unwind.h), else x86-64's */
 
 	/* for -v and the bench */
 	size_t nr_cies;
@@ -42,8 +43,8 @@ struct bt_unwind_table {
 
 /*
  * Build the table of the ELF file at 'path'. Returns 0 or -errno: -ENOENT/-EACCES (file),
- * -ENOEXEC (not ELF or not x86-64), -ENODATA (no usable call frame information at all),
- * -E2BIG (addresses above 4 GiB, or an absurd number of rows), -ENOMEM. A partly corrupt
+ * -ENOEXEC (not ELF, or neither x86-64 nor aarch64), -ENODATA (no usable call frame
+ * information at all), -E2BIG (addresses above 4 GiB, or an absurd number of rows), -ENOMEM. A partly corrupt
  * section gives a table of what could be read (nr_bad > 0).
  */
 int bt_unwind_table_build(const char *path, struct bt_unwind_table **out);

@@ -24,6 +24,23 @@
 #define REG_RBP 6
 #define REG_RSP 7
 #define REG_RIP 16 /* the x86-64 psABI's return address column */
+#define REG_X29 29 /* aarch64's frame pointer */
+#define REG_X30 30 /* aarch64's link register, its return address column */
+#define REG_SP 31
+
+/*
+ * What the two architectures' call frame information differs in: the DWARF numbers of the
+ * stack pointer, the frame pointer and the return address, and the rules before any CIE says
+ * otherwise (state_abi_default). Rows are made by state_row() for x86-64 and state_row_a64()
+ * for aarch64 (probes/bt_unwind.h).
+ */
+struct uw_arch {
+	uint64_t sp, fp, ra;
+	int a64;
+};
+
+static const struct uw_arch arch_x86_64 = { REG_RSP, REG_RBP, REG_RIP, 0 };
+static const struct uw_arch arch_aarch64 = { REG_SP, REG_X29, REG_X30, 1 };
 
 #define BT_UW_STACK 16			   /* remember_state depth; compilers use one or two */
 #define BT_UW_MAX_ROWS (16u << 20)	   /* 192 MiB of rows: far beyond any real file */
@@ -70,6 +87,7 @@ struct cfa_state {
 };
 
 struct cie {
+	const struct uw_arch *arch;
 	size_t off; /* section offset: the cache key */
 	int state;  /* 0 empty slot, 1 parsed, -1 unusable */
 	uint64_t caf;
@@ -97,6 +115,7 @@ struct seg {
 };
 
 struct builder {
+	const struct uw_arch *arch; /* the file's (read_layout) */
 	/* the section being parsed */
 	const unsigned char *buf;
 	size_t size;
@@ -285,16 +304,21 @@ static int rd_encoded(const struct builder *b, struct cursor *c, unsigned char e
 	return 0;
 }
 
-static void state_abi_default(struct cfa_state *st)
+static void state_abi_default(const struct uw_arch *arch, struct cfa_state *st)
 {
 	/* the psABI's rules before any CIE says otherwise (libdw starts from the same) */
 	memset(st, 0, sizeof(*st));
 	st->cfa_kind = CFA_REG;
-	st->cfa_reg = REG_RSP;
+	st->cfa_reg = arch->sp;
+	st->rbp.kind = R_SAME;
+	if (arch->a64) {
+		/* a bl leaves sp where it was and the return address in x30 */
+		st->ra.kind = R_SAME;
+		return;
+	}
 	st->cfa_off = 8;
 	st->ra.kind = R_OFFSET;
 	st->ra.off = -8;
-	st->rbp.kind = R_SAME;
 }
 
 static struct bt_unwind_row state_row(const struct cfa_state *st, int signal)
@@ -342,6 +366,67 @@ static struct bt_unwind_row state_row(const struct cfa_state *st, int signal)
 	return r;
 }
 
+/* off in whole 8-byte slots that fit 16 bits (probes/bt_unwind.h), into *slots */
+static int a64_slots(int64_t off, __s16 *slots)
+{
+	if (off % BT_A64_SLOT || off / BT_A64_SLOT < INT16_MIN || off / BT_A64_SLOT > INT16_MAX)
+		return 0;
+	*slots = (__s16)(off / BT_A64_SLOT);
+	return 1;
+}
+
+/* The aarch64 row of st (probes/bt_unwind.h): sp or x29 + offset, x30's rule, x29's. */
+static struct bt_unwind_row state_row_a64(const struct cfa_state *st, int signal)
+{
+	struct bt_unwind_row r = { 0 };
+	__s16 cfa = 0, ra = 0, fp;
+
+	if (signal) {
+		r.cfa_rule = BT_CFA_SIGNAL;
+		return r;
+	}
+	switch (st->ra.kind) {
+	case R_UNDEF:
+		r.cfa_rule = BT_CFA_END;
+		return r;
+	case R_UNSET:
+	case R_SAME:
+		break; /* still in x30 */
+	case R_OFFSET:
+		if (a64_slots(st->ra.off, &ra)) {
+			r.cfa_rule = BT_RA_SAVED;
+			break;
+		}
+		/* fall through */
+	default:
+		r.cfa_rule = BT_CFA_UNSUPPORTED;
+		return r;
+	}
+	if (st->cfa_kind != CFA_REG || (st->cfa_reg != REG_SP && st->cfa_reg != REG_X29) ||
+	    !a64_slots(st->cfa_off, &cfa)) {
+		r.cfa_rule = BT_CFA_UNSUPPORTED;
+		return r;
+	}
+	r.cfa_rule |= st->cfa_reg == REG_SP ? BT_CFA_RSP : BT_CFA_RBP;
+	r.cfa_offset = (__s32)((__u32)(__u16)cfa | (__u32)(__u16)ra << 16);
+	switch (st->rbp.kind) {
+	case R_UNSET:
+	case R_SAME:
+		r.rbp_rule = BT_RBP_SAME;
+		break;
+	case R_OFFSET:
+		if (a64_slots(st->rbp.off, &fp)) {
+			r.rbp_rule = BT_RBP_CFA;
+			r.rbp_offset = fp;
+			break;
+		}
+		/* fall through */
+	default:
+		r.rbp_rule = BT_RBP_UNDEFINED;
+	}
+	return r;
+}
+
 static int same_rule(const struct bt_unwind_row *a, const struct bt_unwind_row *b)
 {
 	return a->cfa_rule == b->cfa_rule && a->cfa_offset == b->cfa_offset &&
@@ -350,7 +435,8 @@ static int same_rule(const struct bt_unwind_row *a, const struct bt_unwind_row *
 
 static int push_row(struct builder *b, struct run *r, uint64_t pc, const struct cfa_state *st)
 {
-	struct bt_unwind_row row = state_row(st, r->cie->signal);
+	struct bt_unwind_row row = r->cie->arch->a64 ? state_row_a64(st, r->cie->signal)
+						     : state_row(st, r->cie->signal);
 
 	if (r->have_last && same_rule(&row, &r->last))
 		return 0;
@@ -378,9 +464,9 @@ static void set_reg(const struct cie *cie, struct cfa_state *st, uint64_t reg, u
 {
 	struct reg_rule *rr = NULL;
 
-	if (reg == REG_RBP)
+	if (reg == cie->arch->fp)
 		rr = &st->rbp;
-	else if (reg == (cie ? cie->ra_reg : REG_RIP))
+	else if (reg == cie->ra_reg)
 		rr = &st->ra;
 	if (rr) {
 		rr->kind = kind;
@@ -388,15 +474,16 @@ static void set_reg(const struct cie *cie, struct cfa_state *st, uint64_t reg, u
 	}
 }
 
-static void restore_reg(const struct cie *cie, struct cfa_state *st, uint64_t reg)
+/* In an FDE's program to the CIE's rule, in a CIE's (fde 0) to the psABI's. */
+static void restore_reg(const struct cie *cie, int fde, struct cfa_state *st, uint64_t reg)
 {
 	struct cfa_state def;
-	const struct cfa_state *from = cie && cie->state > 0 ? &cie->init : &def;
+	const struct cfa_state *from = fde && cie->state > 0 ? &cie->init : &def;
 
-	state_abi_default(&def);
-	if (reg == REG_RBP)
+	state_abi_default(cie->arch, &def);
+	if (reg == cie->arch->fp)
 		st->rbp = from->rbp;
-	else if (reg == (cie ? cie->ra_reg : REG_RIP))
+	else if (reg == (fde ? cie->ra_reg : cie->arch->ra))
 		st->ra = from->ra;
 }
 
@@ -413,13 +500,14 @@ static int rd_block(struct cursor *c, const unsigned char **blk, uint64_t *len)
  * A CFA expression: the PLT's, or a lone DW_OP_bregN (a register plus an offset written as an
  * expression, which is the plain rule), or one we do not evaluate.
  */
-static void cfa_expression(struct cfa_state *st, const unsigned char *blk, uint64_t len)
+static void cfa_expression(const struct uw_arch *arch, struct cfa_state *st,
+			   const unsigned char *blk, uint64_t len)
 {
 	struct cursor c = { blk + 1, blk + len };
 	int64_t off;
 
 	st->cfa_kind = CFA_EXPR;
-	if (len == sizeof(plt_expr) && !memcmp(blk, plt_expr, len)) {
+	if (!arch->a64 && len == sizeof(plt_expr) && !memcmp(blk, plt_expr, len)) {
 		st->cfa_kind = CFA_PLT;
 	} else if (len >= 2 && blk[0] >= DW_OP_breg0 && blk[0] <= DW_OP_breg31 &&
 		   !rd_sleb(&c, &off) && c.p == c.end) {
@@ -459,7 +547,7 @@ static int run_program(struct builder *b, const struct cie *cie, struct cfa_stat
 			set_reg(cie, st, op & 0x3f, R_OFFSET, (int64_t)(u * (uint64_t)cie->daf));
 			continue;
 		case DW_CFA_restore:
-			restore_reg(r ? cie : NULL, st, op & 0x3f);
+			restore_reg(cie, r != NULL, st, op & 0x3f);
 			continue;
 		}
 		switch (op) {
@@ -499,7 +587,7 @@ static int run_program(struct builder *b, const struct cie *cie, struct cfa_stat
 		case DW_CFA_restore_extended:
 			if (rd_uleb(c, &reg))
 				return -EINVAL;
-			restore_reg(r ? cie : NULL, st, reg);
+			restore_reg(cie, r != NULL, st, reg);
 			continue;
 		case DW_CFA_undefined:
 			if (rd_uleb(c, &reg))
@@ -559,7 +647,7 @@ static int run_program(struct builder *b, const struct cie *cie, struct cfa_stat
 		case DW_CFA_def_cfa_expression:
 			if (rd_block(c, &blk, &u))
 				return -EINVAL;
-			cfa_expression(st, blk, u);
+			cfa_expression(cie->arch, st, blk, u);
 			continue;
 		case DW_CFA_expression:
 		case DW_CFA_val_expression:
@@ -586,6 +674,15 @@ static int run_program(struct builder *b, const struct cie *cie, struct cfa_stat
 			continue;
 		case DW_CFA_GNU_args_size:
 			if (rd_uleb(c, &u))
+				return -EINVAL;
+			continue;
+		case DW_CFA_AARCH64_negate_ra_state:
+			/*
+			 * x30 is signed from here (pointer authentication) or no longer: the walker
+			 * strips every aarch64 return address as the kernel does (xpaclri), so
+			 * nothing here depends on it. DW_CFA_GNU_window_save elsewhere: not ours.
+			 */
+			if (!cie->arch->a64)
 				return -EINVAL;
 			continue;
 		case DW_CFA_GNU_negative_offset_extended:
@@ -653,6 +750,7 @@ static int parse_cie(struct builder *b, size_t off, struct cie *cie)
 	int is64, ind;
 
 	memset(cie, 0, sizeof(*cie));
+	cie->arch = b->arch;
 	cie->off = off;
 	cie->state = -1;
 	if (entry_header(b, off, &c, &next, &id, &id_pos, &is64) || !is_cie_id(b, id, is64))
@@ -716,7 +814,7 @@ static int parse_cie(struct builder *b, size_t off, struct cie *cie)
 	}
 	if ((cie->fde_enc & 0x70) == DW_EH_PE_funcrel || (cie->fde_enc & DW_EH_PE_indirect))
 		return -1;
-	state_abi_default(&cie->init);
+	state_abi_default(cie->arch, &cie->init);
 	if (run_program(b, cie, &cie->init, &c, NULL))
 		return -1;
 	cie->state = 1;
@@ -964,7 +1062,8 @@ static int finish(struct builder *b)
 		t->nr_fdes++;
 		t->sources |= f->prio == 0   ? BT_UNWIND_SRC_EH_FRAME
 			      : f->prio == 1 ? BT_UNWIND_SRC_DEBUG_FRAME
-					     : BT_UNWIND_SRC_DEBUG_FILE;
+			      : f->prio == 2 ? BT_UNWIND_SRC_DEBUG_FILE
+					     : 0; /* add_plt_a64()'s */
 		prev_end = f->end;
 		have = 1;
 	}
@@ -1077,8 +1176,10 @@ static int read_layout(struct builder *b, Elf *e, uint64_t *code_size, int *has_
 	size_t shstrndx;
 
 	if (!gelf_getehdr(e, &eh) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64)
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64))
 		return -ENOEXEC;
+	b->arch = eh.e_machine == EM_AARCH64 ? &arch_aarch64 : &arch_x86_64;
 	b->addr_size = 8;
 	if (!elf_getphdrnum(e, &nph)) {
 		for (i = 0; i < nph && b->nsegs < BT_UW_MAX_SEGS; i++) {
@@ -1130,6 +1231,32 @@ static int plt_covered(Elf *e, const struct bt_unwind_table *t)
 	return 1;
 }
 
+/*
+ * aarch64's .plt has no FDE (binutils writes none). Its entries move neither sp nor x29 and
+ * jump on with the return address still in x30: the psABI's default row, given here to the
+ * whole section, behind any FDE that covers it (the lowest priority).
+ */
+static int add_plt_a64(struct builder *b, Elf *e)
+{
+	struct cie cie = { .arch = b->arch, .state = 1 };
+	struct run r = { .cie = &cie };
+	size_t first = b->nrows;
+	struct cfa_state st;
+	GElf_Shdr sh;
+	int err;
+
+	if (!bt_elf__find_scn(e, ".plt", &sh) || !sh.sh_size || !sh.sh_addr ||
+	    sh.sh_addr + sh.sh_size > 0xffffffffull ||
+	    !in_exec_segment(b, sh.sh_addr, sh.sh_addr + sh.sh_size))
+		return 0;
+	state_abi_default(b->arch, &st);
+	err = push_row(b, &r, sh.sh_addr, &st);
+	if (err)
+		return err;
+	b->prio = 3;
+	return add_fde(b, sh.sh_addr, sh.sh_addr + sh.sh_size, first);
+}
+
 /* .debug_frame of the separate debug file, for code .eh_frame leaves out. */
 static int parse_debug_file(struct builder *b, struct bt_elf *belf)
 {
@@ -1173,6 +1300,7 @@ static int build(Elf *e, struct bt_elf *belf, struct bt_unwind_table **out)
 	err = read_layout(b, e, &code_size, &has_plt);
 	if (err)
 		goto cleanup;
+	t->a64 = b->arch->a64;
 	if (belf) {
 		memcpy(t->build_id, belf->build_id_raw, belf->build_id_len);
 		t->build_id_len = belf->build_id_len;
@@ -1195,6 +1323,11 @@ static int build(Elf *e, struct bt_elf *belf, struct bt_unwind_table **out)
 	if (belf && !own_debug && b->covered < code_size / 2) {
 		err = parse_debug_file(b, belf);
 		if (err && err != -ENOENT)
+			goto cleanup;
+	}
+	if (b->arch->a64) {
+		err = add_plt_a64(b, e);
+		if (err)
 			goto cleanup;
 	}
 	err = finish(b);

@@ -738,8 +738,8 @@ copy:
 	memcpy(ips, st->buf.ips, n * sizeof(*ips));
 	/* the unwinder's marks (-v) are kept apart: bits 62-63 are no user address */
 	for (i = 0; i < n; i++) {
-		/* a kernel address has every bit from 47 up set; a marked user one only 62-63 */
-		bool user = st->unwind && !((ips[i] & ~BT_UNWIND_MARKS) >> 47);
+		/* a kernel address has every bit from 47 (48) up set; a marked user one only 62-63 */
+		bool user = st->unwind && (ips[i] & ~BT_UNWIND_MARKS) < BT_UNWIND_USER_TOP;
 
 		st->marks[i] = user ? (ips[i] & BT_UNWIND_MARKS) >> 56 : 0;
 		if (user)

@@ -12,6 +12,7 @@
 #include "bt_unwind_samples.h"
 
 #define USER_TOP 0x800000000000ULL
+#define USER_TOP_A64 0x1000000000000ULL /* 48 bits, as probes/bt_arch.bpf.h has it */
 /* samples waiting for their process at once: 8 KiB each */
 #define MAX_WAITING 64
 /* inner table maps kept open (a process's stacks run through a handful of files) */
@@ -72,16 +73,21 @@ static void partial_add(struct bt_unwind_samples *ss, int pid, unsigned long lon
 	}
 }
 
-/* A read of 8 bytes at addr from the copy; 0, or how the copy fails it. */
-static int read_copy(const struct bt_stack_sample *s, uint64_t addr, uint64_t *val)
+/* A read of 8 bytes at addr from the copy of a stack below top; 0, or how the copy fails it. */
+static int read_copy_below(const struct bt_stack_sample *s, uint64_t addr, uint64_t *val,
+			   uint64_t top)
 {
 	if (addr >= s->sp && addr - s->sp <= (uint64_t)s->len - 8 && s->len >= 8) {
 		memcpy(val, s->stack + (addr - s->sp), sizeof(*val));
 		return 0;
 	}
 	/* above the copy: the live stack goes on there, unlike a read below sp or off the map */
-	return addr >= s->sp && addr < USER_TOP ? BT_UNWIND_WALK_COPY_END
-						: BT_UNWIND_WALK_TRUNCATED;
+	return addr >= s->sp && addr < top ? BT_UNWIND_WALK_COPY_END : BT_UNWIND_WALK_TRUNCATED;
+}
+
+static int read_copy(const struct bt_stack_sample *s, uint64_t addr, uint64_t *val)
+{
+	return read_copy_below(s, addr, val, USER_TOP);
 }
 
 static uint64_t real_ra(const struct bt_stack_sample *s, uint64_t ra, uint64_t slot)
@@ -97,6 +103,104 @@ static uint64_t real_ra(const struct bt_stack_sample *s, uint64_t ra, uint64_t s
 }
 
 /*
+ * The aarch64 walker's step (probes/bt_unwind.bpf.h, its bt_unwind_caller()) over the copy:
+ * the same rules, the same frame-pointer steps where there is none, the same ends. Built on
+ * every host, for the unit tests; bt_unwind_walk_sample() on aarch64.
+ */
+int bt_unwind_walk_sample_a64(const struct bt_stack_sample *s, bt_unwind_rule_fn rule, void *ctx,
+			      bool marks, uint64_t *ips, enum bt_unwind_walk_end *end)
+{
+	uint64_t pc = s->ip, sp = s->sp, fp = s->bp, cfa = 0, ra, row, frame[2];
+	bool from_fp = false;
+	int n = 0, err;
+
+	*end = BT_UNWIND_WALK_TRUNCATED;
+	if (!pc)
+		return 0;
+	for (;;) {
+		if (n >= BT_MAX_STACK_DEPTH || pc < 4096 || pc >= USER_TOP_A64)
+			break; /* truncated */
+		ips[n] = pc | (marks && from_fp ? BT_UNWIND_MARK_FP : 0);
+		row = rule(ctx, n ? pc - 1 : pc);
+		n++;
+		switch (BT_A64_CFA_RULE(row)) {
+		case BT_CFA_RSP:
+			cfa = sp + BT_A64_CFA_OFF(row);
+			if (from_fp)
+				row = 0; /* sp is not known after a frame-pointer step */
+			break;
+		case BT_CFA_RBP:
+			cfa = fp + BT_A64_CFA_OFF(row);
+			break;
+		case BT_CFA_END:
+		case BT_CFA_SIGNAL:
+			*end = BT_UNWIND_WALK_DONE;
+			return n;
+		default:
+			row = 0;
+			break;
+		}
+		if (row && !BT_A64_RA_IS_SAVED(row) && n > 1)
+			row = 0; /* x30 is the interrupted frame's only */
+		if (row) {
+			if (BT_A64_RA_IS_SAVED(row)) {
+				if (cfa <= sp)
+					break;
+				err = read_copy_below(s, cfa + BT_A64_RA_OFF(row), &ra,
+						      USER_TOP_A64);
+				if (err) {
+					*end = err;
+					break;
+				}
+			} else {
+				if (cfa < sp)
+					break;
+				ra = s->lr;
+			}
+			ra = real_ra(s, ra & (USER_TOP_A64 - 1), cfa);
+			if (BT_A64_FP_RULE(row) == BT_RBP_CFA) {
+				err = read_copy_below(s, cfa + BT_A64_FP_OFF(row), &fp,
+						      USER_TOP_A64);
+				if (err == BT_UNWIND_WALK_COPY_END) {
+					*end = err;
+					break;
+				}
+				if (err)
+					fp = 0;
+			} else if (BT_A64_FP_RULE(row) == BT_RBP_UNDEFINED) {
+				fp = 0;
+			}
+			sp = cfa;
+			from_fp = false;
+		} else {
+			if (!fp || fp < sp) {
+				*end = BT_UNWIND_WALK_DONE;
+				return n;
+			}
+			err = read_copy_below(s, fp, &frame[0], USER_TOP_A64);
+			if (!err)
+				err = read_copy_below(s, fp + 8, &frame[1], USER_TOP_A64);
+			if (err) {
+				*end = err;
+				break;
+			}
+			ra = frame[1] & (USER_TOP_A64 - 1);
+			sp = fp + 16; /* at least: the frame's end is not known */
+			fp = frame[0];
+			from_fp = true;
+		}
+		pc = ra;
+		if (!ra) {
+			*end = BT_UNWIND_WALK_DONE;
+			return n;
+		}
+	}
+	if (marks && n)
+		ips[n - 1] |= BT_UNWIND_MARK_TRUNC;
+	return n;
+}
+
+/*
  * The walker's step (probes/bt_unwind.bpf.h, bt_unwind_frame()) over the copy: the same rules,
  * the same frame-pointer steps where there is no rule, the same ends. A change there is a
  * change here.
@@ -108,6 +212,9 @@ int bt_unwind_walk_sample(const struct bt_stack_sample *s, bt_unwind_rule_fn rul
 	bool from_fp = false;
 	int n = 0, err;
 
+#if defined(__aarch64__)
+	return bt_unwind_walk_sample_a64(s, rule, ctx, marks, ips, end);
+#endif
 	*end = BT_UNWIND_WALK_TRUNCATED;
 	if (!pc)
 		return 0;

@@ -35,6 +35,9 @@ typedef uint64_t (*bt_unwind_rule_fn)(void *ctx, uint64_t pc);
  */
 int bt_unwind_walk_sample(const struct bt_stack_sample *s, bt_unwind_rule_fn rule, void *ctx,
 			  bool marks, uint64_t *ips, enum bt_unwind_walk_end *end);
+/* The same with aarch64's rules (probes/bt_unwind.h), whatever this host is: its unit test. */
+int bt_unwind_walk_sample_a64(const struct bt_stack_sample *s, bt_unwind_rule_fn rule, void *ctx,
+			      bool marks, uint64_t *ips, enum bt_unwind_walk_end *end);
 
 struct bt_unwind_samples;
 

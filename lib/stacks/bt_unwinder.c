@@ -31,6 +31,13 @@
 #include "bt_unwind_table.h"
 #include "bt_unwind_samples.h"
 
+/* The code this build runs: the walker's rules are its architecture's */
+#if defined(__aarch64__)
+#define BT_ELF_MACHINE EM_AARCH64
+#else
+#define BT_ELF_MACHINE EM_X86_64
+#endif
+
 /* Load the walker with everything on, never attached: does this kernel's verifier take it? */
 static int probe_load(char *why, size_t len)
 {
@@ -102,13 +109,6 @@ int bt_unwind_kernel_ok(char *why, size_t len)
 	if (cached <= 0)
 		goto out;
 	cached = 0;
-#if !defined(__x86_64__)
-	/* the tables (symbolize/unwind_table.c) and the walker's CFA rules are x86-64's */
-	snprintf(reason, sizeof(reason),
-		 "x86-64 only so far, user stacks by frame pointers (docs/unwind.md)");
-	cached = -EOPNOTSUPP;
-	goto out;
-#endif
 	/*
 	 * The verifier gives the same answer for the same program on the same kernel: a load
 	 * that passed once here is not repeated (~85 ms of CPU and ~5 MiB per run). Only
@@ -498,7 +498,7 @@ static int read_elf_layout(int fd, struct file_entry *f)
 	unsigned int i, n;
 
 	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != BT_ELF_MACHINE ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr))
 		return -ENOEXEC;
 	n = eh.e_phnum < 64 ? eh.e_phnum : 64;
@@ -809,7 +809,7 @@ static int build_proc(struct bt_unwind *u, int pid, const struct bt_sym_mapping 
 		if (given) {
 			if (i >= ngiven)
 				break;
-			if (given[i].start >= 0x800000000000ULL)
+			if (given[i].start >= BT_UNWIND_USER_TOP)
 				continue;
 			index_mapping(u, pid, given[i].start, given[i].end, given[i].pgoff,
 				      given[i].path, given[i].ino, false, &n, &with);
@@ -821,7 +821,7 @@ static int build_proc(struct bt_unwind *u, int pid, const struct bt_sym_mapping 
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off,
 			   file) < 4)
 			continue;
-		if (perms[2] != 'x' || start >= 0x800000000000ULL)
+		if (perms[2] != 'x' || start >= BT_UNWIND_USER_TOP)
 			continue;
 		index_mapping(u, pid, start, end, off, file, 0, true, &n, &with);
 	}

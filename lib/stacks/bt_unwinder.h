@@ -16,6 +16,13 @@
 #include <stdio.h>
 #include <bpf/libbpf.h>
 
+/* The end of user address space: probes/bt_arch.bpf.h's BT_USER_TOP (47 bits, arm64 48) */
+#if defined(__aarch64__)
+#define BT_UNWIND_USER_TOP 0x1000000000000ULL
+#else
+#define BT_UNWIND_USER_TOP 0x800000000000ULL
+#endif
+
 enum bt_unwind_mode {
 	BT_UNWIND_AUTO,	 /* tables where the kernel and the binary allow, else frame pointers */
 	BT_UNWIND_FP,	 /* frame pointers only (bpf_get_stack) */

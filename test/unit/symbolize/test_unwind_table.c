@@ -28,6 +28,9 @@
 #define LIBSTDCXX "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"
 
 static int verbose;
+static int a64; /* compare() reads aarch64 rows (libdw_row_a64) */
+/* the aarch64 file's .plt, which has the builder's default row and no FDE for libdw */
+static uint64_t a64_plt, a64_plt_end;
 
 /* What libdw says at one pc, reduced to our row's vocabulary. */
 static int libdw_row(Dwarf_CFI *cfi, uint64_t pc, struct bt_unwind_row *out, uint64_t *end)
@@ -115,6 +118,100 @@ done:
 	return 0;
 }
 
+/* A saved register's offset from libdw's ops, CFA + N, into *off; 0 when it is not that. */
+static int cfa_plus(const Dwarf_Op *ops, size_t nops, int64_t *off)
+{
+	if (nops == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+		*off = 0;
+		return 1;
+	}
+	if (nops == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+	    (ops[1].atom == DW_OP_plus_uconst || ops[1].atom == DW_OP_consts)) {
+		*off = (int64_t)ops[1].number;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * libdw's answer at one pc of an aarch64 file, packed as the builder packs aarch64 rows
+ * (probes/bt_unwind.h): sp or x29 (31, 29) + offset, x30 in itself or at CFA + offset, x29's
+ * rule; offsets in 8-byte slots.
+ */
+static int libdw_row_a64(Dwarf_CFI *cfi, uint64_t pc, struct bt_unwind_row *out, uint64_t *end)
+{
+	Dwarf_Op ops_mem[3], *ops;
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Addr start, fend;
+	int64_t off, cfa = 0, ra = 0;
+	size_t nops;
+	bool signal;
+	int reg;
+
+	memset(out, 0, sizeof(*out));
+	if (dwarf_cfi_addrframe(cfi, pc, &fr))
+		return -1;
+	dwarf_frame_info(fr, &start, &fend, &signal);
+	*end = fend;
+	if (signal) {
+		out->cfa_rule = BT_CFA_SIGNAL;
+		goto done;
+	}
+	if (dwarf_frame_register(fr, 30, ops_mem, &ops, &nops) < 0)
+		goto unsupported;
+	if (nops == 0 && ops == ops_mem) {
+		out->cfa_rule = BT_CFA_END;
+		goto done;
+	}
+	if (nops == 0 && ops == NULL) {
+		out->cfa_rule = 0; /* still in x30 */
+	} else if (cfa_plus(ops, nops, &ra) && !(ra % 8) && ra / 8 >= INT16_MIN &&
+		   ra / 8 <= INT16_MAX) {
+		out->cfa_rule = BT_RA_SAVED;
+	} else {
+		goto unsupported;
+	}
+	if (dwarf_frame_cfa(fr, &ops, &nops) || nops != 1)
+		goto unsupported;
+	if (ops[0].atom == DW_OP_bregx) {
+		reg = ops[0].number;
+		off = (int64_t)ops[0].number2;
+	} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		reg = ops[0].atom - DW_OP_breg0;
+		off = (int64_t)ops[0].number;
+	} else {
+		goto unsupported;
+	}
+	if ((reg != 29 && reg != 31) || off % 8 || off / 8 < INT16_MIN || off / 8 > INT16_MAX)
+		goto unsupported;
+	cfa = off / 8;
+	out->cfa_rule |= reg == 31 ? BT_CFA_RSP : BT_CFA_RBP;
+	out->cfa_offset = (int32_t)((uint32_t)(uint16_t)cfa | (uint32_t)(uint16_t)(ra / 8) << 16);
+	if (dwarf_frame_register(fr, 29, ops_mem, &ops, &nops) < 0) {
+		out->rbp_rule = BT_RBP_UNDEFINED;
+	} else if (nops == 0 && ops == NULL) {
+		out->rbp_rule = BT_RBP_SAME;
+	} else if (cfa_plus(ops, nops, &off) && !(off % 8) && off / 8 >= INT16_MIN &&
+		   off / 8 <= INT16_MAX) {
+		out->rbp_rule = BT_RBP_CFA;
+		out->rbp_offset = off / 8;
+	} else {
+		out->rbp_rule = BT_RBP_UNDEFINED;
+	}
+	goto done;
+unsupported:
+	memset(out, 0, sizeof(*out));
+	out->cfa_rule = BT_CFA_UNSUPPORTED;
+done:
+	free(fr);
+	return 0;
+}
+
+static int dw_row(Dwarf_CFI *cfi, uint64_t pc, struct bt_unwind_row *out, uint64_t *end)
+{
+	return a64 ? libdw_row_a64(cfi, pc, out, end) : libdw_row(cfi, pc, out, end);
+}
+
 static int rule_eq(const struct bt_unwind_row *a, const struct bt_unwind_row *b)
 {
 	return a->cfa_rule == b->cfa_rule && a->cfa_offset == b->cfa_offset &&
@@ -142,7 +239,10 @@ static void check_pc(Dwarf_CFI **cfi, const struct bt_unwind_table *t, uint64_t 
 	*dw_end = 0;
 	s->checked++;
 	/* .eh_frame first, then .debug_frame, as the builder prefers them */
-	if (libdw_row(cfi[0], pc, &dw, dw_end) && (!cfi[1] || libdw_row(cfi[1], pc, &dw, dw_end))) {
+	if (dw_row(cfi[0], pc, &dw, dw_end) && (!cfi[1] || dw_row(cfi[1], pc, &dw, dw_end))) {
+		if (r && pc >= a64_plt && pc < a64_plt_end && r->cfa_rule == BT_CFA_RSP &&
+		    !r->cfa_offset && r->rbp_rule == BT_RBP_SAME)
+			return;
 		if (r) {
 			if (s->mismatch++ < 10)
 				report("no libdw FDE", pc, r, &none);
@@ -234,6 +334,23 @@ static void compare_file(const char *path, int debug_frame, struct bt_unwind_tab
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	cfi[0] = dwarf_getcfi_elf(e);
 	CHECK(cfi[0] != NULL);
+	a64_plt = a64_plt_end = 0;
+	if (a64) {
+		Elf_Scn *scn = NULL;
+		size_t shstrndx;
+		GElf_Shdr sh;
+		const char *n;
+
+		CHECK_INT(elf_getshdrstrndx(e, &shstrndx), 0);
+		while ((scn = elf_nextscn(e, scn))) {
+			n = gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
+			if (n && !strcmp(n, ".plt")) {
+				a64_plt = sh.sh_addr;
+				a64_plt_end = sh.sh_addr + sh.sh_size;
+			}
+		}
+		CHECK(a64_plt_end > a64_plt);
+	}
 	if (debug_frame) {
 		dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
 		cfi[1] = dw ? dwarf_getcfi(dw) : NULL;
@@ -1249,6 +1366,259 @@ static void test_walk_fp(void)
 	CHECK_INT(end, BT_UNWIND_WALK_DONE);
 }
 
+/* An aarch64 rule packed as the walker's lookup returns it (probes/bt_unwind.h), offsets in bytes */
+static uint64_t a64_rule(unsigned int cfa_rule, int ra_saved, int cfa, int ra, unsigned int fp_rule,
+			 int fp)
+{
+	return (uint64_t)(uint16_t)(cfa / 8) | (uint64_t)(uint16_t)(ra / 8) << 16 |
+	       (uint64_t)(uint16_t)(fp / 8) << 32 |
+	       (uint64_t)(cfa_rule | (ra_saved ? BT_RA_SAVED : 0)) << 48 | (uint64_t)fp_rule << 56;
+}
+
+/* The rows of a made-up aarch64 program: by the pc looked up (a return address - 1) */
+static uint64_t a64_rules(void *ctx, uint64_t pc)
+{
+	(void)ctx;
+	switch (pc) {
+	case 0x401000: /* the leaf, at its entry: return address in x30 */
+		return a64_rule(BT_CFA_RSP, 0, 0, 0, BT_RBP_SAME, 0);
+	case 0x402003: /* sub sp, 32; stp x29, x30, [sp, 8] */
+		return a64_rule(BT_CFA_RSP, 1, 32, -24, BT_RBP_CFA, -32);
+	case 0x403007: /* a frame pointer: CFA = x29 + 16 */
+		return a64_rule(BT_CFA_RBP, 1, 16, -8, BT_RBP_CFA, -16);
+	case 0x404003: /* no table here: a frame record at x29 */
+		return 0;
+	case 0x405003: /* after a frame-pointer step sp is not known: an sp rule is not followed */
+		return a64_rule(BT_CFA_RSP, 1, 16, -8, BT_RBP_SAME, 0);
+	case 0x406003: /* x30 in itself is the interrupted frame's only: frame pointers */
+		return a64_rule(BT_CFA_RBP, 0, 16, 0, BT_RBP_SAME, 0);
+	case 0x407003: /* _start */
+		return a64_rule(BT_CFA_END, 0, 0, 0, 0, 0);
+	}
+	return 0;
+}
+
+/*
+ * The aarch64 walk of a copied stack (bt_unwind_walk_sample_a64, the walker's arithmetic): x30
+ * for the first frame, return addresses saved at CFA - 24 and - 8 with pointer authentication
+ * codes stripped, x29 restored and then followed, a uretprobe's return put back by the CFA,
+ * frame records where there is no rule, and the two rules not followed.
+ */
+static void test_walk_a64(void)
+{
+	static struct bt_stack_sample s;
+	const uint64_t base = 0xfffff0000000ULL, tramp = 0xffff0000f000ULL,
+		       pac = 0x7f2a000000000000ULL;
+	uint64_t ips[BT_MAX_STACK_DEPTH], *w = (uint64_t *)s.stack;
+	enum bt_unwind_walk_end end;
+	int n;
+
+	memset(&s, 0, sizeof(s));
+	s.ip = 0x401000;
+	s.sp = base;
+	s.bp = 0x1234; /* not a frame pointer: the leaf's caller saved x29 */
+	s.lr = 0x402004 | pac;
+	s.len = 256;
+	/* frame 1, sp = base: CFA base + 32, x29 at base, x30 at base + 8 (signed) */
+	w[0] = base + 64;
+	w[1] = 0x403008 | pac;
+	/* frame 2, sp = base + 32, x29 = base + 64: CFA base + 80, x29 and x30 at base + 64 */
+	w[8] = base + 96;
+	w[9] = tramp; /* a uretprobe's, whose entry's sp was the CFA */
+	s.tramp = tramp;
+	s.ret_slot[0] = base + 80;
+	s.ret_addr[0] = 0x404004;
+	/* frame 3: the frame record at x29 = base + 96 */
+	w[12] = base + 128;
+	w[13] = 0x405004 | pac;
+	/* frame 4: an sp rule after a frame-pointer step: the record at base + 128 */
+	w[16] = base + 160;
+	w[17] = 0x406004;
+	/* frame 5: x30's rule past the first frame: the record at base + 160 */
+	w[20] = 0;
+	w[21] = 0x407004;
+	n = bt_unwind_walk_sample_a64(&s, a64_rules, NULL, true, ips, &end);
+	CHECK_INT(n, 7);
+	CHECK_INT(end, BT_UNWIND_WALK_DONE);
+	CHECK(ips[0] == 0x401000);
+	CHECK(ips[1] == 0x402004);
+	CHECK(ips[2] == 0x403008);
+	CHECK(ips[3] == 0x404004);
+	CHECK(ips[4] == (0x405004 | BT_UNWIND_MARK_FP));
+	CHECK(ips[5] == (0x406004 | BT_UNWIND_MARK_FP));
+	CHECK(ips[6] == (0x407004 | BT_UNWIND_MARK_FP));
+	/* the copy ends under frame 2's return address: said so */
+	s.len = 64;
+	n = bt_unwind_walk_sample_a64(&s, a64_rules, NULL, false, ips, &end);
+	CHECK_INT(n, 3);
+	CHECK_INT(end, BT_UNWIND_WALK_COPY_END);
+}
+
+#ifdef FX_A64
+/* The C library of Debian's aarch64 cross toolchain (libc6-arm64-cross, scripts/deps --arm64) */
+#define LIBC_A64 "/usr/aarch64-linux-gnu/lib/libc.so.6"
+
+/* The offset of sym's first bl (a call) in an aarch64 image, or -1. */
+static long a64_first_bl(const unsigned char *img, size_t size, const struct bt_elf_sym *sym)
+{
+	const Elf64_Ehdr *eh = (const void *)img;
+	const Elf64_Phdr *ph;
+	uint64_t off, i;
+	uint32_t insn;
+	int k;
+
+	if (size < sizeof(*eh) || eh->e_phoff + eh->e_phnum * sizeof(*ph) > size)
+		return -1;
+	for (k = 0; k < eh->e_phnum; k++) {
+		ph = (const void *)(img + eh->e_phoff + k * sizeof(*ph));
+		if (ph->p_type != PT_LOAD || sym->vaddr < ph->p_vaddr ||
+		    sym->vaddr + sym->size > ph->p_vaddr + ph->p_filesz)
+			continue;
+		off = ph->p_offset + sym->vaddr - ph->p_vaddr;
+		for (i = 0; i + 4 <= sym->size && off + i + 4 <= size; i += 4) {
+			memcpy(&insn, img + off + i, 4);
+			if ((insn >> 26) == 0x25) /* BL imm26 */
+				return (long)i;
+		}
+	}
+	return -1;
+}
+
+/* The section called name of an ELF image: its address and size; 0 when found. */
+static int img_section(const unsigned char *img, size_t size, const char *name, uint64_t *addr,
+		       uint64_t *len)
+{
+	const Elf64_Ehdr *eh = (const void *)img;
+	const Elf64_Shdr *sh, *str;
+	int k;
+
+	if (size < sizeof(*eh) || eh->e_shoff + eh->e_shnum * sizeof(*sh) > size ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		return -1;
+	sh = (const void *)(img + eh->e_shoff);
+	str = &sh[eh->e_shstrndx];
+	for (k = 0; k < eh->e_shnum; k++) {
+		if (str->sh_offset + sh[k].sh_name + strlen(name) + 1 > size ||
+		    strcmp((const char *)img + str->sh_offset + sh[k].sh_name, name))
+			continue;
+		*addr = sh[k].sh_addr;
+		*len = sh[k].sh_size;
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * fixtures/fx_unwind_a64.c, cross-built -O2 -fomit-frame-pointer: the rows at each function's
+ * entry and at its first call, as the walker reads them (BT_A64_*), with the offsets in bytes;
+ * then the whole file and the aarch64 C library against libdw.
+ */
+static void test_a64(void)
+{
+	static const struct {
+		const char *func;
+		int at_call; /* 0: the entry; 1: the first bl */
+		unsigned int cfa_rule, ra_saved;
+		int64_t cfa, ra;
+		unsigned int fp_rule;
+		int64_t fp;
+	} w[] = {
+		/* the entry of any function: CFA = sp, return address in x30 */
+		{ "a64_leaf", 0, BT_CFA_RSP, 0, 0, 0, BT_RBP_SAME, 0 },
+		{ "a64_mid", 0, BT_CFA_RSP, 0, 0, 0, BT_RBP_SAME, 0 },
+		/* str x30, [sp, #-16]! */
+		{ "a64_mid", 1, BT_CFA_RSP, 1, 16, -16, BT_RBP_SAME, 0 },
+		/* sub sp twice, stp x19, x30, [sp]: offsets beyond 16 bits of bytes */
+		{ "a64_big", 1, BT_CFA_RSP, 1, 70016, -70008, BT_RBP_SAME, 0 },
+		/* x30 after four other registers */
+		{ "a64_saves", 1, BT_CFA_RSP, 1, 48, -16, BT_RBP_SAME, 0 },
+		/* stp x29, x30, [sp, #-32]!; mov x29, sp: CFA = x29 + 32 */
+		{ "a64_vla", 1, BT_CFA_RBP, 1, 32, -24, BT_RBP_CFA, -32 },
+		/* paciasp (DW_CFA_AARCH64_negate_ra_state) before str x30 */
+		{ "a64_pac", 0, BT_CFA_RSP, 0, 0, 0, BT_RBP_SAME, 0 },
+		{ "a64_pac", 1, BT_CFA_RSP, 1, 16, -16, BT_RBP_SAME, 0 },
+	};
+	const char *path = FX_DIR "/fx_unwind_a64.so";
+	struct bt_unwind_table *t = NULL;
+	const struct bt_unwind_row *r;
+	const struct bt_elf_sym *sym;
+	struct bt_elf *elf = NULL;
+	unsigned char *img = NULL;
+	size_t i, size = 0;
+	uint64_t rule, plt = 0, plt_size = 0;
+	long at;
+
+	CHECK_INT(bt_unwind_table_build(path, &t), 0);
+	CHECK_INT(bt_elf__open(path, NULL, &elf), 0);
+	img = read_all(path, &size);
+	CHECK(img != NULL);
+	if (!t || !elf || !img)
+		goto out;
+	check_table_shape(t);
+	CHECK_INT(t->nr_bad, 0);
+	CHECK_INT(t->nr_unsupported, 0);
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		sym = bt_elf__find_func(elf, w[i].func);
+		CHECK(sym != NULL);
+		if (!sym)
+			continue;
+		at = w[i].at_call ? a64_first_bl(img, size, sym) : 0;
+		CHECK(at >= 0);
+		r = bt_unwind_table_find(t, sym->vaddr + at);
+		CHECK(r != NULL);
+		if (!r || at < 0)
+			continue;
+		rule = (__u32)r->cfa_offset | (uint64_t)(__u16)r->rbp_offset << 32 |
+		       (uint64_t)r->cfa_rule << 48 | (uint64_t)r->rbp_rule << 56;
+		if (BT_A64_CFA_RULE(rule) != w[i].cfa_rule ||
+		    !BT_A64_RA_IS_SAVED(rule) != !w[i].ra_saved ||
+		    BT_A64_CFA_OFF(rule) != w[i].cfa || BT_A64_RA_OFF(rule) != w[i].ra ||
+		    BT_A64_FP_RULE(rule) != w[i].fp_rule || BT_A64_FP_OFF(rule) != w[i].fp) {
+			fprintf(stderr,
+				"  %s+%ld: cfa %u%+lld ra %s%+lld x29 %u%+lld, expected cfa "
+				"%u%+lld "
+				"ra %s%+lld x29 %u%+lld\n",
+				w[i].func, at, BT_A64_CFA_RULE(rule),
+				(long long)BT_A64_CFA_OFF(rule),
+				BT_A64_RA_IS_SAVED(rule) ? "cfa" : "x30",
+				(long long)BT_A64_RA_OFF(rule), BT_A64_FP_RULE(rule),
+				(long long)BT_A64_FP_OFF(rule), w[i].cfa_rule, (long long)w[i].cfa,
+				w[i].ra_saved ? "cfa" : "x30", (long long)w[i].ra, w[i].fp_rule,
+				(long long)w[i].fp);
+			CHECK(0);
+		}
+	}
+	/* binutils writes no FDE for aarch64's PLT: the default row covers it */
+	CHECK_INT(img_section(img, size, ".plt", &plt, &plt_size), 0);
+	CHECK(plt_size >= 32);
+	r = bt_unwind_table_find(t, plt + plt_size - 4);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_INT(r->cfa_rule, BT_CFA_RSP);
+		CHECK_INT(r->cfa_offset, 0);
+		CHECK_INT(r->rbp_rule, BT_RBP_SAME);
+	}
+	CHECK_INT(t->plt_without_fde, 0);
+out:
+	free(img);
+	bt_elf__close(elf);
+	bt_unwind_table_free(t);
+	a64 = 1;
+	compare_file(path, 0, NULL);
+	if (!access(LIBC_A64, R_OK))
+		compare_file(LIBC_A64, 0, NULL);
+	else
+		fprintf(stderr, "# %s: not installed, not compared\n", LIBC_A64);
+	a64 = 0;
+}
+#else
+static void test_a64(void)
+{
+	fprintf(stderr, "# aarch64 tables not tested: no aarch64-linux-gnu-gcc at configure time "
+			"(scripts/deps --arm64)\n");
+}
+#endif
+
 int main(void)
 {
 	verbose = !!getenv("BT_TEST_VERBOSE");
@@ -1259,8 +1629,10 @@ int main(void)
 	BT_RUN(test_more_files);
 	BT_RUN(test_plt);
 	BT_RUN(test_cfi_rules);
+	BT_RUN(test_a64);
 	BT_RUN(test_walk_self);
 	BT_RUN(test_walk_fp);
+	BT_RUN(test_walk_a64);
 	BT_RUN(test_high);
 	BT_RUN(test_no_section_headers);
 	BT_RUN(test_corrupt);

@@ -87,12 +87,15 @@ trace() {
   shift
   "$W" $mode 3 5 -1 10 &
   wpid=$!
-  # SIGUSR1 only once it waits for it (in rt_sigtimedwait, 128 on x86-64): before that it
-  # would kill the workload, and a tool walking by frame pointers can be ready first under TCG
+  # SIGUSR1 only once it waits for it (in rt_sigtimedwait, 128 on x86-64, 137 on arm64): before
+  # that it would kill the workload, and a tool walking by frame pointers can be ready first
+  # under TCG
+  _nr=128
+  [ "$BT_ARCH" = aarch64 ] && _nr=137
   _i=0
   # and only once it is the workload: the forked shell before its exec is not
   until [ "$(readlink /proc/$wpid/exe 2>/dev/null)" = "$W" ] &&
-    [ "$(cut -d' ' -f1 /proc/$wpid/syscall 2>/dev/null)" = 128 ]; do
+    [ "$(cut -d' ' -f1 /proc/$wpid/syscall 2>/dev/null)" = $_nr ]; do
     [ $_i -ge 100 ] && fail "the workload never waited for SIGUSR1"
     sleep 0.1
     _i=$((_i + 1))
