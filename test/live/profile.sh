@@ -150,7 +150,116 @@ else
 	echo "note: no perf (linux-perf) here: the comparison with perf record is left out"
 fi
 
-# 2. The multi-line block as BCC's, -d, -a, -U, -K, --json, the files
+# 2. --wall: a thread that spins 30 ms of CPU and sleeps 70 ms, over and over for 5 s. Its
+#    time under run_cycles() splits into samples weighted by the period (on-CPU) and off-CPU time
+#    by state: on-CPU : asleep ([off-cpu: S]) is 0.3 : 0.7 within 5 points, the on-CPU share is
+#    the CPU time the thread measured over its wall time within 5 points (and its on-CPU time
+#    that CPU time within 5%), and the widths add up
+#    to its wall time within 2%; the flame graph draws the sleep cold and the spin hot.
+cat >"$T/wall.c" <<'C'
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile unsigned long sink;
+static volatile sig_atomic_t go;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	go = 1;
+}
+
+static long long us(clockid_t c)
+{
+	struct timespec t;
+
+	clock_gettime(c, &t);
+	return t.tv_sec * 1000000LL + t.tv_nsec / 1000;
+}
+
+__attribute__((noinline)) void spin(long long cpu_us)
+{
+	long long end = us(CLOCK_THREAD_CPUTIME_ID) + cpu_us;
+
+	while (us(CLOCK_THREAD_CPUTIME_ID) < end)
+		for (int i = 0; i < 2000; i++)
+			sink += i;
+}
+
+__attribute__((noinline)) void run_cycles(int n)
+{
+	struct timespec nap = { 0, 70 * 1000000L };
+
+	for (int i = 0; i < n; i++) {
+		spin(30000);
+		nanosleep(&nap, NULL);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	long long w0, c0;
+	FILE *f;
+
+	if (argc != 3)
+		return 2;
+	signal(SIGUSR1, on_usr1);
+	while (!go)
+		usleep(1000);
+	w0 = us(CLOCK_MONOTONIC);
+	c0 = us(CLOCK_THREAD_CPUTIME_ID);
+	run_cycles(atoi(argv[1]));
+	f = fopen(argv[2], "w");
+	if (!f)
+		return 1;
+	fprintf(f, "%lld %lld\n", us(CLOCK_MONOTONIC) - w0, us(CLOCK_THREAD_CPUTIME_ID) - c0);
+	return fclose(f) != 0;
+}
+C
+gcc -O2 -o "$T/wall" "$T/wall.c" || fail "cannot build the --wall workload"
+BANNER_IN=err BANNER='^Sampling' traced_workload "$T/wall" 50 "$T/wall.out" -- \
+	profile --wall -f -F 999 -p @PID --flamegraph "$T/wall.svg"
+expect_rc 0 "profile --wall -f -F 999 -p"
+grep -q '^Sampling wall-clock time (us) at 999 Hertz of PID' "$ERR" || fail "--wall: no banner"
+read -r wall_us cpu_us <"$T/wall.out"
+in_run=$(folded_sum ';run_cycles;')
+on=$(awk '/;run_cycles;/ && !/\[off-cpu/ { t += $NF } END { print t + 0 }' "$OUT")
+asleep=$(folded_sum ';run_cycles;.*\[off-cpu: S\] ')
+[ "$on" -gt 0 ] && [ "$asleep" -gt 0 ] || fail "--wall: on-CPU $on us, asleep $asleep us"
+within "$(pct "$on" $((on + asleep)))" 30 5 ||
+	fail "--wall: on-CPU $on us and asleep $asleep us: not 0.3/0.7 within 5 points"
+within "$(pct "$on" "$in_run")" "$(pct "$cpu_us" "$wall_us")" 5 ||
+	fail "--wall: on-CPU $on of $in_run us; the thread ran $cpu_us of $wall_us us: not within 5 points"
+within "$on" "$cpu_us" $((cpu_us / 20)) ||
+	fail "--wall: on-CPU $on us, the thread's CPU time $cpu_us us: not within 5%"
+within "$in_run" "$wall_us" $((wall_us / 50)) ||
+	fail "--wall: the thread's rows add up to $in_run us, its wall time was $wall_us us: not within 2%"
+expect_line '^wall;.*;main;run_cycles;spin [0-9]+$'
+expect_line '^wall;.*;main;run_cycles;(__)?nanosleep;.*;schedule;.*\[off-cpu: S\] [0-9]+$'
+ok "--wall: on-CPU ${on}us : asleep ${asleep}us = $(pct "$on" $((on + asleep)))/$(pct "$asleep" $((on + asleep))), rows add to ${in_run}us of ${wall_us}us wall time"
+
+# hot and cold: [off-cpu: S] and the frames under it blue; spin warm when most of its time was
+# on a CPU (on a loaded machine its time waiting for one, [off-cpu: R], can be the larger part)
+spin_all=$(folded_sum ';run_cycles;spin[; ]')
+spin_on=$(awk '/;run_cycles;spin[; ]/ && !/\[off-cpu/ { t += $NF } END { print t + 0 }' "$OUT")
+python3 - "$T/wall.svg" $((spin_on * 2 > spin_all)) <<'PY' || fail "--wall flame graph colours"
+import re, sys
+svg = open(sys.argv[1]).read()
+spin_hot = sys.argv[2] == "1"
+def fills(name):
+    return [tuple(map(int, m)) for m in re.findall(
+        r'<title>' + re.escape(name) + r'[ (][^<]*</title><rect [^>]*fill="rgb\((\d+),(\d+),(\d+)\)"', svg)]
+cold = fills("[off-cpu: S]") + fills("clock_nanosleep")
+hot = fills("spin")
+assert cold and all(b > r for r, g, b in cold), "cold frames %r" % cold
+assert hot and all((r > b) == spin_hot for r, g, b in hot), "spin frames %r" % hot
+PY
+ok "--wall flame graph: off-CPU frames cold (blue), spin $([ $((spin_on * 2)) -gt "$spin_all" ] && echo hot || echo cold): ${spin_on}us of its ${spin_all}us on-CPU"
+
+# 3. The multi-line block as BCC's, -d, -a, -U, -K, --json, the files
 BANNER='^Sampling' traced_workload "$T/busy" 2 "$T/cpu" -- profile -d -a -p @PID
 expect_rc 0 "profile -d -a -p"
 expect_line '^Sampling at 49 Hertz of PID [0-9]+ by user \+ kernel stack\.\.\. Hit Ctrl-C to end\.$'
@@ -188,7 +297,7 @@ gzip -t "$T/p.pb.gz" || fail "--pprof: not gzip"
 gzip -dc "$T/p.pb.gz" | grep -aq 'nanoseconds' || fail "--pprof: no cpu/nanoseconds sample type"
 ok "--json rows, --flamegraph, --pprof (samples and cpu nanoseconds)"
 
-# 3. Bad input: one line, exit 2
+# 4. Bad input: one line, exit 2
 bad() {
 	run profile "$@"
 	expect_rc 2 "profile $*"
