@@ -20,9 +20,7 @@
 #include "profile.skel.h"
 
 enum {
-	OPT_CGROUPMAP = 0x100,
-	OPT_MNTNSMAP,
-	OPT_WALL,
+	OPT_WALL = 0x100,
 	OPT_EVENT,
 };
 
@@ -50,6 +48,8 @@ static const struct bt_opt_vals vals = {
 	.json = &opts.oc.json,
 	.unwind = &opts.oc.unwind,
 	.out = &opts.oc.out,
+	.cgroupmap = &opts.cgroupmap,
+	.mntnsmap = &opts.mntnsmap,
 };
 
 static const struct argp_option options[] = {
@@ -61,8 +61,6 @@ static const struct argp_option options[] = {
 	{ "annotations", 'a', NULL, 0, "Add _[k] annotations to kernel frames", 0 },
 	{ "include-idle", 'I', NULL, 0, "Include CPU idle stacks", 0 },
 	{ "cpu", 'C', "CPU", 0, "Trace this CPU only", 0 },
-	{ "cgroupmap", OPT_CGROUPMAP, "PATH", 0, "Trace cgroups in this BPF map only", 0 },
-	{ "mntnsmap", OPT_MNTNSMAP, "PATH", 0, "Trace mount namespaces in this BPF map only", 0 },
 	{ "wall", OPT_WALL, NULL, 0,
 	  "Wall-clock time (us) of each thread: on-CPU samples weighted by the period, and "
 	  "off-CPU time by stack and state ([off-cpu: S])",
@@ -104,12 +102,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'C':
 		return bt_argp_long(state, arg, "CPU", 0, libbpf_num_possible_cpus() - 1, &o->cpu);
-	case OPT_CGROUPMAP:
-		o->cgroupmap = arg;
-		break;
-	case OPT_MNTNSMAP:
-		o->mntnsmap = arg;
-		break;
 	case OPT_WALL:
 		o->wall = true;
 		break;
@@ -158,15 +150,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 BT_ARGP_STACK_STORAGE(storage_argp, 16384);
 static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_stacks_only),
-	BT_ARGP_CHILD(bt_argp_delimited),
-	BT_ARGP_CHILD(bt_argp_folded),
-	BT_ARGP_CHILD(storage_argp),
-	BT_ARGP_CHILD(bt_argp_json),
-	BT_ARGP_CHILD(bt_argp_debug),
-	BT_ARGP_CHILD(bt_stack_out_argp),
-	BT_ARGP_CHILD(bt_argp_unwind),
-	{ NULL },
+	BT_ARGP_CHILD(bt_argp_stacks_only), BT_ARGP_CHILD(bt_argp_delimited),
+	BT_ARGP_CHILD(bt_argp_folded),	    BT_ARGP_CHILD(storage_argp),
+	BT_ARGP_CHILD(bt_argp_json),	    BT_ARGP_CHILD(bt_argp_debug),
+	BT_ARGP_CHILD(bt_stack_out_argp),   BT_ARGP_CHILD(bt_argp_unwind),
+	BT_ARGP_CHILD(bt_argp_ns_maps),	    { NULL },
 };
 
 static const struct argp argp = {

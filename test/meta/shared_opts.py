@@ -59,6 +59,8 @@ VALUES = {
     'pprof': ('x.pb.gz', ''),
     'disk': ('sda', None),  # looked up when the tool starts, not while parsing
     'cgroup': ('/sys/fs/cgroup', None),
+    'cgroupmap': ('/sys/fs/bpf/x', None),  # opened when the tool starts
+    'mntnsmap': ('/sys/fs/bpf/x', None),
 }
 
 
