@@ -306,6 +306,13 @@ static int attach(void *ctx, struct bpf_object *obj)
 	return bt_perf__attach(bpf_object__find_program_by_name(obj, "profile_sample"), &po, &perf);
 }
 
+/* The summary is next: no sample is taken while it is read and named. */
+static void stop(void *ctx)
+{
+	bt_perf__destroy(perf);
+	perf = NULL;
+}
+
 /* the in-flight tables (probes/bt_offcpu.bpf.h), in slot order: --wall's */
 static const struct bt_inflight_table inflight[] = {
 	{ "bt_offcpu_starts", "blocks not timed", "threads off-CPU" },
@@ -319,6 +326,7 @@ static struct bt_offcpu_tool tool = {
 	.banner = print_banner,
 	.prepare = prepare,
 	.attach = attach,
+	.stop = stop,
 	.ctx = &opts,
 };
 

@@ -392,6 +392,8 @@ static int print_summary(void *ctx)
 {
 	struct bt_offcpu_run *r = ctx;
 
+	if (r->tool->stop)
+		r->tool->stop(r->tool->ctx);
 	return offcpu_summary(r->opts, &r->counts) ?: bt_stack_out__write(r->out);
 }
 

@@ -131,6 +131,11 @@ struct bt_offcpu_tool {
 	 */
 	int (*prepare)(void *ctx, struct bpf_object *obj);
 	int (*attach)(void *ctx, struct bpf_object *obj);
+	/*
+	 * At the end, before the summary: what attach attached is taken away, so that the time
+	 * spent reading and naming the counts is not sampled too (NULL: nothing)
+	 */
+	void (*stop)(void *ctx);
 	void *ctx;
 };
 
