@@ -24,9 +24,7 @@
 #include "opensnoop.skel.h"
 
 enum {
-	OPT_CGROUPMAP = 0x100,
-	OPT_MNTNSMAP,
-	OPT_EXEC,
+	OPT_EXEC = 0x100,
 };
 
 static struct opensnoop_opts {
@@ -45,17 +43,14 @@ static struct opensnoop_opts {
 } opts = { .c = BT_COMMON_OPTS_INIT, .buffer_pages = 64 };
 
 static const struct bt_opt_vals vals = {
-	BT_COMMON_VALS(opts.c),
-	.timestamp = &opts.timestamp,
-	.json = &opts.json,
+	BT_COMMON_VALS(opts.c),	      .timestamp = &opts.timestamp, .json = &opts.json,
+	.cgroupmap = &opts.cgroupmap, .mntnsmap = &opts.mntnsmap,
 };
 
 static const struct argp_option options[] = {
 	{ "print-uid", 'U', NULL, 0, "Print UID column", 0 },
 	{ "failed", 'x', NULL, 0, "Only show failed opens", 0 },
 	{ "tid", 't', "TID", 0, "Trace this TID only", 0 },
-	{ "cgroupmap", OPT_CGROUPMAP, "PATH", 0, "Trace cgroups in this BPF map only", 0 },
-	{ "mntnsmap", OPT_MNTNSMAP, "PATH", 0, "Trace mount namespaces in this BPF map only", 0 },
 	{ "uid", 'u', "UID", 0, "Trace this UID only", 0 },
 	{ "name", 'n', "NAME", 0, "Only print process names containing this name", 0 },
 	{ "extended_fields", 'e', NULL, 0, "Show extended fields", 0 },
@@ -124,12 +119,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 't':
 		return bt_argp_long(state, arg, "TID", 1, INT_MAX, &o->tid);
-	case OPT_CGROUPMAP:
-		o->cgroupmap = arg;
-		break;
-	case OPT_MNTNSMAP:
-		o->mntnsmap = arg;
-		break;
 	case 'u':
 		o->by_uid = true;
 		return bt_argp_ulong(state, arg, "UID", 0, UINT_MAX - 1, &o->uid);
@@ -188,11 +177,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_pid),
-	BT_ARGP_CHILD(bt_argp_duration),
-	BT_ARGP_CHILD(bt_argp_timestamp),
-	BT_ARGP_CHILD(bt_argp_json),
-	{ NULL },
+	BT_ARGP_CHILD(bt_argp_pid),	  BT_ARGP_CHILD(bt_argp_duration),
+	BT_ARGP_CHILD(bt_argp_timestamp), BT_ARGP_CHILD(bt_argp_json),
+	BT_ARGP_CHILD(bt_argp_ns_maps),	  { NULL },
 };
 
 static const struct argp argp = {

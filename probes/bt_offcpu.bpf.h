@@ -113,6 +113,7 @@ struct bt_offcpu_start {
 	__u32 tgid;
 	__u32 cookie; /* the process's (bt_note_pid): names its user stack after it is gone */
 	__u32 gen;
+	__u32 state; /* the thread's state as it left (profile --wall names it) */
 	char comm[BT_OFFCPU_COMM_LEN];
 };
 
@@ -217,6 +218,7 @@ static __always_inline void bt_offcpu_switch_out(void *ctx, __u32 tgid, __u32 ti
 		s->cookie = bt_note_pid(ctx, tgid);
 	}
 	s->tgid = tgid;
+	s->state = state;
 	bpf_get_current_comm(s->comm, sizeof(s->comm));
 	s->runtime = c->runtime;
 	s->arrivals = c->arrivals;

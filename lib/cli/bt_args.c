@@ -23,6 +23,8 @@ enum {
 	OPT_JSON,
 	OPT_DEBUG,
 	OPT_UNWIND,
+	OPT_CGROUPMAP,
+	OPT_MNTNSMAP,
 };
 
 /* One help text per option, for both spellings of the two that have two. */
@@ -308,6 +310,12 @@ static const struct argp_option cgroup_options[] = {
 	{ NULL },
 };
 
+static const struct argp_option ns_maps_options[] = {
+	{ "cgroupmap", OPT_CGROUPMAP, "PATH", 0, "Trace cgroups in this BPF map only", 0 },
+	{ "mntnsmap", OPT_MNTNSMAP, "PATH", 0, "Trace mount namespaces in this BPF map only", 0 },
+	{ NULL },
+};
+
 static error_t set_string(const char **s, char *arg)
 {
 	if (!s)
@@ -316,7 +324,7 @@ static error_t set_string(const char **s, char *arg)
 	return 0;
 }
 
-/* Not parse_common(): this -d is no duration, this -c no CPU. */
+/* Not parse_common(): this -d is no duration, this -c no CPU; and the two pinned maps. */
 static error_t parse_block(int key, char *arg, struct argp_state *state)
 {
 	const struct bt_opt_vals *v = state->input;
@@ -326,6 +334,10 @@ static error_t parse_block(int key, char *arg, struct argp_state *state)
 		return set_string(DEST(disk, "-d"), arg);
 	case 'c':
 		return set_string(DEST(cgroup, "-c"), arg);
+	case OPT_CGROUPMAP:
+		return set_string(DEST(cgroupmap, "--cgroupmap"), arg);
+	case OPT_MNTNSMAP:
+		return set_string(DEST(mntnsmap, "--mntnsmap"), arg);
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -333,6 +345,7 @@ static error_t parse_block(int key, char *arg, struct argp_state *state)
 
 const struct argp bt_argp_disk = { .options = disk_options, .parser = parse_block };
 const struct argp bt_argp_cgroup = { .options = cgroup_options, .parser = parse_block };
+const struct argp bt_argp_ns_maps = { .options = ns_maps_options, .parser = parse_block };
 
 void bt_argp_vals_init(struct argp_state *state, const struct argp *argp,
 		       const struct bt_opt_vals *v)

@@ -57,6 +57,7 @@ struct bt_opt_vals {
 	struct bt_stack_out_opts *out;	 /* --flamegraph FILE, --pprof FILE (bt_stack_out_argp) */
 	const char **disk;		 /* -d, --disk DISK */
 	const char **cgroup;		 /* -c, --cgroup CGROUP */
+	const char **cgroupmap, **mntnsmap; /* --cgroupmap PATH, --mntnsmap PATH */
 };
 
 /* In the command's ARGP_KEY_INIT: give each shared block among argp's children v. */
@@ -100,6 +101,8 @@ extern const struct argp bt_argp_unwind;
 /* The block tools' (the name as given: the command looks it up) */
 extern const struct argp bt_argp_disk;	 /* -d, --disk DISK */
 extern const struct argp bt_argp_cgroup; /* -c, --cgroup CGROUP */
+/* BCC's --cgroupmap PATH and --mntnsmap PATH: pinned BPF hashes (lib/attach/bt_skel.h) */
+extern const struct argp bt_argp_ns_maps;
 
 /*
  * --stack-storage-size N with the command's default in its help (which the command's options

@@ -148,6 +148,7 @@ int bt_profile_add(struct bt_profile *p, const struct bt_prof_frame *frames, siz
 		   uint64_t value)
 {
 	struct bt_prof_node *node = &p->root;
+	bool cold = false;
 	size_t i;
 
 	if (!value)
@@ -162,10 +163,14 @@ int bt_profile_add(struct bt_profile *p, const struct bt_prof_frame *frames, siz
 		node = child_of(p, node, &frames[i]);
 		if (!node)
 			return -ENOMEM;
+		cold |= frames[i].kind == BT_PROF_OFFCPU;
 	}
 	node->self += value;
-	for (; node; node = node->parent)
+	for (; node; node = node->parent) {
 		node->total += value;
+		if (cold)
+			node->cold += value;
+	}
 	if (n > p->depth)
 		p->depth = n;
 	return 0;
@@ -191,6 +196,8 @@ static enum bt_prof_kind folded_kind(char *name, size_t len, enum bt_prof_kind d
 		return BT_PROF_MISSED;
 	if (!strncmp(name, "bpf_prog_", 9))
 		return BT_PROF_JIT;
+	if (!strncmp(name, "[off-cpu", 8))
+		return BT_PROF_OFFCPU;
 	return dflt;
 }
 
@@ -377,6 +384,11 @@ static void colour(const struct bt_prof_node *n, int rgb[3])
 	double v1 = (h & 0xff) / 255.0, v2 = ((h >> 8) & 0xff) / 255.0,
 	       v3 = ((h >> 16) & 0xff) / 255.0;
 
+	/* hot and cold: a frame whose time is mostly off-CPU is blue, whatever its kind */
+	if (n->kind == BT_PROF_OFFCPU || (n->cold && n->cold * 2 > n->total)) {
+		rgb[0] = 40 + 60 * v1, rgb[1] = 90 + 80 * v2, rgb[2] = 200 + 55 * v3;
+		return;
+	}
 	switch (n->kind) {
 	case BT_PROF_USER: /* warm: red to yellow */
 		rgb[0] = 205 + 50 * v3, rgb[1] = 230 * v1, rgb[2] = 55 * v2;
@@ -399,8 +411,8 @@ static void colour(const struct bt_prof_node *n, int rgb[3])
 	}
 }
 
-static const char *const kind_names[BT_PROF_NKINDS] = { "user", "kernel", "inlined",
-							"jit",	"missed", "other" };
+static const char *const kind_names[BT_PROF_NKINDS] = { "user",	  "kernel", "inlined", "jit",
+							"missed", "other",  "offcpu" };
 
 struct svg {
 	FILE *out;

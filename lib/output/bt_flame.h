@@ -29,6 +29,11 @@ enum bt_prof_kind {
 	BT_PROF_JIT,	 /* JIT code: BPF programs, perf-map symbols */
 	BT_PROF_MISSED,	 /* a lost stack or an unknown address */
 	BT_PROF_OTHER,	 /* not code: a process name, a delimiter */
+	/*
+	 * a thread's time off-CPU, named by its state ("[off-cpu: S]", profile --wall): the
+	 * samples through it are cold, and the frames they make up most of are drawn cold (blue)
+	 */
+	BT_PROF_OFFCPU,
 	BT_PROF_NKINDS,
 };
 
@@ -43,7 +48,13 @@ struct bt_profile_opts {
 	const char
 		*sample_type; /* pprof's sample type, e.g. "samples", "off_cpu"; NULL: "samples" */
 	const char *unit;     /* "count", "microseconds", "nanoseconds"...; NULL: "count" */
-	unsigned int width;   /* SVG width in pixels; 0: 1200 */
+	/*
+	 * pprof: a second sample type (NULL: none), each sample's value times value2_scale
+	 * (profile: the samples counted, then the CPU time they stand for in nanoseconds)
+	 */
+	const char *sample_type2, *unit2;
+	uint64_t value2_scale;
+	unsigned int width; /* SVG width in pixels; 0: 1200 */
 	/*
 	 * Folded input: the first frame of each line is a process name (BT_PROF_OTHER), and the
 	 * kind of frames before any "-" delimiter (after it, they are kernel frames; see
@@ -76,7 +87,7 @@ int bt_profile_add(struct bt_profile *p, const struct bt_prof_frame *frames, siz
  * One folded line, "root;...;leaf VALUE" (the value after the last space; a trailing newline
  * allowed). Kinds: a suffix "_[k]", "_[j]", "_[i]" (the collapse scripts' annotations) says
  * kernel, JIT or inlined and is removed; "[unknown]" and "[Missed ... Stack]" are missed;
- * "bpf_prog_..." is JIT; a frame "-" (BCC's delimiter between user and kernel frames) is
+ * "bpf_prog_..." is JIT; "[off-cpu..." is off-CPU time (BT_PROF_OFFCPU); a frame "-" (BCC's delimiter between user and kernel frames) is
  * BT_PROF_OTHER and switches the kind of the frames after it between folded_kind and kernel
  * ("--", offwaketime's delimiter before the waker's stack, is BT_PROF_OTHER and switches
  * nothing). Blank lines are ignored. -EINVAL for a line without a value.

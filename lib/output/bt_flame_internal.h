@@ -11,6 +11,7 @@ struct bt_prof_node {
 	enum bt_prof_kind kind;
 	uint64_t total; /* this frame and everything above it */
 	uint64_t self;	/* samples ending here */
+	uint64_t cold;	/* of total, the samples through a BT_PROF_OFFCPU frame */
 	struct bt_prof_node *parent, *child, *next;
 	size_t nchild;
 	uint64_t id; /* free for a writer's bookkeeping */

@@ -167,6 +167,7 @@ static void idmap_free(struct idmap *m)
 struct enc {
 	struct idmap strs, funcs, locs, maps;
 	struct pb strtab, functions, locations, mappings, samples, sub, sub2;
+	uint64_t scale2; /* a second value per sample, the first times this; 0: none */
 	int err;
 };
 
@@ -284,6 +285,8 @@ static void encode_node(struct enc *e, struct bt_prof_node *n, bool root)
 		free(ids.b);
 		ids = (struct pb){ 0 };
 		pb_varint(&ids, n->self);
+		if (e->scale2)
+			pb_varint(&ids, n->self * e->scale2);
 		pb_bytes(&e->sub, 2, ids.b, ids.len);
 		free(ids.b);
 		pb_msg(&e->samples, 2, &e->sub);
@@ -335,6 +338,12 @@ int bt_pprof_write(const struct bt_profile *p, FILE *out)
 	pb_uint(&e.sub, 1, str_index(&e, opt_or(p->opts.sample_type, "samples")));
 	pb_uint(&e.sub, 2, str_index(&e, opt_or(p->opts.unit, "count")));
 	pb_msg(&prof, 1, &e.sub);
+	if (p->opts.sample_type2) {
+		pb_uint(&e.sub, 1, str_index(&e, p->opts.sample_type2));
+		pb_uint(&e.sub, 2, str_index(&e, opt_or(p->opts.unit2, "count")));
+		pb_msg(&prof, 1, &e.sub);
+		e.scale2 = p->opts.value2_scale ? p->opts.value2_scale : 1;
+	}
 	/* The tree's own root is "all", not a frame: samples start at its children. */
 	encode_node(&e, (struct bt_prof_node *)&p->root, true);
 	pb_put(&prof, e.samples.b, e.samples.len);

@@ -45,13 +45,20 @@ struct sink {
 	bool started; /* a frame is written: the next one has a ";" before it */
 };
 
+/* suffix: after the name on the folded line only (-a's "_[k]": the profile has the kind) */
+static void put_as(struct sink *k, const char *name, size_t len, const char *module,
+		   enum bt_prof_kind kind, bool opens, const char *suffix)
+{
+	if (k->f)
+		fprintf(k->f, "%s%.*s%s", opens && !k->started ? "" : ";", (int)len, name, suffix);
+	k->started = true;
+	bt_stack_out__frame(k->out, name, len, module, kind);
+}
+
 static void put(struct sink *k, const char *name, size_t len, const char *module,
 		enum bt_prof_kind kind, bool opens)
 {
-	if (k->f)
-		fprintf(k->f, "%s%.*s", opens && !k->started ? "" : ";", (int)len, name);
-	k->started = true;
-	bt_stack_out__frame(k->out, name, len, module, kind);
+	put_as(k, name, len, module, kind, opens, "");
 }
 
 /* The frames written (a lost stack's placeholder is one). */
@@ -82,7 +89,8 @@ static int fold_stack(const struct bt_stack_rows *r, struct sink *k, const struc
 		bt_frame__format(f, r->style.fmt & ~(BT_FMT_REASON | BT_FMT_ADDR), name,
 				 sizeof(name));
 		/* an unknown frame's file says nothing a flame graph can merge by */
-		put(k, name, strlen(name), kind != BT_PROF_MISSED ? f->module : NULL, kind, false);
+		put_as(k, name, strlen(name), kind != BT_PROF_MISSED ? f->module : NULL, kind,
+		       false, kernel && r->style.annotate ? "_[k]" : "");
 	}
 	return n;
 }
@@ -118,6 +126,10 @@ static void fold(const struct bt_stack_rows *r, FILE *f, struct bt_stack_out *ou
 		case BT_ROW_MARK:
 			put(&k, p->word, strlen(p->word), NULL,
 			    p->missed ? BT_PROF_MISSED : BT_PROF_OTHER, false);
+			break;
+		case BT_ROW_STATE:
+			if (pr->state)
+				put(&k, pr->state, strlen(pr->state), NULL, BT_PROF_OFFCPU, false);
 			break;
 		default:
 			break;
@@ -165,6 +177,10 @@ static void text(const struct bt_stack_rows *r, FILE *f, const struct bt_row_pro
 		case BT_ROW_MARK:
 			if (p[n].line)
 				fputs(p[n].line, f);
+			break;
+		case BT_ROW_STATE:
+			if (p[n].line && pr->state)
+				fprintf(f, p[n].line, pr->state);
 			break;
 		default:
 			break;
@@ -219,6 +235,8 @@ void bt_stack_rows__json(const struct bt_stack_rows *r, struct bt_json *j,
 		for (p = r->parts; p->kind != BT_ROW_END; p++)
 			if (p->proc == i && p->kind == BT_ROW_MARK && p->json)
 				bt_json_bool(j, p->json_member, true);
+			else if (p->proc == i && p->kind == BT_ROW_STATE && p->json && pr->state)
+				bt_json_string(j, p->json_member, pr->state);
 		if (r->objects[i])
 			bt_json_end_object(j);
 	}

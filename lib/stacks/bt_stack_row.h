@@ -52,6 +52,11 @@ enum bt_row_kind {
 	BT_ROW_KERNEL, /* its kernel stack */
 	BT_ROW_DELIM,  /* -d's "-" between its two stacks */
 	BT_ROW_MARK,   /* a word of its own: offwaketime's "--" between sleeper and waker */
+	/*
+	 * the row's own word, when it has one (struct bt_row_proc.state): profile --wall's
+	 * "[off-cpu: S]", a frame of off-CPU time (BT_PROF_OFFCPU); in JSON json_member's value
+	 */
+	BT_ROW_STATE,
 };
 
 /* When a delimiter shows, beside its two stacks being shown at all. */
@@ -76,11 +81,12 @@ struct bt_row_part {
 	enum bt_row_delim delim;
 	/*
 	 * The text form's line. COMM: a format of the name ("%.*s": its length, then it) and the
-	 * id ("%u"); DELIM and MARK: printed as they are. NULL: none.
+	 * id ("%u"); STATE: a format of its word ("%s"); DELIM and MARK: printed as they are.
+	 * NULL: none.
 	 */
 	const char *line;
 	const char *word; /* MARK: its frame; COMM: what stands for an empty name (or none) */
-	const char *json_member; /* MARK with json */
+	const char *json_member; /* MARK and STATE with json */
 };
 
 /* One process of a row: what its parts name. */
@@ -90,6 +96,7 @@ struct bt_row_proc {
 	unsigned int pid, tid;
 	uint64_t proc; /* BT_PROC(pid, cookie): whose mappings name the user stack */
 	uint64_t user_stack, user_caller, kernel_stack;
+	const char *state; /* what a BT_ROW_STATE part shows; NULL: nothing */
 };
 
 #define BT_ROW_PROCS 2

@@ -817,6 +817,15 @@ static const char *missed(uint64_t proc)
 	return bt_proc_pid(proc) == BT_PID_KERNEL ? "[Missed Kernel Stack]" : "[Missed User Stack]";
 }
 
+/* BCC profile's -a: "_[k]" after a kernel frame's name, as the flame graph scripts mark them */
+static void annotate(char *name, size_t size)
+{
+	size_t len = strlen(name);
+
+	if (len + sizeof("_[k]") <= size)
+		memcpy(name + len, "_[k]", sizeof("_[k]"));
+}
+
 int bt_stacks__print(struct bt_stacks *st, FILE *out, const struct bt_stack_style *style,
 		     uint64_t proc, uint64_t id, uint64_t caller)
 {
@@ -835,6 +844,8 @@ int bt_stacks__print(struct bt_stacks *st, FILE *out, const struct bt_stack_styl
 		const struct bt_frame *f = &st->frames[k];
 
 		bt_frame__format(f, style->fmt, name, sizeof(name));
+		if (style->annotate && bt_proc_pid(proc) == BT_PID_KERNEL)
+			annotate(name, sizeof(name));
 		if (style->addresses)
 			fprintf(out, "%s%-16llx %s%s%s\n", style->indent,
 				(unsigned long long)f->addr, name,

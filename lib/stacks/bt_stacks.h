@@ -202,6 +202,7 @@ struct bt_stack_style {
 	unsigned int fmt;   /* BT_FMT_* of symbolize/bt_sym.h */
 	bool addresses;	    /* multi-line: the raw address in a column before the name (-v) */
 	bool root_first;    /* outermost caller first */
+	bool annotate;	    /* kernel frames end in "_[k]" (BCC profile's -a) */
 };
 int bt_stacks__print(struct bt_stacks *st, FILE *out, const struct bt_stack_style *style,
 		     uint64_t proc, uint64_t id, uint64_t caller);

@@ -163,8 +163,8 @@ const char *bt_offcpu_stacks(const struct bt_offcpu_opts *o)
 }
 
 int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opts *o,
-		    const struct bt_probe *probes, const struct bt_stacks_opts *sopts,
-		    const char *what, struct bt_stacks **stacks)
+		    const struct bt_offcpu_tool *t, const struct bt_probe *probes,
+		    const struct bt_stacks_opts *sopts, struct bt_stacks **stacks)
 {
 	struct bpf_object *obj = *skel->obj;
 	unsigned int i;
@@ -185,7 +185,9 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 			bt_err("cannot set up the BPF maps: %s", strerror(-err));
 		return err;
 	}
-	err = bt_skel_select(obj, probes);
+	err = t->prepare ? t->prepare(t->ctx, obj) : 0;
+	if (!err)
+		err = bt_skel_select(obj, probes);
 	if (err)
 		return err;
 	/* a stop before tracing began, as in bt_skel_load_attach(): -EINTR, a quiet exit 0 */
@@ -205,7 +207,9 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 		return -EINTR;
 	err = bpf_object__attach_skeleton(skel);
 	if (err)
-		bt_err("cannot attach to %s: %s", what, strerror(-err));
+		bt_err("cannot attach to %s: %s", t->attach_to, strerror(-err));
+	else if (t->attach)
+		err = t->attach(t->ctx, obj);
 	return err;
 }
 
@@ -253,7 +257,9 @@ static struct bt_stack_rows offcpu_rows(const struct bt_offcpu_opts *o,
 	return (struct bt_stack_rows){
 		.parts = row,
 		.stacks = stacks,
-		.style = { .indent = "    ", .fmt = o->offset ? BT_FMT_OFFSET : 0 },
+		.style = { .indent = "    ",
+			   .fmt = o->offset ? BT_FMT_OFFSET : 0,
+			   .annotate = o->annotate },
 		.form = o->json	    ? BT_ROW_JSON
 			: o->folded ? BT_ROW_FOLDED
 				    : BT_ROW_TEXT,
@@ -387,15 +393,21 @@ static int print_summary(void *ctx)
 {
 	struct bt_offcpu_run *r = ctx;
 
+	if (r->tool->stop)
+		r->tool->stop(r->tool->ctx);
 	return offcpu_summary(r->opts, &r->counts) ?: bt_stack_out__write(r->out);
 }
 
 int bt_offcpu_run__init(struct bt_offcpu_run *r, const struct bt_offcpu_tool *tool,
 			const struct bt_offcpu_opts *o)
 {
-	struct bt_profile_opts popts = { .title = tool->title,
-					 .sample_type = "off_cpu",
-					 .unit = "microseconds" };
+	struct bt_profile_opts popts = tool->profile;
+
+	popts.title = tool->title;
+	if (!popts.sample_type) {
+		popts.sample_type = "off_cpu";
+		popts.unit = "microseconds";
+	}
 
 	*r = (struct bt_offcpu_run){ .tool = tool, .opts = o };
 	return bt_stack_out__new(&o->out, &popts, &r->out);
@@ -414,7 +426,7 @@ int bt_offcpu_run(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
 	};
 	int err, i;
 
-	err = bt_offcpu_start(skel, o, probes, &sopts, t->attach_to, &r->stacks);
+	err = bt_offcpu_start(skel, o, t, probes, &sopts, &r->stacks);
 	if (err)
 		return err;
 	r->rows = offcpu_rows(o, t->row, r->stacks, r->out);

@@ -40,6 +40,7 @@ struct bt_offcpu_opts {
 	bool user_only, kernel_only;		       /* -U, -K */
 	bool delimited, folded, json;		       /* -d, -f, --json */
 	bool offset;				       /* -s */
+	bool annotate;				       /* -a (profile): kernel frames _[k] */
 	unsigned long duration;			       /* the positional [duration]; 0: none */
 	unsigned long storage;			       /* --stack-storage-size */
 	unsigned long min_us, max_us;		       /* -m, -M */
@@ -70,15 +71,18 @@ void bt_offcpu_threads(const struct bt_offcpu_opts *o, char *buf, size_t len);
 /* "user + kernel", "user" or "kernel" */
 const char *bt_offcpu_stacks(const struct bt_offcpu_opts *o);
 
+struct bt_offcpu_tool;
+
 /*
- * From an opened skeleton to tracing: the filters and o's stacks set in its read-only data,
- * the stack maps sized (sopts), the programs chosen (probes), loaded, the stacks' user side
- * made (*stacks, to free), the -p processes snapshotted (one may exit before its first count
- * is read), attached (to what, for the message). 0 or -errno (said on stderr).
+ * From an opened skeleton to tracing: the filters and o's stacks set in its read-only data
+ * (and the tool's own, t->prepare), the stack maps sized (sopts), the programs chosen
+ * (probes), loaded, the stacks' user side made (*stacks, to free), the -p processes
+ * snapshotted (one may exit before its first count is read), attached (to t->attach_to, for
+ * the message; then t->attach). 0 or -errno (said on stderr).
  */
 int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opts *o,
-		    const struct bt_probe *probes, const struct bt_stacks_opts *sopts,
-		    const char *what, struct bt_stacks **stacks);
+		    const struct bt_offcpu_tool *t, const struct bt_probe *probes,
+		    const struct bt_stacks_opts *sopts, struct bt_stacks **stacks);
 
 /*
  * "Tracing ..." (fmt) and " for N secs." or "... Hit Ctrl-C to end.", on stdout, or on stderr
@@ -115,6 +119,24 @@ struct bt_offcpu_tool {
 	bool any_waker;
 	const struct bt_inflight_table *inflight; /* probes/bt_inflight.bpf.h, in slot order */
 	void (*banner)(const struct bt_offcpu_opts *o); /* "Tracing ..." (bt_offcpu_banner) */
+	/*
+	 * --flamegraph/--pprof: the sample type and unit (and title); a NULL sample_type is
+	 * "off_cpu" in "microseconds"
+	 */
+	struct bt_profile_opts profile;
+	/*
+	 * A tool that samples as well (profile): before load, its own read-only data; once the
+	 * skeleton is attached, what it attaches itself (perf events). Each gets ctx; NULL: none.
+	 * 0 or -errno (said on stderr).
+	 */
+	int (*prepare)(void *ctx, struct bpf_object *obj);
+	int (*attach)(void *ctx, struct bpf_object *obj);
+	/*
+	 * At the end, before the summary: what attach attached is taken away, so that the time
+	 * spent reading and naming the counts is not sampled too (NULL: nothing)
+	 */
+	void (*stop)(void *ctx);
+	void *ctx;
 };
 
 /* A run: what it made, freed by bt_offcpu_run__free() once the skeleton is destroyed. */

@@ -132,6 +132,12 @@ run_case() {
 		expect_rc 0 "opensnoop --json"
 		check opensnoop n=3 pid="$wpid" path="$T/no-such-file"
 		;;
+	profile)
+		# 500 ms of CPU in fs_spin_loop(): ~24 samples at 49 Hz, its frame in the stacks
+		BANNER='message.: .Sampling' traced "$W/fs_prof_work" spin 500 -- profile --json -p @PID
+		expect_rc 0 "profile --json"
+		check profile pid="$wpid" min=10 user_fn=fs_spin_loop
+		;;
 	smpcalls)
 		"$W/tlb_shootdown" 2000 -1 >/dev/null 2>&1 &
 		wl=$!

@@ -189,6 +189,15 @@ def c_offwaketime(objs, a):
         expect(set(o["waker"]) >= {"comm", "pid", "tid"}, repr(o["waker"]))
 
 
+def c_profile(objs, a):
+    mine = [o for o in objs if o["pid"] == int(a["pid"])]
+    expect(mine, "no stack of pid %s" % a["pid"])
+    expect(sum(o["samples"] for o in mine) >= int(a["min"]),
+           "%d samples" % sum(o["samples"] for o in mine))
+    expect(any(a["user_fn"] in names(o["user_stack"]) for o in mine),
+           "no user stack names %s" % a["user_fn"])
+
+
 def c_opensnoop(objs, a):
     mine = [o for o in objs if o["path"] == a["path"]]
     expect(len(mine) == int(a["n"]), "%d opens of %s, expected %s" % (len(mine), a["path"], a["n"]))
@@ -268,8 +277,10 @@ def main():
         expect([m["level"] for m in msgs] == ["error"] and re.search(a["refused"], msgs[0]["message"]),
                "refusal %r" % msgs)
         return
-    # the banner says the probes are in (features traces nothing)
-    expect(cmd == "features" or any(m["level"] == "info" and m["message"].startswith("Tracing")
+    # the banner says the probes are in (features traces nothing; profile's is BCC's
+    # "Sampling at ...")
+    expect(cmd == "features" or any(m["level"] == "info" and
+                                    m["message"].startswith(("Tracing", "Sampling"))
                                     for m in msgs), "no banner on stderr: %r" % msgs)
     expect(objs, "nothing on stdout")
     walk(objs, cmd)

@@ -35,6 +35,8 @@ OWN = {
     ('biosnoop.c', 'timestamp'): '-t: wall-clock time (libbpf-tools\' biosnoop), not -T',
     ('funcslower.c', 'timestamp'): '-t: seconds (BCC\'s funcslower, whose -T is --time)',
     ('bt_offcpu_opts.c', 'pid'): '-p PIDS, a comma-separated list (BCC\'s offcputime)',
+    ('profile.c', 'pid'): '-p PIDS, a comma-separated list (BCC\'s profile)',
+    ('profile.c', 'cpu'): '-C CPU (BCC\'s profile: its -c is the sample period)',
 }
 # the commands whose options a lib/ file of OWN declares
 OWN_USERS = {'bt_offcpu_opts.c': ('offcputime', 'offwaketime')}
@@ -57,6 +59,8 @@ VALUES = {
     'pprof': ('x.pb.gz', ''),
     'disk': ('sda', None),  # looked up when the tool starts, not while parsing
     'cgroup': ('/sys/fs/cgroup', None),
+    'cgroupmap': ('/sys/fs/bpf/x', None),  # opened when the tool starts
+    'mntnsmap': ('/sys/fs/bpf/x', None),
 }
 
 

@@ -339,6 +339,81 @@ static void test_pprof(void)
 	bt_profile_free(p);
 }
 
+/*
+ * profile --wall: samples through an off-CPU frame are cold, and a frame whose time is mostly
+ * cold is drawn blue; a frame mostly on-CPU keeps its warm colour. Folded "[off-cpu: S]" frames
+ * are off-CPU frames too.
+ */
+static void test_hot_cold(void)
+{
+	struct bt_profile *p = bt_profile_new(&(struct bt_profile_opts){ .folded_comm = true });
+	char *svg, *at;
+	size_t len;
+	int r, g, b;
+
+	CHECK_INT(bt_profile_add_folded(p, "t;main;spin 30"), 0);
+	CHECK_INT(bt_profile_add_folded(p, "t;main;nap;do_nanosleep_[k];[off-cpu: S] 70"), 0);
+	CHECK_INT(bt_profile_add_folded(p, "t;main;spin;[off-cpu: R] 10"), 0);
+	svg = svg_of(p, &len);
+	CHECK_INT(count(svg, "<g class=\"f offcpu\">"), 2);
+	/* nap: all of it off-CPU; main: 80 of 110; spin: 10 of 40, hot */
+	at = strstr(svg, "<title>nap (70 count");
+	CHECK(at && sscanf(strstr(at, "fill=\"rgb("), "fill=\"rgb(%d,%d,%d)", &r, &g, &b) == 3);
+	CHECK(b > r);
+	at = strstr(svg, "<title>main (110 count");
+	CHECK(at && sscanf(strstr(at, "fill=\"rgb("), "fill=\"rgb(%d,%d,%d)", &r, &g, &b) == 3);
+	CHECK(b > r);
+	at = strstr(svg, "<title>spin (40 count");
+	CHECK(at && sscanf(strstr(at, "fill=\"rgb("), "fill=\"rgb(%d,%d,%d)", &r, &g, &b) == 3);
+	CHECK(r > b);
+	free(svg);
+	bt_profile_free(p);
+}
+
+/* profile: a second sample type, each sample's value scaled (samples, then CPU ns). */
+static void test_pprof_two_values(void)
+{
+	struct bt_profile *p =
+		bt_profile_new(&(struct bt_profile_opts){ .sample_type = "samples",
+							  .unit = "count",
+							  .sample_type2 = "cpu",
+							  .unit2 = "nanoseconds",
+							  .value2_scale = 20408163 });
+	struct bt_prof_frame a[] = { { "main", "/bin/x", BT_PROF_USER } };
+	size_t glen, len, ntypes = 0, nvalues = 0;
+	uint64_t v[4] = { 0 };
+	const uint8_t *q, *end, *r;
+	struct field f, g;
+	uint8_t *pb;
+	char *gz = NULL;
+	FILE *out;
+
+	CHECK_INT(bt_profile_add(p, a, 1, 3), 0);
+	out = open_memstream(&gz, &glen);
+	CHECK_INT(bt_pprof_write(p, out), 0);
+	fclose(out);
+	pb = gunzip(gz, glen, &len);
+	for (q = pb, end = pb + len; q < end;) {
+		CHECK_INT(next_field(&q, end, &f), 0);
+		ntypes += f.num == 1;
+		if (f.num != 2)
+			continue;
+		for (r = f.data; r < f.data + f.len;) {
+			CHECK_INT(next_field(&r, f.data + f.len, &g), 0);
+			if (g.num != 2)
+				continue;
+			for (const uint8_t *x = g.data; x < g.data + g.len && nvalues < 4;)
+				varint(&x, g.data + g.len, &v[nvalues++]);
+		}
+	}
+	CHECK_INT(ntypes, 2);
+	CHECK_INT(nvalues, 2);
+	CHECK(v[0] == 3 && v[1] == 3ULL * 20408163);
+	free(pb);
+	free(gz);
+	bt_profile_free(p);
+}
+
 /* An empty profile still writes a valid (empty) graph and profile. */
 static void test_empty(void)
 {
@@ -393,6 +468,8 @@ int main(void)
 	BT_RUN(test_labels);
 	BT_RUN(test_many);
 	BT_RUN(test_pprof);
+	BT_RUN(test_hot_cold);
+	BT_RUN(test_pprof_two_values);
 	BT_RUN(test_empty);
 	BT_RUN(test_from_folded);
 	return bt_test_done();

@@ -81,6 +81,54 @@ static void test_forms(void)
 		      "\"waker\": {\"comm\": \"\", \"pid\": 20, \"tid\": 21}}");
 }
 
+/* profile --wall's row: a state word of the row's own, last in the folded line, first in text. */
+static void test_state(void)
+{
+	static const struct bt_row_part wall[] = {
+		{ BT_ROW_COMM, .line = "  %.*s (%u)\n", .tid = true, .json = true },
+		{ BT_ROW_USER },
+		{ BT_ROW_KERNEL },
+		{ BT_ROW_STATE, .line = "  %s\n", .json = true, .json_member = "state" },
+		{ BT_ROW_END },
+	};
+	struct bt_row_proc p[2] = {
+		{ .comm = "w", .comm_len = 16, .pid = 7, .tid = 8, .state = "[off-cpu: S]" }
+	};
+	struct bt_stack_rows r = { .parts = wall, .style = { .indent = "  " } };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	r.form = BT_ROW_FOLDED;
+	f = open_memstream(&buf, &len);
+	CHECK_INT(bt_stack_rows__write(&r, f, p, 1), 0);
+	fclose(f);
+	CHECK_STR(buf, "w;[off-cpu: S]");
+	free(buf);
+	r.form = BT_ROW_TEXT;
+	f = open_memstream(&buf, &len);
+	CHECK_INT(bt_stack_rows__write(&r, f, p, 1), 0);
+	fclose(f);
+	CHECK_STR(buf, "  [off-cpu: S]\n  w (8)\n");
+	free(buf);
+	r.form = BT_ROW_JSON;
+	r.hide = BT_ROW_HIDE(BT_ROW_USER) | BT_ROW_HIDE(BT_ROW_KERNEL);
+	f = open_memstream(&buf, &len);
+	CHECK_INT(bt_stack_rows__write(&r, f, p, 1), 0);
+	fclose(f);
+	CHECK_STR(buf, "{\"comm\": \"w\", \"pid\": 7, \"tid\": 8, \"state\": \"[off-cpu: S]\"}");
+	free(buf);
+	/* an on-CPU row has none: nothing shows */
+	p[0].state = NULL;
+	r.form = BT_ROW_FOLDED;
+	r.hide = 0;
+	f = open_memstream(&buf, &len);
+	CHECK_INT(bt_stack_rows__write(&r, f, p, 1), 0);
+	fclose(f);
+	CHECK_STR(buf, "w");
+	free(buf);
+}
+
 /* A delimiter shows between two stacks that are both shown, and by its rule. */
 static void test_delimiters(void)
 {
@@ -220,6 +268,7 @@ int main(void)
 {
 	BT_RUN(test_forms);
 	BT_RUN(test_delimiters);
+	BT_RUN(test_state);
 	BT_RUN(test_profile_is_folded);
 	return bt_test_done();
 }
