@@ -50,7 +50,7 @@ function(bt_bpf_skeleton name)
   # -MT: the depfile names the rule's output, not the .raw the compiler writes; else CMake
   # files the headers under a target it does not build, and a changed header rebuilds nothing.
   add_custom_command(OUTPUT ${obj}
-    COMMAND ${BT_CLANG} -g -O2 -Wall -Wno-unused-function -target bpf -mcpu=v3
+    COMMAND ${BT_CLANG} -g -O2 -Wall -Werror -Wno-unused-function -target bpf -mcpu=v3
             -D__TARGET_ARCH_${BT_BPF_ARCH} -I${PROJECT_SOURCE_DIR}/probes -I${BT_VMLINUX_DIR}
             ${BT_CLANG_SYS_INCLUDES} -MD -MF ${obj}.d -MT ${obj} -c ${src} -o ${obj}.raw
     COMMAND ${BT_LLVM_STRIP} -g ${obj}.raw

@@ -725,14 +725,14 @@ static __always_inline int bt_unwind_caller(struct bt_unwind_walk *w, struct bt_
 			return 1;
 		}
 		/* a uretprobe took the return address at the function's entry, where sp was the CFA */
-		ra = bt_unwind_real_ra(w, bt_arch_strip_pac(win->word), cfa);
+		ra = bt_unwind_real_ra(win, bt_arch_strip_pac(win->word), cfa);
 	} else if (row) {
 		if (cfa < w->sp) {
 			w->truncated = 1;
 			return 1;
 		}
 		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-		ra = bt_unwind_real_ra(w, bt_arch_strip_pac(bt_arch_link_reg(regs)), cfa);
+		ra = bt_unwind_real_ra(win, bt_arch_strip_pac(bt_arch_link_reg(regs)), cfa);
 	}
 	if (row) {
 		if (BT_A64_FP_RULE(row) == BT_RBP_CFA) {
