@@ -69,6 +69,7 @@ static unsigned int key_procs(const void *key, struct bt_row_proc *p)
 		.proc = BT_PROC(k->tgid, k->cookie),
 		.user_stack = k->user_stack,
 		.kernel_stack = k->kernel_stack,
+		.cpu = -1, /* a block is on no CPU */
 	};
 	return k->tgid;
 }
@@ -99,20 +100,6 @@ static const struct bt_offcpu_tool tool = {
 	.banner = print_banner,
 };
 
-static int run(const struct bt_cmd *cmd)
-{
-	struct offcputime_bpf *skel = NULL;
-	struct bt_offcpu_run r;
-	int err;
-
-	err = bt_offcpu_run__init(&r, &tool, &opts) ?: BT_SKEL_OPEN(offcputime, &skel);
-	if (!err)
-		err = bt_offcpu_run(&r, skel->skeleton, skel->maps.counts, cmd->probes);
-	offcputime_bpf__destroy(skel);
-	bt_offcpu_run__free(&r);
-	return err;
-}
-
 /* sched_switch with its switch-out state (5.18+), else the state read from the task. */
 static const struct bt_probe probes[] = {
 	{ "offcpu_btf_state", "offcpu_raw_state",
@@ -122,6 +109,51 @@ static const struct bt_probe probes[] = {
 	{ NULL },
 };
 
+/*
+ * The command's run (out NULL: printed as o says) or the exporter's (for seconds, as gzipped
+ * pprof to out).
+ */
+static int run_offcputime(const struct bt_offcpu_tool *t, const struct bt_offcpu_opts *o,
+			  unsigned int seconds, FILE *out)
+{
+	struct offcputime_bpf *skel = NULL;
+	struct bt_offcpu_run r;
+	int err;
+
+	err = bt_offcpu_run__init(&r, t, o) ?: BT_SKEL_OPEN(offcputime, &skel);
+	if (!err && out)
+		err = bt_offcpu_run_pprof(&r, skel->skeleton, skel->maps.counts, probes, seconds,
+					  out);
+	else if (!err)
+		err = bt_offcpu_run(&r, skel->skeleton, skel->maps.counts, probes);
+	offcputime_bpf__destroy(skel);
+	bt_offcpu_run__free(&r);
+	return err;
+}
+
+static int run(const struct bt_cmd *cmd)
+{
+	return run_offcputime(&tool, &opts, 0, NULL);
+}
+
+/*
+ * The exporter's off-CPU twin of /debug/pprof/profile: every thread's time off-CPU by stack, in
+ * nanoseconds (pprof's unit of time), each sample labelled with its thread.
+ */
+static int offcputime_pprof(unsigned int seconds, FILE *out)
+{
+	const struct bt_offcpu_opts o = BT_OFFCPU_OPTS_INIT;
+	struct bt_offcpu_tool t = tool;
+
+	t.thread = true;
+	t.profile = (struct bt_profile_opts){
+		.sample_type = "off_cpu",
+		.unit = "nanoseconds",
+		.value_scale = 1000, /* the counts are microseconds */
+	};
+	return run_offcputime(&t, &o, seconds, out);
+}
+
 BT_COMMAND(offcputime) = {
 	.name = "offcputime",
 	.summary = "Summarize off-CPU time by stack trace",
@@ -129,6 +161,7 @@ BT_COMMAND(offcputime) = {
 	.opts = &opts,
 	.probes = probes,
 	.run = run,
+	.pprof = offcputime_pprof,
 	.flags = BT_NEED_PRIV,
 	.uses = BT_USES_TP_BTF | BT_USES_STACKS,
 };

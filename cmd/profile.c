@@ -37,7 +37,7 @@ static struct profile_opts {
 	bool cycles;		  /* --event cycles */
 	long cpu;		  /* -C; -1: every CPU */
 	const char *cgroupmap, *mntnsmap;
-	/* a count per thread and CPU, which the output shows: --json, --pprof */
+	/* a count per thread and CPU, which the output shows: --json, --pprof, the exporter's */
 	bool by_thread;
 } opts = { .oc = BT_OFFCPU_OPTS_INIT, .cpu = -1 };
 
@@ -382,8 +382,12 @@ static void tool_init(struct bt_offcpu_tool *t, struct profile_run *run)
 	}
 }
 
-/* o's profile, printed as the options say. */
-static int run_profile(const struct profile_opts *o, const struct bt_probe *probes)
+/*
+ * o's profile, the command's (out NULL: printed as the options say) or the exporter's (for
+ * seconds, as gzipped pprof to out).
+ */
+static int run_profile(const struct profile_opts *o, const struct bt_probe *probes,
+		       unsigned int seconds, FILE *out)
 {
 	struct profile_run pr = { .o = o };
 	struct profile_bpf *skel = NULL;
@@ -393,7 +397,10 @@ static int run_profile(const struct profile_opts *o, const struct bt_probe *prob
 
 	tool_init(&tool, &pr);
 	err = bt_offcpu_run__init(&r, &tool, &o->oc) ?: BT_SKEL_OPEN(profile, &skel);
-	if (!err)
+	if (!err && out)
+		err = bt_offcpu_run_pprof(&r, skel->skeleton, skel->maps.counts, probes, seconds,
+					  out);
+	else if (!err)
 		err = bt_offcpu_run(&r, skel->skeleton, skel->maps.counts, probes);
 	bt_perf__destroy(pr.perf);
 	profile_bpf__destroy(skel);
@@ -403,7 +410,20 @@ static int run_profile(const struct profile_opts *o, const struct bt_probe *prob
 
 static int run(const struct bt_cmd *cmd)
 {
-	return run_profile(&opts, opts.wall ? cmd->probes : no_probes);
+	return run_profile(&opts, opts.wall ? cmd->probes : no_probes, 0, NULL);
+}
+
+/* The exporter's /debug/pprof/profile: every CPU at 49 Hz, whole stacks, by thread and CPU. */
+static int profile_pprof(unsigned int seconds, FILE *out)
+{
+	const struct profile_opts o = {
+		.oc = BT_OFFCPU_OPTS_INIT,
+		.freq = 49,
+		.cpu = -1,
+		.by_thread = true,
+	};
+
+	return run_profile(&o, no_probes, seconds, out);
 }
 
 BT_COMMAND(profile) = {
@@ -413,6 +433,7 @@ BT_COMMAND(profile) = {
 	.opts = &opts,
 	.probes = wall_probes,
 	.run = run,
+	.pprof = profile_pprof,
 	.flags = BT_NEED_PRIV,
 	.uses = BT_USES_PERF | BT_USES_TP_BTF | BT_USES_STACKS,
 };

@@ -239,6 +239,27 @@ int bt_interval_loop_poll(const struct bt_interval *iv, bt_print_fn print, void 
 	}
 }
 
+int bt_poll_for(unsigned long long ms, const struct bt_poll *poll_fd)
+{
+	long long deadline = now_ms() + (long long)ms;
+	struct pollfd pfd = { .fd = poll_fd ? poll_fd->fd : -1, .events = POLLIN };
+	long long left;
+	int n, err;
+
+	/* what is readable when the time is up is the caller's to read, after it stops tracing */
+	while ((left = deadline - now_ms()) > 0) {
+		n = poll(&pfd, 1, left > 1000000 ? 1000000 : (int)left);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n > 0 && pfd.revents) {
+			err = poll_fd->ready(poll_fd->ctx);
+			if (err < 0)
+				return err;
+		}
+	}
+	return 0;
+}
+
 void bt_format_time(char *buf, size_t len, const char *fmt)
 {
 	time_t t = time(NULL);

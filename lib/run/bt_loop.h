@@ -86,6 +86,14 @@ struct bt_poll {
 };
 int bt_interval_loop_poll(const struct bt_interval *iv, bt_print_fn print, void *ctx,
 			  const struct bt_poll *poll);
+/*
+ * Wait ms milliseconds, servicing poll (NULL: none) meanwhile, with a deadline of its own: no
+ * look at the stop signals, the stop flag or stdout. For a run on a long-running caller's
+ * thread (the exporter's one-shot profiles), which its process's Ctrl-C must not cut short.
+ * Returns at the deadline (what is readable then is the caller's to read, once it has stopped
+ * tracing): 0, or the first -errno of poll->ready() or of the wait.
+ */
+int bt_poll_for(unsigned long long ms, const struct bt_poll *poll);
 
 /* "%H:%M:%S" of now, as the -T lines print it. */
 void bt_print_time(FILE *out, const char *fmt);

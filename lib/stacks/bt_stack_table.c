@@ -72,6 +72,8 @@ void bt_stack_table__sort(struct bt_stack_table *t)
 {
 	size_t i, out = 0;
 
+	if (!t->n)
+		return; /* no rows yet: qsort() must not be handed their NULL */
 	qsort(t->rows, t->n, sizeof(*t->rows), cmp_text);
 	for (i = 0; i < t->n; i++) {
 		struct bt_stack_row *last = out ? &t->rows[out - 1] : NULL;

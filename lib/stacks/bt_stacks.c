@@ -443,6 +443,11 @@ int bt_stacks__index_file(struct bt_stacks *st, const char *path)
 	return bt_unwind__index_file(st->unwind, path);
 }
 
+void bt_stacks__wait_indexed(struct bt_stacks *st)
+{
+	bt_unwind__wait_indexed(st->unwind);
+}
+
 int bt_stacks__note_pid(struct bt_stacks *st, int pid)
 {
 	bt_unwind__note_pid(st->unwind, pid);

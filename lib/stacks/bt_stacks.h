@@ -101,6 +101,13 @@ int bt_stacks__note_pid(struct bt_stacks *st, int pid);
  * started later walks whole from its first event. 0 when user stacks go by frame pointers.
  */
 int bt_stacks__index_file(struct bt_stacks *st, const char *path);
+/*
+ * Wait until the processes running at bt_stacks__new() (note_running) are indexed, so that
+ * their user stacks walk whole from the first sample rather than partly by frame pointers:
+ * for a one-shot profile, before its sampling starts. Nothing to wait for without the
+ * unwinder.
+ */
+void bt_stacks__wait_indexed(struct bt_stacks *st);
 
 /*
  * Close the current generation: programs write the other one from now on, and when this

@@ -162,9 +162,10 @@ const char *bt_offcpu_stacks(const struct bt_offcpu_opts *o)
 	return o->user_only ? "user" : o->kernel_only ? "kernel" : "user + kernel";
 }
 
-int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opts *o,
-		    const struct bt_offcpu_tool *t, const struct bt_probe *probes,
-		    const struct bt_stacks_opts *sopts, struct bt_stacks **stacks)
+/* bt_offcpu_start(); a oneshot run (bt_offcpu_run_pprof()) does not look at the stop flag. */
+static int start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opts *o,
+		 const struct bt_offcpu_tool *t, const struct bt_probe *probes,
+		 const struct bt_stacks_opts *sopts, struct bt_stacks **stacks, bool oneshot)
 {
 	struct bpf_object *obj = *skel->obj;
 	unsigned int i;
@@ -191,7 +192,7 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 	if (err)
 		return err;
 	/* a stop before tracing began, as in bt_skel_load_attach(): -EINTR, a quiet exit 0 */
-	if (bt_stop_requested())
+	if (!oneshot && bt_stop_requested())
 		return -EINTR;
 	err = bt_skel_load(skel);
 	if (err)
@@ -203,14 +204,24 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 	}
 	for (i = 0; sopts->user && i < o->ntgids; i++)
 		bt_stacks__note_pid(*stacks, o->tgids[i]);
-	if (bt_stop_requested())
+	if (!oneshot && bt_stop_requested())
 		return -EINTR;
+	/* a oneshot profile's seconds: every running process walked whole from the first */
+	if (oneshot && sopts->note_running)
+		bt_stacks__wait_indexed(*stacks);
 	err = bpf_object__attach_skeleton(skel);
 	if (err)
 		bt_err("cannot attach to %s: %s", t->attach_to, strerror(-err));
 	else if (t->attach)
 		err = t->attach(t->ctx, obj);
 	return err;
+}
+
+int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opts *o,
+		    const struct bt_offcpu_tool *t, const struct bt_probe *probes,
+		    const struct bt_stacks_opts *sopts, struct bt_stacks **stacks)
+{
+	return start(skel, o, t, probes, sopts, stacks, false);
 }
 
 error_t bt_offcpu_parser(int key, char *arg, struct argp_state *state)
@@ -386,6 +397,8 @@ static int add_row(void *ctx, const void *key, const void *value)
 	struct bt_row_proc procs[BT_ROW_PROCS] = { { 0 } };
 	unsigned int tgid = r->tool->procs(key, procs);
 
+	if (r->oneshot)
+		return bt_stack_rows__profile(&r->rows, r->out, procs, *(const __u64 *)value);
 	return bt_stack_rows__add(&r->rows, &r->table, procs, tgid, *(const __u64 *)value);
 }
 
@@ -398,8 +411,8 @@ static int print_summary(void *ctx)
 	return offcpu_summary(r->opts, &r->counts) ?: bt_stack_out__write(r->out);
 }
 
-int bt_offcpu_run__init(struct bt_offcpu_run *r, const struct bt_offcpu_tool *tool,
-			const struct bt_offcpu_opts *o)
+/* The profile's options: the tool's (a NULL sample type: off-CPU microseconds), its title. */
+static struct bt_profile_opts profile_opts(const struct bt_offcpu_tool *tool)
 {
 	struct bt_profile_opts popts = tool->profile;
 
@@ -408,13 +421,21 @@ int bt_offcpu_run__init(struct bt_offcpu_run *r, const struct bt_offcpu_tool *to
 		popts.sample_type = "off_cpu";
 		popts.unit = "microseconds";
 	}
+	return popts;
+}
+
+int bt_offcpu_run__init(struct bt_offcpu_run *r, const struct bt_offcpu_tool *tool,
+			const struct bt_offcpu_opts *o)
+{
+	struct bt_profile_opts popts = profile_opts(tool);
 
 	*r = (struct bt_offcpu_run){ .tool = tool, .opts = o };
 	return bt_stack_out__new(&o->out, &popts, &r->out);
 }
 
-int bt_offcpu_run(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
-		  const struct bpf_map *counts, const struct bt_probe *probes)
+/* A run up to tracing: started (start()), its rows and counts set up. 0 or -errno (said). */
+static int run_start(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
+		     const struct bpf_map *counts, const struct bt_probe *probes)
 {
 	const struct bt_offcpu_tool *t = r->tool;
 	const struct bt_offcpu_opts *o = r->opts;
@@ -426,7 +447,7 @@ int bt_offcpu_run(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
 	};
 	int err, i;
 
-	err = bt_offcpu_start(skel, o, t, probes, &sopts, &r->stacks);
+	err = start(skel, o, t, probes, &sopts, &r->stacks, r->oneshot);
 	if (err)
 		return err;
 	r->rows = offcpu_rows(o, t->row, r->stacks, r->out);
@@ -435,10 +456,58 @@ int bt_offcpu_run(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
 		r->rows.objects[i] = t->objects[i];
 	counts_init(&r->counts, r->stacks, counts, t->gen_offset, add_row, r, &r->table,
 		    t->value_name);
-	t->banner(o);
+	return 0;
+}
+
+int bt_offcpu_run(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
+		  const struct bpf_map *counts, const struct bt_probe *probes)
+{
+	int err = run_start(r, skel, counts, probes);
+
+	if (err)
+		return err;
+	r->tool->banner(r->opts);
 	if (bt_output_closed())
 		return 0;
-	return offcpu_loop(o, r->stacks, *skel->obj, t->inflight, print_summary, r);
+	return offcpu_loop(r->opts, r->stacks, *skel->obj, r->tool->inflight, print_summary, r);
+}
+
+int bt_offcpu_run_pprof(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
+			const struct bpf_map *counts, const struct bt_probe *probes,
+			unsigned int seconds, FILE *out)
+{
+	struct bt_profile_opts popts = profile_opts(r->tool);
+	struct bt_poll poll;
+	int err;
+
+	if (!seconds) {
+		bt_err("a profile of 0 seconds");
+		return -EINVAL;
+	}
+	r->oneshot = true;
+	/* the rows' profile, in memory: the files of --flamegraph/--pprof are not this run's */
+	bt_stack_out__free(r->out);
+	err = bt_stack_out__new_profile(&popts, &r->out) ?: run_start(r, skel, counts, probes);
+	if (err)
+		return err;
+	poll = (struct bt_poll){ bt_stacks__fd(r->stacks), bt_stacks__poll, r->stacks };
+	err = bt_poll_for(seconds * 1000ULL, &poll);
+	/* the seconds are over: nothing more counts while the counts are read and named */
+	if (r->tool->stop)
+		r->tool->stop(r->tool->ctx);
+	bt_skel_detach(skel);
+	if (!err) /* the processes announced meanwhile */
+		err = bt_stacks__poll(r->stacks);
+	if (err >= 0)
+		err = offcpu_collect(&r->counts);
+	bt_stacks__report_lost(r->stacks);
+	bt_inflight_report(*skel->obj, r->tool->inflight);
+	if (!err) {
+		err = bt_stack_out__pprof(r->out, out);
+		if (err)
+			bt_err("cannot write the profile: %s", strerror(-err));
+	}
+	return err;
 }
 
 void bt_offcpu_run__free(struct bt_offcpu_run *r)

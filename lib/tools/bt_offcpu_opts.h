@@ -20,6 +20,7 @@
 #include <argp.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <bpf/libbpf.h>
 
 #include "bt_args.h"
@@ -150,6 +151,7 @@ struct bt_offcpu_run {
 	struct bt_stack_table table;
 	struct bt_stack_out *out; /* --flamegraph, --pprof */
 	struct bt_offcpu_counts counts;
+	bool oneshot; /* bt_offcpu_run_pprof(): rows go to the profile only */
 };
 
 /*
@@ -168,6 +170,17 @@ int bt_offcpu_run__init(struct bt_offcpu_run *r, const struct bt_offcpu_tool *to
  */
 int bt_offcpu_run(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
 		  const struct bpf_map *counts, const struct bt_probe *probes);
+/*
+ * The same run as a one-shot profile for a long-running caller (the exporter's /debug/pprof
+ * endpoints, through struct bt_cmd's pprof hook): for seconds, with a deadline of its own (no
+ * look at the stop signals or flag), no banner and nothing on stdout, the counts written to out
+ * as gzipped pprof (tool->profile's sample types; the rows' files, if any, are not written).
+ * Everything it opens, bt_offcpu_run__free() and the caller's destroying the skeleton close.
+ * 0 or -errno (said on stderr).
+ */
+int bt_offcpu_run_pprof(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
+			const struct bpf_map *counts, const struct bt_probe *probes,
+			unsigned int seconds, FILE *out);
 void bt_offcpu_run__free(struct bt_offcpu_run *r);
 
 #endif

@@ -2,7 +2,8 @@
 /*
  * lib/run/bt_loop: bt_wait's wake reasons, the interval loop's count, errors and stop, BCC's
  * -i/-d pair, the hand-off that does not start once stdout's reader has gone, and stop
- * signals seen without waiting (pending in the signalfd) as the attach paths need them.
+ * signals seen without waiting (pending in the signalfd) as the attach paths need them, and a
+ * one-shot run's wait that no stop cuts short.
  * Signals are process-wide and sticky, so the cases that send one run last, in order.
  */
 #include <errno.h>
@@ -191,6 +192,47 @@ static void test_stop_during_print(void)
 	CHECK_INT(bt_stop_signals(), n + 1);
 }
 
+/* A pipe's reader for bt_poll_for(): reads what is there, counts the calls. */
+static int drain_pipe(void *ctx)
+{
+	int *fd_calls = ctx;
+	char buf[64];
+
+	fd_calls[1]++;
+	return read(fd_calls[0], buf, sizeof(buf)) < 0 ? -errno : 0;
+}
+
+/*
+ * bt_poll_for(), a one-shot run's wait: after a stop (signals are stopped here by now), it
+ * still lasts its whole time, servicing its descriptor meanwhile, and leaves the stop signals
+ * unread.
+ */
+static void test_poll_for_after_stop(void)
+{
+	int p[2], fd_calls[2];
+	unsigned int n = bt_stop_signals();
+	struct bt_poll poll;
+	long long t0;
+
+	CHECK_INT(pipe(p), 0);
+	fd_calls[0] = p[0];
+	fd_calls[1] = 0;
+	poll = (struct bt_poll){ p[0], drain_pipe, fd_calls };
+	raise(SIGINT); /* pending in the signalfd, unread */
+	CHECK_INT(write(p[1], "x", 1), 1);
+	t0 = ms_now();
+	CHECK_INT(bt_poll_for(200, &poll), 0);
+	CHECK(ms_now() - t0 >= 200);
+	CHECK(ms_now() - t0 < 2000);
+	CHECK_INT(fd_calls[1], 1);
+	t0 = ms_now();
+	CHECK_INT(bt_poll_for(50, NULL), 0);
+	CHECK(ms_now() - t0 >= 50);
+	CHECK_INT(bt_stop_signals(), n + 1); /* read only now */
+	close(p[0]);
+	close(p[1]);
+}
+
 /* bt_detach_note: one line per new signal, nothing otherwise. */
 static void test_detach_note(void)
 {
@@ -236,6 +278,7 @@ int main(void)
 	BT_RUN(test_wait_after_stop);
 	BT_RUN(test_interval_after_stop);
 	BT_RUN(test_stop_during_print);
+	BT_RUN(test_poll_for_after_stop);
 	BT_RUN(test_detach_note);
 	return bt_test_done();
 }

@@ -1,0 +1,103 @@
+#!/bin/sh
+# The one-shot profiles the exporter serves (/debug/pprof/profile and its off-CPU twin): the
+# pprof hook of profile and offcputime (struct bt_cmd.pprof), called in-process by pprof_hook
+# (test/live/pprof_hook.c: the two commands' objects, ASan/UBSan on) while a workload runs
+# hookwl_spin in one process and sleeps in hookwl_nap in another. The profiles, decoded by
+# flamegraph.py, name those functions with their sample types and thread labels; nothing is
+# written on stdout; a pending SIGINT neither cuts a call short nor is read by it; 20 calls in
+# one process leave no descriptor open, no more heap in use and no memory leaked (ASan's
+# leak check at exit).
+. "$(dirname "$0")/lib.sh"
+require root btf
+
+CHECK="python3 $(dirname "$0")/flamegraph.py"
+HOOK=${BT_BUILD:?BT_BUILD must point at the build tree}/test/pprof_hook
+[ -x "$HOOK" ] || fail "no $HOOK (scripts/build builds it)"
+command -v gcc >/dev/null || skip "no gcc to build the workload"
+export ASAN_OPTIONS=detect_leaks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+# hookwl spin|nap SECS: hookwl_spin on a CPU, or hookwl_nap asleep 10 ms at a time, for SECS
+cat >"$T/hookwl.c" <<'C'
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+volatile unsigned long sink;
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) void hookwl_spin(double end)
+{
+	while (now() < end)
+		for (int i = 0; i < 100000; i++)
+			sink += i;
+}
+
+__attribute__((noinline)) void hookwl_nap(double end)
+{
+	struct timespec nap = { 0, 10000000 };
+
+	while (now() < end)
+		nanosleep(&nap, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	double end = now() + atof(argv[2]);
+
+	if (!strcmp(argv[1], "spin"))
+		hookwl_spin(end);
+	else
+		hookwl_nap(end);
+	return 0;
+}
+C
+gcc -O2 -o "$T/hookwl" "$T/hookwl.c" || fail "cannot build the workload"
+
+# hook COMMAND SECONDS OUT [CALLS]: pprof_hook, its stderr in $ERR; stdout must stay empty
+hook() {
+	OUT=$T/out ERR=$T/err
+	RC=0
+	timeout -k 5 300 "$HOOK" "$@" >"$OUT" 2>"$ERR" || RC=$?
+	[ "$RC" = 0 ] || fail "pprof_hook $*: exit $RC"
+	[ ! -s "$OUT" ] || fail "pprof_hook $*: the hook wrote on stdout"
+}
+
+"$T/hookwl" spin 60 &
+spin=$!
+"$T/hookwl" nap 60 &
+nap=$!
+sleep 0.5
+hook profile 2 "$T/on.pb.gz"
+$CHECK samples "$T/on.pb.gz" samples/count,cpu/nanoseconds hookwl_spin pid=$spin \
+	thread_id=$spin thread_name=hookwl cpu='*' || fail "profile's hook: no hookwl_spin samples"
+ok "profile's hook: 2 s of the whole machine as pprof, hookwl_spin labelled with its thread"
+
+hook offcputime 2 "$T/off.pb.gz"
+$CHECK samples "$T/off.pb.gz" off_cpu/nanoseconds hookwl_nap pid=$nap thread_id=$nap \
+	thread_name=hookwl cpu='!' >"$T/check" || fail "offcputime's hook: no hookwl_nap samples"
+cat "$T/check"
+# asleep nearly all the 2 s, in blocks of 10 ms: the blocks the window (attached to detached:
+# 2 s, and the time a late wake-up adds) holds whole: at least 1.5 s, at most the call's time
+ns=$(sed -n 's/.*through hookwl_nap (\([0-9]*\)).*/\1/p' "$T/check")
+took=$(sed -n 's/^pprof_hook: call 1: \([0-9]*\)\.\([0-9]*\) s.*/\1\20000000/p' "$ERR")
+[ "${ns:-0}" -ge 1500000000 ] && [ "$ns" -le "${took:-0}" ] ||
+	fail "offcputime's hook: hookwl_nap off-CPU ${ns:-?} ns in 2 s (the call took ${took:-?} ns)"
+ok "offcputime's hook: hookwl_nap off-CPU $((ns / 1000000)) ms of 2 s, in nanoseconds"
+kill $spin $nap
+wait $spin $nap 2>/dev/null
+
+# 20 calls in one process: the same descriptors open after the last as after the first, the
+# heap in use within 1 MiB
+for c in profile offcputime; do
+	hook $c 1 "$T/loop.pb.gz" 20
+	grep -q '^pprof_hook: 20 calls' "$ERR" || fail "$c: $(tail -1 "$ERR")"
+	ok "$c: $(sed -n 's/^pprof_hook: 20 calls of [a-z]*: //p' "$ERR"), no leak (ASan)"
+done
