@@ -97,6 +97,37 @@ enum bt_cmd_uses {
 	BT_USES_STACKS = 1 << 5,     /* stack trace maps */
 };
 
+struct bt_prom;
+
+/*
+ * A command's part in `bpftools exporter`: its probes kept attached with
+ * the command's defaults, its summary maps read as Prometheus metrics at every scrape. The
+ * exporter finds collectors through the registry; `--collect NAME` names them by command.
+ */
+enum bt_collector_flags {
+	BT_COLLECT_DEFAULT = 1 << 0, /* in the default set, where the kernel can run it */
+	BT_COLLECT_SPEC = 1 << 1,    /* takes a probe spec (--NAME SPEC, repeatable); no default */
+};
+
+struct bt_collector {
+	const char *help;   /* one line: what it exposes, for --collect's list */
+	unsigned int flags; /* enum bt_collector_flags */
+	/*
+	 * Opens, loads and attaches (spec: the user's probe spec for BT_COLLECT_SPEC, else NULL);
+	 * *state is the collector's own. Returns 0, or -errno after one line on stderr;
+	 * -EOPNOTSUPP where this kernel cannot run it (the default set then leaves it out, with a
+	 * note).
+	 */
+	int (*start)(const char *spec, void **state);
+	/*
+	 * Adds its families to p: counters are totals since start (bt_summary's .running), never
+	 * read-and-clear, so every scraper sees them grow. One scrape at a time calls it; no
+	 * output to stdout. Returns 0 or -errno.
+	 */
+	int (*collect)(void *state, struct bt_prom *p);
+	void (*stop)(void *state); /* detaches and frees; state may be NULL */
+};
+
 struct bt_cmd {
 	const char *name;    /* the command, and the name of its symlink */
 	const char *summary; /* one line: --list, completion, docs index */
@@ -107,7 +138,8 @@ struct bt_cmd {
 	/* Runs with options parsed; returns 0 or a negative errno (-BT_EUSAGE for bad input). */
 	int (*run)(const struct bt_cmd *cmd);
 	unsigned int flags;
-	unsigned int uses; /* enum bt_cmd_uses; 0: not declared */
+	unsigned int uses;		      /* enum bt_cmd_uses; 0: not declared */
+	const struct bt_collector *collector; /* NULL: not in the exporter */
 };
 
 #define BT_COMMAND(n) const struct bt_cmd bt_cmd_##n

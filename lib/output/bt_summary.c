@@ -13,13 +13,14 @@
 
 /*
  * One key seen in the map: the totals read last time (prev), this interval's difference
- * (delta), and the key's bytes, in one allocation.
+ * (delta), and the key's bytes, in one allocation. Running summaries add two more: what every
+ * interval gained (acc) and its copy the rows show (out), which sorting may merge into.
  */
 struct entry {
 	unsigned int gen; /* the collect that last saw the key in the map */
 	bool dead;	  /* gone from the map: dropped at the next collect */
 	bool retired;	  /* we deleted it: prev is minus what raced the delete */
-	uint64_t data[];  /* prev[nv], delta[nv], key */
+	uint64_t data[];  /* prev[nv], delta[nv], (acc[nv], out[nv],) key */
 };
 
 struct bt_summary {
@@ -27,7 +28,8 @@ struct bt_summary {
 	struct bt_summary_map map;
 	int fd;
 	bool can_delete;
-	size_t nv; /* u64s per value */
+	size_t nv;     /* u64s per value */
+	size_t nparts; /* u64 arrays of nv per entry: 2, running 4 */
 	unsigned int gen;
 	struct entry **ents; /* every key known, in the order first seen */
 	size_t nents, cap;
@@ -50,9 +52,20 @@ static uint64_t *delta_of(const struct bt_summary *s, const struct entry *e)
 	return (uint64_t *)e->data + s->nv;
 }
 
+static uint64_t *acc_of(const struct bt_summary *s, const struct entry *e)
+{
+	return (uint64_t *)e->data + 2 * s->nv;
+}
+
+/* What a row shows: this interval, or everything since the start (running). */
+static uint64_t *value_of(const struct bt_summary *s, const struct entry *e)
+{
+	return (uint64_t *)e->data + (s->o.running ? 3 : 1) * s->nv;
+}
+
 static unsigned char *key_of(const struct bt_summary *s, const struct entry *e)
 {
-	return (unsigned char *)(e->data + 2 * s->nv);
+	return (unsigned char *)(e->data + s->nparts * s->nv);
 }
 
 /* The bpf(2) half: a real map. */
@@ -103,6 +116,7 @@ static struct bt_summary *summary_alloc(const struct bt_summary_opts *opts, int 
 		return NULL;
 	s->o = *opts;
 	s->nv = opts->value_size / 8;
+	s->nparts = opts->running ? 4 : 2;
 	s->fd = -1;
 	s->buf = calloc((size_t)ncpu * s->nv, sizeof(uint64_t));
 	s->sum = calloc(s->nv, sizeof(uint64_t));
@@ -270,7 +284,7 @@ static struct entry *add(struct bt_summary *s, const void *key)
 	}
 	if (2 * (s->nents + 1) > s->index_cap && index_rebuild(s, s->nents + 1))
 		return NULL;
-	e = calloc(1, sizeof(*e) + 2 * s->nv * sizeof(uint64_t) + ksz);
+	e = calloc(1, sizeof(*e) + s->nparts * s->nv * sizeof(uint64_t) + ksz);
 	if (!e)
 		return NULL;
 	memcpy(key_of(s, e), key, s->o.key_size);
@@ -330,6 +344,17 @@ static void take(const struct bt_summary *s, struct entry *e, const uint64_t *no
 		prev[i] = now[i];
 	}
 	e->retired = false;
+}
+
+/* Running summaries: the interval joins the total, and the rows show a copy of it. */
+static void accumulate(const struct bt_summary *s, struct entry *e)
+{
+	uint64_t *acc = acc_of(s, e), *delta = delta_of(s, e);
+	size_t i;
+
+	for (i = 0; i < s->nv; i++)
+		acc[i] += delta[i];
+	memcpy(value_of(s, e), acc, s->nv * sizeof(uint64_t));
 }
 
 /*
@@ -415,15 +440,21 @@ static int collect(struct bt_summary *s)
 				take(s, e, s->sum);
 			} else {
 				memset(delta, 0, s->nv * sizeof(uint64_t));
+				/* should an event re-create it, all it holds is new */
+				memset(prev_of(e), 0, s->nv * sizeof(uint64_t));
 			}
-			e->dead = true;
+			/* a running total outlives the map's entry: its counter stays */
+			e->dead = !s->o.running;
 		} else if (s->can_delete && is_zero(delta, s->nv)) {
 			err = retire(s, e);
 			if (err)
 				return err;
-			continue;
+			if (!s->o.running)
+				continue;
 		}
-		if (!is_zero(delta, s->nv))
+		if (s->o.running)
+			accumulate(s, e);
+		if (!is_zero(value_of(s, e), s->nv))
 			s->rows[s->nrows++] = e;
 	}
 	return 0;
@@ -450,7 +481,7 @@ const void *bt_summary__key(const struct bt_summary *s, size_t row)
 
 const uint64_t *bt_summary__value(const struct bt_summary *s, size_t row)
 {
-	return delta_of(s, s->rows[row]);
+	return value_of(s, s->rows[row]);
 }
 
 uint64_t bt_summary__total(const struct bt_summary *s, size_t field)
@@ -459,7 +490,7 @@ uint64_t bt_summary__total(const struct bt_summary *s, size_t field)
 	size_t i;
 
 	for (i = 0; i < s->nrows && field < s->nv; i++)
-		t += delta_of(s, s->rows[i])[field];
+		t += value_of(s, s->rows[i])[field];
 	return t;
 }
 
@@ -508,7 +539,7 @@ static int cmp_rows_value(const void *a, const void *b, void *arg)
 {
 	const struct sort_ctx *c = arg;
 	const struct entry *x = *(struct entry *const *)a, *y = *(struct entry *const *)b;
-	uint64_t vx = delta_of(c->s, x)[c->field], vy = delta_of(c->s, y)[c->field];
+	uint64_t vx = value_of(c->s, x)[c->field], vy = value_of(c->s, y)[c->field];
 
 	if (vx != vy)
 		return (vx < vy) == c->descending ? 1 : -1;
@@ -527,8 +558,8 @@ void bt_summary__sort_by_key(struct bt_summary *s, bt_summary_cmp_fn cmp, void *
 		return;
 	for (i = 1, j = 0; i < s->nrows; i++) {
 		if (!cmp_keys(&c, s->rows[j], s->rows[i])) {
-			uint64_t *to = delta_of(s, s->rows[j]);
-			const uint64_t *from = delta_of(s, s->rows[i]);
+			uint64_t *to = value_of(s, s->rows[j]);
+			const uint64_t *from = value_of(s, s->rows[i]);
 
 			for (k = 0; k < s->nv; k++)
 				to[k] += from[k];
@@ -559,7 +590,7 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 	const struct row_sort_ctx *c = arg;
 	const struct entry *x = *(struct entry *const *)a, *y = *(struct entry *const *)b;
 
-	return c->cmp(key_of(c->s, x), delta_of(c->s, x), key_of(c->s, y), delta_of(c->s, y),
+	return c->cmp(key_of(c->s, x), value_of(c->s, x), key_of(c->s, y), value_of(c->s, y),
 		      c->ctx);
 }
 
@@ -579,7 +610,7 @@ int bt_summary__print_hists(const struct bt_summary *s, FILE *out, const char *s
 	if (s->o.hist == BT_SUMMARY_NONE)
 		return -EINVAL;
 	for (i = 0; i < s->nrows; i++) {
-		const uint64_t *slots = delta_of(s, s->rows[i]) + s->o.hist_off;
+		const uint64_t *slots = value_of(s, s->rows[i]) + s->o.hist_off;
 
 		if (section) {
 			fprintf(out, "\n%s = ", section);
@@ -603,7 +634,7 @@ int bt_summary__print_rows(const struct bt_summary *s, FILE *out, bt_summary_row
 	size_t i;
 
 	for (i = 0; i < s->nrows; i++)
-		row_fn(out, key_of(s, s->rows[i]), delta_of(s, s->rows[i]), ctx);
+		row_fn(out, key_of(s, s->rows[i]), value_of(s, s->rows[i]), ctx);
 	return ferror(out) ? -EPIPE : 0;
 }
 
@@ -641,7 +672,7 @@ void bt_summary__json(const struct bt_summary *s, struct bt_json *j, const char 
 
 	bt_json_begin_array(j, member);
 	for (i = 0; i < s->nrows; i++) {
-		const uint64_t *val = delta_of(s, s->rows[i]);
+		const uint64_t *val = value_of(s, s->rows[i]);
 
 		bt_json_begin_object(j, NULL);
 		if (row_fn)

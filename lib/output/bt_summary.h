@@ -68,6 +68,13 @@ struct bt_summary_opts {
 	size_t nslots;
 	bool retire_idle; /* hash maps: take idle keys out of the map (see above) */
 	/*
+	 * Rows are what each key gained since the summary was made, not since the last collect:
+	 * monotonic counters (the exporter's), kept in user space across retired and evicted
+	 * entries, so every key ever seen stays: for maps whose keys are bounded (disks, vectors,
+	 * functions), or a caller that bounds what it shows.
+	 */
+	bool running;
+	/*
 	 * What the map holds, for the one line a command prints when it cannot be read:
 	 * "cannot read the WHAT: ..." (bt_summary__open(), bt_summary__collect()). NULL: no line,
 	 * the caller says it.

@@ -292,6 +292,91 @@ static void test_evicted_key(void)
 	bt_summary__free(s);
 }
 
+static int merge_all(const void *a, const void *b, void *ctx)
+{
+	(void)a, (void)b, (void)ctx;
+	return 0;
+}
+
+/*
+ * Running summaries (the exporter's counters): totals since the start, through retired keys
+ * (with the events that raced the delete), evictions and re-created entries, and merges that
+ * must not feed back into the totals.
+ */
+static void test_running_totals(void)
+{
+	struct bt_summary_map m = {
+		.ncpu = NCPU,
+		.next_key = fk_next_key,
+		.lookup = fk_lookup,
+		.lookup_and_delete = fk_lookup_and_delete,
+	};
+	struct bt_summary_opts o = {
+		.key_size = 4,
+		.value_size = NV * 8,
+		.retire_idle = true,
+		.running = true,
+	};
+	struct fake f;
+	struct bt_summary *s;
+	int i;
+
+	fake_init(&f, 4);
+	m.ctx = &f;
+	s = bt_summary__new_map(&m, &o);
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	bpf_add(&f, 9, 0, 0, 3);
+	bpf_add(&f, 4, 1, 0, 1);
+	CHECK_INT(bt_summary__collect(s), 0);
+	CHECK_INT(value_of(s, 9, 0), 3);
+	CHECK_INT(value_of(s, 4, 0), 1);
+
+	/* 9 idle: retired from the map, 5 events race the delete; its counter stays */
+	bpf_add(&f, 4, 0, 0, 2);
+	f.bump_before_delete = slot_of(&f, &(uint32_t){ 9 });
+	CHECK_INT(bt_summary__collect(s), 0);
+	f.bump_before_delete = -1;
+	CHECK_INT(f.deletes, 1);
+	CHECK_INT(bt_summary__len(s), 2);
+	CHECK_INT(value_of(s, 9, 0), 3);
+	CHECK_INT(value_of(s, 4, 0), 3);
+	CHECK_INT(bt_summary__total(s, 0), 6);
+
+	/* the raced events join the total; then the key comes back */
+	CHECK_INT(bt_summary__collect(s), 0);
+	CHECK_INT(value_of(s, 9, 0), 8);
+	bpf_add(&f, 9, 2, 0, 2);
+	CHECK_INT(bt_summary__collect(s), 0);
+	CHECK_INT(value_of(s, 9, 0), 10);
+	CHECK_INT(value_of(s, 4, 0), 3);
+
+	/* evicted behind our back, then made again: what it holds is new */
+	bpf_add(&f, 4, 1, 0, 5);
+	CHECK_INT(bt_summary__collect(s), 0);
+	CHECK_INT(value_of(s, 4, 0), 8);
+	bpf_add(&f, 4, 1, 0, 1);
+	i = slot_of(&f, &(uint32_t){ 4 });
+	CHECK(i >= 0);
+	if (i >= 0)
+		f.used[i] = false;
+	CHECK_INT(bt_summary__collect(s), 0);
+	CHECK_INT(value_of(s, 4, 0), 8);
+	bpf_add(&f, 4, 0, 0, 6); /* more than the last total read: still all new */
+	CHECK_INT(bt_summary__collect(s), 0);
+	CHECK_INT(value_of(s, 4, 0), 14);
+
+	/* merging rows for printing does not add into the totals kept */
+	bt_summary__sort_by_key(s, merge_all, NULL, true);
+	CHECK_INT(bt_summary__len(s), 1);
+	CHECK_INT(bt_summary__value(s, 0)[0], 24);
+	CHECK_INT(bt_summary__collect(s), 0);
+	CHECK_INT(value_of(s, 9, 0), 10);
+	CHECK_INT(value_of(s, 4, 0), 14);
+	bt_summary__free(s);
+}
+
 static void test_restarted_walk_counts_once(void)
 {
 	struct fake f;
@@ -682,6 +767,7 @@ int main(void)
 	BT_RUN(test_retired_key_back_with_carry);
 	BT_RUN(test_evicted_key);
 	BT_RUN(test_restarted_walk_counts_once);
+	BT_RUN(test_running_totals);
 	BT_RUN(test_sorting_and_merging);
 	BT_RUN(test_sort_rows);
 	BT_RUN(test_log2_sections);

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Prometheus and OpenMetrics exposition (see bt_prom.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt_prom.h"
+
+struct family {
+	char *name;
+	char *help;
+	enum bt_prom_type type;
+	size_t series;
+	char *text; /* the samples' lines */
+	size_t len;
+	FILE *f;
+};
+
+struct bt_prom {
+	size_t max_series;
+	size_t dropped;
+	struct family *fams;
+	size_t nfams, cap;
+	struct family *cur;
+};
+
+struct bt_prom *bt_prom_new(size_t max_series)
+{
+	struct bt_prom *p = calloc(1, sizeof(*p));
+
+	if (p)
+		p->max_series = max_series;
+	return p;
+}
+
+void bt_prom_free(struct bt_prom *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nfams; i++) {
+		if (p->fams[i].f)
+			fclose(p->fams[i].f);
+		free(p->fams[i].text);
+		free(p->fams[i].name);
+		free(p->fams[i].help);
+	}
+	free(p->fams);
+	free(p);
+}
+
+static bool valid_name(const char *s, bool colon)
+{
+	const char *c;
+
+	if (!s || !*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (c = s; *c; c++) {
+		if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		    (*c >= '0' && *c <= '9') || *c == '_' || (colon && *c == ':'))
+			continue;
+		return false;
+	}
+	return true;
+}
+
+int bt_prom_family(struct bt_prom *p, const char *name, enum bt_prom_type type, const char *help)
+{
+	struct family *fam;
+	size_t i;
+
+	if (!valid_name(name, true) || type > BT_PROM_HISTOGRAM)
+		return -EINVAL;
+	for (i = 0; i < p->nfams; i++) {
+		if (!strcmp(p->fams[i].name, name)) {
+			if (p->fams[i].type != type)
+				return -EINVAL;
+			p->cur = &p->fams[i];
+			return 0;
+		}
+	}
+	if (p->nfams == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+		struct family *n = realloc(p->fams, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->fams = n;
+		p->cap = cap;
+	}
+	fam = &p->fams[p->nfams];
+	memset(fam, 0, sizeof(*fam));
+	fam->type = type;
+	fam->name = strdup(name);
+	fam->help = strdup(help ? help : "");
+	fam->f = open_memstream(&fam->text, &fam->len);
+	if (!fam->name || !fam->help || !fam->f) {
+		if (fam->f)
+			fclose(fam->f);
+		free(fam->text);
+		free(fam->name);
+		free(fam->help);
+		p->cur = NULL;
+		return -ENOMEM;
+	}
+	p->nfams++;
+	p->cur = fam;
+	return 0;
+}
+
+/* The shortest text that reads back as v (integers as integers). */
+static void put_number(FILE *f, double v)
+{
+	char buf[32];
+	int prec;
+
+	if (isinf(v)) {
+		fputs(v > 0 ? "+Inf" : "-Inf", f);
+		return;
+	}
+	if (isnan(v)) {
+		fputs("NaN", f);
+		return;
+	}
+	if (v == trunc(v) && fabs(v) < 0x1p63) {
+		fprintf(f, "%.0f", v); /* counts whole, as people read them */
+		return;
+	}
+	for (prec = 1; prec < 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	if (prec == 17)
+		snprintf(buf, sizeof(buf), "%.17g", v);
+	fputs(buf, f);
+}
+
+static void put_escaped(FILE *f, const char *s, bool help)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else if (*s == '"' && !help)
+			fputs("\\\"", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/*
+ * One sample line: NAME SUFFIX {LABELS[,le="LE"]} VALUE. le < 0: no le label. Label names
+ * were checked by the caller.
+ */
+static void put_sample(FILE *f, const char *name, const char *suffix, const char *const *labels,
+		       double le, double value)
+{
+	bool any = false;
+
+	fprintf(f, "%s%s", name, suffix);
+	for (; labels && labels[0] && labels[1]; labels += 2) {
+		fprintf(f, "%s%s=\"", any ? "," : "{", labels[0]);
+		put_escaped(f, labels[1], false);
+		fputc('"', f);
+		any = true;
+	}
+	if (le >= 0) {
+		fprintf(f, "%sle=\"", any ? "," : "{");
+		put_number(f, le);
+		fputc('"', f);
+		any = true;
+	}
+	if (any)
+		fputc('}', f);
+	fputc(' ', f);
+	put_number(f, value);
+	fputc('\n', f);
+}
+
+/* The current family, if of type, with room for one more label set: 0, 1 (dropped), -errno. */
+static int take_series(struct bt_prom *p, enum bt_prom_type type, const char *const *labels)
+{
+	const char *const *l;
+
+	if (!p->cur || p->cur->type != type)
+		return -EINVAL;
+	for (l = labels; l && l[0]; l += 2)
+		if (!l[1] || !valid_name(l[0], false) || !strcmp(l[0], "le"))
+			return -EINVAL;
+	if (p->max_series && p->cur->series >= p->max_series) {
+		p->dropped++;
+		return 1;
+	}
+	p->cur->series++;
+	return 0;
+}
+
+int bt_prom_counter(struct bt_prom *p, const char *const *labels, double value)
+{
+	int err = take_series(p, BT_PROM_COUNTER, labels);
+
+	if (!err)
+		put_sample(p->cur->f, p->cur->name, "_total", labels, -1, value);
+	return err;
+}
+
+int bt_prom_gauge(struct bt_prom *p, const char *const *labels, double value)
+{
+	int err = take_series(p, BT_PROM_GAUGE, labels);
+
+	if (!err)
+		put_sample(p->cur->f, p->cur->name, "", labels, -1, value);
+	return err;
+}
+
+int bt_prom_log2_hist(struct bt_prom *p, const char *const *labels, const uint64_t *slots,
+		      size_t nslots, double unit, double sum)
+{
+	size_t i, last = 0;
+	uint64_t count = 0;
+	int err = take_series(p, BT_PROM_HISTOGRAM, labels);
+
+	if (err)
+		return err;
+	for (i = 0; i < nslots; i++)
+		if (slots[i])
+			last = i;
+	/* slot 0 is never filled by the BPF side; were it, it is below 2^1 units too */
+	for (i = 0; i < nslots && i <= last; i++) {
+		count += slots[i];
+		if (i >= 1)
+			put_sample(p->cur->f, p->cur->name, "_bucket", labels, ldexp(unit, (int)i),
+				   (double)count);
+	}
+	put_sample(p->cur->f, p->cur->name, "_bucket", labels, INFINITY, (double)count);
+	put_sample(p->cur->f, p->cur->name, "_sum", labels, -1, sum);
+	put_sample(p->cur->f, p->cur->name, "_count", labels, -1, (double)count);
+	return 0;
+}
+
+size_t bt_prom_dropped(const struct bt_prom *p)
+{
+	return p->dropped;
+}
+
+static const char *type_name(enum bt_prom_type t)
+{
+	return t == BT_PROM_COUNTER ? "counter" : t == BT_PROM_GAUGE ? "gauge" : "histogram";
+}
+
+int bt_prom_write(const struct bt_prom *p, FILE *out, bool openmetrics)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfams; i++) {
+		struct family *fam = &p->fams[i];
+		/* Prometheus' format names a counter's family as its samples; OpenMetrics not */
+		const char *suffix = fam->type == BT_PROM_COUNTER && !openmetrics ? "_total" : "";
+
+		if (fflush(fam->f) || !fam->series)
+			continue;
+		fprintf(out, "# HELP %s%s ", fam->name, suffix);
+		put_escaped(out, fam->help, !openmetrics);
+		fprintf(out, "\n# TYPE %s%s %s\n", fam->name, suffix, type_name(fam->type));
+		fwrite(fam->text, 1, fam->len, out);
+	}
+	if (openmetrics)
+		fputs("# EOF\n", out);
+	return ferror(out) ? -EIO : 0;
+}
