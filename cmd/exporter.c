@@ -189,6 +189,11 @@ struct exporter {
 	size_t nact;
 	struct bt_http *http;
 	atomic_flag profiling; /* one profile at a time */
+	struct pprof_route {
+		struct exporter *x;
+		const char *cmd; /* whose pprof hook */
+		const char *file;
+	} pprof[2];
 };
 
 static double now_s(void)
@@ -266,12 +271,67 @@ static int index_page(struct bt_http_req *req, struct bt_http_resp *resp, void *
 	      resp->out);
 	for (i = 0; i < x->nact; i++)
 		fprintf(resp->out, "%s%s", i ? ", " : "", x->act[i].label);
-	fputs("</li>\n<li><a href=\"/debug/pprof/profile?seconds=30\">/debug/pprof/profile"
-	      "?seconds=N</a>: on-CPU stacks, gzipped pprof</li>\n"
-	      "<li><a href=\"/debug/pprof/offcpu?seconds=30\">/debug/pprof/offcpu?seconds=N</a>:"
-	      " off-CPU stacks, gzipped pprof</li>\n</ul>\n</body></html>\n",
-	      resp->out);
+	fputs("</li>\n", resp->out);
+	for (i = 0; i < 2; i++) {
+		const struct bt_cmd *c = bt_cmd_find(x->pprof[i].cmd);
+		const char *path = i ? "/debug/pprof/offcpu" : "/debug/pprof/profile";
+
+		if (c && c->pprof)
+			fprintf(resp->out,
+				"<li><a href=\"%s?seconds=30\">%s?seconds=N</a>: %s stacks for N "
+				"seconds, gzipped pprof</li>\n",
+				path, path, i ? "off-CPU" : "on-CPU");
+		else
+			fprintf(resp->out, "<li>%s: not in this build</li>\n", path);
+	}
+	fputs("</ul>\n</body></html>\n", resp->out);
 	return 0;
+}
+
+/* /debug/pprof/profile and /debug/pprof/offcpu: a command's one-shot profile, as Go serves it. */
+static int pprof_page(struct bt_http_req *req, struct bt_http_resp *resp, void *ctx)
+{
+	const struct pprof_route *r = ctx;
+	const struct bt_cmd *c = bt_cmd_find(r->cmd);
+	const char *arg = bt_http_req_arg(req, "seconds");
+	unsigned long seconds = 30; /* Go's net/http/pprof default */
+	char *end;
+	int err;
+
+	if (arg) {
+		errno = 0;
+		seconds = strtoul(arg, &end, 10);
+		if (!*arg || *end || errno || seconds < 1 || seconds > 60) {
+			resp->status = 400;
+			fputs("seconds: a whole number from 1 to 60\n", resp->out);
+			return 0;
+		}
+	}
+	if (!c || !c->pprof) {
+		resp->status = 501;
+		fprintf(resp->out, "this build's %s has no pprof hook\n", r->cmd);
+		return 0;
+	}
+	resp->type = "application/octet-stream";
+	resp->header[0][0] = "Content-Disposition";
+	resp->header[0][1] = r->file;
+	resp->header[1][0] = "X-Content-Type-Options";
+	resp->header[1][1] = "nosniff";
+	if (bt_http_req_head(req))
+		return 0;
+	/* one at a time: a profile attaches machine-wide, and two would sample each other */
+	if (atomic_flag_test_and_set(&r->x->profiling)) {
+		resp->status = 429;
+		resp->type = NULL;
+		resp->header[0][0] = "Retry-After";
+		resp->header[0][1] = "10";
+		resp->header[1][0] = NULL;
+		fputs("a profile is running; one at a time\n", resp->out);
+		return 0;
+	}
+	err = c->pprof(seconds, resp->out);
+	atomic_flag_clear(&r->x->profiling);
+	return err;
 }
 
 static void stop_all(struct exporter *x)
@@ -401,8 +461,15 @@ static int setup(struct exporter *x, const struct bt_cmd *cmd)
 	if (err)
 		goto cleanup;
 	if (x->http) {
+		x->pprof[0] = (struct pprof_route){ x, "profile",
+						    "attachment; filename=\"profile.pb.gz\"" };
+		x->pprof[1] = (struct pprof_route){ x, "offcputime",
+						    "attachment; filename=\"offcpu.pb.gz\"" };
 		err = bt_http_route(x->http, "/metrics", metrics_page, x) ?:
-		      bt_http_route(x->http, "/", index_page, x) ?: bt_http_start(x->http);
+		      bt_http_route(x->http, "/", index_page, x) ?:
+		      bt_http_route(x->http, "/debug/pprof/profile", pprof_page, &x->pprof[0]) ?:
+		      bt_http_route(x->http, "/debug/pprof/offcpu", pprof_page, &x->pprof[1]) ?:
+		      bt_http_start(x->http);
 		if (err)
 			goto cleanup;
 		/* the port as bound: --listen may ask for 0 (any) */

@@ -387,11 +387,6 @@ const char *bt_http_req_header(const struct bt_http_req *req, const char *name)
 	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
 }
 
-void bt_http_req_extend(struct bt_http_req *req, unsigned int seconds)
-{
-	MHD_set_connection_option(req->conn, MHD_CONNECTION_OPTION_TIMEOUT, seconds + 10);
-}
-
 static long long now_ms(void)
 {
 	struct timespec ts;

@@ -63,8 +63,9 @@ struct bt_http_resp {
 };
 
 /*
- * Runs on the connection's thread, several at once: a handler shares nothing unlocked. Returns
- * 0 with resp filled in (any status), or -errno for a 500 naming the error.
+ * Runs on the connection's thread, several at once: a handler shares nothing unlocked. It may
+ * take longer than the idle timeout (which counts only while the connection waits on the
+ * client). Returns 0 with resp filled in (any status), or -errno for a 500 naming the error.
  */
 typedef int (*bt_http_handler)(struct bt_http_req *req, struct bt_http_resp *resp, void *ctx);
 
@@ -86,11 +87,6 @@ bool bt_http_req_head(const struct bt_http_req *req);
 const char *bt_http_req_arg(const struct bt_http_req *req, const char *name);
 /* A request header, by name in any case, or NULL. */
 const char *bt_http_req_header(const struct bt_http_req *req, const char *name);
-/*
- * A handler about to take long (a profile of N seconds) first gives its connection that many
- * more seconds: the idle timeout would close it otherwise before the answer is sent.
- */
-void bt_http_req_extend(struct bt_http_req *req, unsigned int seconds);
 
 /* The web configuration file, parsed (exposed for the tests). */
 struct bt_web_user {

@@ -67,10 +67,6 @@ const char *bt_http_req_header(const struct bt_http_req *req, const char *name)
 	return NULL;
 }
 
-void bt_http_req_extend(struct bt_http_req *req, unsigned int seconds)
-{
-}
-
 int bt_web_config_load(struct bt_web_config *cfg, const char *path)
 {
 	memset(cfg, 0, sizeof(*cfg));

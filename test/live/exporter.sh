@@ -311,6 +311,69 @@ get "http://127.0.0.1:$PORT/metrics"
 stop_exporter
 ok "--max-series 1: 18 label sets dropped and counted"
 
+# --- pprof: seconds 1..60 (else 400); a profile at a time (429); gzipped pprof naming the
+# workload's functions ---
+exporter --listen 127.0.0.1:0 --collect softirqs
+U=http://127.0.0.1:$PORT/debug/pprof
+for path in profile offcpu; do
+	for q in seconds=0 seconds=61 seconds=x seconds=-1 seconds=; do
+		get "$U/$path?$q"
+		[ "$STATUS" = 400 ] || fail "/debug/pprof/$path?$q: $STATUS, not 400"
+	done
+done
+get "http://127.0.0.1:$PORT/"
+if grep -q '/debug/pprof/profile: not in this build' "$T/body"; then
+	get "$U/profile?seconds=1"
+	[ "$STATUS" = 501 ] || fail "/debug/pprof/profile without a hook: $STATUS, not 501"
+	ok "pprof: seconds out of 1..60 is 400; this build's profile has no pprof hook (501)"
+elif command -v gcc >/dev/null; then
+	cat >"$T/spin.c" <<'EOF'
+#include <time.h>
+#include <unistd.h>
+__attribute__((noinline)) static void bt_exporter_spin(void)
+{
+	for (volatile unsigned long i = 0; i < 100000000UL; i++)
+		;
+}
+__attribute__((noinline)) static void bt_exporter_nap(void)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+}
+int main(int argc, char **argv)
+{
+	time_t end = time(NULL) + 8;
+	while (time(NULL) < end) {
+		if (argc > 1)
+			bt_exporter_nap();
+		else
+			bt_exporter_spin();
+	}
+	return 0;
+}
+EOF
+	gcc -O1 -g -fno-omit-frame-pointer -o "$T/spin" "$T/spin.c" || fail "cannot build the workload"
+	for path in profile offcpu; do
+		fn=bt_exporter_spin
+		[ $path = offcpu ] && fn=bt_exporter_nap
+		if [ $path = offcpu ]; then "$T/spin" nap & else "$T/spin" & fi
+		wl=$!
+		curl -s --max-time 20 -o "$T/p.pb.gz" -w '%{http_code}' "$U/$path?seconds=3" >"$T/p.status" &
+		cp=$!
+		sleep 1
+		get "$U/profile?seconds=1"
+		[ "$STATUS" = 429 ] || fail "a second profile while /debug/pprof/$path runs: $STATUS, not 429"
+		wait $cp
+		kill $wl 2>/dev/null
+		wait $wl 2>/dev/null
+		[ "$(cat "$T/p.status")" = 200 ] || fail "/debug/pprof/$path?seconds=3: $(cat "$T/p.status")"
+		gzip -t "$T/p.pb.gz" || fail "/debug/pprof/$path: not gzip"
+		gzip -dc "$T/p.pb.gz" | grep -aq "$fn" || fail "/debug/pprof/$path: no $fn in the profile"
+	done
+	ok "pprof: 400 outside 1..60, 429 for a second profile, gzipped pprof naming the workload's functions"
+fi
+stop_exporter
+
 # --- the systemd unit's capabilities are enough: CAP_BPF and CAP_PERFMON only ---
 if command -v setpriv >/dev/null; then
 	DYN=$BPFTOOLS

@@ -4,7 +4,8 @@
  * anything else), bcrypt hashes made by other programs, and the server on a loopback port of
  * its own: routes, HEAD, 405 for other methods, 404 for ".." and unknown paths, a 1 MiB
  * header refused while the next client is served, the per-client rate bound (429), basic
- * auth (401), query arguments and headers reaching the handler, a streamed body.
+ * auth (401), query arguments and headers reaching the handler, a streamed body, a handler
+ * that takes longer than the idle timeout still answered.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -213,6 +214,16 @@ static int streamed(struct bt_http_req *req, struct bt_http_resp *resp, void *ct
 	return 0;
 }
 
+/* A handler that takes longer than the idle timeout (a profile of N seconds). */
+static int slow(struct bt_http_req *req, struct bt_http_resp *resp, void *ctx)
+{
+	const struct timespec ts = { 2, 500 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+	fputs("done\n", resp->out);
+	return 0;
+}
+
 static struct bt_http *serve(const struct bt_http_opts *o)
 {
 	struct bt_http *h = NULL;
@@ -223,6 +234,7 @@ static struct bt_http *serve(const struct bt_http_opts *o)
 	bt_http_route(h, "/teapot", teapot, NULL);
 	bt_http_route(h, "/fail", failing, NULL);
 	bt_http_route(h, "/stream", streamed, NULL);
+	bt_http_route(h, "/slow", slow, NULL);
 	if (bt_http_start(h)) {
 		bt_http_free(h);
 		return NULL;
@@ -306,6 +318,22 @@ static void test_server(void)
 	ask(port, "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 0, r, sizeof(r));
 	CHECK_INT(status_of(r), 200);
 	CHECK(ms_now() - t0 < 1000);
+	bt_http_free(h);
+}
+
+static void test_slow_handler(void)
+{
+	struct bt_http_opts o = { .listen = "127.0.0.1:0", .timeout_s = 1 };
+	struct bt_http *h = serve(&o);
+	static char r[4096];
+
+	CHECK(h != NULL);
+	if (!h)
+		return;
+	ask(bt_http_port(h), "GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 0, r,
+	    sizeof(r));
+	CHECK_INT(status_of(r), 200);
+	CHECK_STR(body_of(r), "done\n");
 	bt_http_free(h);
 }
 
@@ -400,6 +428,7 @@ int main(void)
 	BT_RUN(test_config_errors);
 	BT_RUN(test_passwords);
 	BT_RUN(test_server);
+	BT_RUN(test_slow_handler);
 	BT_RUN(test_rate);
 	BT_RUN(test_auth);
 	BT_RUN(test_listen_errors);
