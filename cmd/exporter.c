@@ -452,6 +452,12 @@ static int setup(struct exporter *x, const struct bt_cmd *cmd)
 	size_t i;
 	int err;
 
+	/* before anything is attached */
+	if (opts.textfile && access(opts.textfile, W_OK | X_OK)) {
+		err = -errno;
+		bt_err("cannot write in '%s': %s", opts.textfile, strerror(errno));
+		return err;
+	}
 	if (!opts.textfile || opts.listen) {
 		err = bt_http_new(&x->http, &ho);
 		if (err)
