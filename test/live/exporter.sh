@@ -109,6 +109,15 @@ ticks=$(($(cpu) - c0))
 hz=$(getconf CLK_TCK)
 [ $((ticks * 1000 / hz)) -lt 500 ] || fail "50 scrapes took $((ticks * 1000 / hz)) ms of CPU: over 10 ms each"
 ok "50 scrapes: $((ticks * 1000 / hz)) ms of CPU"
+# and what a scrape allocates, it frees: after those, 100 more leave the RSS where it was
+rss() { awk '/^VmRSS:/ { print $2 }' /proc/$EX/status; }
+r1=$(rss)
+for i in $(seq 60 159); do
+	curl -s --interface 127.0.1.$((i - 50)) --max-time 2 -o /dev/null "$URL/metrics" || fail "scrape $i"
+done
+r2=$(rss)
+[ $((r2 - r1)) -le 256 ] || fail "100 scrapes: RSS $r1 -> $r2 KiB"
+ok "100 more scrapes: RSS $r1 -> $r2 KiB"
 curl -s -D "$T/head" -H 'Accept: application/openmetrics-text; version=1.0.0' -o "$T/om" "$URL/metrics"
 grep -qi '^content-type: application/openmetrics-text; version=1.0.0' "$T/head" || fail "OpenMetrics not served when asked for"
 [ "$(tail -1 "$T/om")" = "# EOF" ] || fail "OpenMetrics without its # EOF"
