@@ -766,7 +766,7 @@ int bt_http_new(struct bt_http **out, const struct bt_http_opts *opts)
 	h->opts.max_conns = opts->max_conns ?: 64;
 	h->opts.max_per_ip = opts->max_per_ip ?: 8;
 	h->opts.timeout_s = opts->timeout_s ?: 10;
-	h->opts.max_header = opts->max_header ?: 16 * 1024;
+	h->opts.max_header = opts->max_header ?: 32 * 1024;
 	h->opts.rate = opts->rate ?: 10;
 	h->opts.burst = opts->burst ?: 20;
 	h->listen = strdup(opts->listen ?: BT_HTTP_DEFAULT_LISTEN);
@@ -831,13 +831,12 @@ int bt_http_start(struct bt_http *h)
 	 * The memory limit is each connection's pool: the request line and headers are read
 	 * into it, and a request larger than it gets 431 (or is closed) while the others go on.
 	 */
-	h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_LISTEN_SOCKET,
-				     h->fd, MHD_OPTION_CONNECTION_LIMIT, h->opts.max_conns,
-				     MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->opts.max_per_ip,
-				     MHD_OPTION_CONNECTION_TIMEOUT, h->opts.timeout_s,
-				     MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->opts.max_header * 2,
-				     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_ARRAY,
-				     h->cert ? tls : tls + 2, MHD_OPTION_END);
+	h->daemon = MHD_start_daemon(
+		flags, 0, NULL, NULL, on_request, h, MHD_OPTION_LISTEN_SOCKET, h->fd,
+		MHD_OPTION_CONNECTION_LIMIT, h->opts.max_conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		h->opts.max_per_ip, MHD_OPTION_CONNECTION_TIMEOUT, h->opts.timeout_s,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->opts.max_header, MHD_OPTION_EXTERNAL_LOGGER,
+		mhd_log, NULL, MHD_OPTION_ARRAY, h->cert ? tls : tls + 2, MHD_OPTION_END);
 	if (!h->daemon) {
 		bt_err("cannot start the HTTP server on %s%s", h->listen,
 		       h->cert ? " (is the key the certificate's?)" : "");

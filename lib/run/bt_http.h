@@ -41,7 +41,7 @@ struct bt_http_opts {
 	unsigned int max_conns;	 /* connections at once [64] */
 	unsigned int max_per_ip; /* of those from one address [8] */
 	unsigned int timeout_s;	 /* a connection idle this long is closed [10] */
-	size_t max_header;	 /* bytes of request line and headers [16 KiB] */
+	size_t max_header;	 /* each connection's memory: request line and headers [32 KiB] */
 	unsigned int rate;	 /* requests per second per client address [10] */
 	unsigned int burst;	 /* the bucket's depth [20] */
 };
