@@ -221,8 +221,11 @@ static int scrape(struct exporter *x, FILE *out, bool openmetrics)
 		struct active *a = &x->act[i];
 		double t0 = now_s();
 
-		a->ok = a->cmd->collector->collect(a->state, p) == 0;
+		err = a->cmd->collector->collect(a->state, p);
 		a->seconds = now_s() - t0;
+		a->ok = err == 0;
+		if (err) /* counted in bpftools_exporter_collector_success; the rest go on */
+			bt_debug("collector %s: %s", a->label, strerror(-err));
 	}
 	err = bt_prom_family(p, "bpftools_exporter_build_info", BT_PROM_GAUGE,
 			     "The bpftools version serving these metrics (value 1).") ?:
@@ -260,6 +263,29 @@ static int metrics_page(struct bt_http_req *req, struct bt_http_resp *resp, void
 	return scrape(ctx, resp->out, om);
 }
 
+/* A collector's label in HTML: a probe spec may hold any character. */
+static void html_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
+	}
+}
+
 static int index_page(struct bt_http_req *req, struct bt_http_resp *resp, void *ctx)
 {
 	struct exporter *x = ctx;
@@ -269,8 +295,10 @@ static int index_page(struct bt_http_req *req, struct bt_http_resp *resp, void *
 	fputs("<!DOCTYPE html>\n<html><head><title>bpftools exporter</title></head><body>\n"
 	      "<h1>bpftools exporter</h1>\n<ul>\n<li><a href=\"/metrics\">/metrics</a>: ",
 	      resp->out);
-	for (i = 0; i < x->nact; i++)
-		fprintf(resp->out, "%s%s", i ? ", " : "", x->act[i].label);
+	for (i = 0; i < x->nact; i++) {
+		fputs(i ? ", " : "", resp->out);
+		html_text(resp->out, x->act[i].label);
+	}
 	fputs("</li>\n", resp->out);
 	for (i = 0; i < 2; i++) {
 		const struct bt_cmd *c = bt_cmd_find(x->pprof[i].cmd);
