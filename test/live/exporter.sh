@@ -45,7 +45,7 @@ exporter() {
 		fi
 		sleep 0.1
 	done
-	PORT=$(sed -n 's/.*serving .* at https*:\/\/[0-9.]*:\([0-9]*\)\/metrics$/\1/p' "$ERR" | tail -1)
+	PORT=$(sed -n 's/.*serving .* at https*:\/\/.*:\([0-9]*\)\/metrics$/\1/p' "$ERR" | tail -1)
 }
 
 stop_exporter() {
@@ -330,6 +330,17 @@ get "http://127.0.0.1:$PORT/metrics"
 [ "$(grep -c '^bpftools_softirqs_total{' "$T/body")" = 1 ] || fail "--max-series 1: not one series"
 stop_exporter
 ok "--max-series 1: 18 label sets dropped and counted"
+
+# --- IPv6 ---
+if [ -e /proc/net/if_inet6 ] && python3 -c 'import socket; socket.create_server(("::1", 0), family=socket.AF_INET6)' 2>/dev/null; then
+	exporter --listen '[::1]:0' --collect softirqs
+	STATUS=$(curl -s -g --max-time 1 -o "$T/body" -w '%{http_code}' "http://[::1]:$PORT/metrics")
+	[ "$STATUS" = 200 ] && grep -q '^bpftools_softirqs_total' "$T/body" || fail "--listen [::1]:0: $STATUS"
+	STATUS=$(curl -s --max-time 1 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")
+	[ "$STATUS" = 000 ] || fail "--listen [::1]:0 answered on 127.0.0.1 ($STATUS)"
+	stop_exporter
+	ok "--listen [::1]:0 serves IPv6 loopback only"
+fi
 
 # --- pprof: seconds 1..60 (else 400); a profile at a time (429); gzipped pprof naming the
 # workload's functions ---
