@@ -383,7 +383,7 @@ static int start_one(struct exporter *x, const struct bt_cmd *c, const char *spe
 		return -ENOTSUP;
 	}
 	err = c->collector->start(spec, &a->state);
-	if (err && optional) {
+	if (err && optional && err != -EINTR) { /* a stop is no reason to leave it out */
 		bt_note("collector '%s' left out%s", c->name,
 			err == -EOPNOTSUPP ? ": this kernel cannot run it" : " (see above)");
 		return 0;
