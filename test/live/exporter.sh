@@ -182,13 +182,28 @@ B0=$(metric "$BYT")
 [ -n "$L0" ] && [ -n "$R0" ] && [ -n "$B0" ] || fail "no series for $LOOP_NAME after a read of it"
 until_prom "$LAT" "$L0" || fail "Prometheus: $LAT is '$V', the exporter says $L0 ($(tail -3 "$T/prom.log"))"
 N=37
+# while the reads run, 4 rounds of 12 scrapers at once: each gets a whole exposition, and
+# together they add nothing (the exact counts below)
+(
+	for r in 1 2 3 4; do
+		for i in $(seq 12); do
+			curl -s --interface "127.0.2$r.$i" --max-time 5 -o "$T/par.$r.$i" "$URL/metrics" &
+		done
+		wait
+	done
+) &
+par=$!
 dd if="$LOOP_DEV" of=/dev/null bs=4k count=$N iflag=direct 2>/dev/null || fail "dd"
+wait $par
+for f in "$T"/par.*; do
+	promtool_ok "$f" "one of 12 scrapes at once"
+done
 until_prom "$LAT" $((L0 + N)) || fail "Prometheus: $LAT went $L0 -> '$V' after $N reads"
 until_prom "$REQ" $((R0 + N)) || fail "Prometheus: $REQ went $R0 -> '$V' after $N reads"
 until_prom "$BYT" $((B0 + N * 4096)) || fail "Prometheus: $BYT went $B0 -> '$V' after $N 4 KiB reads"
 sleep 1.5 # no more than our reads: two more scrapes say the same
 [ "$(prom "$LAT")" = $((L0 + N)) ] || fail "Prometheus: $LAT moved on after our $N reads"
-ok "Prometheus: $N direct reads of $LOOP_NAME in biolatency's _count and biosnoop's counters"
+ok "Prometheus: $N direct reads of $LOOP_NAME in biolatency's _count and biosnoop's counters, 48 scrapes at once besides"
 i=0
 while curl -s --max-time 1 -o "$T/node" "http://127.0.0.1:$NP/metrics"; V=$(metric "$LAT" "$T/node"); [ "$V" != $((L0 + N)) ]; do
 	i=$((i + 1))
