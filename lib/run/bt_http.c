@@ -839,7 +839,8 @@ int bt_http_start(struct bt_http *h)
 		mhd_log, NULL, MHD_OPTION_ARRAY, h->cert ? tls : tls + 2, MHD_OPTION_END);
 	if (!h->daemon) {
 		bt_err("cannot start the HTTP server on %s%s", h->listen,
-		       h->cert ? " (is the key the certificate's?)" : "");
+		       h->cert ? ": are cert_file and key_file a PEM certificate and its key?"
+			       : "");
 		return -EINVAL;
 	}
 	h->fd = -1; /* the daemon's now */

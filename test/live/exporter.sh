@@ -467,7 +467,14 @@ run exporter --listen 127.0.0.1:0 --web-config "$T/bad.yml"
 expect_rc 2 "exporter --web-config (client_ca_file)"
 [ "$(wc -l <"$ERR")" = 1 ] && grep -q "^exporter: $T/bad.yml:3: tls_server_config: 'client_ca_file' is not supported" "$ERR" ||
 	fail "bad web config: not one line naming file:line: $(cat "$ERR")"
-ok "TLS with basic auth (bcrypt from htpasswd); a bad web config is one line naming file:line"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+	-subj /CN=other -keyout "$T/key2.pem" -out "$T/cert2.pem" 2>/dev/null || fail "openssl req"
+printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: key2.pem\n' >"$T/mismatch.yml"
+run exporter --listen 127.0.0.1:0 --collect softirqs --web-config "$T/mismatch.yml"
+expect_rc 1 "exporter --web-config (another certificate's key)"
+[ "$(wc -l <"$ERR")" = 1 ] && grep -q 'a PEM certificate and its key?$' "$ERR" ||
+	fail "a key not the certificate's: $(cat "$ERR")"
+ok "TLS with basic auth (bcrypt from htpasswd); a bad web config is one line naming file:line; so is a key not the certificate's"
 
 # --- SIGHUP re-reads --args-file ---
 printf '# collectors\n--collect softirqs\n--listen 127.0.0.1:0\n' >"$T/args"
