@@ -39,6 +39,22 @@ foreach(d IN LISTS _dirs)
   list(APPEND BT_CLANG_SYS_INCLUDES -idirafter ${d})
 endforeach()
 
+# _bt_bpf_object(OBJ SRC NAME [FLAGS...]): compile SRC for the BPF target into OBJ.
+function(_bt_bpf_object obj src name)
+  # -MT: the depfile names the rule's output, not the .raw the compiler writes; else CMake
+  # files the headers under a target it does not build, and a changed header rebuilds nothing.
+  add_custom_command(OUTPUT ${obj}
+    COMMAND ${BT_CLANG} -g -O2 -Wall -Werror -Wno-unused-function -target bpf -mcpu=v3
+            -D__TARGET_ARCH_${BT_BPF_ARCH} ${ARGN} -I${PROJECT_SOURCE_DIR}/probes -I${BT_VMLINUX_DIR}
+            ${BT_CLANG_SYS_INCLUDES} -MD -MF ${obj}.d -MT ${obj} -c ${src} -o ${obj}.raw
+    COMMAND ${BT_LLVM_STRIP} -g ${obj}.raw
+    # Through the BPF linker: it drops the .rel.BTF and .rel.BTF.ext sections that libbpf
+    # skips anyway (a quarter of each object, 0.7 MB of the binary) and dedups the BTF.
+    COMMAND ${BT_BPFTOOL} gen object ${obj} ${obj}.raw
+    DEPENDS ${src} DEPFILE ${obj}.d
+    COMMENT "BPF ${name}" VERBATIM)
+endfunction()
+
 # bt_bpf_skeleton(NAME [SOURCE]): SOURCE defaults to probes/NAME.bpf.c.
 function(bt_bpf_skeleton name)
   set(src ${PROJECT_SOURCE_DIR}/probes/${name}.bpf.c)
@@ -47,21 +63,29 @@ function(bt_bpf_skeleton name)
   endif()
   set(obj ${BT_GEN_DIR}/${name}.bpf.o)
   set(skel ${BT_GEN_DIR}/${name}.skel.h)
-  # -MT: the depfile names the rule's output, not the .raw the compiler writes; else CMake
-  # files the headers under a target it does not build, and a changed header rebuilds nothing.
-  add_custom_command(OUTPUT ${obj}
-    COMMAND ${BT_CLANG} -g -O2 -Wall -Werror -Wno-unused-function -target bpf -mcpu=v3
-            -D__TARGET_ARCH_${BT_BPF_ARCH} -I${PROJECT_SOURCE_DIR}/probes -I${BT_VMLINUX_DIR}
-            ${BT_CLANG_SYS_INCLUDES} -MD -MF ${obj}.d -MT ${obj} -c ${src} -o ${obj}.raw
-    COMMAND ${BT_LLVM_STRIP} -g ${obj}.raw
-    # Through the BPF linker: it drops the .rel.BTF and .rel.BTF.ext sections that libbpf
-    # skips anyway (a quarter of each object, 0.7 MB of the binary) and dedups the BTF.
-    COMMAND ${BT_BPFTOOL} gen object ${obj} ${obj}.raw
-    DEPENDS ${src} DEPFILE ${obj}.d
-    COMMENT "BPF ${name}.bpf.c" VERBATIM)
+  _bt_bpf_object(${obj} ${src} ${name}.bpf.c)
   add_custom_command(OUTPUT ${skel}
     COMMAND sh -c "\"$1\" gen skeleton \"$2\" name \"$3\" > \"$4.tmp\" && mv \"$4.tmp\" \"$4\""
             sh ${BT_BPFTOOL} ${obj} ${name}_bpf ${skel}
     DEPENDS ${obj}
     COMMENT "skeleton ${name}.skel.h" VERBATIM)
+endfunction()
+
+# bt_bpf_skeleton_nokfuncs(NAME): probes/NAME.bpf.c built again with BT_NO_KFUNCS, for kernels
+# without BTF (lib/attach/bt_skel.h, BT_SKEL_OPEN_WHOLE_BTF_NOKFUNCS): gen/NAME_nokfuncs.skel.h,
+# of which only the bytes are used, opened into NAME's skeleton. So the build fails unless the
+# two skeletons are the same but for their names and bytes: the same programs, maps and data.
+function(bt_bpf_skeleton_nokfuncs name)
+  set(src ${PROJECT_SOURCE_DIR}/probes/${name}.bpf.c)
+  set(obj ${BT_GEN_DIR}/${name}_nokfuncs.bpf.o)
+  set(skel ${BT_GEN_DIR}/${name}_nokfuncs.skel.h)
+  _bt_bpf_object(${obj} ${src} "${name}.bpf.c without kfuncs" -DBT_NO_KFUNCS)
+  add_custom_command(OUTPUT ${skel}
+    COMMAND sh -c "\"$1\" gen skeleton \"$2\" name \"$3\" > \"$4.tmp\""
+            sh ${BT_BPFTOOL} ${obj} ${name}_nokfuncs_bpf ${skel}
+    COMMAND sh ${PROJECT_SOURCE_DIR}/cmake/twin-skeleton.sh ${BT_GEN_DIR}/${name}.skel.h ${name}
+            ${skel}.tmp ${name}_nokfuncs
+    COMMAND mv ${skel}.tmp ${skel}
+    DEPENDS ${obj} ${BT_GEN_DIR}/${name}.skel.h ${PROJECT_SOURCE_DIR}/cmake/twin-skeleton.sh
+    COMMENT "skeleton ${name}_nokfuncs.skel.h" VERBATIM)
 endfunction()

@@ -22,6 +22,7 @@
 #include "opensnoop.h"
 #include "opensnoop_probes.h"
 #include "opensnoop.skel.h"
+#include "opensnoop_nokfuncs.skel.h"
 
 enum {
 	OPT_EXEC = 0x100,
@@ -372,7 +373,7 @@ static int run(const struct bt_cmd *cmd)
 	err = bt_child__start(opts.exec_argv, &s->child);
 	/* not through bt_core_btf: bpf_core_type_id_kernel() needs the kernel's own type ids */
 	if (!err)
-		err = BT_SKEL_OPEN_WHOLE_BTF(opensnoop, &skel);
+		err = BT_SKEL_OPEN_WHOLE_BTF_NOKFUNCS(opensnoop, &skel);
 	if (err)
 		goto cleanup;
 	skel->rodata->failed_only = opts.failed;

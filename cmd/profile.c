@@ -37,6 +37,8 @@ static struct profile_opts {
 	bool cycles;		  /* --event cycles */
 	long cpu;		  /* -C; -1: every CPU */
 	const char *cgroupmap, *mntnsmap;
+	/* a count per thread and CPU, which the output shows: --json, --pprof */
+	bool by_thread;
 } opts = { .oc = BT_OFFCPU_OPTS_INIT, .cpu = -1 };
 
 static const struct bt_opt_vals vals = {
@@ -141,6 +143,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 						    "(-I) has none off-CPU");
 		if (!o->freq && !o->period)
 			o->freq = 49;
+		/* argp ends the children first: --pprof is known here */
+		o->by_thread = o->oc.json || o->oc.out.pprof;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -238,6 +242,7 @@ static unsigned int key_procs(const void *key, struct bt_row_proc *p)
 		.user_stack = k->user_stack,
 		.kernel_stack = k->kernel_stack,
 		.state = k->state == PROFILE_ON_CPU ? NULL : state_frame(k->state),
+		.cpu = k->cpu == PROFILE_NO_CPU ? -1 : (int)k->cpu,
 	};
 	return k->tgid;
 }
@@ -245,7 +250,8 @@ static unsigned int key_procs(const void *key, struct bt_row_proc *p)
 /* BCC's: "Sampling at 49 Hertz of all threads by user + kernel stack on CPU#1 for 5 secs." */
 static void print_banner(const struct bt_offcpu_opts *oc)
 {
-	const struct profile_opts *o = &opts;
+	/* the block the run was given is the first member of its options */
+	const struct profile_opts *o = (const struct profile_opts *)oc;
 	char who[64 + 12 * BT_OFFCPU_MAX_IDS], rate[64], cpu[32] = "";
 
 	if (oc->ntgids)
@@ -268,10 +274,16 @@ static void print_banner(const struct bt_offcpu_opts *oc)
 				 bt_offcpu_stacks(oc), cpu);
 }
 
-/* Before load: what a sample counts, idle, --wall, and the cgroup and mount ns maps. */
+/* A run: its options, and the sampling events attach() opened. */
+struct profile_run {
+	const struct profile_opts *o;
+	struct bt_perf *perf;
+};
+
+/* Before load: what a sample counts, idle, --wall, by thread, the cgroup and mount ns maps. */
 static int prepare(void *ctx, struct bpf_object *obj)
 {
-	const struct profile_opts *o = ctx;
+	const struct profile_opts *o = ((struct profile_run *)ctx)->o;
 	struct bt_filters f = BT_FILTERS_NONE;
 	__u64 value = o->wall ? period_of(o) / 1000 : 1;
 	int err;
@@ -283,6 +295,8 @@ static int prepare(void *ctx, struct bpf_object *obj)
 		err = bt_rodata_set(obj, "wall", &o->wall, sizeof(bool));
 	if (!err)
 		err = bt_rodata_set(obj, "sample_value", &value, sizeof(value));
+	if (!err)
+		err = bt_rodata_set(obj, "by_thread", &o->by_thread, sizeof(bool));
 	if (err) {
 		bt_err("cannot set up the BPF programs: %s", strerror(-err));
 		return err;
@@ -290,12 +304,11 @@ static int prepare(void *ctx, struct bpf_object *obj)
 	return bt_filters_apply(obj, &f);
 }
 
-static struct bt_perf *perf;
-
 /* Once the skeleton is attached (--wall's sched_switch): the sampling events. */
 static int attach(void *ctx, struct bpf_object *obj)
 {
-	const struct profile_opts *o = ctx;
+	struct profile_run *run = ctx;
+	const struct profile_opts *o = run->o;
 	struct bt_perf_opts po = {
 		.period = period_of(o),
 		.freq_hz = o->freq,
@@ -303,31 +316,23 @@ static int attach(void *ctx, struct bpf_object *obj)
 		.cpu = (int)o->cpu,
 	};
 
-	return bt_perf__attach(bpf_object__find_program_by_name(obj, "profile_sample"), &po, &perf);
+	return bt_perf__attach(bpf_object__find_program_by_name(obj, "profile_sample"), &po,
+			       &run->perf);
 }
 
 /* The summary is next: no sample is taken while it is read and named. */
 static void stop(void *ctx)
 {
-	bt_perf__destroy(perf);
-	perf = NULL;
+	struct profile_run *run = ctx;
+
+	bt_perf__destroy(run->perf);
+	run->perf = NULL;
 }
 
 /* the in-flight tables (probes/bt_offcpu.bpf.h), in slot order: --wall's */
 static const struct bt_inflight_table inflight[] = {
 	{ "bt_offcpu_starts", "blocks not timed", "threads off-CPU" },
 	{ NULL },
-};
-
-static struct bt_offcpu_tool tool = {
-	.procs = key_procs,
-	.gen_offset = offsetof(struct profile_key, gen),
-	.inflight = inflight,
-	.banner = print_banner,
-	.prepare = prepare,
-	.attach = attach,
-	.stop = stop,
-	.ctx = &opts,
 };
 
 /* sched_switch with its switch-out state (5.18+), else the state read from the task. */
@@ -339,9 +344,22 @@ static const struct bt_probe wall_probes[] = {
 };
 static const struct bt_probe no_probes[] = { { NULL } };
 
-/* What a run counts and how it is named, from the options. */
-static void tool_init(struct bt_offcpu_tool *t, const struct profile_opts *o)
+/* What a run counts and how it is named, from its options. */
+static void tool_init(struct bt_offcpu_tool *t, struct profile_run *run)
 {
+	const struct profile_opts *o = run->o;
+
+	*t = (struct bt_offcpu_tool){
+		.procs = key_procs,
+		.gen_offset = offsetof(struct profile_key, gen),
+		.inflight = inflight,
+		.banner = print_banner,
+		.prepare = prepare,
+		.attach = attach,
+		.stop = stop,
+		.ctx = run,
+		.thread = o->by_thread,
+	};
 	if (o->wall) {
 		t->title = "Wall-Clock Time Flame Graph (hot: on-CPU, cold: off-CPU)";
 		t->attach_to = "sched:sched_switch";
@@ -364,21 +382,28 @@ static void tool_init(struct bt_offcpu_tool *t, const struct profile_opts *o)
 	}
 }
 
-static int run(const struct bt_cmd *cmd)
+/* o's profile, printed as the options say. */
+static int run_profile(const struct profile_opts *o, const struct bt_probe *probes)
 {
+	struct profile_run pr = { .o = o };
 	struct profile_bpf *skel = NULL;
+	struct bt_offcpu_tool tool;
 	struct bt_offcpu_run r;
 	int err;
 
-	tool_init(&tool, &opts);
-	err = bt_offcpu_run__init(&r, &tool, &opts.oc) ?: BT_SKEL_OPEN(profile, &skel);
+	tool_init(&tool, &pr);
+	err = bt_offcpu_run__init(&r, &tool, &o->oc) ?: BT_SKEL_OPEN(profile, &skel);
 	if (!err)
-		err = bt_offcpu_run(&r, skel->skeleton, skel->maps.counts,
-				    opts.wall ? cmd->probes : no_probes);
-	bt_perf__destroy(perf);
+		err = bt_offcpu_run(&r, skel->skeleton, skel->maps.counts, probes);
+	bt_perf__destroy(pr.perf);
 	profile_bpf__destroy(skel);
 	bt_offcpu_run__free(&r);
 	return err;
+}
+
+static int run(const struct bt_cmd *cmd)
+{
+	return run_profile(&opts, opts.wall ? cmd->probes : no_probes);
 }
 
 BT_COMMAND(profile) = {

@@ -103,6 +103,7 @@ int enter_openat2(struct trace_event_raw_sys_enter *ctx)
  * past the name's own allocation cannot fault (BTF loads are fault-safe) and the bytes after
  * its NUL are ignored by user space.
  */
+#ifndef BT_NO_KFUNCS
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
 static __always_inline void copy_name(char *dst, const unsigned char *name)
@@ -210,6 +211,18 @@ static __always_inline void walk_dirs(struct opensnoop_event *e, __s32 dfd)
 	e->depth = w.depth;
 	e->truncated = !w.done;
 }
+#else
+/*
+ * The build for kernels without BTF (BT_NO_KFUNCS, lib/attach/bt_skel.h): such a kernel has
+ * no kfuncs, and a kfunc's extern alone has libbpf load the kernel's own BTF, which --btf
+ * cannot stand in for. The *_full programs keep their names for the skeleton but never load
+ * there (BT_NEEDS_RDONLY_CAST): no walk.
+ */
+static __always_inline void walk_dirs(struct opensnoop_event *e, __s32 dfd)
+{
+	e->truncated = 1;
+}
+#endif
 
 /* -F through bpf_probe_read_kernel(): the same walk, every pointer a plain number. */
 struct walk_read {

@@ -18,6 +18,8 @@
 const volatile bool include_idle = false; /* -I */
 const volatile bool wall = false;	  /* --wall: a key per thread, state in it */
 const volatile __u64 sample_value = 1;	  /* what a sample adds: 1, or its period in us */
+/* --json, --pprof: a count per thread and CPU, which they show (text and -f merge them) */
+const volatile bool by_thread = false;
 
 /* BCC's --hash-storage-size default */
 struct {
@@ -53,7 +55,8 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 		key.cookie = bt_note_pid(ctx, tgid);
 	}
 	key.tgid = tgid;
-	key.tid = wall ? tid : 0;
+	key.tid = wall || by_thread ? tid : 0;
+	key.cpu = by_thread ? bpf_get_smp_processor_id() : 0;
 	key.state = PROFILE_ON_CPU;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	bt_offcpu_sum(&counts, &key, sample_value);
@@ -73,6 +76,7 @@ static __always_inline void bt_offcpu_add_block(__u32 tid, const struct bt_offcp
 	key.cookie = s->cookie;
 	key.gen = s->gen;
 	key.state = s->state;
+	key.cpu = PROFILE_NO_CPU;
 	__builtin_memcpy(key.comm, s->comm, sizeof(key.comm));
 	bt_offcpu_sum(&counts, &key, us);
 }

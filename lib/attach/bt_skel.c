@@ -226,6 +226,26 @@ int bt_skel_opened(const void *skel)
 	return err;
 }
 
+void *bt_skel_open_bytes(void *skel, int err, struct bpf_object_skeleton **s,
+			 const void *(*elf_bytes)(size_t *size),
+			 const struct bpf_object_open_opts *opts)
+{
+	if (!skel) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (!err) {
+		(*s)->data = (void *)elf_bytes(&(*s)->data_sz);
+		err = bpf_object__open_skeleton(*s, opts);
+	}
+	if (!err)
+		return skel;
+	bpf_object__destroy_skeleton(*s); /* what NAME_bpf__destroy() does */
+	free(skel);
+	errno = -err;
+	return NULL;
+}
+
 unsigned long long bt_skel_recursion_misses(struct bpf_object *obj)
 {
 	unsigned long long misses = 0;

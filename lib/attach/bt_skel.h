@@ -8,10 +8,12 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <bpf/libbpf.h>
 
 #include "bt_cmd.h"
 #include "bt_core_btf.h"
+#include "bt_kernel.h"
 #include "bt_rodata.h"
 #include "bt_vmlinux_btf.h"
 
@@ -36,6 +38,34 @@ int bt_skel_opened(const void *skel);
 	(*(skelp) = NULL,                   \
 	 bt_vmlinux_btf_check()             \
 		 ?: bt_skel_opened(*(skelp) = name##_bpf__open_opts(bt_core_btf_whole_opts())))
+/*
+ * The same for an object built twice (cmake: bt_bpf_skeleton_nokfuncs(NAME)): on a kernel
+ * without BTF, the build without kfuncs (BT_NO_KFUNCS, gen/NAME_nokfuncs.skel.h) opened into
+ * NAME's skeleton. A kfunc's extern alone has libbpf load the kernel's own BTF at load, where
+ * --btf cannot stand in ("failed to find valid kernel BTF"); such a kernel has no kfuncs to
+ * call anyway. The build checks that both skeletons have the same programs, maps and data.
+ */
+#define BT_SKEL_OPEN_WHOLE_BTF_NOKFUNCS(name, skelp)                                             \
+	(*(skelp) = NULL,                                                                        \
+	 bt_vmlinux_btf_check()                                                                  \
+		 ?: bt_kernel_has_btf()                                                          \
+		    ? bt_skel_opened(*(skelp) = name##_bpf__open_opts(bt_core_btf_whole_opts())) \
+		    : (*(skelp) = calloc(1, sizeof(**(skelp))),                                  \
+		       bt_skel_opened(                                                           \
+			       *(skelp) = bt_skel_open_bytes(                                    \
+				       *(skelp),                                                 \
+				       *(skelp) ? name##_bpf__create_skeleton(*(skelp)) : 0,     \
+				       &(*(skelp))->skeleton, name##_nokfuncs_bpf__elf_bytes,    \
+				       bt_core_btf_whole_opts()))))
+
+/*
+ * NAME_bpf__open_opts() from other bytes than the skeleton's own: skel is NAME's struct (NULL:
+ * out of memory), err what NAME_bpf__create_skeleton(skel) returned, *s the skeleton it made.
+ * Returns skel opened from elf_bytes' object, else NULL with errno set and skel freed.
+ */
+void *bt_skel_open_bytes(void *skel, int err, struct bpf_object_skeleton **s,
+			 const void *(*elf_bytes)(size_t *size),
+			 const struct bpf_object_open_opts *opts);
 
 /*
  * For each probe, keep 'prog' when the kernel can take it, else its fallback. Returns 0, or

@@ -6,6 +6,7 @@
  * values exactly; the embedded script does search, zoom and the details line.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,17 @@ struct bt_profile *bt_profile_new(const struct bt_profile_opts *opts)
 	return p;
 }
 
+static void free_samples(struct bt_prof_node *n)
+{
+	struct bt_prof_sample *s, *next;
+
+	for (s = n->samples; s; s = next) {
+		next = s->next;
+		free(s->labels);
+		free(s);
+	}
+}
+
 static void free_nodes(struct bt_prof_node *n)
 {
 	struct bt_prof_node *c, *next;
@@ -44,6 +56,7 @@ static void free_nodes(struct bt_prof_node *n)
 	for (c = n->child; c; c = next) {
 		next = c->next;
 		free_nodes(c);
+		free_samples(c);
 		free(c->name);
 		free(c->module);
 		free(c);
@@ -55,7 +68,10 @@ void bt_profile_free(struct bt_profile *p)
 	if (!p)
 		return;
 	free_nodes(&p->root);
+	free_samples(&p->root);
 	free(p->slots);
+	free(p->lslots);
+	free(p->lnodes);
 	free(p);
 }
 
@@ -144,12 +160,128 @@ static struct bt_prof_node *child_of(struct bt_profile *p, struct bt_prof_node *
 	return n;
 }
 
-int bt_profile_add(struct bt_profile *p, const struct bt_prof_frame *frames, size_t n,
-		   uint64_t value)
+/* labels as struct bt_prof_sample keeps them, in a new buffer of *len bytes; NULL: ENOMEM */
+static char *encode_labels(const struct bt_prof_label *labels, size_t n, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	size_t i;
+
+	if (!f)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		fputs(labels[i].key, f);
+		fputc('\0', f);
+		if (labels[i].str)
+			fprintf(f, "s%s", labels[i].str);
+		else
+			fprintf(f, "n%lld", (long long)labels[i].num);
+		fputc('\0', f);
+	}
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static uint64_t labels_hash(const struct bt_prof_node *node, const char *labels, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ ((uintptr_t)node * 0x9e3779b97f4a7c15ULL);
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)labels[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static int grow_labelled(struct bt_profile *p)
+{
+	size_t n = p->nlslots ? p->nlslots * 2 : 256, i, j;
+	struct bt_prof_sample **s = calloc(n, sizeof(*s));
+	struct bt_prof_node **nodes = calloc(n, sizeof(*nodes));
+
+	if (!s || !nodes) {
+		free(s);
+		free(nodes);
+		return -ENOMEM;
+	}
+	for (i = 0; i < p->nlslots; i++) {
+		struct bt_prof_sample *x = p->lslots[i];
+
+		if (!x)
+			continue;
+		j = labels_hash(p->lnodes[i], x->labels, x->len) & (n - 1);
+		while (s[j])
+			j = (j + 1) & (n - 1);
+		s[j] = x;
+		nodes[j] = p->lnodes[i];
+	}
+	free(p->lslots);
+	free(p->lnodes);
+	p->lslots = s;
+	p->lnodes = nodes;
+	p->nlslots = n;
+	return 0;
+}
+
+/* The labelled sample of node with these labels (encoded: len bytes, given over), or NULL. */
+static struct bt_prof_sample *labelled(struct bt_profile *p, struct bt_prof_node *node,
+				       char *labels, size_t len)
+{
+	struct bt_prof_sample *s;
+	size_t j;
+
+	if ((p->nlabelled + 1) * 2 > p->nlslots && grow_labelled(p)) {
+		free(labels);
+		return NULL;
+	}
+	j = labels_hash(node, labels, len) & (p->nlslots - 1);
+	for (; (s = p->lslots[j]); j = (j + 1) & (p->nlslots - 1))
+		if (p->lnodes[j] == node && s->len == len && !memcmp(s->labels, labels, len)) {
+			free(labels);
+			return s;
+		}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		free(labels);
+		return NULL;
+	}
+	s->labels = labels;
+	s->len = len;
+	if (!node->samples_tail)
+		node->samples_tail = &node->samples;
+	*node->samples_tail = s;
+	node->samples_tail = &s->next;
+	p->lslots[j] = s;
+	p->lnodes[j] = node;
+	p->nlabelled++;
+	return s;
+}
+
+bool bt_prof__label(const struct bt_prof_sample *s, size_t *pos, const char **key, const char **str,
+		    int64_t *num)
+{
+	const char *l = s->labels + *pos, *v;
+
+	if (*pos >= s->len)
+		return false;
+	*key = l;
+	v = l + strlen(l) + 1;
+	*str = *v == 's' ? v + 1 : NULL;
+	*num = *v == 's' ? 0 : strtoll(v + 1, NULL, 10);
+	*pos += v + strlen(v) + 1 - l;
+	return true;
+}
+
+int bt_profile_add_labeled(struct bt_profile *p, const struct bt_prof_frame *frames, size_t n,
+			   const struct bt_prof_label *labels, size_t nlabels, uint64_t value)
 {
 	struct bt_prof_node *node = &p->root;
+	struct bt_prof_sample *s = NULL;
 	bool cold = false;
-	size_t i;
+	size_t i, len;
+	char *enc;
 
 	if (!value)
 		return 0;
@@ -165,6 +297,13 @@ int bt_profile_add(struct bt_profile *p, const struct bt_prof_frame *frames, siz
 			return -ENOMEM;
 		cold |= frames[i].kind == BT_PROF_OFFCPU;
 	}
+	if (nlabels) {
+		enc = encode_labels(labels, nlabels, &len);
+		s = enc ? labelled(p, node, enc, len) : NULL;
+		if (!s)
+			return -ENOMEM;
+		s->value += value;
+	}
 	node->self += value;
 	for (; node; node = node->parent) {
 		node->total += value;
@@ -174,6 +313,12 @@ int bt_profile_add(struct bt_profile *p, const struct bt_prof_frame *frames, siz
 	if (n > p->depth)
 		p->depth = n;
 	return 0;
+}
+
+int bt_profile_add(struct bt_profile *p, const struct bt_prof_frame *frames, size_t n,
+		   uint64_t value)
+{
+	return bt_profile_add_labeled(p, frames, n, NULL, 0, value);
 }
 
 /* The kind a folded frame name says, the annotation suffix removed (name is modified). */

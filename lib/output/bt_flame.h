@@ -54,6 +54,8 @@ struct bt_profile_opts {
 	 */
 	const char *sample_type2, *unit2;
 	uint64_t value2_scale;
+	/* pprof: each sample's first value times this (0: 1; offcputime's us as nanoseconds) */
+	uint64_t value_scale;
 	unsigned int width; /* SVG width in pixels; 0: 1200 */
 	/*
 	 * Folded input: the first frame of each line is a process name (BT_PROF_OTHER), and the
@@ -82,6 +84,21 @@ void bt_profile_free(struct bt_profile *p);
  */
 int bt_profile_add(struct bt_profile *p, const struct bt_prof_frame *frames, size_t n,
 		   uint64_t value);
+
+/* A sample's label (profile.proto's Label): a string, or a number, under key. */
+struct bt_prof_label {
+	const char *key;
+	const char *str; /* NULL: the label is num */
+	int64_t num;
+};
+
+/*
+ * bt_profile_add() of a sample with labels (none: as bt_profile_add()). pprof keeps the samples
+ * of one stack apart by their labels (profile: the CPU and thread of each); the flame graph
+ * merges them. 0 or -errno.
+ */
+int bt_profile_add_labeled(struct bt_profile *p, const struct bt_prof_frame *frames, size_t n,
+			   const struct bt_prof_label *labels, size_t nlabels, uint64_t value);
 
 /*
  * One folded line, "root;...;leaf VALUE" (the value after the last space; a trailing newline

@@ -167,7 +167,8 @@ static void idmap_free(struct idmap *m)
 struct enc {
 	struct idmap strs, funcs, locs, maps;
 	struct pb strtab, functions, locations, mappings, samples, sub, sub2;
-	uint64_t scale2; /* a second value per sample, the first times this; 0: none */
+	uint64_t scale;	 /* the first value: the profile's times this */
+	uint64_t scale2; /* a second value per sample, the profile's times this; 0: none */
 	int err;
 };
 
@@ -266,30 +267,63 @@ static uint64_t location_id(struct enc *e, const struct bt_prof_node *n)
 	return lid;
 }
 
-/* Locations for n and its subtree, then a Sample for each node where stacks end. */
+/*
+ * A Sample: 1 location_id (ids, packed, leaf first), 2 value (packed: value, and its scaled
+ * twin), 3 label { 1 key, 2 str, 3 num } for each label of l (NULL: none).
+ */
+static void put_sample(struct enc *e, const struct pb *ids, uint64_t value,
+		       const struct bt_prof_sample *l)
+{
+	struct pb v = { 0 };
+	const char *key, *str;
+	size_t pos = 0;
+	int64_t num;
+
+	pb_bytes(&e->sub, 1, ids->b, ids->len);
+	pb_varint(&v, value * e->scale);
+	if (e->scale2)
+		pb_varint(&v, value * e->scale2);
+	if (v.err)
+		e->err = v.err;
+	pb_bytes(&e->sub, 2, v.b, v.len);
+	free(v.b);
+	while (l && bt_prof__label(l, &pos, &key, &str, &num)) {
+		pb_uint(&e->sub2, 1, str_index(e, key));
+		if (str)
+			pb_uint(&e->sub2, 2, str_index(e, str));
+		else
+			pb_uint(&e->sub2, 3, (uint64_t)num);
+		pb_msg(&e->sub, 3, &e->sub2);
+	}
+	pb_msg(&e->samples, 2, &e->sub);
+}
+
+/*
+ * Locations for n and its subtree, then Samples for each node where stacks end: one per label
+ * set, and one without labels for the rest.
+ */
 static void encode_node(struct enc *e, struct bt_prof_node *n, bool root)
 {
 	struct bt_prof_node *c, *a;
+	struct bt_prof_sample *l;
 
 	if (!root)
 		n->id = location_id(e, n);
 	if (!root && n->self) {
 		struct pb ids = { 0 };
+		uint64_t rest = n->self;
 
-		/* Sample: 1 location_id (packed, leaf first), 2 value (packed) */
 		for (a = n; a->parent; a = a->parent)
 			pb_varint(&ids, a->id);
 		if (ids.err)
 			e->err = ids.err;
-		pb_bytes(&e->sub, 1, ids.b, ids.len);
+		for (l = n->samples; l; l = l->next) {
+			put_sample(e, &ids, l->value, l);
+			rest -= l->value;
+		}
+		if (rest)
+			put_sample(e, &ids, rest, NULL);
 		free(ids.b);
-		ids = (struct pb){ 0 };
-		pb_varint(&ids, n->self);
-		if (e->scale2)
-			pb_varint(&ids, n->self * e->scale2);
-		pb_bytes(&e->sub, 2, ids.b, ids.len);
-		free(ids.b);
-		pb_msg(&e->samples, 2, &e->sub);
 	}
 	for (c = n->child; c && !e->err; c = c->next)
 		encode_node(e, c, false);
@@ -334,6 +368,7 @@ int bt_pprof_write(const struct bt_profile *p, FILE *out)
 	int err;
 
 	pb_bytes(&e.strtab, 6, "", 0);
+	e.scale = p->opts.value_scale ? p->opts.value_scale : 1;
 	/* sample_type { 1 type, 2 unit }, and period_type the same */
 	pb_uint(&e.sub, 1, str_index(&e, opt_or(p->opts.sample_type, "samples")));
 	pb_uint(&e.sub, 2, str_index(&e, opt_or(p->opts.unit, "count")));

@@ -12,11 +12,11 @@
 #include "bt_flame.h"
 
 /*
- * One Sample per distinct stack (locations leaf first, as profile.proto wants), one Location
- * per distinct (frame, module, kind), one Function per (name, module; the file of kernel
- * frames without one is "[kernel.kallsyms]"), one Mapping per module given. The value type is
- * the options'
- * sample_type and unit. Returns 0 or -errno.
+ * One Sample per distinct stack and label set (locations leaf first, as profile.proto wants;
+ * the labels as Label { key, str or num }), one Location per distinct (frame, module, kind), one
+ * Function per (name, module; the file of kernel frames without one is "[kernel.kallsyms]"),
+ * one Mapping per module given. The value type is the options' sample_type and unit. Returns 0
+ * or -errno.
  */
 int bt_pprof_write(const struct bt_profile *p, FILE *out);
 /* Folded lines in, gzipped profile.proto out. */

@@ -57,6 +57,8 @@ struct bt_stack_out {
 	FILE *files[2];
 	struct bt_prof_frame *frames; /* the row being built, root first; names owned */
 	size_t n, cap;
+	struct bt_prof_label labels[BT_STACK_OUT_LABELS]; /* the row's; str owned */
+	size_t nlabels;
 	int err; /* of the row being built */
 };
 
@@ -68,6 +70,9 @@ static void drop_row(struct bt_stack_out *so)
 		free((char *)so->frames[i].name);
 		free((char *)so->frames[i].module);
 	}
+	for (i = 0; i < so->nlabels; i++)
+		free((char *)so->labels[i].str);
+	so->nlabels = 0;
 	so->n = 0;
 	so->err = 0;
 }
@@ -123,6 +128,26 @@ cleanup:
 	return err;
 }
 
+int bt_stack_out__new_profile(const struct bt_profile_opts *popts, struct bt_stack_out **out)
+{
+	struct bt_stack_out *so = calloc(1, sizeof(*so));
+
+	*out = NULL;
+	if (so)
+		so->prof = bt_profile_new(popts);
+	if (!so || !so->prof) {
+		free(so);
+		return -ENOMEM;
+	}
+	*out = so;
+	return 0;
+}
+
+int bt_stack_out__pprof(struct bt_stack_out *so, FILE *out)
+{
+	return bt_pprof_write(so->prof, out);
+}
+
 /* name and module are the row's own (NULL name: out of memory) */
 static void push(struct bt_stack_out *so, char *name, char *module, enum bt_prof_kind kind)
 {
@@ -160,6 +185,20 @@ void bt_stack_out__frame(struct bt_stack_out *so, const char *name, size_t len, 
 		push(so, strndup(name, len), module ? strdup(module) : NULL, kind);
 }
 
+void bt_stack_out__label(struct bt_stack_out *so, const char *key, const char *str, int64_t num)
+{
+	struct bt_prof_label *l;
+
+	if (!so || so->nlabels == BT_STACK_OUT_LABELS)
+		return;
+	l = &so->labels[so->nlabels];
+	*l = (struct bt_prof_label){ .key = key, .str = str ? strdup(str) : NULL, .num = num };
+	if (str && !l->str)
+		so->err = -ENOMEM;
+	else
+		so->nlabels++;
+}
+
 enum bt_prof_kind bt_stack_out_kind(const struct bt_frame *f, int pid)
 {
 	if (!f->name)
@@ -178,7 +217,9 @@ int bt_stack_out__add(struct bt_stack_out *so, uint64_t value)
 
 	if (!so)
 		return 0;
-	err = so->err ? so->err : bt_profile_add(so->prof, so->frames, so->n, value);
+	err = so->err ? so->err
+		      : bt_profile_add_labeled(so->prof, so->frames, so->n, so->labels, so->nlabels,
+					       value);
 	drop_row(so);
 	return err;
 }

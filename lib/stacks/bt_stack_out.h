@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bt_flame.h"
 #include "bt_stacks.h"
@@ -54,6 +55,13 @@ struct bt_stack_out;
 int bt_stack_out__new(const struct bt_stack_out_opts *o, const struct bt_profile_opts *popts,
 		      struct bt_stack_out **out);
 void bt_stack_out__free(struct bt_stack_out *so); /* NULL is fine */
+/*
+ * A profile in memory only (no file): for a caller that writes it where it wants with
+ * bt_stack_out__pprof() (the exporter's /debug/pprof). 0 or -ENOMEM.
+ */
+int bt_stack_out__new_profile(const struct bt_profile_opts *popts, struct bt_stack_out **out);
+/* The profile so far as gzipped pprof to out. 0 or -errno. */
+int bt_stack_out__pprof(struct bt_stack_out *so, FILE *out);
 
 /* A frame that is not code (a process name, a delimiter): at most len bytes of name. */
 void bt_stack_out__name(struct bt_stack_out *so, const char *name, size_t len,
@@ -61,7 +69,17 @@ void bt_stack_out__name(struct bt_stack_out *so, const char *name, size_t len,
 /* A frame named as the folded line names it (at most len bytes), with its file or NULL. */
 void bt_stack_out__frame(struct bt_stack_out *so, const char *name, size_t len, const char *module,
 			 enum bt_prof_kind kind);
-/* The row's value: the frames named since the last add become one sample. 0 or -errno. */
+/*
+ * A label of the row being built: its sample's in pprof (the flame graph has none), a string
+ * (str) or, str NULL, the number num. key must outlive the row (a literal); at most
+ * BT_STACK_OUT_LABELS a row, the rest ignored.
+ */
+#define BT_STACK_OUT_LABELS 8
+void bt_stack_out__label(struct bt_stack_out *so, const char *key, const char *str, int64_t num);
+/*
+ * The row's value: the frames named (and labels given) since the last add become one sample.
+ * 0 or -errno.
+ */
 int bt_stack_out__add(struct bt_stack_out *so, uint64_t value);
 /* Write every file asked for: the whole profile so far. 0 or -errno (said on stderr). */
 int bt_stack_out__write(struct bt_stack_out *so);

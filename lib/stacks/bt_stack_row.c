@@ -223,8 +223,10 @@ void bt_stack_rows__json(const struct bt_stack_rows *r, struct bt_json *j,
 			snprintf(comm, sizeof(comm), "%.*s", (int)pr->comm_len, pr->comm);
 			bt_json_string(j, "comm", comm);
 			bt_json_uint(j, "pid", pr->pid);
-			if (p->tid)
+			if (p->tid || (r->thread && i == 0))
 				bt_json_uint(j, "tid", pr->tid);
+			if (r->thread && i == 0 && pr->cpu >= 0)
+				bt_json_uint(j, "cpu", pr->cpu);
 		}
 		if (part_of(r, i, BT_ROW_KERNEL))
 			bt_stacks__json(r->stacks, j, "kernel_stack", &r->style, BT_PID_KERNEL,
@@ -242,6 +244,22 @@ void bt_stack_rows__json(const struct bt_stack_rows *r, struct bt_json *j,
 	}
 }
 
+/* A thread's row: its sample's labels, the names Parca gives them (docs/profile.md). */
+static void label(const struct bt_stack_rows *r, struct bt_stack_out *out,
+		  const struct bt_row_proc *pr)
+{
+	char comm[256];
+
+	if (!r->thread || !out)
+		return;
+	snprintf(comm, sizeof(comm), "%.*s", (int)strnlen(pr->comm, pr->comm_len), pr->comm);
+	bt_stack_out__label(out, "pid", NULL, pr->pid);
+	bt_stack_out__label(out, "thread_id", NULL, pr->tid);
+	bt_stack_out__label(out, "thread_name", comm, 0);
+	if (pr->cpu >= 0)
+		bt_stack_out__label(out, "cpu", NULL, pr->cpu);
+}
+
 int bt_stack_rows__write(const struct bt_stack_rows *r, FILE *f, const struct bt_row_proc *procs,
 			 uint64_t value)
 {
@@ -249,6 +267,7 @@ int bt_stack_rows__write(const struct bt_stack_rows *r, FILE *f, const struct bt
 
 	if (r->form == BT_ROW_FOLDED) {
 		fold(r, f, r->out, procs);
+		label(r, r->out, procs);
 		return bt_stack_out__add(r->out, value);
 	}
 	if (r->form == BT_ROW_JSON) {
@@ -269,6 +288,7 @@ int bt_stack_rows__profile(const struct bt_stack_rows *r, struct bt_stack_out *o
 	if (!out)
 		return 0;
 	fold(r, NULL, out, procs);
+	label(r, out, procs);
 	return bt_stack_out__add(out, value);
 }
 

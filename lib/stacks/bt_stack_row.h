@@ -12,7 +12,8 @@
  *	text:   the parts the other way round, a stack leaf first (root first when reversed), a
  *		name, delimiter or mark as its line (nothing when it has none);
  *	JSON:   per process {"comm", "pid", "tid", "kernel_stack", "user_stack"}, as far as its
- *		parts are shown, in an object of its own or in the row's.
+ *		parts are shown, in an object of its own or in the row's ("tid" and "cpu" of a
+ *		thread's row);
  *
  * Per-tool details of BCC's formats (the indent, the delimiter's line, the comm line) are
  * data in the parts. offcputime's row:
@@ -97,6 +98,7 @@ struct bt_row_proc {
 	uint64_t proc; /* BT_PROC(pid, cookie): whose mappings name the user stack */
 	uint64_t user_stack, user_caller, kernel_stack;
 	const char *state; /* what a BT_ROW_STATE part shows; NULL: nothing */
+	int cpu;	   /* with rows.thread: the CPU the sample was taken on; -1: none */
 };
 
 #define BT_ROW_PROCS 2
@@ -115,6 +117,12 @@ struct bt_stack_rows {
 	unsigned int hide;	  /* BT_ROW_HIDE(kind)s left out of every form (-U, -K, no -d) */
 	unsigned int text_hide;	  /* ... and out of the text form only */
 	struct bt_stack_out *out; /* --flamegraph, --pprof; NULL: none */
+	/*
+	 * Each row is the samples of one thread on one CPU (profile's --json and --pprof): the
+	 * JSON form gives the first process's tid and cpu (none when -1), and its profile sample is
+	 * labelled pid, thread_id, thread_name (the comm) and cpu, as Parca labels its samples.
+	 */
+	bool thread;
 };
 
 /*

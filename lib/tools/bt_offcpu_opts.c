@@ -430,6 +430,7 @@ int bt_offcpu_run(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
 	if (err)
 		return err;
 	r->rows = offcpu_rows(o, t->row, r->stacks, r->out);
+	r->rows.thread = t->thread;
 	for (i = 0; i < BT_ROW_PROCS; i++)
 		r->rows.objects[i] = t->objects[i];
 	counts_init(&r->counts, r->stacks, counts, t->gen_offset, add_row, r, &r->table,

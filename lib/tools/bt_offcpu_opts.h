@@ -137,6 +137,8 @@ struct bt_offcpu_tool {
 	 */
 	void (*stop)(void *ctx);
 	void *ctx;
+	/* each key is one thread's on one CPU: rows.thread (lib/stacks/bt_stack_row.h) */
+	bool thread;
 };
 
 /* A run: what it made, freed by bt_offcpu_run__free() once the skeleton is destroyed. */

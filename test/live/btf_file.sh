@@ -3,7 +3,8 @@
 # namespace of its own, as on such a kernel), a tool says in one line how to give the kernel's
 # types and exits 1; given them with --btf FILE or BPFTOOLS_BTF=FILE (a copy of this kernel's
 # BTF, as BTFHub ships one per kernel), it runs and counts; a --btf that is missing is a usage
-# error, one that is not BTF a runtime error, each one line.
+# error, one that is not BTF a runtime error, each one line. opensnoop, whose programs include a
+# kfunc's call, runs there too.
 . "$(dirname "$0")/lib.sh"
 require root btf tracepoints
 command -v unshare >/dev/null || skip "no unshare (util-linux)"
@@ -50,6 +51,20 @@ hidden BPFTOOLS_BTF="$T/vmlinux.btf" -- stackcount -D 1 t:sched:sched_switch
 [ "$RC" = 0 ] || fail "BPFTOOLS_BTF: stackcount exit $RC: $(grep -v warning "$ERR" | head -3)"
 grep -q 'schedule' "$OUT" || fail "BPFTOOLS_BTF: stackcount printed no stack through schedule"
 ok "BPFTOOLS_BTF=FILE: stackcount counts kernel stacks"
+
+# opensnoop: its -F programs call a kfunc, whose extern alone had libbpf load the kernel's own
+# BTF ("failed to find valid kernel BTF", --btf or not); without BTF it opens its build without
+# kfuncs. --exec's child opens a file that exists and one that does not, 3 times each: 3 rows of
+# each, FD and ERR right (open_work: test/workloads/open_work.c).
+echo x >"$T/exists"
+hidden -- opensnoop --btf "$T/vmlinux.btf" --exec "$BT_WORKLOADS/open_work" -c bt_btf_open 3 \
+	"$T/exists" "$T/missing"
+[ "$RC" = 0 ] || fail "--btf FILE: opensnoop exit $RC: $(head -3 "$ERR")"
+n=$(grep -Ec -- "^[0-9]+ +bt_btf_open +[0-9]+   0 $T/exists\$" "$OUT")
+[ "$n" = 3 ] || fail "--btf FILE: opensnoop: $n rows of $T/exists with an fd and ERR 0, expected 3"
+n=$(grep -Ec -- "^[0-9]+ +bt_btf_open +-1   2 $T/missing\$" "$OUT")
+[ "$n" = 3 ] || fail "--btf FILE: opensnoop: $n rows of $T/missing with FD -1 ERR 2, expected 3"
+ok "--btf FILE: opensnoop (a kfunc among its programs) sees the child's 6 opens, FD and ERR right"
 
 hidden -- softirqs --btf "$T/missing.btf" 1 1
 [ "$RC" = 2 ] || fail "--btf of a missing file: exit $RC, expected 2"

@@ -4,6 +4,8 @@ input they were made from.
 
     python3 flamegraph.py svg FOLDED SVG [NAME=KIND...]   (NAME* matches names starting so)
     python3 flamegraph.py pprof FOLDED PROFILE.pb.gz TYPE UNIT [FUNCTION[@FILE]...]
+    python3 flamegraph.py samples PROFILE.pb.gz TYPE/UNIT[,...] FUNCTION [KEY=VALUE...]
+        (the samples through FUNCTION: some, each labelled so; VALUE * any, ! no such label)
 
 A tool's own --flamegraph/--pprof names each frame's module too: the SVG's tooltips say
 "name [module] (...)", and one folded path may be several frames (the same name from two
@@ -168,8 +170,9 @@ def ints(wire, v):
     return out
 
 
-def check_pprof(folded_path, pb_path, want_type, want_unit, want_funcs):
-    stacks = folded(folded_path)
+def decode(pb_path):
+    """A gzipped profile.proto: its string table, samples ({"loc": location ids leaf first,
+    "val": values, "labels": {key: str or num}}), functions, files, mappings, locations."""
     data = open(pb_path, "rb").read()
     if data[:2] != b"\x1f\x8b":
         fail("not gzip")
@@ -182,12 +185,15 @@ def check_pprof(folded_path, pb_path, want_type, want_unit, want_funcs):
         elif num == 1:
             sample_types.append({n: x for n, _, x in fields(v)})
         elif num == 2:
-            s = {"loc": [], "val": []}
+            s = {"loc": [], "val": [], "labels": []}
             for n, w, x in fields(v):
                 if n == 1:
                     s["loc"] += ints(w, x)
                 elif n == 2:
                     s["val"] += ints(w, x)
+                elif n == 3:
+                    # Label: 1 key, 2 str (string table indexes), 3 num
+                    s["labels"].append({m: y for m, _, y in fields(x)})
             samples.append(s)
         elif num == 5:
             f = {n: x for n, _, x in fields(v)}
@@ -207,6 +213,21 @@ def check_pprof(folded_path, pb_path, want_type, want_unit, want_funcs):
                     loc["fn"] += [y for m, _, y in fields(x) if m == 1]
             locations[loc["id"]] = loc["fn"]
             loc_maps[loc["id"]] = loc["map"]
+    for s in samples:
+        labels = {}
+        for l in s["labels"]:
+            key = strings[l.get(1, 0)]
+            if key in labels:
+                fail("a sample with two labels %r" % key)
+            labels[key] = strings[l[2]] if 2 in l else l.get(3, 0)
+        s["labels"] = labels
+        s["names"] = [strings[functions[fid]] for lid in s["loc"] for fid in locations[lid]]
+    return strings, samples, functions, locations, sample_types, files, mappings, loc_maps
+
+
+def check_pprof(folded_path, pb_path, want_type, want_unit, want_funcs):
+    stacks = folded(folded_path)
+    strings, samples, functions, locations, sample_types, files, mappings, loc_maps = decode(pb_path)
     if not strings or strings[0] != "":
         fail("string_table[0] is not ''")
     if len(sample_types) != 1:
@@ -245,8 +266,35 @@ def check_pprof(folded_path, pb_path, want_type, want_unit, want_funcs):
           % (len(samples), len(functions), len(locations), len(stacks)))
 
 
+def check_samples(pb_path, types, func, want_labels):
+    """The sample types (TYPE/UNIT,...); the samples through func: some, each with every label
+    KEY=VALUE (VALUE * for any value; KEY=! for none)."""
+    strings, samples, _, _, sample_types, _, _, _ = decode(pb_path)
+    got = ",".join("%s/%s" % (strings[t.get(1, 0)], strings[t.get(2, 0)]) for t in sample_types)
+    if got != types:
+        fail("sample types %s, not %s" % (got, types))
+    mine = [s for s in samples if func in s["names"]]
+    if not mine:
+        fail("no sample through %r: functions %r" % (func, sorted({n for s in samples for n in s["names"]})[:40]))
+    if any(len(s["val"]) != len(sample_types) or s["val"][0] <= 0 for s in mine):
+        fail("a sample through %r with values %r" % (func, [s["val"] for s in mine][:3]))
+    for spec in want_labels:
+        key, _, value = spec.partition("=")
+        for s in mine:
+            if value == "!":
+                if key in s["labels"]:
+                    fail("a sample through %r labelled %s=%r" % (func, key, s["labels"][key]))
+            elif key not in s["labels"] or (value != "*" and str(s["labels"][key]) != value):
+                fail("a sample through %r has labels %r, not %s" % (func, s["labels"], spec))
+    print("pprof: %d of %d samples through %s (%s), labels %s" % (
+        len(mine), len(samples), func, ", ".join(str(sum(s["val"][i] for s in mine)) for i in range(len(sample_types))),
+        sorted({(k, v) for s in mine for k, v in s["labels"].items()})[:8]))
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "svg":
+    if sys.argv[1] == "samples":
+        check_samples(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
+    elif sys.argv[1] == "svg":
         check_svg(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:
         check_pprof(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])

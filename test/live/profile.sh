@@ -8,6 +8,7 @@
 # options' effects, and bad input.
 . "$(dirname "$0")/lib.sh"
 require root btf
+CHECK="python3 $(dirname "$0")/flamegraph.py"
 
 command -v gcc >/dev/null || skip "no gcc to build the workload"
 
@@ -310,6 +311,120 @@ grep -q 'work_two' "$T/p.svg" || fail "--flamegraph: no work_two frame"
 gzip -t "$T/p.pb.gz" || fail "--pprof: not gzip"
 gzip -dc "$T/p.pb.gz" | grep -aq 'nanoseconds' || fail "--pprof: no cpu/nanoseconds sample type"
 ok "--json rows, --flamegraph, --pprof (samples and cpu nanoseconds)"
+
+# The sample's CPU and thread: thr's threads spin in spin_thread, each named thr-spin, each
+# writing its tid. One thread pinned to CPU 1 (taskset): its --json rows and its --pprof samples
+# carry cpu 1, its tid, the process's pid and the thread's name (pprof labels cpu, thread_id,
+# pid, thread_name). Two threads free to run on both CPUs: -f with --pprof still prints one line
+# per stack (merged over threads and CPUs, as BCC), while the profile keeps each thread's
+# samples apart and they add up to the folded line's.
+cat >"$T/thr.c" <<'C'
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile unsigned long sink;
+static volatile sig_atomic_t go;
+static double secs;
+static FILE *tids;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	go = 1;
+}
+
+__attribute__((noinline)) void spin_thread(void)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		for (int i = 0; i < 100000; i++)
+			sink += i;
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while (b.tv_sec - a.tv_sec + (b.tv_nsec - a.tv_nsec) / 1e9 < secs);
+}
+
+static void *thread(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "thr-spin");
+	pthread_mutex_lock(&lock);
+	fprintf(tids, "%d\n", gettid());
+	fflush(tids);
+	pthread_mutex_unlock(&lock);
+	spin_thread();
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t[8];
+	int n, i;
+
+	if (argc != 4 || (n = atoi(argv[3])) < 1 || n > 8 || !(tids = fopen(argv[2], "w")))
+		return 2;
+	secs = atof(argv[1]);
+	signal(SIGUSR1, on_usr1);
+	while (!go)
+		usleep(1000);
+	for (i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, thread, NULL);
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	return fclose(tids) != 0;
+}
+C
+gcc -O2 -pthread -o "$T/thr" "$T/thr.c" || fail "cannot build the threads workload"
+cpu=1
+[ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ] || cpu=0
+PIN="taskset -c $cpu" BANNER='message.: .Sampling' BANNER_IN=err traced_workload \
+	"$T/thr" 2 "$T/tids" 1 -- profile --json -F 199 -p @PID --pprof "$T/t.pb.gz"
+expect_rc 0 "profile --json --pprof (a thread on CPU $cpu)"
+tid=$(cat "$T/tids")
+python3 - "$OUT" "$wpid" "$tid" "$cpu" <<'PY' || fail "--json: the rows of the thread on CPU $cpu"
+import json, sys
+pid, tid, cpu = map(int, sys.argv[2:])
+rows = [json.loads(l) for l in open(sys.argv[1])]
+mine = [r for r in rows if any(f["name"] == "spin_thread" for f in r["user_stack"] or [])]
+assert mine, "no row through spin_thread"
+bad = [(r["pid"], r["tid"], r.get("cpu"), r["comm"]) for r in mine
+       if (r["pid"], r["tid"], r.get("cpu"), r["comm"]) != (pid, tid, cpu, "thr-spin")]
+assert not bad, "rows of (pid, tid, cpu, comm) %r, not %r" % (bad, (pid, tid, cpu))
+print("--json: %d rows, %d samples through spin_thread, all tid %d on CPU %d"
+      % (len(mine), sum(r["samples"] for r in mine), tid, cpu))
+PY
+$CHECK samples "$T/t.pb.gz" samples/count,cpu/nanoseconds spin_thread cpu=$cpu thread_id="$tid" \
+	pid=$wpid thread_name=thr-spin || fail "--pprof: the labels of the thread on CPU $cpu"
+ok "a thread pinned to CPU $cpu: its --json rows and --pprof samples say cpu $cpu, tid $tid"
+
+BANNER_IN=err BANNER='^Sampling' traced_workload "$T/thr" 2 "$T/tids" 2 -- \
+	profile -f -F 199 -p @PID --pprof "$T/t2.pb.gz"
+expect_rc 0 "profile -f --pprof (two threads)"
+[ -z "$(awk '{ $NF = ""; print }' "$OUT" | sort | uniq -d)" ] ||
+	fail "-f with --pprof: a stack printed twice (not merged over threads and CPUs)"
+folded_spin=$(folded_sum ';spin_thread [0-9]+$')
+python3 - "$T/t2.pb.gz" "$folded_spin" "$T/tids" <<PY || fail "--pprof: two threads' samples"
+import sys
+sys.path.insert(0, "$(dirname "$0")")
+from flamegraph import decode
+samples = decode(sys.argv[1])[1]
+mine = [s for s in samples if s["names"][:1] == ["spin_thread"]]
+tids = {s["labels"]["thread_id"] for s in mine}
+want = {int(l) for l in open(sys.argv[3])}
+assert tids == want, "thread_id labels %r, the threads were %r" % (tids, want)
+total = sum(s["val"][0] for s in mine)
+assert total == int(sys.argv[2]), "%d samples in spin_thread, folded says %s" % (total, sys.argv[2])
+print("--pprof: %d samples of spin_thread, %d labelled samples (threads %r), one folded line"
+      % (total, len(mine), sorted(tids)))
+PY
+ok "-f with --pprof: one line per stack ($folded_spin in spin_thread), the profile's samples by thread"
 
 # JIT code named from the process's perf map (/tmp/perf-PID.map): jit_work calls jw_probed
 # through a stub written at run time, named only there

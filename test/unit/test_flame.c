@@ -414,6 +414,88 @@ static void test_pprof_two_values(void)
 	bt_profile_free(p);
 }
 
+/*
+ * Labels (profile's CPU and thread): samples of one stack with other labels stay apart in
+ * pprof, as Label { key, str or num }; the same labels merge; the unlabelled rest is one sample
+ * of its own; the flame graph merges them all.
+ */
+static void test_pprof_labels(void)
+{
+	struct bt_profile *p = bt_profile_new(&(struct bt_profile_opts){ .value_scale = 1000 });
+	struct bt_prof_frame a[] = { { "main", "/bin/x", BT_PROF_USER } };
+	struct bt_prof_label cpu1[] = { { "cpu", NULL, 1 }, { "thread_name", "w\x1fx", 0 } };
+	struct bt_prof_label cpu0[] = { { "cpu", NULL, 0 }, { "thread_name", "w\x1fx", 0 } };
+	const char *strs[64];
+	struct {
+		uint64_t value, nlabels, key[4], str[4], num[4];
+	} got[4] = { { 0 } };
+	size_t glen, len, nstr = 0, n = 0, i;
+	const uint8_t *q, *end, *r;
+	struct field f, g, h;
+	uint8_t *pb;
+	char *gz = NULL, *svg;
+	FILE *out;
+
+	CHECK_INT(bt_profile_add_labeled(p, a, 1, cpu1, 2, 3), 0);
+	CHECK_INT(bt_profile_add_labeled(p, a, 1, cpu0, 2, 5), 0);
+	CHECK_INT(bt_profile_add_labeled(p, a, 1, cpu1, 2, 4), 0);
+	CHECK_INT(bt_profile_add(p, a, 1, 2), 0);
+	svg = svg_of(p, &len);
+	CHECK(strstr(svg, "<title>main [/bin/x] (14 count") != NULL);
+	free(svg);
+	out = open_memstream(&gz, &glen);
+	CHECK_INT(bt_pprof_write(p, out), 0);
+	fclose(out);
+	pb = gunzip(gz, glen, &len);
+	for (q = pb, end = pb + len; q < end;) {
+		CHECK_INT(next_field(&q, end, &f), 0);
+		if (f.num == 6 && nstr < 64)
+			strs[nstr++] = strndup((const char *)f.data, f.len);
+		if (f.num != 2 || n == 4)
+			continue;
+		for (r = f.data; r < f.data + f.len;) {
+			CHECK_INT(next_field(&r, f.data + f.len, &g), 0);
+			if (g.num == 2) {
+				const uint8_t *x = g.data;
+
+				varint(&x, g.data + g.len, &got[n].value);
+			}
+			if (g.num != 3 || got[n].nlabels == 4)
+				continue;
+			for (const uint8_t *x = g.data; x < g.data + g.len;) {
+				CHECK_INT(next_field(&x, g.data + g.len, &h), 0);
+				if (h.num == 1)
+					got[n].key[got[n].nlabels] = h.v;
+				if (h.num == 2)
+					got[n].str[got[n].nlabels] = h.v;
+				if (h.num == 3)
+					got[n].num[got[n].nlabels] = h.v;
+			}
+			got[n].nlabels++;
+		}
+		n++;
+	}
+	CHECK_INT(n, 3);
+	/* in the order first seen, the unlabelled rest last; values in the unit scaled */
+	CHECK_INT(got[0].value, 7000);
+	CHECK_INT(got[1].value, 5000);
+	CHECK_INT(got[2].value, 2000);
+	CHECK_INT(got[2].nlabels, 0);
+	for (i = 0; i < 2; i++) {
+		CHECK_INT(got[i].nlabels, 2);
+		CHECK_STR(strs[got[i].key[0]], "cpu");
+		CHECK_INT(got[i].num[0], i == 0 ? 1 : 0);
+		CHECK_INT(got[i].str[0], 0);
+		CHECK_STR(strs[got[i].key[1]], "thread_name");
+		CHECK_STR(strs[got[i].str[1]], "w\x1fx");
+	}
+	for (i = 0; i < nstr; i++)
+		free((void *)strs[i]);
+	free(pb);
+	free(gz);
+	bt_profile_free(p);
+}
+
 /* An empty profile still writes a valid (empty) graph and profile. */
 static void test_empty(void)
 {
@@ -470,6 +552,7 @@ int main(void)
 	BT_RUN(test_pprof);
 	BT_RUN(test_hot_cold);
 	BT_RUN(test_pprof_two_values);
+	BT_RUN(test_pprof_labels);
 	BT_RUN(test_empty);
 	BT_RUN(test_from_folded);
 	return bt_test_done();

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "bt_stack_row.h"
 #include "harness.h"
@@ -127,6 +128,71 @@ static void test_state(void)
 	fclose(f);
 	CHECK_STR(buf, "w");
 	free(buf);
+}
+
+/* The raw bytes of a gzipped stream (the test's own inflate). */
+static char *gunzipped(const char *gz, size_t n, size_t *len)
+{
+	char *out = malloc(1 << 16);
+	z_stream zs = { 0 };
+
+	CHECK_INT(inflateInit2(&zs, 15 + 16), Z_OK);
+	zs.next_in = (Bytef *)gz;
+	zs.avail_in = n;
+	zs.next_out = (Bytef *)out;
+	zs.avail_out = 1 << 16;
+	CHECK_INT(inflate(&zs, Z_FINISH), Z_STREAM_END);
+	*len = zs.total_out;
+	inflateEnd(&zs);
+	return out;
+}
+
+/*
+ * profile --json/--pprof: a thread's row. The text form is the process's, as without; JSON adds
+ * the tid and the CPU (none for off-CPU time, -1); the profile's sample is labelled.
+ */
+static void test_thread(void)
+{
+	static const struct bt_row_part prow[] = {
+		{ BT_ROW_COMM, .line = "  %.*s (%u)\n", .json = true },
+		{ BT_ROW_END },
+	};
+	struct bt_row_proc p[2] = {
+		{ .comm = "thr-spin", .comm_len = 16, .pid = 7, .tid = 8, .cpu = 1 }
+	};
+	struct bt_stack_rows r = { .parts = prow, .thread = true, .form = BT_ROW_TEXT };
+	char *buf = NULL, *pb;
+	size_t len = 0, n;
+	unsigned int i;
+	FILE *f;
+
+	CHECK_INT(bt_stack_out__new_profile(NULL, &r.out), 0);
+	for (i = 0; i < 3; i++) {
+		static const char *const want[] = {
+			"  thr-spin (7)\n",
+			"{\"comm\": \"thr-spin\", \"pid\": 7, \"tid\": 8, \"cpu\": 1}",
+			"{\"comm\": \"thr-spin\", \"pid\": 7, \"tid\": 8}",
+		};
+
+		r.form = i ? BT_ROW_JSON : BT_ROW_TEXT;
+		p[0].cpu = i == 2 ? -1 : 1;
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		CHECK_INT(bt_stack_rows__write(&r, f, p, 1), 0);
+		fclose(f);
+		CHECK_STR(buf, want[i]);
+		free(buf);
+	}
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	CHECK_INT(bt_stack_out__pprof(r.out, f), 0);
+	fclose(f);
+	pb = gunzipped(buf, len, &n);
+	CHECK(memmem(pb, n, "thread_id", 9) && memmem(pb, n, "thread_name", 11) &&
+	      memmem(pb, n, "thr-spin", 8) && memmem(pb, n, "pid", 3) && memmem(pb, n, "cpu", 3));
+	free(pb);
+	free(buf);
+	bt_stack_out__free(r.out);
 }
 
 /* A delimiter shows between two stacks that are both shown, and by its rule. */
@@ -269,6 +335,7 @@ int main(void)
 	BT_RUN(test_forms);
 	BT_RUN(test_delimiters);
 	BT_RUN(test_state);
+	BT_RUN(test_thread);
 	BT_RUN(test_profile_is_folded);
 	return bt_test_done();
 }
