@@ -812,10 +812,12 @@ int bt_http_route(struct bt_http *h, const char *path, bt_http_handler fn, void 
 int bt_http_start(struct bt_http *h)
 {
 	/*
-	 * A thread per connection, the listening socket polled by one more: a client that stops
-	 * reading blocks only its own thread, which the timeout ends, and a handler may take
-	 * seconds (a profile) without holding up a scrape. poll(), not select(): descriptors
-	 * past FD_SETSIZE are not refused.
+	 * A thread per connection, the listening socket polled by one more. The reason is the
+	 * handlers: one may take a minute (a profile of N seconds), and in libmicrohttpd's
+	 * single-threaded mode every other client would wait for it. A client that stops reading
+	 * would be handled either way (the sends do not block the others; live/exporter passes
+	 * in both modes): here it holds its own thread until the timeout. poll(), not select():
+	 * descriptors past FD_SETSIZE are not refused.
 	 */
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 			     MHD_USE_POLL | MHD_USE_ERROR_LOG;
