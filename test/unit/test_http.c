@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -321,19 +322,39 @@ static void test_server(void)
 	bt_http_free(h);
 }
 
+static char slow_resp[4096];
+
+static void *ask_slow(void *arg)
+{
+	ask(*(unsigned int *)arg, "GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 0,
+	    slow_resp, sizeof(slow_resp));
+	return NULL;
+}
+
+/* A slow handler (2.5 s, past the 1 s idle timeout) is answered, and holds up no other client. */
 static void test_slow_handler(void)
 {
 	struct bt_http_opts o = { .listen = "127.0.0.1:0", .timeout_s = 1 };
+	const struct timespec pause = { 0, 200 * 1000 * 1000 };
 	struct bt_http *h = serve(&o);
 	static char r[4096];
+	unsigned int port;
+	pthread_t t;
+	long long t0;
 
 	CHECK(h != NULL);
 	if (!h)
 		return;
-	ask(bt_http_port(h), "GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 0, r,
-	    sizeof(r));
+	port = bt_http_port(h);
+	CHECK_INT(pthread_create(&t, NULL, ask_slow, &port), 0);
+	nanosleep(&pause, NULL);
+	t0 = ms_now();
+	ask(port, "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 0, r, sizeof(r));
 	CHECK_INT(status_of(r), 200);
-	CHECK_STR(body_of(r), "done\n");
+	CHECK(ms_now() - t0 < 1000);
+	pthread_join(t, NULL);
+	CHECK_INT(status_of(slow_resp), 200);
+	CHECK_STR(body_of(slow_resp), "done\n");
 	bt_http_free(h);
 }
 
