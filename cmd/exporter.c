@@ -5,13 +5,11 @@
  * collectors are the commands' own (struct bt_collector); the server is lib/run/bt_http.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +19,7 @@
 #include "bt_err.h"
 #include "bt_http.h"
 #include "bt_loop.h"
+#include "bt_output.h"
 #include "bt_prom.h"
 
 #define MAX_SPECS 32
@@ -435,41 +434,24 @@ static int start_all(struct exporter *x)
 	return err;
 }
 
-/* DIR/bpftools.prom, replaced whole (a temporary file renamed over it). */
+static int scrape_text(FILE *f, void *ctx)
+{
+	return scrape(ctx, f, false);
+}
+
+/*
+ * DIR/bpftools.prom, replaced whole: node_exporter reads only *.prom, and never half of one.
+ * A failed write is said; the next one may work.
+ */
 static int write_textfile(struct exporter *x)
 {
-	char tmp[4096], path[4096];
-	FILE *f = NULL;
-	int fd, err;
+	char path[4096];
+	int err;
 
 	snprintf(path, sizeof(path), "%s/bpftools.prom", opts.textfile);
-	/* not *.prom: node_exporter reads only those, so it never sees a half-written file */
-	snprintf(tmp, sizeof(tmp), "%s/.bpftools.prom.XXXXXX", opts.textfile);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
-		bt_err("cannot write in '%s': %s", opts.textfile, strerror(errno));
-		return err;
-	}
-	fchmod(fd, 0644);
-	f = fdopen(fd, "w");
-	if (!f) {
-		err = -errno;
-		close(fd);
-		goto cleanup;
-	}
-	err = scrape(x, f, false);
-	if (!err && (fflush(f) || fsync(fileno(f))))
-		err = -errno;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-cleanup:
-	if (err) {
+	err = bt_output_replace(path, scrape_text, x);
+	if (err)
 		bt_err("cannot write '%s': %s", path, strerror(-err));
-		unlink(tmp);
-	}
 	return err;
 }
 
@@ -665,7 +647,7 @@ static int run(const struct bt_cmd *cmd)
 		}
 		if (opts.textfile && wake == BT_WAKE_TIMEOUT) {
 			next += opts.interval * 1000;
-			write_textfile(&x); /* a failed write is said; the next may work */
+			write_textfile(&x);
 		}
 	}
 	teardown(&x);
