@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bt_output.h"
@@ -164,5 +167,53 @@ int bt_output_close(FILE *f)
 
 	if (fclose(f) && !err)
 		err = -errno;
+	return err;
+}
+
+int bt_output_replace(const char *path, int (*fill)(FILE *f, void *ctx), void *ctx)
+{
+	const char *slash = strrchr(path, '/');
+	char *tmp = NULL;
+	FILE *f = NULL;
+	int fd = -1, err, cerr;
+
+	if (asprintf(&tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0, path,
+		     slash ? slash + 1 : path) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		free(tmp);
+		return err;
+	}
+	if (fchmod(fd, 0644)) {
+		err = -errno;
+		goto cleanup;
+	}
+	f = wrap(fd);
+	if (!f) {
+		err = -errno;
+		goto cleanup;
+	}
+	fd = -1; /* the stream's now */
+	err = fill(f, ctx);
+	if (!err)
+		err = bt_output_flush(f);
+	if (!err && fsync(bt_output_fd(f)))
+		err = -errno;
+	cerr = bt_output_close(f);
+	f = NULL;
+	if (!err)
+		err = cerr;
+	if (!err && rename(tmp, path))
+		err = -errno;
+cleanup:
+	if (f)
+		bt_output_close(f);
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		unlink(tmp);
+	free(tmp);
 	return err;
 }

@@ -35,4 +35,12 @@ int bt_output_flush(FILE *f);
 /* bt_output_flush(), then fclose(); the first error of the two. */
 int bt_output_close(FILE *f);
 
+/*
+ * Replace the file at path whole: fill(f, ctx) writes into a temporary ".NAME.XXXXXX" beside it
+ * (such a stream), synced, then renamed over path, so that a reader (node_exporter's textfile
+ * collector) sees the old file or the new one, never half of one. Mode 0644. 0, or the -errno
+ * of the first step that failed, or fill()'s negative return; the temporary is removed then.
+ */
+int bt_output_replace(const char *path, int (*fill)(FILE *f, void *ctx), void *ctx);
+
 #endif

@@ -165,6 +165,12 @@ run_case() {
 		expect_rc 0 "stacksnoop --json"
 		check stacksnoop pid="$wpid" a=3 b=5
 		;;
+	exporter)
+		# what it serves is Prometheus' formats, over HTTP: it takes no --json
+		run exporter --json
+		expect_rc 2 "exporter --json"
+		grep -q "unrecognized option '--json'" "$ERR" || fail "exporter --json: $(head -1 "$ERR")"
+		;;
 	vfsstat)
 		run vfsstat --json 1 2
 		if [ "$RC" = 1 ] && [ ! -e /sys/bus/event_source/devices/kprobe/type ]; then

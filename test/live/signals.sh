@@ -74,6 +74,7 @@ for c in $(sed -n 's/^BT_CMD(\([a-z_0-9]*\))$/\1/p' "$DEF"); do
 	case $c in
 	funccount | stackcount | stacksnoop) args="t:sched:sched_switch" ;;
 	funclatency | funcslower) args="$LIB:bt_many_100" ;;
+	exporter) args="--listen 127.0.0.1:0" ;;
 	biolatency | biosnoop | features | hardirqs | offcputime | offwaketime | opensnoop | profile | \
 		smpcalls | softirqs | vfsstat) args="" ;;
 	*) fail "signals.sh: no arguments known for the new command '$c'; add them" ;;
