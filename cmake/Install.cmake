@@ -59,6 +59,9 @@ install(FILES ${_comp_dir}/bpftools.fish DESTINATION ${_fish_dir})
 foreach(c IN LISTS BT_COMMANDS ITEMS bpftools bpftools-flamegraph)
   install(FILES ${_man_dir}/${c}.8 DESTINATION ${_man8_dir})
 endforeach()
+# The exporter's service, disabled: nothing enables it (docs/exporter.md, "systemd").
+install(FILES ${PROJECT_SOURCE_DIR}/scripts/bpftools-exporter.service
+        DESTINATION lib/systemd/system)
 
 # Links, made at install time under the prefix given then (`cmake --install --prefix P`,
 # DESTDIR, CPack's staging directory), relative so the tree can be moved. The command links

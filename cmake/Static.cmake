@@ -25,12 +25,18 @@ endforeach()
 list(REMOVE_DUPLICATES BT_STATIC_ARCHIVES)
 
 # Our own archives by path: linking the targets would bring their shared libraries along.
-# dlopen always fails in the static binary (lib/base/bt_static.c says why).
+# dlopen always fails in the static binary (lib/base/bt_static.c says why). No HTTP server:
+# libmicrohttpd's archive needs gnutls', which needs archives Debian does not ship (libp11-kit,
+# libunistring); lib/run/bt_http_static.c stands in and says so (the exporter's --textfile
+# mode works without it).
 function(bt_link_static target)
   add_dependencies(${target} bt_core bt_symbolize)
   target_link_libraries(${target} PRIVATE $<TARGET_FILE:bt_core> $<TARGET_FILE:bt_symbolize>
                         -Wl,--start-group ${BT_STATIC_ARCHIVES} stdc++ m -Wl,--end-group)
-  target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/lib/base/bt_static.c)
+  target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/lib/base/bt_static.c
+                 ${PROJECT_SOURCE_DIR}/lib/run/bt_http_static.c)
+  target_compile_definitions(${target} PRIVATE _GNU_SOURCE)
+  target_include_directories(${target} PRIVATE ${BT_LIB_DIRS})
   target_link_options(${target} PRIVATE -static -Wl,--wrap=dlopen)
 endfunction()
 
@@ -41,7 +47,7 @@ if(BPFTOOLS_STATIC)
   bt_link_static(bpftools)
   set(BT_STATIC_BIN $<TARGET_FILE:bpftools>)
 else()
-  target_link_libraries(bpftools PRIVATE bt_core bt_symbolize)
+  target_link_libraries(bpftools PRIVATE bt_http bt_core bt_symbolize)
   set(BT_STATIC_BIN "")
   if(BT_STATIC_TWIN AND NOT BT_STATIC_MISSING)
     add_executable(bpftools-static $<TARGET_OBJECTS:bt_main>)

@@ -16,6 +16,7 @@
 #include "bt_inflight.h"
 #include "bt_json.h"
 #include "bt_loop.h"
+#include "bt_prom.h"
 #include "bt_skel.h"
 #include "bt_summary.h"
 #include "biolatency.h"
@@ -340,6 +341,97 @@ cleanup:
 	return err;
 }
 
+/*
+ * The exporter's: a latency histogram per disk and operation since the start, in seconds
+ * (microsecond log2 slots, BCC's default unit, as le bounds).
+ */
+struct collector {
+	struct biolatency_bpf *skel;
+	struct bt_summary *sum;
+	struct bt_disk_cache *disks;
+};
+
+static void collector_stop(void *state)
+{
+	struct collector *c = state;
+
+	if (!c)
+		return;
+	bt_summary__free(c->sum);
+	biolatency_bpf__destroy(c->skel);
+	bt_disk_cache__free(c->disks);
+	free(c);
+}
+
+static int collector_start(const char *spec, void **state)
+{
+	struct bt_block_run want = { 0 };
+	struct bt_summary_opts o = sum_opts;
+	struct collector *c;
+	int err;
+
+	(void)spec;
+	o.running = true;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->disks = bt_disk_cache__new();
+	err = c->disks ? BT_SKEL_OPEN(biolatency, &c->skel) : -ENOMEM;
+	if (err)
+		goto cleanup;
+	c->skel->rodata->per_disk = true;
+	c->skel->rodata->per_flags = true;
+	c->skel->rodata->op_only = true;
+	c->skel->rodata->unit_ns = 1000;
+	err = bpf_map__set_map_flags(c->skel->maps.dist, BPF_F_NO_PREALLOC);
+	if (err) {
+		bt_err("cannot size the histogram map: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = bt_block_prepare(c->skel->obj, &want, bt_block_probes, NULL) ?:
+	      bt_skel_load_attach(c->skel->skeleton, "the block tracepoints") ?:
+	      bt_summary__open(&c->sum, bpf_map__fd(c->skel->maps.dist), &o);
+	if (err)
+		goto cleanup;
+	*state = c;
+	return 0;
+cleanup:
+	collector_stop(c);
+	return err;
+}
+
+static int collector_collect(void *state, struct bt_prom *p)
+{
+	struct collector *c = state;
+	size_t i;
+	int err;
+
+	err = bt_summary__collect(c->sum);
+	if (err)
+		return err;
+	bt_summary__sort_by_key(c->sum, NULL, NULL, false);
+	err = bt_prom_family(p, "bpftools_bio_latency_seconds", BT_PROM_HISTOGRAM,
+			     "Block I/O latency from issue to completion, per disk and operation.");
+	for (i = 0; err >= 0 && i < bt_summary__len(c->sum); i++) {
+		const struct biolat_key *k = bt_summary__key(c->sum, i);
+		const struct biolat_val *v = (const void *)bt_summary__value(c->sum, i);
+		const struct bt_disk *d = bt_disk_cache__get(c->disks, k->dev);
+		const char *labels[] = { "disk", d ? d->name : "?", "op",
+					 bt_block_op_label(k->flags & 0xff), NULL };
+
+		err = bt_prom_log2_hist(p, labels, v->slots, BIOLAT_SLOTS, 1e-6, v->total / 1e6);
+	}
+	return err < 0 ? err : 0;
+}
+
+static const struct bt_collector collector = {
+	.help = "block I/O latency histograms per disk and operation",
+	.flags = BT_COLLECT_DEFAULT,
+	.start = collector_start,
+	.collect = collector_collect,
+	.stop = collector_stop,
+};
+
 BT_COMMAND(biolatency) = {
 	.name = "biolatency",
 	.summary = "Summarize block device I/O latency as a histogram",
@@ -349,4 +441,5 @@ BT_COMMAND(biolatency) = {
 	.run = run,
 	.flags = BT_NEED_PRIV,
 	.uses = BT_USES_TP_BTF,
+	.collector = &collector,
 };

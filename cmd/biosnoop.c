@@ -19,7 +19,9 @@
 #include "bt_evrun.h"
 #include "bt_json.h"
 #include "bt_loop.h"
+#include "bt_prom.h"
 #include "bt_skel.h"
+#include "bt_summary.h"
 #include "biosnoop.h"
 #include "biosnoop.skel.h"
 
@@ -297,6 +299,99 @@ cleanup:
 	return err;
 }
 
+/* The exporter's: requests and bytes per disk and operation since the start. */
+struct collector {
+	struct biosnoop_bpf *skel;
+	struct bt_summary *sum;
+	struct bt_disk_cache *disks;
+};
+
+static void collector_stop(void *state)
+{
+	struct collector *c = state;
+
+	if (!c)
+		return;
+	bt_summary__free(c->sum);
+	biosnoop_bpf__destroy(c->skel);
+	bt_disk_cache__free(c->disks);
+	free(c);
+}
+
+static int collector_start(const char *spec, void **state)
+{
+	const struct bt_summary_opts sum_opts = {
+		.key_size = sizeof(struct biosnoop_io_key),
+		.value_size = sizeof(struct biosnoop_io_total),
+		.running = true,
+		.what = "I/O totals",
+	};
+	struct bt_block_run want = { 0 };
+	struct collector *c;
+	int err;
+
+	(void)spec;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->disks = bt_disk_cache__new();
+	err = c->disks ? BT_SKEL_OPEN(biosnoop, &c->skel) : -ENOMEM;
+	if (err)
+		goto cleanup;
+	c->skel->rodata->aggregate = true;
+	err = bt_block_prepare(c->skel->obj, &want, bt_block_probes, NULL) ?:
+	      bt_skel_load_attach(c->skel->skeleton, "the block tracepoints") ?:
+	      bt_summary__open(&c->sum, bpf_map__fd(c->skel->maps.io_totals), &sum_opts);
+	if (err)
+		goto cleanup;
+	*state = c;
+	return 0;
+cleanup:
+	collector_stop(c);
+	return err;
+}
+
+static int collector_collect(void *state, struct bt_prom *p)
+{
+	struct collector *c = state;
+	size_t i, n;
+	int err, pass;
+
+	err = bt_summary__collect(c->sum);
+	if (err)
+		return err;
+	bt_summary__sort_by_key(c->sum, NULL, NULL, false);
+	n = bt_summary__len(c->sum);
+	for (pass = 0; pass < 2 && err >= 0; pass++) {
+		err = pass ? bt_prom_family(p, "bpftools_bio_bytes", BT_PROM_COUNTER,
+					    "Bytes of completed block I/O requests, per disk and "
+					    "operation.")
+			   : bt_prom_family(
+				     p, "bpftools_bio_requests", BT_PROM_COUNTER,
+				     "Completed block I/O requests, per disk and operation.");
+		for (i = 0; err >= 0 && i < n; i++) {
+			const struct biosnoop_io_key *k = bt_summary__key(c->sum, i);
+			const struct biosnoop_io_total *t =
+				(const void *)bt_summary__value(c->sum, i);
+			const struct bt_disk *d = bt_disk_cache__get(c->disks, k->dev);
+			const char *labels[] = { "disk", d ? d->name : "?", "op",
+						 bt_block_op_label(k->op), NULL };
+
+			err = bt_prom_counter(p, labels,
+					      pass ? (double)t->bytes : (double)t->requests);
+		}
+	}
+	return err < 0 ? err : 0;
+}
+
+static const struct bt_collector collector = {
+	.help = "block I/O requests and bytes per disk and operation",
+	.flags = BT_COLLECT_DEFAULT,
+	.start = collector_start,
+	.collect = collector_collect,
+	.stop = collector_stop,
+};
+
 BT_COMMAND(biosnoop) = {
 	.name = "biosnoop",
 	.summary = "Trace block device I/O with the issuing process and latency",
@@ -306,4 +401,5 @@ BT_COMMAND(biosnoop) = {
 	.run = run,
 	.flags = BT_NEED_PRIV,
 	.uses = BT_USES_TP_BTF,
+	.collector = &collector,
 };

@@ -13,6 +13,7 @@
 #include "bt_irq_opts.h"
 #include "bt_json.h"
 #include "bt_loop.h"
+#include "bt_prom.h"
 #include "bt_skel.h"
 #include "bt_summary.h"
 #include "hardirqs.h"
@@ -213,6 +214,91 @@ static const struct bt_probe probes[] = {
 	{ NULL },
 };
 
+/* The exporter's: time and runs per handler name since the start. */
+struct collector {
+	struct hardirqs_bpf *skel;
+	struct bt_summary *sum;
+};
+
+static void collector_stop(void *state)
+{
+	struct collector *c = state;
+
+	if (!c)
+		return;
+	bt_summary__free(c->sum);
+	hardirqs_bpf__destroy(c->skel);
+	free(c);
+}
+
+static int collector_start(const char *spec, void **state)
+{
+	struct bt_irq_opts o = BT_IRQ_OPTS_INIT("--count");
+	struct bt_summary_opts sum_opts = totals_opts;
+	struct collector *c;
+	int err;
+
+	(void)spec;
+	sum_opts.running = true;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	err = BT_SKEL_OPEN(hardirqs, &c->skel);
+	if (err)
+		goto cleanup;
+	err = bpf_map__set_max_entries(c->skel->maps.dists, 1);
+	if (err) {
+		bt_err("cannot size the maps: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = bt_irq_start(c->skel->skeleton, &o, probes, "irq:irq_handler_entry/exit")
+		      ?: bt_summary__open(&c->sum, bpf_map__fd(c->skel->maps.totals), &sum_opts);
+	if (err)
+		goto cleanup;
+	*state = c;
+	return 0;
+cleanup:
+	collector_stop(c);
+	return err;
+}
+
+static int collector_collect(void *state, struct bt_prom *p)
+{
+	struct collector *c = state;
+	size_t i, n;
+	int err, pass;
+
+	err = bt_summary__collect(c->sum);
+	if (err)
+		return err;
+	bt_summary__sort_by_key(c->sum, cmp_name, NULL, false);
+	n = bt_summary__len(c->sum);
+	for (pass = 0; pass < 2 && err >= 0; pass++) {
+		err = pass ? bt_prom_family(p, "bpftools_hardirqs", BT_PROM_COUNTER,
+					    "Hard IRQ handler runs, per handler name.")
+			   : bt_prom_family(p, "bpftools_hardirq_seconds", BT_PROM_COUNTER,
+					    "Time spent in hard IRQ handlers, per handler name.");
+		for (i = 0; err >= 0 && i < n; i++) {
+			const struct hardirq_key *k = bt_summary__key(c->sum, i);
+			const struct hardirq_total *t = (const void *)bt_summary__value(c->sum, i);
+			char name[HARDIRQ_NAME_LEN + 1];
+
+			snprintf(name, sizeof(name), "%.*s", HARDIRQ_NAME_LEN, k->name);
+			err = bt_prom_counter(p, (const char *[]){ "handler", name, NULL },
+					      pass ? (double)t->count : t->time_ns / 1e9);
+		}
+	}
+	return err < 0 ? err : 0;
+}
+
+static const struct bt_collector collector = {
+	.help = "hard IRQ time and runs per handler",
+	.flags = BT_COLLECT_DEFAULT,
+	.start = collector_start,
+	.collect = collector_collect,
+	.stop = collector_stop,
+};
+
 BT_COMMAND(hardirqs) = {
 	.name = "hardirqs",
 	.summary = "Summarize hard IRQ event time per handler",
@@ -222,4 +308,5 @@ BT_COMMAND(hardirqs) = {
 	.run = run,
 	.flags = BT_NEED_PRIV,
 	.uses = BT_USES_TP_BTF,
+	.collector = &collector,
 };

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* softirqs: summarize soft IRQ time (or counts) per vector, as BCC's softirqs does. */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "bt_args.h"
 #include "bt_cmd.h"
@@ -9,6 +11,7 @@
 #include "bt_irq_opts.h"
 #include "bt_json.h"
 #include "bt_loop.h"
+#include "bt_prom.h"
 #include "bt_summary.h"
 #include "bt_skel.h"
 #include "softirqs.h"
@@ -171,6 +174,93 @@ static const struct bt_probe probes[] = {
 	{ NULL },
 };
 
+/* The exporter's: time and runs per vector since the start, every vector always shown. */
+struct collector {
+	struct softirqs_bpf *skel;
+	struct bt_summary *sum;
+};
+
+static void collector_stop(void *state)
+{
+	struct collector *c = state;
+
+	if (!c)
+		return;
+	bt_summary__free(c->sum);
+	softirqs_bpf__destroy(c->skel);
+	free(c);
+}
+
+static int collector_start(const char *spec, void **state)
+{
+	struct bt_irq_opts o = BT_IRQ_OPTS_INIT("--events");
+	const struct bt_summary_opts sum_opts = {
+		.key_size = sizeof(__u32),
+		.value_size = sizeof(struct softirq_stat),
+		.running = true,
+		.what = "softirq counters",
+	};
+	struct collector *c;
+	int err;
+
+	(void)spec;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	err = BT_SKEL_OPEN(softirqs, &c->skel);
+	if (!err)
+		err = bt_irq_start(c->skel->skeleton, &o, probes, "irq:softirq_entry/exit")
+			      ?: bt_summary__open(&c->sum, bpf_map__fd(c->skel->maps.stats),
+						  &sum_opts);
+	if (err) {
+		collector_stop(c);
+		return err;
+	}
+	*state = c;
+	return 0;
+}
+
+static int collector_collect(void *state, struct bt_prom *p)
+{
+	struct collector *c = state;
+	uint64_t ns[SOFTIRQ_VECS] = { 0 }, count[SOFTIRQ_VECS] = { 0 };
+	size_t i;
+	int err;
+
+	err = bt_summary__collect(c->sum);
+	if (err)
+		return err;
+	for (i = 0; i < bt_summary__len(c->sum); i++) {
+		__u32 vec = *(const __u32 *)bt_summary__key(c->sum, i);
+		const struct softirq_stat *st = (const void *)bt_summary__value(c->sum, i);
+
+		if (vec < SOFTIRQ_VECS) {
+			ns[vec] = st->total_ns;
+			count[vec] = st->count;
+		}
+	}
+	err = bt_prom_family(p, "bpftools_softirq_seconds", BT_PROM_COUNTER,
+			     "Time spent in soft IRQ handlers, per vector.");
+	for (i = 0; err >= 0 && i < SOFTIRQ_VECS; i++)
+		err = bt_prom_counter(p, (const char *[]){ "vector", vec_names[i], NULL },
+				      ns[i] / 1e9);
+	if (err >= 0)
+		err = bt_prom_family(p, "bpftools_softirqs", BT_PROM_COUNTER,
+				     "Soft IRQ handler runs, per vector.");
+	for (i = 0; err >= 0 && i < SOFTIRQ_VECS; i++)
+		err = bt_prom_counter(p, (const char *[]){ "vector", vec_names[i], NULL },
+				      (double)count[i]);
+	return err < 0 ? err : 0;
+}
+
+static const struct bt_collector collector = {
+	.help = "soft IRQ time and runs per vector",
+	.flags = BT_COLLECT_DEFAULT,
+	.start = collector_start,
+	.collect = collector_collect,
+	.stop = collector_stop,
+};
+
 BT_COMMAND(softirqs) = {
 	.name = "softirqs",
 	.summary = "Summarize soft IRQ event time per vector",
@@ -180,4 +270,5 @@ BT_COMMAND(softirqs) = {
 	.run = run,
 	.flags = BT_NEED_PRIV,
 	.uses = BT_USES_TP_BTF,
+	.collector = &collector,
 };

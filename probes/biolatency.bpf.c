@@ -16,6 +16,7 @@
 const volatile __u32 filter_dev = 0; /* -d: the disk, kernel encoding; 0: all */
 const volatile bool per_disk = false;
 const volatile bool per_flags = false;
+const volatile bool op_only = false; /* per_flags keyed by the operation alone (the exporter) */
 const volatile __u64 unit_ns = 1000;
 const volatile bool require_task = false;  /* -c: only requests created by a task it passes */
 const volatile bool queued = false;	   /* -Q */
@@ -179,7 +180,7 @@ static __always_inline int bt_block_completed(void *ctx, __u64 key)
 	if (per_disk)
 		k.dev = s->dev;
 	if (per_flags)
-		k.flags = s->op_flags;
+		k.flags = op_only ? s->op_flags & 0xff : s->op_flags;
 	bpf_map_delete_elem(&starts, &key);
 	v = bpf_map_lookup_elem(&dist, &k);
 	if (!v) {

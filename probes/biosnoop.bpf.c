@@ -30,6 +30,8 @@ const volatile bool task_late = false;	   /* neither: the task running at insert
 const volatile bool want_pattern = false;
 const volatile __u64 min_ns = 0;
 const volatile bool require_task = false; /* a process filter: only requests it let through */
+/* the exporter: requests and bytes added up per disk and operation, no events */
+const volatile bool aggregate = false;
 
 struct io_req {
 	__u64 queued_ts;
@@ -56,6 +58,32 @@ struct {
 } last_sector SEC(".maps");
 
 BT_EVENT_MAP(events, 256 * 1024);
+
+/* Running totals with aggregate, per CPU, never cleared (one entry without: cmd/biosnoop.c). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, BIOSNOOP_IO_KEYS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct biosnoop_io_key);
+	__type(value, struct biosnoop_io_total);
+} io_totals SEC(".maps");
+
+static __always_inline void add_total(struct io_req *r)
+{
+	struct biosnoop_io_key k = { .dev = r->rq.dev, .op = r->rq.op };
+	struct biosnoop_io_total zero = {}, *t;
+
+	t = bpf_map_lookup_elem(&io_totals, &k);
+	if (!t) {
+		bpf_map_update_elem(&io_totals, &k, &zero, BPF_NOEXIST);
+		t = bpf_map_lookup_elem(&io_totals, &k);
+		if (!t)
+			return;
+	}
+	/* per CPU, but a completion interrupt can preempt one in process context */
+	__sync_fetch_and_add(&t->requests, 1);
+	__sync_fetch_and_add(&t->bytes, r->rq.len);
+}
 
 /*
  * Requests that were issued and then freed with no completion event seen: the kernel sometimes
@@ -178,6 +206,10 @@ static __always_inline int bt_block_completed(void *ctx, __u64 key)
 	/* A process filter (-c, ...) keeps only requests whose submitter passed it. */
 	if (require_task && !r->has_task)
 		goto done;
+	if (aggregate) {
+		add_total(r);
+		goto done;
+	}
 	ev.delta = now - r->issue_ts;
 	if (ev.delta < min_ns)
 		goto done;

@@ -25,4 +25,17 @@ struct biosnoop_event {
 	char comm[16]; /* "?" when not seen */
 };
 
+/* The exporter's totals (aggregate): per disk and operation, no events. */
+struct biosnoop_io_key {
+	__u32 dev;
+	__u32 op;
+};
+
+struct biosnoop_io_total {
+	__u64 requests;
+	__u64 bytes;
+};
+
+#define BIOSNOOP_IO_KEYS 1024
+
 #endif

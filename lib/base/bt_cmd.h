@@ -9,6 +9,7 @@
 
 #include <argp.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Preconditions main() checks before run() (help and usage never need them). */
 enum bt_cmd_flags {
@@ -137,6 +138,8 @@ struct bt_cmd {
 	const struct bt_probe *probes; /* { NULL }-terminated, or NULL */
 	/* Runs with options parsed; returns 0 or a negative errno (-BT_EUSAGE for bad input). */
 	int (*run)(const struct bt_cmd *cmd);
+	/* A profile of the whole machine for 'seconds' as gzipped pprof into out (the exporter's /debug/pprof endpoints); NULL: none. 0 or -errno. Runs on the caller's thread; must not touch stdout, signals or the process-wide stop flag. */
+	int (*pprof)(unsigned int seconds, FILE *out);
 	unsigned int flags;
 	unsigned int uses;		      /* enum bt_cmd_uses; 0: not declared */
 	const struct bt_collector *collector; /* NULL: not in the exporter */

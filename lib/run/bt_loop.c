@@ -15,6 +15,8 @@
 static int signal_fd = -1;
 static bool stop_requested;
 static unsigned int stop_signals; /* how many have arrived */
+static bool hup_reloads;	  /* SIGHUP is a reload, not a stop */
+static bool reload_requested;
 
 int bt_signals_init(void)
 {
@@ -47,9 +49,19 @@ static void drain_signals(void)
 	if (signal_fd < 0)
 		return;
 	while (read(signal_fd, &si, sizeof(si)) == sizeof(si)) {
+		if (hup_reloads && si.ssi_signo == SIGHUP) {
+			reload_requested = true;
+			continue;
+		}
 		stop_requested = true;
 		stop_signals++;
 	}
+}
+
+void bt_signals_hup_reloads(bool on)
+{
+	hup_reloads = on;
+	reload_requested = false;
 }
 
 /*
@@ -100,6 +112,10 @@ int bt_wait(int fd, long timeout_ms)
 
 	if (stop_requested)
 		return BT_WAKE_SIGNAL;
+	if (reload_requested) { /* drained by a bt_stop_requested() meanwhile */
+		reload_requested = false;
+		return BT_WAKE_RELOAD;
+	}
 	for (;;) {
 		long wait = -1;
 
@@ -118,6 +134,10 @@ int bt_wait(int fd, long timeout_ms)
 			drain_signals();
 			if (stop_requested)
 				return BT_WAKE_SIGNAL;
+			if (reload_requested) {
+				reload_requested = false;
+				return BT_WAKE_RELOAD;
+			}
 		}
 		if (fd >= 0 && pfd[1].revents)
 			return BT_WAKE_FD;

@@ -40,7 +40,15 @@ enum bt_wake {
 	BT_WAKE_TIMEOUT = 0,
 	BT_WAKE_SIGNAL = 1,
 	BT_WAKE_FD = 2,
+	BT_WAKE_RELOAD = 3, /* SIGHUP, after bt_signals_hup_reloads() */
 };
+
+/*
+ * For a daemon (the exporter), on: SIGHUP is no stop but a request to re-read its
+ * configuration, which bt_wait() reports as BT_WAKE_RELOAD (several arriving before it looks
+ * count once). Off (the default): SIGHUP stops, as SIGINT and SIGTERM do.
+ */
+void bt_signals_hup_reloads(bool on);
 
 /*
  * Wait up to timeout_ms (< 0: forever) for a stop signal or for fd (< 0: none) to become

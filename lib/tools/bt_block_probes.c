@@ -8,6 +8,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "bt_block.h"
 #include "bt_block_probes.h"
 #include "bt_disk.h"
 #include "bt_env.h"
@@ -240,4 +241,21 @@ int bt_block_disk_arg(const char *name, __u32 *kdev)
 				    d.disk);
 	*kdev = bt_kdev(d.major, d.minor);
 	return 0;
+}
+
+const char *bt_block_op_label(unsigned int op)
+{
+	static const char *const names[] = {
+		[BT_OP_READ] = "read",
+		[BT_OP_WRITE] = "write",
+		[BT_OP_FLUSH] = "flush",
+		[BT_OP_DISCARD] = "discard",
+		[BT_OP_SECURE_ERASE] = "secure_erase",
+		[BT_OP_ZONE_RESET] = "zone_reset",
+		[BT_OP_WRITE_SAME] = "write_same",
+		[BT_OP_WRITE_ZEROES] = "write_zeroes",
+		[BT_OP_ZONE_APPEND] = "zone_append",
+	};
+
+	return op < sizeof(names) / sizeof(names[0]) && names[op] ? names[op] : "unknown";
 }

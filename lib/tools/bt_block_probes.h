@@ -81,6 +81,9 @@ void bt_block_count_bio_merges(struct bpf_object *obj);
 unsigned long long bt_block_left(volatile bool *draining, int map_fd, __u32 value_size,
 				 bool (*lost)(const void *value, void *ctx), void *ctx);
 
+/* An enum bt_rq_op as a metric label: "read", "write", "flush", ..., "unknown". */
+const char *bt_block_op_label(unsigned int op);
+
 /*
  * -d DISK as the kernel numbers the disk (name NULL: no -d, *kdev 0); -BT_EUSAGE after one
  * line saying why not.

@@ -73,6 +73,8 @@ has ' ./usr/share/bash-completion/completions/bpftools$' "the bash completion"
 has ' ./usr/share/zsh/site-functions/_bpftools$' "the zsh completion"
 has ' ./usr/share/fish/vendor_completions.d/bpftools.fish$' "the fish completion"
 has ' ./usr/share/man/man8/bpftools.8$' "the index man page bpftools.8"
+has '^-[rwx-]* ./usr/lib/systemd/system/bpftools-exporter.service$' "the exporter's systemd unit"
+grep -q ' ./etc/systemd/' "$T/contents" && bad "the package enables a unit (./etc/systemd/)"
 n=0
 for c in $(commands); do
 	n=$((n + 1))
@@ -86,6 +88,17 @@ dpkg -x "$deb" "$T/root" || bad "dpkg -x fails"
 "$T/root/usr/lib/bpftools/bin/softirqs" --help 2>&1 | grep -q '^Usage: softirqs ' || bad "unpacked softirqs --help"
 "$T/root/usr/sbin/bpftools" softirqs --help 2>&1 | grep -q '^Usage: softirqs ' || bad "unpacked bpftools softirqs --help"
 MANWIDTH=80 man -l "$T/root/usr/share/man/man8/softirqs.8" 2>/dev/null | grep -q '^NAME' || bad "unpacked softirqs.8 does not render"
+# The unit as systemd reads it (systemd-analyze needs no running systemd): valid, and as
+# confined as docs/exporter.md says.
+if command -v systemd-analyze >/dev/null; then
+	unit=$T/root/usr/lib/systemd/system/bpftools-exporter.service
+	# the binary where it was unpacked; its man page is not installed here
+	sed "s|/usr/sbin/bpftools|$T/root/usr/sbin/bpftools|" "$unit" >"$T/bpftools-exporter.service"
+	systemd-analyze verify "$T/bpftools-exporter.service" 2>&1 |
+		grep -v "Command 'man exporter(8)' failed" >"$T/verify"
+	[ -s "$T/verify" ] && bad "systemd-analyze verify: $(cat "$T/verify")"
+	grep -qx 'CapabilityBoundingSet=CAP_BPF CAP_PERFMON' "$unit" || bad "the unit's capabilities are not CAP_BPF CAP_PERFMON"
+fi
 if [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ]; then
 	timeout -s INT 20 "$T/root/usr/lib/bpftools/bin/softirqs" 1 1 >"$T/out" 2>"$T/err" || bad "unpacked softirqs 1 1 fails: $(cat "$T/err")"
 	grep -q '^SOFTIRQ  *TOTAL_usecs$' "$T/out" || bad "unpacked softirqs 1 1 printed no table: $(cat "$T/out")"

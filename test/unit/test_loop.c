@@ -144,6 +144,28 @@ static void test_interval_run(void)
 }
 
 /* From here on a stop signal has arrived. */
+/* A daemon's SIGHUP: a reload, once for two, and no stop; off again, it stops as before. */
+static void test_hup_reloads(void)
+{
+	long long t0;
+
+	bt_signals_hup_reloads(true);
+	raise(SIGHUP);
+	raise(SIGHUP);
+	t0 = ms_now();
+	CHECK_INT(bt_wait(-1, 5000), BT_WAKE_RELOAD);
+	CHECK(ms_now() - t0 < 1000);
+	CHECK(!bt_stop_requested());
+	CHECK_INT(bt_stop_signals(), 0);
+	CHECK_INT(bt_wait(-1, 50), BT_WAKE_TIMEOUT);
+	/* seen by bt_stop_requested() first: bt_wait() still reports it */
+	raise(SIGHUP);
+	CHECK(!bt_stop_requested());
+	CHECK_INT(bt_wait(-1, 5000), BT_WAKE_RELOAD);
+	bt_signals_hup_reloads(false);
+	CHECK(!bt_stop_requested());
+}
+
 static void test_stop_seen_without_waiting(void)
 {
 	unsigned int before = bt_stop_signals();
@@ -232,6 +254,7 @@ int main(void)
 	BT_RUN(test_interval_duration);
 	BT_RUN(test_interval_every);
 	BT_RUN(test_interval_run);
+	BT_RUN(test_hup_reloads);
 	BT_RUN(test_stop_seen_without_waiting);
 	BT_RUN(test_wait_after_stop);
 	BT_RUN(test_interval_after_stop);

@@ -1,0 +1,651 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exporter: the summary tools kept attached, their running totals served to Prometheus at
+ * /metrics (and written for node_exporter's textfile collector with --textfile). The
+ * collectors are the commands' own (struct bt_collector); the server is lib/run/bt_http.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bt_args.h"
+#include "bt_argp.h"
+#include "bt_cmd.h"
+#include "bt_err.h"
+#include "bt_http.h"
+#include "bt_loop.h"
+#include "bt_prom.h"
+
+#define MAX_SPECS 32
+
+struct spec {
+	const char *cmd; /* "funccount", "funclatency" */
+	const char *arg;
+};
+
+static struct exporter_opts {
+	const char *listen;
+	const char *collect;
+	const char *web_config;
+	const char *textfile;
+	const char *args_file;
+	unsigned long interval;
+	unsigned long max_series;
+	struct spec specs[MAX_SPECS];
+	unsigned int nspecs;
+	unsigned int others; /* options besides --args-file */
+} opts;
+
+static const struct exporter_opts defaults = { .interval = 15, .max_series = 2000 };
+
+enum {
+	OPT_LISTEN = 0x100,
+	OPT_COLLECT,
+	OPT_WEB_CONFIG,
+	OPT_TEXTFILE,
+	OPT_MAX_SERIES,
+	OPT_FUNCCOUNT,
+	OPT_FUNCLATENCY,
+	OPT_ARGS_FILE,
+};
+
+static const struct argp_option options[] = {
+	{ "listen", OPT_LISTEN, "ADDR:PORT", 0,
+	  "Serve HTTP on this address (default " BT_HTTP_DEFAULT_LISTEN
+	  "; :PORT for every address)",
+	  0 },
+	{ "collect", OPT_COLLECT, "LIST", 0,
+	  "Collectors to run, comma-separated (default: every one this kernel can run)", 0 },
+	{ "web-config", OPT_WEB_CONFIG, "FILE", 0,
+	  "TLS and basic auth from this exporter-toolkit web configuration file", 0 },
+	{ "textfile", OPT_TEXTFILE, "DIR", 0,
+	  "Write DIR/bpftools.prom every interval for node_exporter's textfile collector (no "
+	  "HTTP server unless --listen is given too)",
+	  0 },
+	{ "max-series", OPT_MAX_SERIES, "N", 0,
+	  "At most N label sets per metric; the rest are dropped and counted (default 2000)", 0 },
+	{ "funccount", OPT_FUNCCOUNT, "SPEC", 0, "Also count calls of these functions (repeatable)",
+	  0 },
+	{ "funclatency", OPT_FUNCLATENCY, "SPEC", 0,
+	  "Also time calls of these functions (repeatable)", 0 },
+	{ "args-file", OPT_ARGS_FILE, "FILE", 0,
+	  "Take the arguments from FILE instead (re-read on SIGHUP)", 0 },
+	{ NULL },
+};
+
+/* -i/--interval: seconds between textfile writes */
+static const struct bt_opt_vals vals = { .interval = &opts.interval };
+
+static const struct argp argp;
+
+/* The command with a collector of this name, or NULL after a usage error. */
+static const struct bt_cmd *find_collector(struct argp_state *state, const char *name, size_t len)
+{
+	const struct bt_cmd *c;
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, name);
+	c = bt_cmd_find(buf);
+	if (!c || !c->collector) {
+		bt_argp_error(state, "--collect: no collector '%s' (see docs/exporter.md)", buf);
+		return NULL;
+	}
+	if (c->collector->flags & BT_COLLECT_SPEC) {
+		bt_argp_error(state, "--collect: '%s' takes a probe spec: --%s SPEC", buf, buf);
+		return NULL;
+	}
+	return c;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct exporter_opts *o = state->input;
+	const char *p, *comma;
+
+	if (key >= OPT_LISTEN && key < OPT_ARGS_FILE)
+		o->others++;
+	switch (key) {
+	case OPT_LISTEN:
+		o->listen = arg;
+		break;
+	case OPT_COLLECT:
+		for (p = arg; *p; p = *comma ? comma + 1 : comma) {
+			comma = strchrnul(p, ',');
+			if (!find_collector(state, p, comma - p))
+				return EINVAL;
+		}
+		o->collect = arg;
+		break;
+	case OPT_WEB_CONFIG:
+		o->web_config = arg;
+		break;
+	case OPT_TEXTFILE:
+		o->textfile = arg;
+		break;
+	case OPT_MAX_SERIES:
+		return bt_argp_ulong(state, arg, "max-series", 1, 10000000, &o->max_series);
+	case OPT_FUNCCOUNT:
+	case OPT_FUNCLATENCY:
+		if (o->nspecs == MAX_SPECS)
+			return bt_argp_error(state, "at most %d --funccount/--funclatency specs",
+					     MAX_SPECS);
+		o->specs[o->nspecs].cmd = key == OPT_FUNCCOUNT ? "funccount" : "funclatency";
+		o->specs[o->nspecs++].arg = arg;
+		break;
+	case OPT_ARGS_FILE:
+		o->args_file = arg;
+		break;
+	case ARGP_KEY_INIT:
+		bt_argp_vals_init(state, &argp, &vals);
+		break;
+	case ARGP_KEY_ARG:
+		return bt_argp_error(state, "takes no positional arguments ('%s')", arg);
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child children[] = {
+	BT_ARGP_CHILD(bt_argp_interval),
+	{ NULL },
+};
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_opt,
+	.children = children,
+	.doc = "Serve the summary tools' running totals as Prometheus metrics.\v"
+	       "Collectors: softirqs, hardirqs, biolatency, biosnoop, and those docs/exporter.md\n"
+	       "lists; endpoints: /metrics, /debug/pprof/profile?seconds=N, /debug/pprof/offcpu.\n"
+	       "examples:\n"
+	       "    exporter                          # every collector, on 127.0.0.1:9435\n"
+	       "    exporter --collect biolatency     # block I/O latency histograms only\n"
+	       "    exporter --listen :9435 --web-config /etc/bpftools/web.yml  # TLS, auth\n"
+	       "    exporter --textfile /var/lib/prometheus/node-exporter   # for node_exporter\n"
+	       "    exporter --funccount 'vfs_*'      # also count calls of vfs_*",
+};
+
+/* One collector running. */
+struct active {
+	const struct bt_cmd *cmd;
+	const char *spec;
+	char label[96]; /* the collector label: "biolatency", "funccount:vfs_*" */
+	void *state;
+	double seconds; /* the last scrape's */
+	bool ok;
+};
+
+struct exporter {
+	pthread_mutex_t lock; /* one scrape at a time: every scraper sees whole totals */
+	struct active *act;
+	size_t nact;
+	struct bt_http *http;
+	atomic_flag profiling; /* one profile at a time */
+	struct pprof_route {
+		struct exporter *x;
+		const char *cmd; /* whose pprof hook */
+		const char *file;
+	} pprof[2];
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Every collector's families and the exporter's own, written in one format. */
+static int scrape(struct exporter *x, FILE *out, bool openmetrics)
+{
+	struct bt_prom *p;
+	size_t i;
+	int err = 0;
+
+	pthread_mutex_lock(&x->lock);
+	p = bt_prom_new(opts.max_series);
+	if (!p) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (i = 0; i < x->nact; i++) {
+		struct active *a = &x->act[i];
+		double t0 = now_s();
+
+		a->ok = a->cmd->collector->collect(a->state, p) == 0;
+		a->seconds = now_s() - t0;
+	}
+	err = bt_prom_family(p, "bpftools_exporter_build_info", BT_PROM_GAUGE,
+			     "The bpftools version serving these metrics (value 1).") ?:
+	      bt_prom_gauge(p, (const char *[]){ "version", BT_VERSION, NULL }, 1) ?:
+	      bt_prom_family(p, "bpftools_exporter_collector_duration_seconds", BT_PROM_GAUGE,
+			     "How long each collector took in this scrape.");
+	for (i = 0; err >= 0 && i < x->nact; i++)
+		err = bt_prom_gauge(p, (const char *[]){ "collector", x->act[i].label, NULL },
+				    x->act[i].seconds);
+	if (err >= 0)
+		err = bt_prom_family(
+			p, "bpftools_exporter_collector_success", BT_PROM_GAUGE,
+			"1 when the collector's maps were read in this scrape, else 0.");
+	for (i = 0; err >= 0 && i < x->nact; i++)
+		err = bt_prom_gauge(p, (const char *[]){ "collector", x->act[i].label, NULL },
+				    x->act[i].ok);
+	if (err >= 0)
+		err = bt_prom_family(p, "bpftools_exporter_series_dropped", BT_PROM_GAUGE,
+				     "Label sets left out of this scrape by --max-series.")
+			      ?: bt_prom_gauge(p, NULL, (double)bt_prom_dropped(p));
+	if (err >= 0)
+		err = bt_prom_write(p, out, openmetrics);
+cleanup:
+	pthread_mutex_unlock(&x->lock);
+	bt_prom_free(p);
+	return err < 0 ? err : 0;
+}
+
+static int metrics_page(struct bt_http_req *req, struct bt_http_resp *resp, void *ctx)
+{
+	const char *accept = bt_http_req_header(req, "Accept");
+	bool om = accept && strstr(accept, "application/openmetrics-text");
+
+	resp->type = om ? BT_OPENMETRICS_CONTENT_TYPE : BT_PROM_CONTENT_TYPE;
+	return scrape(ctx, resp->out, om);
+}
+
+static int index_page(struct bt_http_req *req, struct bt_http_resp *resp, void *ctx)
+{
+	struct exporter *x = ctx;
+	size_t i;
+
+	resp->type = "text/html; charset=utf-8";
+	fputs("<!DOCTYPE html>\n<html><head><title>bpftools exporter</title></head><body>\n"
+	      "<h1>bpftools exporter</h1>\n<ul>\n<li><a href=\"/metrics\">/metrics</a>: ",
+	      resp->out);
+	for (i = 0; i < x->nact; i++)
+		fprintf(resp->out, "%s%s", i ? ", " : "", x->act[i].label);
+	fputs("</li>\n", resp->out);
+	for (i = 0; i < 2; i++) {
+		const struct bt_cmd *c = bt_cmd_find(x->pprof[i].cmd);
+		const char *path = i ? "/debug/pprof/offcpu" : "/debug/pprof/profile";
+
+		if (c && c->pprof)
+			fprintf(resp->out,
+				"<li><a href=\"%s?seconds=30\">%s?seconds=N</a>: %s stacks for N "
+				"seconds, gzipped pprof</li>\n",
+				path, path, i ? "off-CPU" : "on-CPU");
+		else
+			fprintf(resp->out, "<li>%s: not in this build</li>\n", path);
+	}
+	fputs("</ul>\n</body></html>\n", resp->out);
+	return 0;
+}
+
+/* /debug/pprof/profile and /debug/pprof/offcpu: a command's one-shot profile, as Go serves it. */
+static int pprof_page(struct bt_http_req *req, struct bt_http_resp *resp, void *ctx)
+{
+	const struct pprof_route *r = ctx;
+	const struct bt_cmd *c = bt_cmd_find(r->cmd);
+	const char *arg = bt_http_req_arg(req, "seconds");
+	unsigned long seconds = 30; /* Go's net/http/pprof default */
+	char *end;
+	int err;
+
+	if (arg) {
+		errno = 0;
+		seconds = strtoul(arg, &end, 10);
+		if (!*arg || *end || errno || seconds < 1 || seconds > 60) {
+			resp->status = 400;
+			fputs("seconds: a whole number from 1 to 60\n", resp->out);
+			return 0;
+		}
+	}
+	if (!c || !c->pprof) {
+		resp->status = 501;
+		fprintf(resp->out, "this build's %s has no pprof hook\n", r->cmd);
+		return 0;
+	}
+	resp->type = "application/octet-stream";
+	resp->header[0][0] = "Content-Disposition";
+	resp->header[0][1] = r->file;
+	resp->header[1][0] = "X-Content-Type-Options";
+	resp->header[1][1] = "nosniff";
+	if (bt_http_req_head(req))
+		return 0;
+	/* one at a time: a profile attaches machine-wide, and two would sample each other */
+	if (atomic_flag_test_and_set(&r->x->profiling)) {
+		resp->status = 429;
+		resp->type = NULL;
+		resp->header[0][0] = "Retry-After";
+		resp->header[0][1] = "10";
+		resp->header[1][0] = NULL;
+		fputs("a profile is running; one at a time\n", resp->out);
+		return 0;
+	}
+	err = c->pprof(seconds, resp->out);
+	atomic_flag_clear(&r->x->profiling);
+	return err;
+}
+
+static void stop_all(struct exporter *x)
+{
+	size_t i;
+
+	for (i = x->nact; i-- > 0;)
+		x->act[i].cmd->collector->stop(x->act[i].state);
+	free(x->act);
+	x->act = NULL;
+	x->nact = 0;
+}
+
+static int start_one(struct exporter *x, const struct bt_cmd *c, const char *spec, bool optional)
+{
+	struct active *a = &x->act[x->nact];
+	int err;
+
+	if (!c || !c->collector) {
+		bt_err("this build has no %s collector", spec ? "probe-spec" : "such");
+		return -ENOTSUP;
+	}
+	err = c->collector->start(spec, &a->state);
+	if (err && optional) {
+		bt_note("collector '%s' left out%s", c->name,
+			err == -EOPNOTSUPP ? ": this kernel cannot run it" : " (see above)");
+		return 0;
+	}
+	if (err)
+		return err;
+	a->cmd = c;
+	a->spec = spec;
+	if (spec)
+		snprintf(a->label, sizeof(a->label), "%s:%s", c->name, spec);
+	else
+		snprintf(a->label, sizeof(a->label), "%s", c->name);
+	x->nact++;
+	return 0;
+}
+
+static int start_all(struct exporter *x)
+{
+	const struct bt_cmd *c;
+	const char *p, *comma;
+	size_t i, max = opts.nspecs;
+	char name[64];
+	int err = 0;
+
+	bt_for_each_cmd(c, i)
+		max++;
+	x->act = calloc(max, sizeof(*x->act));
+	if (!x->act)
+		return -ENOMEM;
+	if (opts.collect) {
+		for (p = opts.collect; !err && *p; p = *comma ? comma + 1 : comma) {
+			comma = strchrnul(p, ',');
+			snprintf(name, sizeof(name), "%.*s", (int)(comma - p), p);
+			err = start_one(x, bt_cmd_find(name), NULL, false);
+		}
+	} else {
+		bt_for_each_cmd(c, i) {
+			if (err || !c->collector || !(c->collector->flags & BT_COLLECT_DEFAULT))
+				continue;
+			err = start_one(x, c, NULL, true);
+		}
+	}
+	for (i = 0; !err && i < opts.nspecs; i++)
+		err = start_one(x, bt_cmd_find(opts.specs[i].cmd), opts.specs[i].arg, false);
+	if (!err && bt_stop_requested())
+		err = -EINTR;
+	if (err)
+		stop_all(x);
+	return err;
+}
+
+/* DIR/bpftools.prom, replaced whole (a temporary file renamed over it). */
+static int write_textfile(struct exporter *x)
+{
+	char tmp[4096], path[4096];
+	FILE *f = NULL;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/bpftools.prom", opts.textfile);
+	/* not *.prom: node_exporter reads only those, so it never sees a half-written file */
+	snprintf(tmp, sizeof(tmp), "%s/.bpftools.prom.XXXXXX", opts.textfile);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = -errno;
+		bt_err("cannot write in '%s': %s", opts.textfile, strerror(errno));
+		return err;
+	}
+	fchmod(fd, 0644);
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		goto cleanup;
+	}
+	err = scrape(x, f, false);
+	if (!err && (fflush(f) || fsync(fileno(f))))
+		err = -errno;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+cleanup:
+	if (err) {
+		bt_err("cannot write '%s': %s", path, strerror(-err));
+		unlink(tmp);
+	}
+	return err;
+}
+
+static int setup(struct exporter *x, const struct bt_cmd *cmd)
+{
+	struct bt_http_opts ho = { .listen = opts.listen, .web_config = opts.web_config };
+	const char *listen, *colon;
+	size_t i;
+	int err;
+
+	if (!opts.textfile || opts.listen) {
+		err = bt_http_new(&x->http, &ho);
+		if (err)
+			return err;
+	}
+	err = start_all(x);
+	if (err)
+		goto cleanup;
+	if (x->http) {
+		x->pprof[0] = (struct pprof_route){ x, "profile",
+						    "attachment; filename=\"profile.pb.gz\"" };
+		x->pprof[1] = (struct pprof_route){ x, "offcputime",
+						    "attachment; filename=\"offcpu.pb.gz\"" };
+		err = bt_http_route(x->http, "/metrics", metrics_page, x) ?:
+		      bt_http_route(x->http, "/", index_page, x) ?:
+		      bt_http_route(x->http, "/debug/pprof/profile", pprof_page, &x->pprof[0]) ?:
+		      bt_http_route(x->http, "/debug/pprof/offcpu", pprof_page, &x->pprof[1]) ?:
+		      bt_http_start(x->http);
+		if (err)
+			goto cleanup;
+		/* the port as bound: --listen may ask for 0 (any) */
+		listen = opts.listen ?: BT_HTTP_DEFAULT_LISTEN;
+		colon = strrchr(listen, ':');
+		bt_note("serving %d collectors at http%s://%.*s:%u/metrics", (int)x->nact,
+			bt_http_tls(x->http) ? "s" : "",
+			colon == listen ? 7 : (int)(colon - listen),
+			colon == listen ? "0.0.0.0" : listen, bt_http_port(x->http));
+	}
+	for (i = 0; i < x->nact; i++)
+		bt_debug("collector %s", x->act[i].label);
+	if (opts.textfile) {
+		err = write_textfile(x);
+		if (err)
+			goto cleanup;
+		bt_note("writing %s/bpftools.prom every %lu s", opts.textfile, opts.interval);
+	}
+	return 0;
+cleanup:
+	bt_http_free(x->http);
+	x->http = NULL;
+	stop_all(x);
+	return err;
+}
+
+static void teardown(struct exporter *x)
+{
+	bt_http_free(x->http); /* first: no scrape runs while the collectors go */
+	x->http = NULL;
+	stop_all(x);
+}
+
+/* The arguments file's words (# comments to the end of a line), parsed as the command line. */
+static int load_args_file(const struct bt_cmd *cmd, const char *path, char **words_out)
+{
+	char *text = NULL, *p, *words = NULL, **argv = NULL;
+	size_t len = 0, argc = 1, i;
+	FILE *f = fopen(path, "re");
+	int err;
+
+	if (!f) {
+		err = -errno;
+		bt_err("cannot open '%s': %s", path, strerror(errno));
+		return err == -ENOENT ? -BT_EUSAGE : err;
+	}
+	err = getdelim(&text, &len, '\0', f) < 0 && ferror(f) ? -EIO : 0;
+	fclose(f);
+	if (err || !text) {
+		free(text);
+		if (err)
+			bt_err("cannot read '%s'", path);
+		return err ?: -BT_EUSAGE;
+	}
+	for (p = text; *p; p++) {
+		if (*p == '#')
+			while (*p && *p != '\n')
+				*p++ = ' ';
+		if (!*p)
+			break;
+	}
+	argv = calloc(strlen(text) / 2 + 2, sizeof(*argv));
+	if (!argv) {
+		free(text);
+		return -ENOMEM;
+	}
+	argv[0] = (char *)cmd->name;
+	for (p = strtok(text, " \t\r\n"); p; p = strtok(NULL, " \t\r\n"))
+		argv[argc++] = p;
+	for (i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "--args-file", 11)) {
+			err = bt_usage_err("%s: --args-file cannot be in the file", path);
+			goto cleanup;
+		}
+	}
+	opts = defaults;
+	err = bt_args_parse(cmd, (int)argc, argv);
+	if (err) {
+		bt_err("%s: bad arguments (above)", path);
+		err = err < 0 ? err : -BT_EUSAGE;
+		goto cleanup;
+	}
+	opts.args_file = path;
+	words = text;
+	text = NULL;
+cleanup:
+	free(argv);
+	free(text);
+	*words_out = words;
+	return err;
+}
+
+static int run(const struct bt_cmd *cmd)
+{
+	struct exporter x = { .lock = PTHREAD_MUTEX_INITIALIZER, .profiling = ATOMIC_FLAG_INIT };
+	char *words = NULL;
+	const char *args_file = opts.args_file;
+	long long next = 0;
+	int err;
+
+	if (args_file && (opts.others || opts.interval))
+		return bt_usage_err("with --args-file, every other option goes in the file");
+	if (!opts.interval)
+		opts.interval = defaults.interval;
+	if (!opts.max_series)
+		opts.max_series = defaults.max_series;
+	if (args_file) {
+		err = load_args_file(cmd, args_file, &words);
+		if (err)
+			return err;
+	}
+	bt_signals_hup_reloads(true);
+	err = setup(&x, cmd);
+	if (err)
+		goto cleanup;
+	for (;;) {
+		long timeout = -1;
+		int wake;
+
+		if (opts.textfile) {
+			long long now = (long long)(now_s() * 1000);
+
+			if (!next)
+				next = now + opts.interval * 1000;
+			timeout = next > now ? next - now : 0;
+		}
+		wake = bt_wait(-1, timeout);
+		if (wake < 0) {
+			err = wake;
+			break;
+		}
+		if (wake == BT_WAKE_SIGNAL)
+			break;
+		if (wake == BT_WAKE_RELOAD) {
+			struct exporter_opts old = opts;
+			char *nwords;
+
+			if (!args_file) {
+				bt_note("SIGHUP: no --args-file to re-read");
+				continue;
+			}
+			err = load_args_file(cmd, args_file, &nwords);
+			if (err) {
+				opts = old;
+				bt_warn("%s: not reloaded; the arguments stay as they were",
+					args_file);
+				err = 0;
+				continue;
+			}
+			teardown(&x);
+			free(words);
+			words = nwords;
+			next = 0;
+			err = setup(&x, cmd);
+			if (err)
+				goto cleanup;
+			bt_note("%s: reloaded", args_file);
+			continue;
+		}
+		if (opts.textfile && wake == BT_WAKE_TIMEOUT) {
+			next += opts.interval * 1000;
+			write_textfile(&x); /* a failed write is said; the next may work */
+		}
+	}
+	teardown(&x);
+cleanup:
+	free(words);
+	return err;
+}
+
+BT_COMMAND(exporter) = {
+	.name = "exporter",
+	.summary = "Serve the summary tools' totals as Prometheus metrics",
+	.argp = &argp,
+	.opts = &opts,
+	.run = run,
+	.flags = BT_NEED_PRIV,
+	.uses = BT_USES_TP_BTF,
+};
