@@ -459,7 +459,7 @@ static int collector_collect(void *state, struct bt_prom *p)
 
 		err = bt_prom_log2_hist(p,
 					(const char *[]){ "spec", c->spec, "function", name, NULL },
-					h->slots, FL_SLOTS, 1e-9, (double)h->total_ns * 1e-9);
+					h->slots, FL_SLOTS, 1e-9, (double)h->total_ns / 1e9);
 	}
 	return err < 0 ? err : 0; /* 1: the bound dropped a row, counted by the writer */
 }

@@ -235,7 +235,7 @@ static int collector_collect(void *state, struct bt_prom *p)
 		memcpy(comm, k->comm, BT_OFFCPU_COMM_LEN);
 		comm[BT_OFFCPU_COMM_LEN] = '\0';
 		err = bt_prom_counter(p, (const char *[]){ "comm", comm, "state", st, NULL },
-				      (double)bt_summary__value(c->sum, i)[0] * 1e-6);
+				      (double)bt_summary__value(c->sum, i)[0] / 1e6);
 	}
 	return err < 0 ? err : 0; /* 1: the bound dropped a row, counted by the writer */
 }
