@@ -419,7 +419,8 @@ static int collector_collect(void *state, struct bt_prom *p)
 		const char *labels[] = { "disk", d ? d->name : "?", "op",
 					 bt_block_op_label(k->flags & 0xff), NULL };
 
-		err = bt_prom_log2_hist(p, labels, v->slots, BIOLAT_SLOTS, 1e-6, v->total / 1e6);
+		err = bt_prom_log2_hist(p, labels, (const uint64_t *)v->slots, BIOLAT_SLOTS, 1e-6,
+					v->total / 1e6);
 	}
 	return err < 0 ? err : 0;
 }

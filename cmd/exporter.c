@@ -162,8 +162,9 @@ static const struct argp argp = {
 	.parser = parse_opt,
 	.children = children,
 	.doc = "Serve the summary tools' running totals as Prometheus metrics.\v"
-	       "Collectors: softirqs, hardirqs, biolatency, biosnoop, and those docs/exporter.md\n"
-	       "lists; endpoints: /metrics, /debug/pprof/profile?seconds=N, /debug/pprof/offcpu.\n"
+	       "Collectors: those of the summary commands (docs/exporter.md lists them), and\n"
+	       "--funccount and --funclatency specs; endpoints: /metrics,\n"
+	       "/debug/pprof/profile?seconds=N and /debug/pprof/offcpu?seconds=N.\n"
 	       "examples:\n"
 	       "    exporter                          # every collector, on 127.0.0.1:9435\n"
 	       "    exporter --collect biolatency     # block I/O latency histograms only\n"

@@ -14,6 +14,7 @@
 #include "bt_err.h"
 #include "bt_json.h"
 #include "bt_loop.h"
+#include "bt_prom.h"
 #include "bt_skel.h"
 #include "bt_summary.h"
 #include "bt_trace.h"
@@ -272,6 +273,102 @@ cleanup:
 	return err;
 }
 
+/*
+ * The exporter's `--funccount SPEC`: SPEC is a pattern as above, with the defaults of every
+ * option (all processes, --max-probes 1000, the attach layer's mechanism), counted for the
+ * exporter's life.
+ */
+struct collector {
+	const char *spec;
+	struct bt_targets targets;
+	struct bt_attach *attach;
+	struct funccount_bpf *skel;
+	struct state s;
+};
+
+static void collector_stop(void *state)
+{
+	struct collector *c = state;
+
+	if (!c)
+		return;
+	bt_attach__destroy(c->attach);
+	funccount_bpf__destroy(c->skel);
+	free_rows(&c->s);
+	bt_targets__free(&c->targets);
+	free(c);
+}
+
+static int collector_start(const char *spec, void **state)
+{
+	static const struct bt_common_opts defaults = BT_COMMON_OPTS_INIT;
+	struct bt_resolve_opts ropts = bt_common_resolve(&defaults, false);
+	struct bt_summary_opts running = counts_opts;
+	struct bt_filters filters = { .cpu = -1 };
+	struct collector *c = calloc(1, sizeof(*c));
+	int err;
+
+	if (!c)
+		return -ENOMEM;
+	c->spec = spec;
+	running.running = true;
+	err = bt_targets__from_pattern(spec, &ropts, &c->targets);
+	if (err < 0)
+		goto cleanup;
+	err = build_rows(&c->s, &c->targets) ?: BT_SKEL_OPEN(funccount, &c->skel);
+	if (err)
+		goto cleanup;
+	err = bpf_map__set_max_entries(c->skel->maps.counts, c->targets.n);
+	if (err) {
+		bt_err("cannot size the counters for %zu targets: %s", c->targets.n,
+		       strerror(-err));
+		goto cleanup;
+	}
+	err = bt_trace__load(c->skel->skeleton, &c->targets, &filters, BT_ATTACH_AUTO, &c->attach)
+		      ?: bt_summary__open(&c->s.counts, bpf_map__fd(c->skel->maps.counts),
+					  &running);
+cleanup:
+	if (err) {
+		collector_stop(c);
+		c = NULL;
+	}
+	*state = c;
+	return err;
+}
+
+/* Every function of the pattern, 0 included: a series that exists from the start rates well. */
+static int collector_collect(void *state, struct bt_prom *p)
+{
+	struct collector *c = state;
+	size_t i;
+	int err;
+
+	err = bt_summary__collect(c->s.counts);
+	if (err)
+		return err;
+	for (i = 0; i < c->s.nrows; i++)
+		c->s.rows[i].count = 0;
+	for (i = 0; i < bt_summary__len(c->s.counts); i++)
+		c->s.rows[c->s.row_of[*(const __u32 *)bt_summary__key(c->s.counts, i)]].count +=
+			bt_summary__value(c->s.counts, i)[0];
+	err = bt_prom_family(
+		p, "bpftools_funccount_calls", BT_PROM_COUNTER,
+		"Calls of each function, tracepoint or USDT probe of a --funccount spec.");
+	for (i = 0; err >= 0 && i < c->s.nrows; i++)
+		err = bt_prom_counter(
+			p, (const char *[]){ "spec", c->spec, "function", c->s.rows[i].name, NULL },
+			(double)c->s.rows[i].count);
+	return err < 0 ? err : 0; /* 1: the bound dropped a row, counted by the writer */
+}
+
+static const struct bt_collector collector = {
+	.help = "calls per function of a probe spec (--funccount SPEC, repeatable)",
+	.flags = BT_COLLECT_SPEC,
+	.start = collector_start,
+	.collect = collector_collect,
+	.stop = collector_stop,
+};
+
 BT_COMMAND(funccount) = {
 	.name = "funccount",
 	.summary = "Count functions, tracepoints, and USDT probes",
@@ -280,4 +377,5 @@ BT_COMMAND(funccount) = {
 	.run = run,
 	.flags = BT_NEED_PRIV,
 	.uses = BT_USES_KFUNC | BT_USES_TRACEPOINT | BT_USES_UPROBE,
+	.collector = &collector,
 };

@@ -19,6 +19,7 @@
 #include "bt_hist.h"
 #include "bt_json.h"
 #include "bt_loop.h"
+#include "bt_prom.h"
 #include "bt_skel.h"
 #include "bt_summary.h"
 #include "bt_trace.h"
@@ -376,6 +377,101 @@ cleanup:
 	return err;
 }
 
+/*
+ * The exporter's `--funclatency SPEC`: a histogram per function of the pattern, all processes
+ * together (bounded: a series per function, not per process), in nanosecond slots.
+ */
+struct collector {
+	const char *spec;
+	struct bt_calls calls;
+	struct bt_attach *attach;
+	struct funclatency_bpf *skel;
+	struct state s;
+};
+
+static void collector_stop(void *state)
+{
+	struct collector *c = state;
+
+	if (!c)
+		return;
+	bt_attach__destroy(c->attach);
+	funclatency_bpf__destroy(c->skel);
+	bt_summary__free(c->s.sum);
+	free(c->s.row_of);
+	bt_calls__free(&c->calls);
+	free(c);
+}
+
+static int collector_start(const char *spec, void **state)
+{
+	static const struct bt_common_opts defaults = BT_COMMON_OPTS_INIT;
+	struct bt_resolve_opts ropts = bt_common_resolve(&defaults, false);
+	struct bt_summary_opts running = sum_opts;
+	struct bt_filters filters = { .cpu = -1 };
+	struct collector *c = calloc(1, sizeof(*c));
+	int err;
+
+	if (!c)
+		return -ENOMEM;
+	c->spec = spec;
+	running.running = true;
+	running.what = NULL; /* the exporter names the collector */
+	err = bt_calls__resolve(&c->calls, &c->spec, 1, &ropts, 0);
+	if (err < 0)
+		goto cleanup;
+	err = init_state(&c->s, &c->calls) ?: BT_SKEL_OPEN(funclatency, &c->skel);
+	if (err)
+		goto cleanup;
+	c->s.skel = c->skel;
+	c->skel->rodata->unit_div = 1;
+	c->skel->rodata->key_func = true;
+	err = size_maps(c->skel, c->s.nfuncs) ?:
+	      bt_calls__load(&c->calls, c->skel->skeleton, &filters, BT_ATTACH_AUTO, &c->attach) ?:
+	      bt_summary__open(&c->s.sum, bpf_map__fd(c->skel->maps.hists), &running);
+cleanup:
+	if (err) {
+		collector_stop(c);
+		c = NULL;
+	}
+	*state = c;
+	return err;
+}
+
+static int collector_collect(void *state, struct bt_prom *p)
+{
+	struct collector *c = state;
+	size_t i;
+	int err;
+
+	err = bt_summary__collect(c->s.sum);
+	if (err)
+		return err;
+	/* a function's compiler copies into its row */
+	bt_summary__sort_by_key(c->s.sum, cmp_section, &c->s, true);
+	err = bt_prom_family(
+		p, "bpftools_funclatency_seconds", BT_PROM_HISTOGRAM,
+		"Time in each function of a --funclatency spec, from entry to return.");
+	for (i = 0; err >= 0 && i < bt_summary__len(c->s.sum); i++) {
+		const struct fl_hist *h = (const void *)bt_summary__value(c->s.sum, i);
+		const char *name =
+			c->s.targets->v[row_of(&c->s, bt_summary__key(c->s.sum, i))].name;
+
+		err = bt_prom_log2_hist(
+			p, (const char *[]){ "spec", c->spec, "function", name, NULL },
+			(const uint64_t *)h->slots, FL_SLOTS, 1e-9, (double)h->total_ns / 1e9);
+	}
+	return err < 0 ? err : 0; /* 1: the bound dropped a row, counted by the writer */
+}
+
+static const struct bt_collector collector = {
+	.help = "latency histograms per function of a probe spec (--funclatency SPEC, repeatable)",
+	.flags = BT_COLLECT_SPEC,
+	.start = collector_start,
+	.collect = collector_collect,
+	.stop = collector_stop,
+};
+
 BT_COMMAND(funclatency) = {
 	.name = "funclatency",
 	.summary = "Time functions and print latency as a histogram",
@@ -384,4 +480,5 @@ BT_COMMAND(funclatency) = {
 	.run = run,
 	.flags = BT_NEED_PRIV,
 	.uses = BT_USES_KFUNC | BT_USES_UPROBE | BT_USES_TRACEPOINT | BT_USES_TP_BTF,
+	.collector = &collector,
 };

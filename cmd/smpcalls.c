@@ -14,6 +14,7 @@
 #include "bt_inflight.h"
 #include "bt_json.h"
 #include "bt_loop.h"
+#include "bt_prom.h"
 #include "bt_skel.h"
 #include "bt_stacks.h"
 #include "bt_summary.h"
@@ -226,6 +227,24 @@ static const struct bt_summary_opts sum_opts = {
 	.what = "histograms",
 };
 
+static int load(struct smpcalls_bpf **skel, const struct bt_filters *filters,
+		const struct bt_probe *probes, bool stacks)
+{
+	struct bt_stacks_opts sopts = { 0 };
+	int err;
+
+	err = BT_SKEL_OPEN(smpcalls, skel);
+	if (err)
+		return err;
+	(*skel)->rodata->want_stack = stacks;
+	err = bt_stacks__configure((*skel)->obj, &sopts)
+		      ?: bt_skel_start((*skel)->skeleton, filters, probes, "the cross-call probes");
+	/* count from here: attaching made cross calls of its own (see armed in the probes) */
+	if (!err)
+		(*skel)->bss->armed = true;
+	return err;
+}
+
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = { .cpu = -1, .tgid = opts.c.pid };
@@ -234,17 +253,9 @@ static int run(const struct bt_cmd *cmd)
 	struct state s = { .style = { .indent = "        ", .fmt = BT_FMT_OFFSET } };
 	int err;
 
-	err = BT_SKEL_OPEN(smpcalls, &skel);
-	if (err)
-		return err;
-	skel->rodata->want_stack = opts.stacks;
-	err = bt_stacks__configure(skel->obj, &sopts)
-		      ?: bt_skel_start(skel->skeleton, &filters, cmd->probes,
-				       "the cross-call probes");
+	err = load(&skel, &filters, cmd->probes, opts.stacks);
 	if (err)
 		goto cleanup;
-	/* count from here: attaching made cross calls of its own (see armed in the probes) */
-	skel->bss->armed = true;
 	if (opts.stacks) {
 		err = bt_stacks__new(skel->obj, &sopts, &s.stacks);
 		if (err) {
@@ -273,6 +284,86 @@ cleanup:
 	return err;
 }
 
+/* The exporter's smpcalls: a histogram per called function and kind, all callers together. */
+struct collector {
+	struct smpcalls_bpf *skel;
+	struct state s;
+};
+
+static void collector_stop(void *state)
+{
+	struct collector *c = state;
+
+	if (!c)
+		return;
+	bt_summary__free(c->s.sum);
+	bt_ksyms__free(c->s.ksyms);
+	smpcalls_bpf__destroy(c->skel);
+	free(c);
+}
+
+static int collector_start(const char *spec, void **state)
+{
+	struct bt_filters filters = { .cpu = -1 };
+	struct bt_summary_opts running = sum_opts;
+	struct collector *c = calloc(1, sizeof(*c));
+	int err;
+
+	(void)spec;
+	if (!c)
+		return -ENOMEM;
+	running.running = true;
+	err = load(&c->skel, &filters, smpcalls_probes, false)
+		      ?: bt_summary__open(&c->s.sum, bpf_map__fd(c->skel->maps.hists), &running);
+	if (!err) {
+		err = bt_ksyms__load_cached(bt_ksyms_cache_dir(), NULL, NULL, &c->s.ksyms);
+		if (err)
+			bt_warn("cannot read kernel symbols, functions show as addresses: %s",
+				strerror(-err));
+		err = 0;
+	}
+	if (err) {
+		collector_stop(c);
+		c = NULL;
+	}
+	*state = c;
+	return err;
+}
+
+static int collector_collect(void *state, struct bt_prom *p)
+{
+	struct collector *c = state;
+	size_t i;
+	int err;
+
+	err = bt_summary__collect(c->s.sum);
+	if (err)
+		return err;
+	bt_summary__sort(c->s.sum, cmp_rows, &c->s);
+	err = bt_prom_family(p, "bpftools_smpcall_seconds", BT_PROM_HISTOGRAM,
+			     "SMP cross calls per called function: kind time (run on the target "
+			     "CPU), queue (queued to started), local (a CPU calling itself).");
+	for (i = 0; err >= 0 && i < bt_summary__len(c->s.sum); i++) {
+		const struct smpcall_key *k = bt_summary__key(c->s.sum, i);
+		const struct smpcall_hist *h = (const void *)bt_summary__value(c->s.sum, i);
+
+		err = bt_prom_log2_hist(p,
+					(const char *[]){ "function", func_name(&c->s, k->func),
+							  "kind", kind_name(k->kind, true), NULL },
+					(const uint64_t *)h->slots, SMPCALL_SLOTS, 1e-9,
+					(double)h->total_ns / 1e9);
+	}
+	return err < 0 ? err : 0; /* 1: the bound dropped a row, counted by the writer */
+}
+
+static const struct bt_collector collector = {
+	.help = "SMP cross-call latency histograms per called function",
+	.flags = BT_COLLECT_DEFAULT,
+	.start = collector_start,
+	.collect = collector_collect,
+	.stop = collector_stop,
+};
+
 BT_COMMAND(smpcalls) = {
 	.name = "smpcalls",
 	.summary = "Time SMP cross calls per called function",
@@ -287,4 +378,5 @@ BT_COMMAND(smpcalls) = {
 	 * own (that would make `features` say "partly" where the tracepoints do everything).
 	 */
 	.uses = BT_USES_TP_BTF | BT_USES_STACKS,
+	.collector = &collector,
 };

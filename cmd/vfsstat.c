@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bt_args.h"
@@ -12,6 +13,7 @@
 #include "bt_json.h"
 #include "bt_loop.h"
 #include "bt_percpu.h"
+#include "bt_prom.h"
 #include "bt_skel.h"
 #include "bt_summary.h"
 #include "bt_trace.h"
@@ -151,11 +153,34 @@ static void warn_unattached(const struct bt_attach *attach)
 		bt_warn("%d functions are not traced and their columns stay 0: %s", n, list);
 }
 
-static int run(const struct bt_cmd *cmd)
+/*
+ * A fixed list, one target per column, so that a target's index is its column. Not through
+ * bt_targets__resolve(): it fails on a missing name, and a function a kernel lacks should only
+ * leave its column at 0. The layer only reads these strings.
+ */
+static int load(struct vfsstat_bpf **skel, long pid, enum bt_attach_mode mode,
+		struct bt_attach **attach)
 {
 	struct bt_target tv[VFSSTAT_NCOLS] = {};
 	struct bt_targets targets = { .v = tv, .n = VFSSTAT_NCOLS };
-	struct bt_filters filters = { .cpu = -1, .tgid = opts.pid };
+	struct bt_filters filters = { .cpu = -1, .tgid = pid };
+	int i, err;
+
+	for (i = 0; i < VFSSTAT_NCOLS; i++) {
+		tv[i].kind = BT_SPEC_KFUNC;
+		tv[i].name = tv[i].func = (char *)cols[i].func;
+		tv[i].copies = true; /* vfs_rmdir.part.0 on Debian 11's 5.10 */
+	}
+	err = BT_SKEL_OPEN(vfsstat, skel);
+	if (!err)
+		err = bt_trace__load((*skel)->skeleton, &targets, &filters, mode, attach);
+	if (!err)
+		warn_unattached(*attach);
+	return err;
+}
+
+static int run(const struct bt_cmd *cmd)
+{
 	struct bt_attach *attach = NULL;
 	struct vfsstat_bpf *skel = NULL;
 	struct state s = { .interval = opts.iv.interval };
@@ -165,24 +190,9 @@ static int run(const struct bt_cmd *cmd)
 	err = bt_check_pid(opts.pid); /* BCC prints rows of zeros for ever */
 	if (err)
 		return err;
-	/*
-	 * A fixed list, one target per column, so that a target's index is its column. Not
-	 * through bt_targets__resolve(): it fails on a missing name, and a function a kernel
-	 * lacks should only leave its column at 0. The layer only reads these strings.
-	 */
-	for (i = 0; i < VFSSTAT_NCOLS; i++) {
-		tv[i].kind = BT_SPEC_KFUNC;
-		tv[i].name = tv[i].func = (char *)cols[i].func;
-		tv[i].copies = true; /* vfs_rmdir.part.0 on Debian 11's 5.10 */
-	}
-
-	err = BT_SKEL_OPEN(vfsstat, &skel);
+	err = load(&skel, opts.pid, opts.mode, &attach);
 	if (err)
 		goto cleanup;
-	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
-	if (err)
-		goto cleanup;
-	warn_unattached(attach);
 	s.fd = bpf_map__fd(skel->maps.counts);
 
 	/* BCC prints the header once, and no "Tracing..." line; JSON has the info line */
@@ -202,6 +212,69 @@ cleanup:
 	return err;
 }
 
+/* The exporter's vfsstat: the same counters, never cleared, as they are. */
+struct collector {
+	struct bt_attach *attach;
+	struct vfsstat_bpf *skel;
+};
+
+static void collector_stop(void *state)
+{
+	struct collector *c = state;
+
+	if (!c)
+		return;
+	bt_attach__destroy(c->attach);
+	vfsstat_bpf__destroy(c->skel);
+	free(c);
+}
+
+static int collector_start(const char *spec, void **state)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+	int err;
+
+	(void)spec;
+	if (!c)
+		return -ENOMEM;
+	err = load(&c->skel, 0, BT_ATTACH_AUTO, &c->attach);
+	if (err) {
+		collector_stop(c);
+		c = NULL;
+	}
+	*state = c;
+	return err;
+}
+
+static int collector_collect(void *state, struct bt_prom *p)
+{
+	struct collector *c = state;
+	int i, err;
+
+	err = bt_prom_family(
+		p, "bpftools_vfs_calls", BT_PROM_COUNTER,
+		"VFS calls by operation (vfsstat's columns; the function in 'function').");
+	for (i = 0; err >= 0 && i < VFSSTAT_NCOLS; i++) {
+		uint64_t n;
+
+		err = bt_percpu_sum(bpf_map__fd(c->skel->maps.counts), i, &n, 1);
+		if (!err)
+			err = bt_prom_counter(p,
+					      (const char *[]){ "operation", cols[i].key,
+								"function", cols[i].func, NULL },
+					      (double)n);
+	}
+	return err < 0 ? err : 0;
+}
+
+static const struct bt_collector collector = {
+	.help = "VFS calls by operation: read, write, fsync, open, create, unlink, mkdir, rmdir",
+	.flags = BT_COLLECT_DEFAULT,
+	.start = collector_start,
+	.collect = collector_collect,
+	.stop = collector_stop,
+};
+
 BT_COMMAND(vfsstat) = {
 	.name = "vfsstat",
 	.summary = "Count some VFS calls",
@@ -210,4 +283,5 @@ BT_COMMAND(vfsstat) = {
 	.run = run,
 	.flags = BT_NEED_PRIV,
 	.uses = BT_USES_KFUNC,
+	.collector = &collector,
 };

@@ -19,10 +19,28 @@ struct {
 	__type(value, __u64);
 } counts SEC(".maps");
 
+/* by_comm: the counts map gets one entry, comm_counts its room (cmd/offcputime.c) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct offcputime_comm_key);
+	__type(value, __u64);
+} comm_counts SEC(".maps");
+
+const volatile bool by_comm = false;
+
 static __always_inline void bt_offcpu_add_block(__u32 tid, const struct bt_offcpu_start *s,
 						__u64 us)
 {
 	struct offcputime_key key = {};
+
+	if (by_comm) {
+		struct offcputime_comm_key ck = { .state = s->state };
+
+		__builtin_memcpy(ck.comm, s->comm, sizeof(ck.comm));
+		bt_offcpu_sum(&comm_counts, &ck, us);
+		return;
+	}
 
 	key.kernel_stack = s->kernel_stack;
 	key.user_stack = s->user_stack;

@@ -16,4 +16,15 @@ struct offcputime_key {
 	char comm[BT_OFFCPU_COMM_LEN];
 };
 
+/*
+ * The exporter's offcputime (by_comm): no stacks, the time summed per command name and the
+ * state the thread left the CPU in, a bounded key set however many threads come and go.
+ */
+#define OFFCPU_COMM_KEYS 4096
+struct offcputime_comm_key {
+	char comm[BT_OFFCPU_COMM_LEN];
+	__u32 state; /* the switch-out state: 0 preempted (runnable), 1 sleeping, 2 disk, ... */
+	__u32 pad;
+};
+
 #endif

@@ -162,6 +162,23 @@ const char *bt_offcpu_stacks(const struct bt_offcpu_opts *o)
 	return o->user_only ? "user" : o->kernel_only ? "kernel" : "user + kernel";
 }
 
+char bt_offcpu_state_letter(unsigned int state)
+{
+	if (state == 0)
+		return 'R';
+	if (state & 0x2)
+		return state & 0x400 ? 'I' : 'D';
+	if (state & 0x1)
+		return 'S';
+	if (state & 0x4)
+		return 'T';
+	if (state & 0x8)
+		return 't';
+	if (state & 0x40)
+		return 'P';
+	return '?';
+}
+
 /* bt_offcpu_start(); a oneshot run (bt_offcpu_run_pprof()) does not look at the stop flag. */
 static int start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opts *o,
 		 const struct bt_offcpu_tool *t, const struct bt_probe *probes,

@@ -71,6 +71,12 @@ int bt_offcpu_apply(struct bpf_object *obj, const struct bt_offcpu_opts *o);
 void bt_offcpu_threads(const struct bt_offcpu_opts *o, char *buf, size_t len);
 /* "user + kernel", "user" or "kernel" */
 const char *bt_offcpu_stacks(const struct bt_offcpu_opts *o);
+/*
+ * A thread's state as it left the CPU (the TASK_* bits of include/linux/sched.h), as ps names
+ * it: 'R' preempted (runnable, waiting for a CPU), 'S', 'D', 'I' (an idle D: TASK_NOLOAD),
+ * 'T', 't', 'P', else '?'.
+ */
+char bt_offcpu_state_letter(unsigned int state);
 
 struct bt_offcpu_tool;
 
