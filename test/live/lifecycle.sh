@@ -70,12 +70,15 @@ print(sum(1 for e in json.load(sys.stdin)
           if key(e) in pids and not os.path.exists("/proc/" + key(e))))' "$2"
 }
 
-# The churn soak: the five tools at once, one churn observed by all of them: processes to warm
-# up (2,000; funcslower 6,000), then 10,000. Per tool: RSS within 2 MiB, and in the maps named
-# with it (keyed by pid or tid) no entry of any of the 10,000. The maps' sizes are shown, not
-# compared: what else runs on the machine holds entries of its own. What each tool is checked on
-# is its own (its RSS, its maps), so one churn under five tools asserts what five churns did one
-# tool at a time, in 16,000 processes rather than 64,000.
+# The churn soaks, each of tools observing one churn at once: processes to warm up, then
+# 10,000. Per tool: RSS within 2 MiB, and in the maps named with it (keyed by pid or tid) no
+# entry of any of the 10,000. The maps' sizes are shown, not compared: what else runs on the
+# machine holds entries of its own. What each tool is checked on is its own (its RSS, its maps),
+# so one churn under two tools asserts what two churns did one tool at a time: three churns for
+# five tools. Not all five at once: beside the busier others, offcputime's and offwaketime's RSS
+# (they see every thread's blocks) grew 1.6-3.1 MiB, funcslower's 7-17 MiB; in these groups
+# 0.6-1.0 MiB. The churn runs /bin/echo -n, which calls setlocale (for funcslower; /bin/true
+# does only with an argument, and funcslower saw none of its processes).
 #
 # soak_start WHAT MAPS TOOL ARGS...: start_tool, the tool's output kept as $T/out.N, $T/err.N.
 SOAKS="" SOAK_PIDS=""
@@ -108,59 +111,66 @@ soak_measure() {
 		eval "E$1_$n=\$e"
 	done
 }
+# soak_churn WARM: the soak of the tools started: WARM processes to warm up, then the 10,000;
+# all stopped, then each checked.
+soak_churn() {
+	$CHURN "$1" /bin/echo -n || fail "churn failed"
+	sleep 1
+	soak_measure 0
+	: >"$T/churned"
+	CHURN_PIDS=$T/churned $CHURN 10000 /bin/echo -n || fail "churn failed"
+	sleep 1
+	soak_measure 1
+	for n in $SOAKS; do
+		soak_tool $n
+		eval "LEFT_$n=\"\$(for m in \$MAPS; do stale \$m \"\$T/churned\"; done | tr '\n' ' ')\""
+	done
+	# all at once: each detach waits for RCU grace periods, in parallel
+	kill -INT $SOAK_PIDS
+	for n in $SOAKS; do
+		soak_tool $n
+		finish_tool
+		eval "RC_$n=\$RC"
+	done
+	SOAK_PIDS=""
+	[ "$(wc -l <"$T/churned")" = 10000 ] || fail "churn did not list its 10,000 pids"
+	for n in $SOAKS; do
+		soak_tool $n
+		RC="" r0="" r1="" e0="" e1="" left=""
+		eval "RC=\$RC_$n r0=\$R0_$n r1=\$R1_$n e0=\$E0_$n e1=\$E1_$n left=\$LEFT_$n"
+		[ "$RC" = 0 ] || fail "$WHAT exited $RC"
+		for c in $left; do
+			[ "$c" = 0 ] || fail "$WHAT: entries of processes gone in $MAPS: $left(entries$e0 ->$e1)"
+		done
+		[ $((r1 - r0)) -le 2048 ] || fail "$WHAT: RSS grew from $r0 to $r1 KiB over 10,000 processes"
+		ok "$WHAT: RSS $r0 -> $r1 KiB, none of 10,000 processes left in $MAPS (entries$e0 ->$e1)"
+	done
+	SOAKS=""
+}
 # a failure in between stops them all
 trap 'kill -INT $SOAK_PIDS 2>/dev/null; rm -rf "$T"' EXIT
 
 # per event, with the user stack of every process's one call of setlocale (most of them sent
 # as copies before the process is indexed, some unwound from the log of its mappings): its
-# calls in flight by thread. The churn runs /bin/echo -n, which calls setlocale; /bin/true
-# does only with an argument, so funcslower saw none of its processes. Its rings (1 MiB of events, 512 KiB of announcements and copies,
-# each mapped twice) are all touched within the first 6,000 processes: its warm-up, of which
-# the others, started 4,000 processes later, see the last 2,000.
+# calls in flight by thread. Its rings (1 MiB of events, 512 KiB of announcements and copies,
+# each mapped twice) are all touched within the first 6,000 processes: the warm-up.
 if [ -e /sys/bus/event_source/devices/uprobe/type ]; then
 	soak_start "funcslower -U" "bt_seen_pids entries" funcslower -U -m 0 c:setlocale
-	$CHURN 4000 /bin/echo -n || fail "churn failed"
+	soak_churn 6000
 fi
 # Blocks of 1-2 us only: nothing is counted, so no row of whatever else the machine runs
 # loads its symbols in the middle of the measure, while every process is still announced,
-# snapshotted and indexed at its first switch (the window applies when a block ends).
+# snapshotted and indexed at its first switch (the window applies when a block ends). The two
+# side by side.
 BANNER_IN=err soak_start "offcputime -f" "bt_seen_pids bt_offcpu_starts" offcputime -f -M 2
-soak_start "stackcount -U" bt_seen_pids stackcount -U t:sched:sched_process_exec
 BANNER_IN=err soak_start "offwaketime -f" "bt_seen_pids bt_offcpu_starts wakers" offwaketime -f -M 2
+soak_churn 2000
+soak_start "stackcount -U" bt_seen_pids stackcount -U t:sched:sched_process_exec
 # per event, no stacks: its in-flight opens by thread, and whatever it keeps per process; the
 # churn's opens only (-n echo: three each), printed
 BANNER="^PID" soak_start opensnoop starts opensnoop -n echo
-$CHURN 2000 /bin/echo -n || fail "churn failed"
-sleep 1
-soak_measure 0
-: >"$T/churned"
-CHURN_PIDS=$T/churned $CHURN 10000 /bin/echo -n || fail "churn failed"
-sleep 1
-soak_measure 1
-for n in $SOAKS; do
-	soak_tool $n
-	eval "LEFT_$n=\"\$(for m in \$MAPS; do stale \$m \"\$T/churned\"; done | tr '\n' ' ')\""
-done
-# all at once: each detach waits for RCU grace periods, in parallel
-kill -INT $SOAK_PIDS
-for n in $SOAKS; do
-	soak_tool $n
-	finish_tool
-	eval "RC_$n=\$RC"
-done
+soak_churn 2000
 trap 'rm -rf "$T"' EXIT
-[ "$(wc -l <"$T/churned")" = 10000 ] || fail "churn did not list its 10,000 pids"
-for n in $SOAKS; do
-	soak_tool $n
-	RC="" r0="" r1="" e0="" e1="" left=""
-	eval "RC=\$RC_$n r0=\$R0_$n r1=\$R1_$n e0=\$E0_$n e1=\$E1_$n left=\$LEFT_$n"
-	[ "$RC" = 0 ] || fail "$WHAT exited $RC"
-	for c in $left; do
-		[ "$c" = 0 ] || fail "$WHAT: entries of processes gone in $MAPS: $left(entries$e0 ->$e1)"
-	done
-	[ $((r1 - r0)) -le 2048 ] || fail "$WHAT: RSS grew from $r0 to $r1 KiB over 10,000 processes"
-	ok "$WHAT: RSS $r0 -> $r1 KiB, none of 10,000 processes left in $MAPS (entries$e0 ->$e1)"
-done
 unset BANNER BANNER_IN
 
 # A call that never returns (libc's exit(), called by every process of the churn) leaves its
