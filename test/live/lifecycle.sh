@@ -77,7 +77,7 @@ print(sum(1 for e in json.load(sys.stdin)
 # so one churn under two tools asserts what two churns did one tool at a time: three churns for
 # five tools. Not all five at once: beside the busier others, offcputime's and offwaketime's RSS
 # (they see every thread's blocks) grew 1.6-3.1 MiB, funcslower's 7-17 MiB; in these groups
-# 0.6-1.0 MiB. The churn runs /bin/echo -n, which calls setlocale (for funcslower; /bin/true
+# 0.1-1.0 MiB. The churn runs /bin/echo -n, which calls setlocale (for funcslower; /bin/true
 # does only with an argument, and funcslower saw none of its processes).
 #
 # soak_start WHAT MAPS TOOL ARGS...: start_tool, the tool's output kept as $T/out.N, $T/err.N.
