@@ -55,7 +55,8 @@ int bt_skel_opened(const void *skel);
 			       *(skelp) = bt_skel_open_bytes(                                    \
 				       *(skelp),                                                 \
 				       *(skelp) ? name##_bpf__create_skeleton(*(skelp)) : 0,     \
-				       &(*(skelp))->skeleton, name##_nokfuncs_bpf__elf_bytes,    \
+				       *(skelp) ? &(*(skelp))->skeleton : NULL,                  \
+				       name##_nokfuncs_bpf__elf_bytes,                           \
 				       bt_core_btf_whole_opts()))))
 
 /*

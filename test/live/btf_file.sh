@@ -66,6 +66,24 @@ n=$(grep -Ec -- "^[0-9]+ +bt_btf_open +-1   2 $T/missing\$" "$OUT")
 [ "$n" = 3 ] || fail "--btf FILE: opensnoop: $n rows of $T/missing with FD -1 ERR 2, expected 3"
 ok "--btf FILE: opensnoop (a kfunc among its programs) sees the child's 6 opens, FD and ERR right"
 
+# -F there: no kfuncs, so its walk through kernel reads (the build without kfuncs keeps it), a
+# relative path's directory resolved; or one line where lockdown refuses kernel reads.
+mkdir "$T/sub"
+lockdown=$(grep -o '\[[a-z]*\]' /sys/kernel/security/lockdown 2>/dev/null || echo unknown)
+hidden -- opensnoop -F --btf "$T/vmlinux.btf" --exec "$BT_WORKLOADS/open_work" -c bt_btf_open \
+	-C "$T/sub" 1 ../exists
+if [ "$lockdown" = "[confidentiality]" ]; then
+	[ "$RC" = 1 ] || fail "--btf FILE: opensnoop -F under lockdown: exit $RC, expected 1"
+	one_line "^opensnoop: -F needs .*, or kernel reads, which lockdown=confidentiality refuses" \
+		"--btf FILE: opensnoop -F under lockdown"
+	ok "--btf FILE: opensnoop -F under lockdown=confidentiality: one line saying what it needs"
+else
+	[ "$RC" = 0 ] || fail "--btf FILE: opensnoop -F exit $RC (lockdown $lockdown): $(head -3 "$ERR")"
+	grep -Eq -- "^[0-9]+ +bt_btf_open +[0-9]+   0 $T/sub/\.\./exists\$" "$OUT" ||
+		fail "--btf FILE: opensnoop -F: no row of $T/sub/../exists"
+	ok "--btf FILE: opensnoop -F through kernel reads (lockdown $lockdown): $T/sub/../exists"
+fi
+
 hidden -- softirqs --btf "$T/missing.btf" 1 1
 [ "$RC" = 2 ] || fail "--btf of a missing file: exit $RC, expected 2"
 grep -q "missing.btf" "$ERR" || fail "--btf of a missing file: the file is not named: $(cat "$ERR")"

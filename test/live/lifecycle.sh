@@ -9,30 +9,56 @@ CHURN=$BT_WORKLOADS/churn
 
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 
-# entries NAME: entries in the tool's ($FPID) map NAME, found through its descriptors.
-entries() {
-	for fd in /proc/$FPID/fdinfo/*; do
-		id=$(awk '/^map_id:/ {print $2}' "$fd" 2>/dev/null)
-		[ -n "$id" ] || continue
-		# the kernel keeps 15 characters of a map's name
-		if bpftool map show id "$id" 2>/dev/null | grep -q " name $(echo "$1" | cut -c1-15) "; then
-			bpftool map dump id "$id" 2>/dev/null | grep -c '"key"\|^key' || true
-			return
-		fi
+# map_id NAME: the id of the tool's ($FPID) map NAME, found through its descriptors, from one
+# listing of the machine's maps (not one bpftool per descriptor: the soak looks up 24 maps);
+# empty and "no map NAME" on stderr when it has none. Small programs only, as before: a tool
+# tracing every process also indexes these (a python3 here grew funcslower's RSS by 16 MiB).
+map_id() {
+	# (grep goes on past a descriptor closed since the glob; mawk would stop there)
+	grep -h '^map_id:' /proc/"$FPID"/fdinfo/* 2>/dev/null | cut -f2 >"$T/map_ids"
+	# Tried again where the listing failed: a map of another process that goes while bpftool
+	# lists them can end it with an error. The kernel keeps 15 characters of a map's name.
+	for try in 1 2 3 4 5; do
+		listed=0
+		bpftool map show >"$T/maps" 2>/dev/null || listed=$?
+		id=$(awk -v want="$(echo "$1" | cut -c1-15)" '
+			NR == FNR { ids[$1] = 1; next }
+			/^[0-9]+:/ {
+				id = $1
+				sub(/:$/, "", id)
+				for (i = 2; i < NF; i++)
+					if ($i == "name" && $(i + 1) == want && id in ids) {
+						print id
+						exit
+					}
+			}' "$T/map_ids" "$T/maps")
+		[ -n "$id" ] || [ "$listed" = 0 ] && break
+		echo "map_id $1: listing the maps failed (try $try)" >&2
 	done
-	echo "no map $1" >&2
-	echo missing # (a number test on it fails)
+	[ -n "$id" ] || echo "no map $1" >&2
+	echo "$id"
+}
+
+# entries NAME: entries in the tool's map NAME.
+entries() {
+	id=$(map_id "$1")
+	if [ -z "$id" ]; then
+		echo missing # (a number test on it fails)
+		return
+	fi
+	bpftool map dump id "$id" 2>/dev/null | grep -c '"key"\|^key' || true
 }
 
 # stale NAME PIDS: entries of the tool's map NAME keyed by (the low 32 bits: a tid, or a tgid and
 # tid) one of the pids in file PIDS that is gone. A pid another process took since holds its
 # own entry rightly.
 stale() {
-	for fd in /proc/$FPID/fdinfo/*; do
-		id=$(awk '/^map_id:/ {print $2}' "$fd" 2>/dev/null)
-		[ -n "$id" ] || continue
-		bpftool map show id "$id" 2>/dev/null | grep -q " name $(echo "$1" | cut -c1-15) " || continue
-		bpftool map dump id "$id" -j 2>/dev/null | python3 -c '
+	id=$(map_id "$1")
+	if [ -z "$id" ]; then
+		echo missing # (a number test on it fails)
+		return
+	fi
+	bpftool map dump id "$id" -j 2>/dev/null | python3 -c '
 import json, os, sys
 pids = set(open(sys.argv[1]).read().split())
 def key(e):
@@ -42,56 +68,109 @@ def key(e):
     return str(k & 0xffffffff)
 print(sum(1 for e in json.load(sys.stdin)
           if key(e) in pids and not os.path.exists("/proc/" + key(e))))' "$2"
-		return
-	done
-	echo "no map $1" >&2
-	echo missing # (a number test on it fails)
 }
 
-# soak TOOL ARGS...: $WARM (2,000) processes to warm up, then 10,000: RSS within 2 MiB, and in
-# the maps named in $MAPS (keyed by pid or tid) no entry of any of the 10,000. Their sizes are
-# shown, not compared: what else runs on the machine holds entries of its own.
-soak() {
+# The churn soaks, each of tools observing one churn at once: processes to warm up, then
+# 10,000. Per tool: RSS within 2 MiB, and in the maps named with it (keyed by pid or tid) no
+# entry of any of the 10,000. The maps' sizes are shown, not compared: what else runs on the
+# machine holds entries of its own. What each tool is checked on is its own (its RSS, its maps),
+# so one churn under two tools asserts what two churns did one tool at a time: three churns for
+# five tools. Not all five at once: beside the busier others, offcputime's and offwaketime's RSS
+# (they see every thread's blocks) grew 1.6-3.1 MiB, funcslower's 7-17 MiB; in these groups
+# 0.1-1.0 MiB. The churn runs /bin/echo -n, which calls setlocale (for funcslower; /bin/true
+# does only with an argument, and funcslower saw none of its processes).
+#
+# soak_start WHAT MAPS TOOL ARGS...: start_tool, the tool's output kept as $T/out.N, $T/err.N.
+SOAKS="" SOAK_PIDS=""
+soak_start() {
+	n=$(($(echo "$SOAKS" | wc -w) + 1))
+	eval "WHAT_$n=\$1 MAPS_$n=\$2"
+	shift 2
 	start_tool "$@"
-	$CHURN "${WARM:-2000}" || fail "churn failed"
-	sleep 1
-	r0=$(rss $FPID)
-	e0=""
-	for m in $MAPS; do e0="$e0 $(entries $m)"; done
-	: >"$T/churned"
-	CHURN_PIDS=$T/churned $CHURN 10000 || fail "churn failed"
-	sleep 1
-	r1=$(rss $FPID)
-	e1="" left=""
-	for m in $MAPS; do
-		e1="$e1 $(entries $m)"
-		left="$left $(stale $m "$T/churned")"
-	done
-	finish_tool INT
-	[ "$RC" = 0 ] || fail "$1 exited $RC"
-	[ "$(wc -l <"$T/churned")" = 10000 ] || fail "churn did not list its 10,000 pids"
-	for n in $left; do
-		[ "$n" = 0 ] || fail "$SOAK: entries of processes gone in $MAPS:$left (entries$e0 ->$e1)"
-	done
-	[ $((r1 - r0)) -le 2048 ] || fail "$*: RSS grew from $r0 to $r1 KiB over 10,000 processes"
-	ok "$SOAK: RSS $r0 -> $r1 KiB, none of 10,000 processes left in $MAPS (entries$e0 ->$e1)"
+	mv "$OUT" "$T/out.$n"
+	mv "$ERR" "$T/err.$n"
+	eval "PID_$n=\$FPID"
+	SOAKS="$SOAKS $n" SOAK_PIDS="$SOAK_PIDS $FPID"
 }
+# soak_tool N: FPID, OUT, ERR, WHAT and MAPS of soak tool N.
+soak_tool() {
+	eval "FPID=\$PID_$1 WHAT=\$WHAT_$1 MAPS=\$MAPS_$1"
+	OUT=$T/out.$1 ERR=$T/err.$1
+}
+# soak_measure WHEN: each tool's RSS into R<WHEN>_N, then its maps' sizes into E<WHEN>_N (every
+# RSS before the programs that look at the maps run, which the tools see too)
+soak_measure() {
+	for n in $SOAKS; do
+		soak_tool $n
+		eval "R$1_$n=\$(rss \$FPID)"
+	done
+	for n in $SOAKS; do
+		soak_tool $n
+		e=""
+		for m in $MAPS; do e="$e $(entries $m)"; done
+		eval "E$1_$n=\$e"
+	done
+}
+# soak_churn WARM: the soak of the tools started: WARM processes to warm up, then the 10,000;
+# all stopped, then each checked.
+soak_churn() {
+	$CHURN "$1" /bin/echo -n || fail "churn failed"
+	sleep 1
+	soak_measure 0
+	: >"$T/churned"
+	CHURN_PIDS=$T/churned $CHURN 10000 /bin/echo -n || fail "churn failed"
+	sleep 1
+	soak_measure 1
+	for n in $SOAKS; do
+		soak_tool $n
+		eval "LEFT_$n=\"\$(for m in \$MAPS; do stale \$m \"\$T/churned\"; done | tr '\n' ' ')\""
+	done
+	# all at once: each detach waits for RCU grace periods, in parallel
+	kill -INT $SOAK_PIDS
+	for n in $SOAKS; do
+		soak_tool $n
+		finish_tool
+		eval "RC_$n=\$RC"
+	done
+	SOAK_PIDS=""
+	[ "$(wc -l <"$T/churned")" = 10000 ] || fail "churn did not list its 10,000 pids"
+	for n in $SOAKS; do
+		soak_tool $n
+		RC="" r0="" r1="" e0="" e1="" left=""
+		eval "RC=\$RC_$n r0=\$R0_$n r1=\$R1_$n e0=\$E0_$n e1=\$E1_$n left=\$LEFT_$n"
+		[ "$RC" = 0 ] || fail "$WHAT exited $RC"
+		for c in $left; do
+			[ "$c" = 0 ] || fail "$WHAT: entries of processes gone in $MAPS: $left(entries$e0 ->$e1)"
+		done
+		[ $((r1 - r0)) -le 2048 ] || fail "$WHAT: RSS grew from $r0 to $r1 KiB over 10,000 processes"
+		ok "$WHAT: RSS $r0 -> $r1 KiB, none of 10,000 processes left in $MAPS (entries$e0 ->$e1)"
+	done
+	SOAKS=""
+}
+# a failure in between stops them all
+trap 'kill -INT $SOAK_PIDS 2>/dev/null; rm -rf "$T"' EXIT
 
-# Blocks of 1-2 us only: nothing is counted, so no row of whatever else the machine runs
-# loads its symbols in the middle of the measure, while every process is still announced,
-# snapshotted and indexed at its first switch (the window applies when a block ends).
-BANNER_IN=err MAPS="bt_seen_pids bt_offcpu_starts" SOAK="offcputime -f" soak offcputime -f -M 2
-MAPS=bt_seen_pids SOAK="stackcount -U" soak stackcount -U t:sched:sched_process_exec
-BANNER_IN=err MAPS="bt_seen_pids bt_offcpu_starts wakers" SOAK="offwaketime -f" soak offwaketime -f -M 2
-# per event, no stacks: its in-flight opens by thread, and whatever it keeps per process
-BANNER="^PID" MAPS=starts SOAK="opensnoop" soak opensnoop -n no_such_proc
 # per event, with the user stack of every process's one call of setlocale (most of them sent
 # as copies before the process is indexed, some unwound from the log of its mappings): its
 # calls in flight by thread. Its rings (1 MiB of events, 512 KiB of announcements and copies,
 # each mapped twice) are all touched within the first 6,000 processes: the warm-up.
 if [ -e /sys/bus/event_source/devices/uprobe/type ]; then
-	WARM=6000 MAPS="bt_seen_pids entries" SOAK="funcslower -U" soak funcslower -U -m 0 c:setlocale
+	soak_start "funcslower -U" "bt_seen_pids entries" funcslower -U -m 0 c:setlocale
+	soak_churn 6000
 fi
+# Blocks of 1-2 us only: nothing is counted, so no row of whatever else the machine runs
+# loads its symbols in the middle of the measure, while every process is still announced,
+# snapshotted and indexed at its first switch (the window applies when a block ends). The two
+# side by side.
+BANNER_IN=err soak_start "offcputime -f" "bt_seen_pids bt_offcpu_starts" offcputime -f -M 2
+BANNER_IN=err soak_start "offwaketime -f" "bt_seen_pids bt_offcpu_starts wakers" offwaketime -f -M 2
+soak_churn 2000
+soak_start "stackcount -U" bt_seen_pids stackcount -U t:sched:sched_process_exec
+# per event, no stacks: its in-flight opens by thread, and whatever it keeps per process; the
+# churn's opens only (-n echo: three each), printed
+BANNER="^PID" soak_start opensnoop starts opensnoop -n echo
+soak_churn 2000
+trap 'rm -rf "$T"' EXIT
 unset BANNER BANNER_IN
 
 # A call that never returns (libc's exit(), called by every process of the churn) leaves its
