@@ -148,7 +148,7 @@ soak_churn() {
 	SOAKS=""
 }
 # a failure in between stops them all
-trap 'kill -INT $SOAK_PIDS 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill -INT $SOAK_PIDS 2>/dev/null; [ -z "${SCRAPER:-}" ] || kill $SCRAPER 2>/dev/null; rm -rf "$T"' EXIT
 
 # per event, with the user stack of every process's one call of setlocale (most of them sent
 # as copies before the process is indexed, some unwound from the log of its mappings): its
@@ -169,7 +169,22 @@ soak_start "stackcount -U" bt_seen_pids stackcount -U t:sched:sched_process_exec
 # per event, no stacks: its in-flight opens by thread, and whatever it keeps per process; the
 # churn's opens only (-n echo: three each), printed
 BANNER="^PID" soak_start opensnoop starts opensnoop -n echo
+# the exporter with every default collector, scraped three times a second through the churn:
+# its offcputime collector sees every thread's blocks (a series per command and state), its
+# summaries' totals are kept in user space from scrape to scrape
+if command -v curl >/dev/null; then
+	EXPORT_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	BANNER=serving BANNER_IN=err soak_start exporter bt_offcpu_starts exporter \
+		--listen "127.0.0.1:$EXPORT_PORT"
+	(while :; do
+		curl -s -o /dev/null "http://127.0.0.1:$EXPORT_PORT/metrics"
+		sleep 0.3
+	done) &
+	SCRAPER=$!
+fi
 soak_churn 2000
+[ -z "${SCRAPER:-}" ] || kill $SCRAPER
+SCRAPER=""
 trap 'rm -rf "$T"' EXIT
 unset BANNER BANNER_IN
 
