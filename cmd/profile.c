@@ -210,22 +210,16 @@ static const struct bt_row_part wall_row[] = {
 	{ BT_ROW_END },
 };
 
-/* A thread's state as it left the CPU (TASK_* of include/linux/sched.h), as ps names it. */
+/* A thread's state as it left the CPU, as ps names it (bt_offcpu_state_letter()): a frame. */
 static const char *state_frame(__u32 state)
 {
-	if (state == 0)
-		return "[off-cpu: R]"; /* preempted: runnable, waiting for a CPU */
-	if (state & 0x2)
-		return state & 0x400 ? "[off-cpu: I]" : "[off-cpu: D]"; /* TASK_NOLOAD: idle */
-	if (state & 0x1)
-		return "[off-cpu: S]";
-	if (state & 0x4)
-		return "[off-cpu: T]";
-	if (state & 0x8)
-		return "[off-cpu: t]";
-	if (state & 0x40)
-		return "[off-cpu: P]";
-	return "[off-cpu: ?]";
+	static const char *const frames[128] = {
+		['R'] = "[off-cpu: R]", ['S'] = "[off-cpu: S]", ['D'] = "[off-cpu: D]",
+		['I'] = "[off-cpu: I]", ['T'] = "[off-cpu: T]", ['t'] = "[off-cpu: t]",
+		['P'] = "[off-cpu: P]", ['?'] = "[off-cpu: ?]",
+	};
+
+	return frames[(unsigned char)bt_offcpu_state_letter(state)];
 }
 
 /* A row's one process. */
