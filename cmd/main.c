@@ -19,6 +19,7 @@
 #include "bt_kernel.h"
 #include "bt_loop.h"
 #include "bt_output.h"
+#include "bt_procfile.h"
 #include "bt_vmlinux_btf.h"
 #include "completion.h"
 #include "flamegraph.h"
@@ -186,12 +187,19 @@ static int output_status(int err)
 	return err;
 }
 
+/* Files of traced processes refused or ignored (symbolize/bt_procfile.h), under -D. */
+static void procfile_debug(const char *msg)
+{
+	bt_debug("%s", msg);
+}
+
 static int run_command(const struct bt_cmd *cmd, int argc, char **argv)
 {
 	int err;
 
 	bt_set_progname(cmd->name);
 	bt_set_debug(false);
+	bt_procfile_set_debug(procfile_debug);
 	bt_set_json_mode(false);
 	argv[0] = (char *)cmd->name;
 	err = bt_args_parse(cmd, argc, argv);

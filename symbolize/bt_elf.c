@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bt_procfile.h"
 #include "elf_internal.h"
 
 static int libelf_ready = -1;
@@ -121,9 +122,9 @@ int bt_elf__open(const char *path, const char *root, struct bt_elf **out)
 	int fd, err;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = bt_procfile_open(-1, path, NULL, NULL);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = bt_elf__open_fd(fd, path, root, out);
 	close(fd);
 	return err;
@@ -172,6 +173,40 @@ void bt_elf__unload(struct bt_elf *elf)
 	}
 }
 
+int bt_elf__park(struct bt_elf *elf)
+{
+	if (!elf || elf->syms_state || elf->fd < 0)
+		return -EBUSY;
+	if (elf->elf)
+		elf_end(elf->elf);
+	elf->elf = NULL;
+	close(elf->fd);
+	elf->fd = -1;
+	return 0;
+}
+
+int bt_elf__unpark(struct bt_elf *elf, int fd)
+{
+	struct stat st;
+
+	if (!elf || elf->fd >= 0)
+		return elf ? 0 : -EINVAL;
+	if (fstat(fd, &st))
+		return -errno;
+	if (st.st_dev != elf->dev || st.st_ino != elf->ino)
+		return -ESTALE;
+	elf->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (elf->fd < 0)
+		return -errno;
+	elf->elf = elf_begin(elf->fd, ELF_C_READ, NULL);
+	return elf->elf ? 0 : -ENOEXEC;
+}
+
+int bt_elf__parked(const struct bt_elf *elf)
+{
+	return elf && elf->fd < 0;
+}
+
 void bt_elf__close(struct bt_elf *elf)
 {
 	if (!elf)
@@ -215,6 +250,8 @@ static int load_symbols(struct bt_elf *elf)
 
 	if (elf->syms_state)
 		return elf->syms_state < 0 ? elf->syms_state : 0;
+	if (elf->fd < 0)
+		return -EBADF; /* parked: its owner reopens it first */
 	if (!elf->elf) {
 		err = -ENOEXEC;
 		goto out;

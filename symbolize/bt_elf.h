@@ -101,5 +101,14 @@ int bt_elf__fd(const struct bt_elf *elf);
  * reloads them through the still-open descriptor. Pointers from earlier lookups die here.
  */
 void bt_elf__unload(struct bt_elf *elf);
+/*
+ * Close the descriptor of an unloaded file, keeping what was read at open (headers, PT_LOAD,
+ * build-id), to bound the descriptors held (the symbolizer's LRU of open files); -EBUSY while
+ * symbols are loaded. bt_elf__unpark() takes a descriptor of the same file again (dev and
+ * inode checked, fd dup'ed): -ESTALE when it is another.
+ */
+int bt_elf__park(struct bt_elf *elf);
+int bt_elf__unpark(struct bt_elf *elf, int fd);
+int bt_elf__parked(const struct bt_elf *elf);
 
 #endif

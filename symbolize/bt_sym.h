@@ -150,7 +150,8 @@ int bt_proc_same_start(uint64_t a, uint64_t b);
 
 /* Statistics, for the bench and tests. */
 struct bt_sym_stats {
-	size_t files;	     /* files known (open descriptors) */
+	size_t files;	     /* files known */
+	size_t files_parked; /* of them with their descriptor closed (at most 128 kept open) */
 	size_t files_loaded; /* files with symbols in memory (bounded by max_files) */
 	size_t evictions;    /* symbol tables dropped by the LRU */
 	size_t procs;	     /* processes noted, running */

@@ -3,7 +3,8 @@
  * Files, shared by every process that maps them: found again by dev+inode+mtime (cheap, from
  * fstat) or by build-id (the same library seen through two container roots). Opening is cheap
  * (headers, build-id); symbol tables are loaded on first lookup and live under an LRU, so
- * memory is bounded by max_loaded files however many processes come and go.
+ * memory is bounded by max_loaded files however many processes come and go. Descriptors are
+ * bounded too: see BT_DSO_MAX_OPEN.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,15 +14,42 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bt_procfile.h"
 #include "elf_internal.h"
 #include "sym_internal.h"
 
 #define BT_DSO_BUCKETS 1024
+/*
+ * Descriptors of mapped files held open at once, besides those of files with symbols loaded
+ * (at most max_loaded, each with up to two more: its separate debug file and DWARF's). Past
+ * it, the least recently used file's descriptor is closed (its headers stay) and the file is
+ * reopened by its kept identity when a lookup needs it: through map_files while the process
+ * that mapped it lives, else by its path inside that process's root, refused unless it is the
+ * same dev, inode, size and mtime. 21,000 small ELFs mapped once held 19,938 descriptors
+ * and then every open failed with EMFILE. Roots are held once each (struct bt_root).
+ */
+#define BT_DSO_MAX_OPEN 128
+
+/* A process root (O_PATH), shared by every file seen through it: one descriptor per root. */
+struct bt_root {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	int refs;
+	char path[32]; /* "/proc/self/fd/N": reaches it after the process exits */
+	struct bt_root *next;
+};
 
 struct bt_dso {
 	struct bt_elf *elf;
 	char *name;
-	int rootfd;
+	struct bt_root *root;
+	/* how to reopen it once parked: map_files of pid, else name inside root */
+	int src_pid;
+	uint64_t src_start, src_end;
+	int reopenable;
+	int in_open; /* on the list of open descriptors */
+	struct bt_dso *open_prev, *open_next;
 	dev_t dev;
 	ino_t ino;
 	struct timespec mtime;
@@ -40,7 +68,9 @@ struct bt_dso_cache {
 	struct bt_dso_opts opts;
 	struct bt_dso *buckets[BT_DSO_BUCKETS];
 	struct bt_dso *lru_head, *lru_tail;
-	size_t nfiles, nloaded, evictions;
+	struct bt_dso *open_head, *open_tail; /* reopenable, descriptor open, most recent first */
+	struct bt_root *roots;
+	size_t nfiles, nloaded, evictions, nopen, parked;
 	uint64_t gen;
 };
 
@@ -90,6 +120,134 @@ static void lru_push(struct bt_dso_cache *c, struct bt_dso *d)
 		c->lru_tail = d;
 }
 
+static struct bt_root *root_get(struct bt_dso_cache *c, int rootfd)
+{
+	struct bt_root *r;
+	struct stat st;
+
+	if (rootfd < 0 || fstat(rootfd, &st))
+		return NULL;
+	for (r = c->roots; r; r = r->next) {
+		if (r->dev == st.st_dev && r->ino == st.st_ino) {
+			r->refs++;
+			return r;
+		}
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
+	if (r->fd < 0) {
+		free(r);
+		return NULL;
+	}
+	r->dev = st.st_dev;
+	r->ino = st.st_ino;
+	r->refs = 1;
+	snprintf(r->path, sizeof(r->path), "/proc/self/fd/%d", r->fd);
+	r->next = c->roots;
+	c->roots = r;
+	return r;
+}
+
+static void root_put(struct bt_dso_cache *c, struct bt_root *r)
+{
+	struct bt_root **pp = &c->roots;
+
+	if (!r || --r->refs > 0)
+		return;
+	while (*pp && *pp != r)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = r->next;
+	close(r->fd);
+	free(r);
+}
+
+static void open_unlink(struct bt_dso_cache *c, struct bt_dso *d)
+{
+	if (!d->in_open)
+		return;
+	if (d->open_prev)
+		d->open_prev->open_next = d->open_next;
+	else
+		c->open_head = d->open_next;
+	if (d->open_next)
+		d->open_next->open_prev = d->open_prev;
+	else
+		c->open_tail = d->open_prev;
+	d->open_prev = d->open_next = NULL;
+	d->in_open = 0;
+	c->nopen--;
+}
+
+/* Close the descriptors of the least recently used files past the bound (not loaded ones). */
+static void park_excess(struct bt_dso_cache *c)
+{
+	struct bt_dso *d = c->open_tail, *prev;
+
+	while (d && c->nopen > BT_DSO_MAX_OPEN) {
+		prev = d->open_prev;
+		/* the head is the file about to be read */
+		if (d != c->open_head && !d->loaded && !bt_elf__park(d->elf)) {
+			open_unlink(c, d);
+			c->parked++;
+		}
+		d = prev;
+	}
+}
+
+/* d's descriptor is open and it was just used: first on the list, others parked past it. */
+static void open_touch(struct bt_dso_cache *c, struct bt_dso *d)
+{
+	if (!d->reopenable)
+		return;
+	if (d->in_open && c->open_head == d)
+		return;
+	open_unlink(c, d);
+	d->open_prev = NULL;
+	d->open_next = c->open_head;
+	if (c->open_head)
+		c->open_head->open_prev = d;
+	c->open_head = d;
+	if (!c->open_tail)
+		c->open_tail = d;
+	d->in_open = 1;
+	c->nopen++;
+	park_excess(c);
+}
+
+static int same_stat(const struct bt_dso *d, const struct stat *st);
+
+/* A parked file's descriptor again: the very file it was, or nothing. */
+static int unpark(struct bt_dso_cache *c, struct bt_dso *d)
+{
+	struct bt_file_id id = { .dev = d->dev, .ino = d->ino };
+	struct bt_procfile_want w = { .id = &id };
+	struct stat st;
+	int fd = -ENOENT, err;
+
+	if (!bt_elf__parked(d->elf))
+		return 0;
+	if (d->src_pid > 0)
+		fd = bt_procfile_open_mapped(d->src_pid, d->src_start, d->src_end, &w, &st);
+	if (fd < 0 && d->name[0] == '/')
+		fd = bt_procfile_open(d->root ? d->root->fd : -1, d->name, &w, &st);
+	if (fd < 0) {
+		bt_procfile_debug("cannot reopen %s: %s", d->name, strerror(-fd));
+		return fd;
+	}
+	err = same_stat(d, &st) ? bt_elf__unpark(d->elf, fd) : -ESTALE;
+	close(fd);
+	if (err) {
+		bt_procfile_debug("cannot reopen %s: %s", d->name, strerror(-err));
+		return err;
+	}
+	c->parked--;
+	open_touch(c, d);
+	return 0;
+}
+
 static void dso_unload(struct bt_dso_cache *c, struct bt_dso *d)
 {
 	if (!d->loaded)
@@ -113,9 +271,11 @@ static void dso_destroy(struct bt_dso_cache *c, struct bt_dso *d)
 		pp = &(*pp)->hnext;
 	if (*pp)
 		*pp = d->hnext;
+	open_unlink(c, d);
+	if (bt_elf__parked(d->elf))
+		c->parked--;
 	bt_elf__close(d->elf);
-	if (d->rootfd >= 0)
-		close(d->rootfd);
+	root_put(c, d->root);
 	free(d->name);
 	free(d);
 	c->nfiles--;
@@ -163,10 +323,9 @@ static int same_stat(const struct bt_dso *d, const struct stat *st)
 	       d->mtime.tv_sec == st->st_mtim.tv_sec && d->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-int bt_dso_cache__get(struct bt_dso_cache *c, int fd, const char *path, int rootfd,
-		      struct bt_dso **out)
+int bt_dso_cache__get(struct bt_dso_cache *c, int fd, const char *path,
+		      const struct bt_dso_src *src, struct bt_dso **out)
 {
-	char root[64] = "";
 	struct bt_dso *d;
 	struct stat st;
 	size_t i;
@@ -182,17 +341,15 @@ int bt_dso_cache__get(struct bt_dso_cache *c, int fd, const char *path, int root
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	d->rootfd = -1;
-	if (rootfd >= 0) {
-		/* a path through our own fd table reaches the root even after the process exits */
-		d->rootfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
-		if (d->rootfd < 0) {
-			err = -errno;
+	if (src && src->rootfd >= 0) {
+		/* its debug links resolve in it, even after the process exits */
+		d->root = root_get(c, src->rootfd);
+		if (!d->root) {
+			err = -EMFILE;
 			goto fail;
 		}
-		snprintf(root, sizeof(root), "/proc/self/fd/%d", d->rootfd);
 	}
-	err = bt_elf__open_fd(fd, path, root[0] ? root : NULL, &d->elf);
+	err = bt_elf__open_fd(fd, path, d->root ? d->root->path : NULL, &d->elf);
 	if (err)
 		goto fail;
 	if (bt_elf__build_id(d->elf)) {
@@ -205,8 +362,7 @@ int bt_dso_cache__get(struct bt_dso_cache *c, int fd, const char *path, int root
 
 				if (id && !strcmp(id, bt_elf__build_id(d->elf))) {
 					bt_elf__close(d->elf);
-					if (d->rootfd >= 0)
-						close(d->rootfd);
+					root_put(c, d->root);
 					free(d);
 					d = o;
 					goto found;
@@ -223,17 +379,23 @@ int bt_dso_cache__get(struct bt_dso_cache *c, int fd, const char *path, int root
 	d->ino = st.st_ino;
 	d->size = st.st_size;
 	d->mtime = st.st_mtim;
+	if (src) {
+		d->src_pid = src->pid;
+		d->src_start = src->start;
+		d->src_end = src->end;
+		d->reopenable = 1;
+	}
 	d->hnext = c->buckets[bucket(d->dev, d->ino)];
 	c->buckets[bucket(d->dev, d->ino)] = d;
 	c->nfiles++;
+	open_touch(c, d);
 found:
 	d->refs++;
 	*out = d;
 	return 0;
 fail:
 	bt_elf__close(d->elf);
-	if (d->rootfd >= 0)
-		close(d->rootfd);
+	root_put(c, d->root);
 	free(d);
 	return err;
 }
@@ -262,20 +424,27 @@ const char *bt_dso__name(const struct bt_dso *d)
 	return d ? d->name : NULL;
 }
 
-static void touch(struct bt_dso_cache *c, struct bt_dso *d)
+static int touch(struct bt_dso_cache *c, struct bt_dso *d)
 {
+	int err;
+
 	d->gen = c->gen;
+	err = unpark(c, d);
+	if (err)
+		return err;
+	open_touch(c, d);
 	if (d->loaded) {
 		if (c->lru_head != d) {
 			lru_unlink(c, d);
 			lru_push(c, d);
 		}
-		return;
+		return 0;
 	}
 	d->loaded = 1;
 	c->nloaded++;
 	lru_push(c, d);
 	evict(c);
+	return 0;
 }
 
 int bt_dso__resolve(struct bt_dso_cache *c, struct bt_dso *d, uint64_t file_off, int is_ret,
@@ -289,9 +458,12 @@ int bt_dso__resolve(struct bt_dso_cache *c, struct bt_dso *d, uint64_t file_off,
 
 	if (!cap)
 		return 0;
-	touch(c, d);
 	f = &frames[0];
 	f->module = d->name;
+	if (touch(c, d)) {
+		f->reason = BT_SYM_BAD_FILE; /* parked, and no longer the file it was */
+		return 1;
+	}
 	if (bt_elf__offset_to_vaddr(d->elf, file_off, &vaddr)) {
 		f->reason = BT_SYM_NO_SYMBOL;
 		return 1;
@@ -343,8 +515,9 @@ int bt_dso__resolve(struct bt_dso_cache *c, struct bt_dso *d, uint64_t file_off,
 }
 
 void bt_dso_cache__stats(const struct bt_dso_cache *c, size_t *files, size_t *loaded,
-			 size_t *evictions)
+			 size_t *evictions, size_t *parked)
 {
+	*parked = c->parked;
 	*files = c->nfiles;
 	*loaded = c->nloaded;
 	*evictions = c->evictions;

@@ -94,7 +94,7 @@ int bt_dwarf__open(struct bt_elf *elf, int allow_debuginfod, int demangle, struc
 	d->demangle = demangle;
 	d->dw = try_fd(bt_elf__fd(elf), &d->elf);
 	if (!d->dw && (path = bt_elf__find_debug_file(elf))) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = bt_elf__open_in_root(elf, path);
 		free(path);
 		if (fd >= 0) {
 			d->dw = try_fd(fd, &d->elf);

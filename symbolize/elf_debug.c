@@ -2,8 +2,9 @@
 /*
  * Separate debug information for stripped files, tried in this order: .gnu_debugdata
  * (MiniDebugInfo: an xz-compressed ELF with a .symtab of the functions .dynsym lacks), the
- * .gnu_debuglink file, /usr/lib/debug/.build-id/xx/yyyy.debug. Paths resolve under the file's
- * root (/proc/PID/root for a process in a container), never on the host alone.
+ * .gnu_debuglink file, /usr/lib/debug/.build-id/xx/yyyy.debug. Paths resolve inside the file's
+ * root (/proc/PID/root for a process in a container) with RESOLVE_IN_ROOT (bt_procfile.h): a
+ * symlinked debug link resolves in the container too, never on the host.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "bt_procfile.h"
 #include "elf_internal.h"
 
 /* A MiniDebugInfo image is a few hundred KB; refuse a decompression bomb. */
@@ -151,6 +153,11 @@ static int debuglink(struct bt_elf *elf, char *name, size_t cap, uint32_t *crc)
 	return 0;
 }
 
+int bt_elf__open_in_root(const struct bt_elf *elf, const char *path)
+{
+	return bt_procfile_open_in(elf->root, path, NULL, NULL);
+}
+
 /*
  * Is the candidate really this file's debug file? A build-id match is enough and cheap; only
  * without build-ids does the debuglink CRC (a read of the whole file) decide.
@@ -165,9 +172,10 @@ static int open_candidate(struct bt_elf *elf, const char *path, const uint32_t *
 	Elf *e = NULL;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO or a symlink out of the root where a debug file is looked for: refused */
+	fd = bt_elf__open_in_root(elf, path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 	    (st.st_dev == elf->dev && st.st_ino == elf->ino))
 		goto fail;
@@ -193,11 +201,6 @@ fail:
 	return -ENOENT;
 }
 
-static const char *root_of(const struct bt_elf *elf)
-{
-	return elf->root ? elf->root : "";
-}
-
 /* Candidate paths in the order gdb and elfutils use; returns the first that validates. */
 static char *find_debug(struct bt_elf *elf, int *fdp, Elf **ep, int *source)
 {
@@ -211,11 +214,11 @@ static char *find_debug(struct bt_elf *elf, int *fdp, Elf **ep, int *source)
 		slash = strrchr(elf->path, '/');
 		n = snprintf(dir, sizeof(dir), "%.*s", (int)(slash - elf->path), elf->path);
 		if (n > 0 && (size_t)n < sizeof(dir)) {
-			static const char *const fmts[] = { "%s%s/%s", "%s%s/.debug/%s",
-							    "%s/usr/lib/debug%s/%s" };
+			static const char *const fmts[] = { "%s/%s", "%s/.debug/%s",
+							    "/usr/lib/debug%s/%s" };
 
 			for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
-				n = snprintf(cand, sizeof(cand), fmts[i], root_of(elf), dir, link);
+				n = snprintf(cand, sizeof(cand), fmts[i], dir, link);
 				if (n < 0 || (size_t)n >= sizeof(cand))
 					continue;
 				if (!open_candidate(elf, cand, &crc, fdp, ep)) {
@@ -226,8 +229,8 @@ static char *find_debug(struct bt_elf *elf, int *fdp, Elf **ep, int *source)
 		}
 	}
 	if (elf->build_id_len >= 2) {
-		n = snprintf(cand, sizeof(cand), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
-			     root_of(elf), elf->build_id, elf->build_id + 2);
+		n = snprintf(cand, sizeof(cand), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+			     elf->build_id, elf->build_id + 2);
 		if (n > 0 && (size_t)n < sizeof(cand) &&
 		    !open_candidate(elf, cand, NULL, fdp, ep)) {
 			*source = BT_ELF_SRC_BUILDID;

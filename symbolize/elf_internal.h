@@ -76,10 +76,18 @@ Elf_Scn *bt_elf__find_scn(Elf *e, const char *name, GElf_Shdr *shdr);
 Elf_Scn *bt_elf__find_scn_type(Elf *e, Elf64_Word type, GElf_Shdr *shdr);
 int bt_elf__read_build_id(Elf *e, unsigned char *out, size_t cap, size_t *len);
 
+/*
+ * elf_debug.c: a file named by a path inside elf's root (its debug file), opened as every file
+ * of a traced process is (bt_procfile.h): the descriptor, or -errno
+ */
+int bt_elf__open_in_root(const struct bt_elf *elf, const char *path);
 /* elf_debug.c: merge the symbols of separate debug info; 0 when some were found. */
 int bt_elf__load_debugdata(struct bt_elf *elf);
 int bt_elf__load_debugfile(struct bt_elf *elf);
-/* Find the separate debug file path without loading symbols (for DWARF); NULL if none. */
+/*
+ * Find the separate debug file path without loading symbols (for DWARF); NULL if none. The
+ * path is inside elf's root: open it with bt_elf__open_in_root().
+ */
 char *bt_elf__find_debug_file(struct bt_elf *elf);
 
 #endif

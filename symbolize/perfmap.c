@@ -2,7 +2,9 @@
 /*
  * JIT symbols from /tmp/perf-PID.map ("START SIZE name", hex). The file is the one inside
  * the process's mount namespace, named by its namespaced pid, as perf and bcc read it; the
- * descriptor is opened when the process is noted, so the map outlives the process.
+ * descriptor is opened when the process is noted, so the map outlives the process. Opened
+ * through bt_procfile: a FIFO or a symlink there is refused, and so is a map owned by neither
+ * root nor the process.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bt_procfile.h"
 #include "sym_internal.h"
 
 struct pm_ent {
@@ -130,26 +133,29 @@ static int from_fd(int fd, struct bt_perfmap **out)
 	return 0;
 }
 
-int bt_perfmap__open(int dirfd, int nspid, struct bt_perfmap **out)
+int bt_perfmap__open(int rootfd, int nspid, const uid_t *owners, size_t nowners,
+		     struct bt_perfmap **out)
 {
+	/* perf's rule, with the traced process's users in place of the one running perf */
+	struct bt_procfile_want w = { .owners = owners, .nowners = nowners, .nofollow = 1 };
 	char name[64];
 	int fd;
 
 	*out = NULL;
-	snprintf(name, sizeof(name), "tmp/perf-%d.map", nspid);
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	snprintf(name, sizeof(name), "/tmp/perf-%d.map", nspid);
+	fd = bt_procfile_open(rootfd, name, &w, NULL);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	return from_fd(fd, out);
 }
 
 int bt_perfmap__open_path(const char *path, struct bt_perfmap **out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = bt_procfile_open(-1, path, NULL, NULL);
 
 	*out = NULL;
 	if (fd < 0)
-		return -errno;
+		return fd;
 	return from_fd(fd, out);
 }
 

@@ -45,8 +45,12 @@ int bt_procmaps__parse_line(char *line, struct bt_map_line *out);
 
 /* perfmap.c: /tmp/perf-PID.map of a JIT, read inside the process's root */
 struct bt_perfmap;
-/* dirfd: an O_PATH descriptor of the process root; nspid: its pid in its own namespace */
-int bt_perfmap__open(int dirfd, int nspid, struct bt_perfmap **out);
+/*
+ * rootfd: an O_PATH descriptor of the process root (-1: ours); nspid: its pid in its own
+ * namespace; owners[0..nowners): its uids, one of which (or root) must own the map (NULL: any)
+ */
+int bt_perfmap__open(int rootfd, int nspid, const uid_t *owners, size_t nowners,
+		     struct bt_perfmap **out);
 int bt_perfmap__open_path(const char *path, struct bt_perfmap **out);
 void bt_perfmap__free(struct bt_perfmap *pm);
 /* Re-read when the file grew (JITs append); cheap when it did not. */
@@ -92,13 +96,23 @@ struct bt_dso_opts {
 int bt_dso_cache__new(const struct bt_dso_opts *opts, struct bt_dso_cache **out);
 void bt_dso_cache__free(struct bt_dso_cache *c);
 /*
- * The dso for an open file (fd is not kept: bt_elf dups it), found again by dev+inode+mtime
- * or build-id. path is how the process names it; rootfd (an O_PATH descriptor of the
- * process root, or -1 for ours) resolves its debug links and is dup'ed. Takes a
- * reference. -ENOEXEC and friends when the file is not usable ELF.
+ * Where a file came from, to reopen it after its descriptor was closed (BT_DSO_MAX_OPEN in
+ * dso.c): the mapping [start, end) of pid (map_files), else its path inside rootfd (an O_PATH
+ * descriptor of the process root, -1 for ours), which also resolves its debug links.
  */
-int bt_dso_cache__get(struct bt_dso_cache *c, int fd, const char *path, int rootfd,
-		      struct bt_dso **out);
+struct bt_dso_src {
+	int pid;
+	uint64_t start, end;
+	int rootfd;
+};
+/*
+ * The dso for an open file (fd is not kept: bt_elf dups it), found again by dev+inode+mtime
+ * or build-id. path is how the process names it; src (NULL: a file that cannot be reopened,
+ * always held open, such as the vDSO's copy) is where it came from. Takes a reference.
+ * -ENOEXEC and friends when the file is not usable ELF.
+ */
+int bt_dso_cache__get(struct bt_dso_cache *c, int fd, const char *path,
+		      const struct bt_dso_src *src, struct bt_dso **out);
 void bt_dso__put(struct bt_dso_cache *c, struct bt_dso *d);
 /* Another reference to d, for a mapping known to be the same file (no fstat). */
 void bt_dso__ref(struct bt_dso *d);
@@ -113,6 +127,6 @@ void bt_dso_cache__next_generation(struct bt_dso_cache *c);
 int bt_dso__resolve(struct bt_dso_cache *c, struct bt_dso *d, uint64_t file_off, int is_ret,
 		    struct bt_frame *frames, size_t cap);
 void bt_dso_cache__stats(const struct bt_dso_cache *c, size_t *files, size_t *loaded,
-			 size_t *evictions);
+			 size_t *evictions, size_t *parked);
 
 #endif

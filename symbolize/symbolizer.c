@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +17,11 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bt_procfile.h"
 #include "sym_internal.h"
 
 #define BT_PROC_BUCKETS 256
@@ -202,26 +202,9 @@ static struct bt_dso *vdso_dso(struct bt_symbolizer *s)
 	if (fd < 0)
 		return NULL;
 	if (write(fd, (void *)(uintptr_t)start, end - start) == (ssize_t)(end - start))
-		bt_dso_cache__get(s->dsos, fd, "[vdso]", -1, &s->vdso);
+		bt_dso_cache__get(s->dsos, fd, "[vdso]", NULL, &s->vdso);
 	close(fd);
 	return s->vdso;
-}
-
-static int open_in_root(int pid, int rootfd, const char *path)
-{
-	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT };
-	char buf[4096];
-	int fd;
-
-	if (rootfd < 0)
-		return open(path, O_RDONLY | O_CLOEXEC);
-	/* absolute symlinks inside the container must resolve inside it, too */
-	fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
-	if (fd >= 0 || (errno != ENOSYS && errno != EINVAL))
-		return fd;
-	if ((size_t)snprintf(buf, sizeof(buf), "/proc/%d/root%s", pid, path) >= sizeof(buf))
-		return -1;
-	return open(buf, O_RDONLY | O_CLOEXEC);
 }
 
 static enum bt_sym_reason reason_of(int err)
@@ -238,27 +221,27 @@ static enum bt_sym_reason reason_of(int err)
 static void map_file(struct bt_symbolizer *s, struct bt_proc *p, const struct bt_map_line *ml,
 		     struct bt_map *m)
 {
-	char mf[96];
-	struct stat st;
+	struct bt_file_id id = { .dev = makedev(ml->dev_major, ml->dev_minor), .ino = ml->ino };
+	/* the inode mapped, not whatever its path names now (or on the host, once it is gone) */
+	struct bt_procfile_want w = { .id = &id };
+	struct bt_dso_src src;
 	int fd, err;
 
-	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, p->pid, ml->start,
-		 ml->end);
-	fd = open(mf, O_RDONLY | O_CLOEXEC);
+	fd = bt_procfile_open_mapped(p->pid, ml->start, ml->end, &w, NULL);
+	/*
+	 * map_files needs CAP_SYS_ADMIN and the process alive (its pid may be another's by now):
+	 * the path inside its root then, held to the same inode
+	 */
+	if (fd < 0)
+		fd = bt_procfile_open(p->rootfd, ml->path, &w, NULL);
 	if (fd < 0) {
-		/* map_files needs CAP_SYS_ADMIN; the path inside the process's root then */
-		fd = open_in_root(p->pid, p->rootfd, ml->path);
-		if (fd < 0) {
-			m->reason = reason_of(-errno);
-			return;
-		}
-		if (fstat(fd, &st) || st.st_ino != ml->ino) {
-			m->reason = BT_SYM_BAD_FILE; /* replaced on disk since it was mapped */
-			close(fd);
-			return;
-		}
+		m->reason = reason_of(fd);
+		return;
 	}
-	err = bt_dso_cache__get(s->dsos, fd, ml->path, p->rootfd, &m->dso);
+	src = (struct bt_dso_src){
+		.pid = p->pid, .start = ml->start, .end = ml->end, .rootfd = p->rootfd
+	};
+	err = bt_dso_cache__get(s->dsos, fd, ml->path, &src, &m->dso);
 	close(fd);
 	if (err)
 		m->reason = reason_of(err);
@@ -348,8 +331,7 @@ static int read_maps(struct bt_symbolizer *s, struct bt_proc *p, const struct bt
 			} else if (n > 1 && v[n - 2].dso && v[n - 2].kind == BT_MAP_FILE &&
 				   v[n - 2].name && m->name && !strcmp(v[n - 2].name, m->name)) {
 				m->dso = v[n - 2].dso;
-				bt_dso_cache__get(s->dsos, bt_elf__fd(bt_dso__elf(m->dso)), m->name,
-						  p->rootfd, &m->dso);
+				bt_dso__ref(m->dso);
 			} else {
 				map_file(s, p, &ml, m);
 			}
@@ -358,9 +340,11 @@ static int read_maps(struct bt_symbolizer *s, struct bt_proc *p, const struct bt
 
 			m->kind = BT_MAP_VDSO;
 			m->reason = BT_SYM_NO_SYMBOL;
-			if (vd && !bt_dso_cache__get(s->dsos, bt_elf__fd(bt_dso__elf(vd)), "[vdso]",
-						     -1, &m->dso))
+			if (vd) {
+				bt_dso__ref(vd);
+				m->dso = vd;
 				m->reason = BT_SYM_OK;
+			}
 		} else {
 			m->kind = BT_MAP_ANON;
 			m->reason = BT_SYM_NO_MAPPING;
@@ -400,6 +384,7 @@ static int read_nspid(int pid)
 	return ns > 0 ? ns : pid;
 }
 
+/* pid's root as an O_PATH descriptor; -1 when it is ours (plain paths are right), or -errno. */
 static int open_root(int pid)
 {
 	struct stat a, b;
@@ -409,10 +394,10 @@ static int open_root(int pid)
 	snprintf(path, sizeof(path), "/proc/%d/root", pid);
 	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return errno == ENOENT ? -ESRCH : errno == EPERM ? -EACCES : -errno; /* not -1 */
 	if (!fstat(fd, &a) && !stat("/", &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
 		close(fd);
-		return -1; /* our own root: plain paths are right */
+		return -1;
 	}
 	return fd;
 }
@@ -455,6 +440,8 @@ int bt_symbolizer__note_proc(struct bt_symbolizer *s, int pid, uint32_t cookie, 
 {
 	struct bt_proc **pp, *p;
 	uint64_t started = 0;
+	size_t nuids;
+	uid_t uids[4];
 	int err;
 
 	if (!s || pid <= 0)
@@ -482,20 +469,16 @@ int bt_symbolizer__note_proc(struct bt_symbolizer *s, int pid, uint32_t cookie, 
 	p->cookie = cookie;
 	p->start_ns = started;
 	p->rootfd = open_root(pid);
-	err = read_maps(s, p, NULL, NULL, 0, &p->maps);
+	/* a root we cannot hold is never taken for ours: its paths would name host files */
+	err = p->rootfd < -1 ? p->rootfd : read_maps(s, p, NULL, NULL, 0, &p->maps);
 	if (err) {
 		proc_free(s, p);
 		return err;
 	}
 	p->nspid = read_nspid(pid);
-	if (p->rootfd >= 0) {
-		bt_perfmap__open(p->rootfd, p->nspid, &p->pm);
-	} else {
-		char path[64];
-
-		snprintf(path, sizeof(path), "/tmp/perf-%d.map", p->nspid);
-		bt_perfmap__open_path(path, &p->pm);
-	}
+	/* unknown users (status unreadable): a map owned by root only */
+	nuids = bt_procfile_uids(pid, uids) ? 0 : 4;
+	bt_perfmap__open(p->rootfd, p->nspid, uids, nuids, &p->pm);
 	*pp = p;
 	s->nprocs++;
 	return 0;
@@ -914,7 +897,8 @@ void bt_symbolizer__stats(const struct bt_symbolizer *s, struct bt_sym_stats *st
 	memset(st, 0, sizeof(*st));
 	if (!s)
 		return;
-	bt_dso_cache__stats(s->dsos, &st->files, &st->files_loaded, &st->evictions);
+	bt_dso_cache__stats(s->dsos, &st->files, &st->files_loaded, &st->evictions,
+			    &st->files_parked);
 	st->procs = s->nprocs;
 	st->exited = s->nexited;
 }

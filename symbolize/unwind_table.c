@@ -1266,7 +1266,7 @@ static int parse_debug_file(struct builder *b, struct bt_elf *belf)
 
 	if (!path)
 		return -ENOENT;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = bt_elf__open_in_root(belf, path);
 	if (fd < 0)
 		goto cleanup;
 	e = elf_begin(fd, ELF_C_READ, NULL);

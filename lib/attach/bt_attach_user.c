@@ -21,6 +21,7 @@
 #include "bt_errno.h"
 #include "bt_features.h"
 #include "bt_loop.h"
+#include "bt_procfile.h"
 #include "bt_progress.h"
 #include "bt_syscalls.h"
 
@@ -561,7 +562,7 @@ static int attach_group(struct bt_uattach *u, size_t first, bool *done, struct b
 		done[i] = true;
 	}
 	/* the likely refusals last, and alone */
-	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	fd = bt_procfile_open(-1, t->path, NULL, NULL);
 	nsure = n;
 	for (i = 0; i < nsure;) {
 		if (!likely_refused(fd, offsets[i])) {

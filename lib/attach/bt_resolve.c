@@ -116,6 +116,10 @@ static int resolve_ufunc(struct ctx *c, const struct bt_match *m)
 		err = -ENOENT;
 	} else if (err == -ENOEXEC) {
 		err = bt_usage_err("cannot trace '%s': not an ELF file", path);
+	} else if (err == -EXDEV) {
+		bt_err("cannot trace '%s': it leads out of the process's root (an absolute "
+		       "symlink)",
+		       path);
 	} else if (err < 0 && err != -E2BIG && err != -ENOMEM && err != -EINTR && !exited(c)) {
 		bt_err("cannot read the symbols of '%s': %s", path, strerror(-err));
 	}
@@ -197,6 +201,10 @@ static int resolve_usdt(struct ctx *c)
 		err = -ENOENT;
 	} else if (err == -ENOEXEC) {
 		err = bt_usage_err("cannot trace '%s': not an ELF file", path);
+	} else if (err == -EXDEV) {
+		bt_err("cannot trace '%s': it leads out of the process's root (an absolute "
+		       "symlink)",
+		       path);
 	} else if (err < 0 && err != -E2BIG && err != -ENOMEM && err != -EINTR && !exited(c)) {
 		bt_err("cannot read the USDT notes of '%s': %s", path, strerror(-err));
 	}

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "bt_elf.h"
+#include "bt_procfile.h"
 #include "bt_err.h"
 #include "bt_uprobe.h"
 
@@ -536,6 +537,7 @@ static bool evex_first(const struct bt_elf *elf, uint64_t offset)
 int bt_uprobe_open_elf(const char *path, const char *root, struct bt_elf **elf)
 {
 	size_t n = root ? strlen(root) : 0;
+	struct stat st, kst;
 	int fd, err;
 
 	/*
@@ -546,9 +548,18 @@ int bt_uprobe_open_elf(const char *path, const char *root, struct bt_elf **elf)
 	if (!n || strncmp(path, root, n) || path[n] != '/')
 		return bt_elf__open(path, NULL, elf);
 	*elf = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = bt_procfile_open_in(root, path + n, NULL, &st);
 	if (fd < 0)
-		return -errno;
+		return fd;
+	/*
+	 * The probe is attached by the whole path, which the kernel walks from our root: an
+	 * absolute symlink in the container would take it to a host file, not this one
+	 */
+	if (stat(path, &kst) || kst.st_dev != st.st_dev || kst.st_ino != st.st_ino) {
+		bt_debug("'%s' resolves outside the process's root", path);
+		close(fd);
+		return -EXDEV;
+	}
 	err = bt_elf__open_fd(fd, path + n, root, elf);
 	close(fd);
 	return err;
@@ -661,9 +672,9 @@ int bt_usdt_foreach(const char *path, bt_usdt_cb cb, void *ctx)
 	size_t i;
 	int fd, err, count = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = bt_procfile_open(-1, path, NULL, NULL);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = pread_all(fd, &eh, sizeof(eh), 0);
 	if (err)
 		goto cleanup;

@@ -22,6 +22,7 @@
 #include "bt_err.h"
 #include "bt_features.h"
 #include "bt_percpu.h"
+#include "bt_procfile.h"
 #include "bt_rodata.h"
 #include "bt_sym.h"
 #include "bt_unwinder.h"
@@ -732,15 +733,21 @@ void bt_unwind_fit_mappings(struct bt_unwind_mapping *all, unsigned int n,
 	}
 }
 
-/* One executable mapping of pid into u->all[*n]: its file's table found or built. */
-static void index_mapping(struct bt_unwind *u, int pid, unsigned long long start,
+/*
+ * One executable mapping of pid into u->all[*n]: its file's table found or built. id is the
+ * file as the kernel reported it mapped; rootfd pid's root (-1: unknown when live, else the
+ * process is gone and the path is looked up in ours).
+ */
+static void index_mapping(struct bt_unwind *u, int pid, int rootfd, unsigned long long start,
 			  unsigned long long end, unsigned long long off, const char *file,
-			  uint64_t ino, bool live, unsigned int *n, unsigned int *with)
+			  const struct bt_file_id *id, bool live, unsigned int *n,
+			  unsigned int *with)
 {
 	struct bt_unwind_mapping *m = &u->all[*n];
-	char mf[96], alt[4200];
+	/* the inode mapped, never a FIFO or a device put at its path, never a host file */
+	struct bt_procfile_want w = { .id = id };
 	struct file_entry *f;
-	struct stat st;
+	char root[64];
 	int fd = -1;
 
 	/* known, without a table: frame pointers there, and no asking to be indexed again */
@@ -755,29 +762,19 @@ static void index_mapping(struct bt_unwind *u, int pid, unsigned long long start
 	}
 	if (file[0] != '/')
 		return; /* JIT code, or another anonymous mapping */
-	if (live) {
-		/*
-		 * map_files reaches the very file mapped: another mount namespace, or a file
-		 * replaced on disk since (then the path says "(deleted)" or names the new one)
-		 */
-		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid, start, end);
-		fd = open(mf, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			snprintf(alt, sizeof(alt), "/proc/%d/root%s", pid, file);
-			fd = open(alt, O_RDONLY | O_CLOEXEC);
-		}
-	} else {
-		/* gone: the path in our own root, if it is still the inode mapped */
-		fd = open(file, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && (fstat(fd, &st) || st.st_ino != ino)) {
-			close(fd);
-			fd = -1;
-		}
-	}
+	/*
+	 * map_files reaches the very file mapped: another mount namespace, or a file replaced on
+	 * disk since (then the path says "(deleted)" or names the new one). Without it (no
+	 * CAP_SYS_ADMIN), the path inside the process's root; gone, the path in ours
+	 */
+	if (live)
+		fd = bt_procfile_open_mapped(pid, start, end, &w, NULL);
+	if (fd < 0 && (!live || rootfd >= 0))
+		fd = bt_procfile_open(rootfd, file, &w, NULL);
 	if (fd < 0)
 		return;
-	snprintf(alt, sizeof(alt), "/proc/%d/root", pid);
-	f = file_of(u, fd, file, live ? alt : "/proc/self/root");
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	f = file_of(u, fd, file, live ? root : "/proc/self/root");
 	close(fd);
 	if (f && f->table)
 		map_file(f, start, end, off, m);
@@ -793,16 +790,21 @@ static int build_proc(struct bt_unwind *u, int pid, const struct bt_sym_mapping 
 {
 	char path[64], line[4096], file[4096];
 	unsigned int n = 0, with = 0;
-	unsigned long long start, end, off;
+	unsigned long long start, end, off, ino;
+	unsigned int maj, min;
+	struct bt_file_id id;
 	char perms[8];
 	size_t i;
 	FILE *maps = NULL;
+	int rootfd = -1;
 
 	if (!given) {
 		snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 		maps = fopen(path, "re");
 		if (!maps)
 			return -errno;
+		snprintf(path, sizeof(path), "/proc/%d/root", pid);
+		rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
 	memset(&u->proc, 0, sizeof(u->proc));
 	for (i = 0; n < BT_UNWIND_ALL_MAPPINGS; i++) {
@@ -811,22 +813,29 @@ static int build_proc(struct bt_unwind *u, int pid, const struct bt_sym_mapping 
 				break;
 			if (given[i].start >= BT_UNWIND_USER_TOP)
 				continue;
-			index_mapping(u, pid, given[i].start, given[i].end, given[i].pgoff,
-				      given[i].path, given[i].ino, false, &n, &with);
+			id = (struct bt_file_id){
+				.dev = makedev(given[i].dev_major, given[i].dev_minor),
+				.ino = given[i].ino,
+			};
+			index_mapping(u, pid, -1, given[i].start, given[i].end, given[i].pgoff,
+				      given[i].path, &id, false, &n, &with);
 			continue;
 		}
 		if (!fgets(line, sizeof(line), maps))
 			break;
 		file[0] = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off,
-			   file) < 4)
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &start, &end, perms,
+			   &off, &maj, &min, &ino, file) < 7)
 			continue;
 		if (perms[2] != 'x' || start >= BT_UNWIND_USER_TOP)
 			continue;
-		index_mapping(u, pid, start, end, off, file, 0, true, &n, &with);
+		id = (struct bt_file_id){ .dev = makedev(maj, min), .ino = ino };
+		index_mapping(u, pid, rootfd, start, end, off, file, &id, true, &n, &with);
 	}
 	if (maps)
 		fclose(maps);
+	if (rootfd >= 0)
+		close(rootfd);
 	flush_tables(u);
 	qsort(u->all, n, sizeof(u->all[0]), cmp_mapping);
 	bt_unwind_fit_mappings(u->all, n, &u->proc);
@@ -873,9 +882,9 @@ int bt_unwind__index_file(struct bt_unwind *u, const char *path)
 
 	if (!u)
 		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = bt_procfile_open(-1, path, NULL, NULL);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	pthread_mutex_lock(&u->lock);
 	f = file_of(u, fd, path, "/proc/self/root");
 	flush_tables(u);
