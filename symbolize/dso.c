@@ -400,6 +400,20 @@ fail:
 	return err;
 }
 
+struct bt_dso *bt_dso_cache__find_id(struct bt_dso_cache *c, uint64_t dev, uint64_t ino)
+{
+	struct bt_dso *d;
+
+	for (d = c->buckets[bucket(dev, ino)]; d; d = d->hnext) {
+		/* open, the inode cannot have been freed and its number reused meanwhile */
+		if (d->dev == dev && d->ino == ino && !bt_elf__parked(d->elf)) {
+			d->refs++;
+			return d;
+		}
+	}
+	return NULL;
+}
+
 void bt_dso__put(struct bt_dso_cache *c, struct bt_dso *d)
 {
 	if (!d || --d->refs > 0)

@@ -113,6 +113,12 @@ struct bt_dso_src {
  */
 int bt_dso_cache__get(struct bt_dso_cache *c, int fd, const char *path,
 		      const struct bt_dso_src *src, struct bt_dso **out);
+/*
+ * The dso of a file already open, by the (dev, inode) /proc/PID/maps gives for a mapping of
+ * it, with a reference; NULL when there is none (or its descriptor is parked). Another
+ * process's mapping of a known file then costs no open at all.
+ */
+struct bt_dso *bt_dso_cache__find_id(struct bt_dso_cache *c, uint64_t dev, uint64_t ino);
 void bt_dso__put(struct bt_dso_cache *c, struct bt_dso *d);
 /* Another reference to d, for a mapping known to be the same file (no fstat). */
 void bt_dso__ref(struct bt_dso *d);

@@ -227,6 +227,10 @@ static void map_file(struct bt_symbolizer *s, struct bt_proc *p, const struct bt
 	struct bt_dso_src src;
 	int fd, err;
 
+	/* the checks below are once per file, not once per process that maps it */
+	m->dso = bt_dso_cache__find_id(s->dsos, id.dev, id.ino);
+	if (m->dso)
+		return;
 	fd = bt_procfile_open_mapped(p->pid, ml->start, ml->end, &w, NULL);
 	/*
 	 * map_files needs CAP_SYS_ADMIN and the process alive (its pid may be another's by now):
