@@ -3,7 +3,7 @@
  * The ELF reader: headers, PT_LOAD, build-id, and a sorted function index built from .symtab,
  * .dynsym and separate debug info. Files are read with ELF_C_READ (pread into malloc'ed
  * buffers), not mmap: a mapped file that is truncated under us would raise SIGBUS, a read
- * just fails.
+ * just fails. What libelf is asked to read is checked first (elf_internal.h: the bounds).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -90,6 +90,9 @@ int bt_elf__open_fd(int fd, const char *path, const char *root, struct bt_elf **
 		err = S_ISDIR(st.st_mode) ? -EISDIR : -ENOEXEC;
 		goto cleanup;
 	}
+	err = bt_elf__precheck(elf->fd, &elf->lim);
+	if (err)
+		goto cleanup;
 	elf->dev = st.st_dev;
 	elf->ino = st.st_ino;
 	elf->path = strdup(path ? path : "");
@@ -107,8 +110,8 @@ int bt_elf__open_fd(int fd, const char *path, const char *root, struct bt_elf **
 	err = read_loads(elf);
 	if (err)
 		goto cleanup;
-	if (!bt_elf__read_build_id(elf->elf, elf->build_id_raw, sizeof(elf->build_id_raw),
-				   &elf->build_id_len))
+	if (!bt_elf__read_build_id(elf->elf, &elf->lim, elf->build_id_raw,
+				   sizeof(elf->build_id_raw), &elf->build_id_len))
 		hexify(elf->build_id_raw, elf->build_id_len, elf->build_id);
 	*out = elf;
 	return 0;
@@ -163,13 +166,17 @@ void bt_elf__unload(struct bt_elf *elf)
 	elf->arena = NULL;
 	elf->debug_path = NULL;
 	elf->nsyms = elf->syms_cap = elf->nindex = 0;
+	elf->table_bytes = 0;
 	elf->index_built = 0;
 	elf->sym_source = BT_ELF_SRC_NONE;
 	elf->syms_state = 0;
 	/* The section data libelf read for .symtab/.strtab stays until elf_end: start afresh. */
 	if (elf->elf) {
 		elf_end(elf->elf);
-		elf->elf = elf_begin(elf->fd, ELF_C_READ, NULL);
+		/* the file may have been rewritten in place since: its headers are checked again */
+		elf->elf = bt_elf__precheck(elf->fd, &elf->lim)
+				   ? NULL
+				   : elf_begin(elf->fd, ELF_C_READ, NULL);
 	}
 }
 
@@ -258,7 +265,7 @@ static int load_symbols(struct bt_elf *elf)
 	}
 	scn = bt_elf__find_scn_type(elf->elf, SHT_SYMTAB, &sh);
 	if (scn) {
-		err = bt_elf__add_symtab(elf, elf->elf, scn, 0, 0);
+		err = bt_elf__add_symtab(elf, elf->elf, &elf->lim, scn, 0, 0);
 		if (err && err != -ENOEXEC)
 			goto out;
 		own_symtab = elf->nsyms > 0;
@@ -274,7 +281,7 @@ static int load_symbols(struct bt_elf *elf)
 	if (scn) {
 		size_t before = elf->nsyms;
 
-		err = bt_elf__add_symtab(elf, elf->elf, scn, 0, 1);
+		err = bt_elf__add_symtab(elf, elf->elf, &elf->lim, scn, 0, 1);
 		if (err && err != -ENOEXEC)
 			goto out;
 		if (!own_symtab && elf->nsyms > before)
@@ -527,4 +534,42 @@ size_t bt_elf__nsyms(struct bt_elf *elf)
 	if (!elf || load_symbols(elf))
 		return 0;
 	return elf->nsyms;
+}
+
+/* Per symbol: its entry, its end, its place in the index and the sort's rank byte. */
+#define SYM_BYTES (sizeof(struct bt_elf_sym) + sizeof(uint64_t) + sizeof(struct bt_elf_ent) + 1)
+
+size_t bt_elf__symbols_cost(struct bt_elf *elf)
+{
+	GElf_Shdr sh, str;
+	Elf_Scn *scn, *s;
+
+	if (!elf || !elf->elf)
+		return 0;
+	/* the table load_symbols() reads first: .symtab, else .dynsym */
+	scn = bt_elf__find_scn_type(elf->elf, SHT_SYMTAB, &sh);
+	if (!scn)
+		scn = bt_elf__find_scn_type(elf->elf, SHT_DYNSYM, &sh);
+	if (!scn || !sh.sh_entsize)
+		return 0;
+	s = elf_getscn(elf->elf, sh.sh_link);
+	return sh.sh_size + (s && gelf_getshdr(s, &str) ? str.sh_size : 0) +
+	       sh.sh_size / sh.sh_entsize * SYM_BYTES;
+}
+
+size_t bt_elf__held_bytes(const struct bt_elf *elf)
+{
+	const struct bt_elf_arena *a;
+	size_t n;
+
+	if (!elf || !elf->syms_state)
+		return 0;
+	n = elf->table_bytes + elf->syms_cap * (sizeof(*elf->syms) + sizeof(*elf->sym_ends));
+	if (elf->index)
+		n += elf->nsyms * sizeof(*elf->index);
+	for (a = elf->arena; a; a = a->next)
+		n += sizeof(*a) + a->cap;
+	if (elf->aux.mem)
+		n += elf->aux.lim.size; /* the decompressed MiniDebugInfo image */
+	return n;
 }

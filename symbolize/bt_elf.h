@@ -111,4 +111,18 @@ int bt_elf__park(struct bt_elf *elf);
 int bt_elf__unpark(struct bt_elf *elf, int fd);
 int bt_elf__parked(const struct bt_elf *elf);
 
+/*
+ * Memory for symbols: what loading them will take at least, from the section headers alone
+ * (the tables read and the index built over them), before anything is read; and what a
+ * loaded file holds (debug information merged in included). The symbolizer's budget.
+ */
+size_t bt_elf__symbols_cost(struct bt_elf *elf);
+size_t bt_elf__held_bytes(const struct bt_elf *elf);
+
+/*
+ * Sections and header tables refused, in this process so far, because they claimed more than
+ * their file holds or a cap allows (elf_internal.h has the bounds): counted, never read.
+ */
+unsigned long bt_elf__refused(void);
+
 #endif

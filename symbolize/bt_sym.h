@@ -23,6 +23,8 @@
 #include <stdint.h>
 
 #define BT_PID_KERNEL (-1)
+/* The default memory budget for symbol tables (bt_sym_opts.mem_budget). */
+#define BT_SYM_BUDGET (256ul << 20)
 /* At most this many inlined frames are added in front of one address. */
 #define BT_SYM_MAX_INLINE 8
 
@@ -61,6 +63,11 @@ struct bt_sym_opts {
 	/* where warnings go (kptr_restrict, said once); NULL prints to stderr */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
+	/*
+	 * Bytes of symbol tables held, all files together (the LRU evicts to stay within it; a
+	 * file that does not fit even then gets no names, counted); 0 means BT_SYM_BUDGET
+	 */
+	size_t mem_budget;
 };
 
 int bt_symbolizer__new(const struct bt_sym_opts *opts, struct bt_symbolizer **out);
@@ -156,8 +163,23 @@ struct bt_sym_stats {
 	size_t evictions;    /* symbol tables dropped by the LRU */
 	size_t procs;	     /* processes noted, running */
 	size_t exited;	     /* processes exited, kept for the output still to come */
+	/* what the bounds on traced processes' files left out (symbolize/perfmap.c, elf_internal.h) */
+	uint64_t perfmap_long_lines;	 /* perf map lines over the length cap */
+	uint64_t perfmap_bytes_unread;	 /* perf map bytes left unread by the caps */
+	uint64_t perfmap_reads_deferred; /* perf map re-reads past the per-second cap */
+	uint64_t elf_refused;	  /* ELF sections/tables past their file's size, blocks or cap */
+	uint64_t maps_long_lines; /* /proc/PID/maps lines over the length cap, skipped */
+	uint64_t maps_left_out;	  /* executable mappings past the per-process cap */
+	size_t sym_bytes;	  /* bytes of symbol tables held now */
+	uint64_t budget_files;	  /* files left without symbols by the memory budget */
+	uint64_t budget_bytes;	  /* what they would have taken */
 };
 void bt_symbolizer__stats(const struct bt_symbolizer *sym, struct bt_sym_stats *st);
+/*
+ * One line saying what the bounds left out, or 0 (buf empty) when nothing was; the
+ * symbolizer says it through opts.warn when it is freed.
+ */
+int bt_symbolizer__left_out(const struct bt_symbolizer *sym, char *buf, size_t len);
 
 /* Forms: "name" by default; flags add to it. */
 enum bt_fmt_flags {

@@ -56,6 +56,8 @@ struct bt_dso {
 	off_t size;
 	int refs;
 	int loaded;
+	size_t held;	 /* bytes of symbols loaded, counted in the cache's budget */
+	int over_budget; /* refused once for the budget (counted once) */
 	uint64_t gen;
 	struct bt_dso *lru_prev, *lru_next; /* loaded ones, most recent first */
 	struct bt_dso *hnext;		    /* hash chain by dev/inode */
@@ -71,6 +73,8 @@ struct bt_dso_cache {
 	struct bt_dso *open_head, *open_tail; /* reopenable, descriptor open, most recent first */
 	struct bt_root *roots;
 	size_t nfiles, nloaded, evictions, nopen, parked;
+	size_t held; /* bytes of symbols loaded, all files: at most opts.budget */
+	uint64_t over_files, over_bytes;
 	uint64_t gen;
 };
 
@@ -83,6 +87,8 @@ int bt_dso_cache__new(const struct bt_dso_opts *opts, struct bt_dso_cache **out)
 	c->opts = *opts;
 	if (!c->opts.max_loaded)
 		c->opts.max_loaded = 64;
+	if (!c->opts.budget)
+		c->opts.budget = BT_SYM_BUDGET;
 	c->gen = 1;
 	*out = c;
 	return 0;
@@ -260,6 +266,8 @@ static void dso_unload(struct bt_dso_cache *c, struct bt_dso *d)
 	bt_elf__unload(d->elf);
 	d->loaded = 0;
 	c->nloaded--;
+	c->held -= d->held;
+	d->held = 0;
 }
 
 static void dso_destroy(struct bt_dso_cache *c, struct bt_dso *d)
@@ -299,12 +307,15 @@ void bt_dso_cache__next_generation(struct bt_dso_cache *c)
 	c->gen++;
 }
 
-/* Evict from the cold end; files used during the current resolve call are pinned. */
-static void evict(struct bt_dso_cache *c)
+/*
+ * Evict from the cold end until at most max_loaded files hold symbols and need more bytes fit
+ * the budget; files used during the current resolve call are pinned.
+ */
+static void evict(struct bt_dso_cache *c, size_t need)
 {
 	struct bt_dso *d = c->lru_tail, *prev;
 
-	while (d && c->nloaded > c->opts.max_loaded) {
+	while (d && (c->nloaded > c->opts.max_loaded || c->held + need > c->opts.budget)) {
 		prev = d->lru_prev;
 		if (d->gen != c->gen) {
 			c->evictions++;
@@ -438,8 +449,15 @@ const char *bt_dso__name(const struct bt_dso *d)
 	return d ? d->name : NULL;
 }
 
+/*
+ * d used now: to the front of the LRU, its descriptor reopened if it was parked (-errno when
+ * the file is no longer the one it was). Not loaded yet: what its symbols will take (from its
+ * section headers) must fit the budget, after evicting colder files, before anything is read;
+ * -E2BIG when it does not (counted once per file).
+ */
 static int touch(struct bt_dso_cache *c, struct bt_dso *d)
 {
+	size_t cost;
 	int err;
 
 	d->gen = c->gen;
@@ -454,11 +472,31 @@ static int touch(struct bt_dso_cache *c, struct bt_dso *d)
 		}
 		return 0;
 	}
+	cost = bt_elf__symbols_cost(d->elf);
+	evict(c, cost);
+	if (c->held + cost > c->opts.budget) {
+		if (!d->over_budget) {
+			d->over_budget = 1;
+			c->over_files++;
+			c->over_bytes += cost;
+		}
+		return -E2BIG;
+	}
 	d->loaded = 1;
 	c->nloaded++;
 	lru_push(c, d);
-	evict(c);
+	evict(c, 0);
 	return 0;
+}
+
+/* Just loaded: what it holds now (debug files merged in included) joins the budget. */
+static void account(struct bt_dso_cache *c, struct bt_dso *d)
+{
+	if (!d->loaded || d->held)
+		return;
+	d->held = bt_elf__held_bytes(d->elf);
+	c->held += d->held;
+	evict(c, 0);
 }
 
 int bt_dso__resolve(struct bt_dso_cache *c, struct bt_dso *d, uint64_t file_off, int is_ret,
@@ -468,21 +506,23 @@ int bt_dso__resolve(struct bt_dso_cache *c, struct bt_dso *d, uint64_t file_off,
 	const struct bt_elf_sym *sym;
 	struct bt_frame *f;
 	uint64_t vaddr, off;
-	int ndf = 0, i, n = 0;
+	int ndf = 0, i, n = 0, err;
 
 	if (!cap)
 		return 0;
 	f = &frames[0];
 	f->module = d->name;
-	if (touch(c, d)) {
+	err = touch(c, d);
+	if (err && err != -E2BIG) {
 		f->reason = BT_SYM_BAD_FILE; /* parked, and no longer the file it was */
 		return 1;
 	}
-	if (bt_elf__offset_to_vaddr(d->elf, file_off, &vaddr)) {
+	if (err || bt_elf__offset_to_vaddr(d->elf, file_off, &vaddr)) {
 		f->reason = BT_SYM_NO_SYMBOL;
 		return 1;
 	}
 	sym = bt_elf__lookup(d->elf, vaddr - (is_ret && vaddr ? 1 : 0), &off);
+	account(c, d);
 	if (c->opts.debuginfo) {
 		if (!d->dw && !d->dw_tried) {
 			d->dw_tried = 1;
@@ -535,4 +575,12 @@ void bt_dso_cache__stats(const struct bt_dso_cache *c, size_t *files, size_t *lo
 	*files = c->nfiles;
 	*loaded = c->nloaded;
 	*evictions = c->evictions;
+}
+
+void bt_dso_cache__budget(const struct bt_dso_cache *c, size_t *held, uint64_t *over_files,
+			  uint64_t *over_bytes)
+{
+	*held = c->held;
+	*over_files = c->over_files;
+	*over_bytes = c->over_bytes;
 }

@@ -38,11 +38,20 @@ struct bt_dwarf {
 
 static Dwarf *try_fd(int fd, Elf **ep)
 {
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	struct bt_elf_lim lim;
 	Dwarf *dw;
+	Elf *e;
 
+	/* libdw reads every .debug_* section whole: each is checked first (elf_internal.h) */
+	if (bt_elf__precheck(fd, &lim))
+		return NULL;
+	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e)
 		return NULL;
+	if (!bt_elf__debug_scns_ok(e, &lim)) {
+		elf_end(e);
+		return NULL;
+	}
 	dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
 	if (!dw) {
 		elf_end(e);

@@ -78,12 +78,14 @@ int bt_elf__load_debugdata(struct bt_elf *elf)
 	Elf *e;
 	int err;
 
-	scn = bt_elf__find_scn(elf->elf, ".gnu_debugdata", &sh);
-	if (!scn || sh.sh_type == SHT_NOBITS || !(d = elf_rawdata(scn, NULL)) || !d->d_buf)
+	scn = bt_elf__find_scn(elf->elf, &elf->lim, ".gnu_debugdata", &sh);
+	if (!scn || sh.sh_type == SHT_NOBITS ||
+	    !(d = bt_elf__rawdata(&elf->lim, scn, BT_ELF_MAX_SECTION)) || !d->d_buf)
 		return -ENOENT;
 	err = xz_decode(d->d_buf, d->d_size, &img, &len);
 	if (err)
 		return err;
+	bt_elf__lim_mem(len, &elf->aux.lim);
 	e = elf_memory(img, len);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
 		if (e)
@@ -92,7 +94,7 @@ int bt_elf__load_debugdata(struct bt_elf *elf)
 		return -ENOEXEC;
 	}
 	scn = bt_elf__find_scn_type(e, SHT_SYMTAB, &sh);
-	err = scn ? bt_elf__add_symtab(elf, e, scn, 1, 1) : -ENOENT;
+	err = scn ? bt_elf__add_symtab(elf, e, &elf->aux.lim, scn, 1, 1) : -ENOENT;
 	if (err || elf->nsyms == before) {
 		elf_end(e);
 		free(img);
@@ -124,12 +126,14 @@ static int crc_file(int fd, uint32_t *crc)
 static int debuglink(struct bt_elf *elf, char *name, size_t cap, uint32_t *crc)
 {
 	GElf_Shdr sh;
-	Elf_Scn *scn = bt_elf__find_scn(elf->elf, ".gnu_debuglink", &sh);
+	Elf_Scn *scn = bt_elf__find_scn(elf->elf, &elf->lim, ".gnu_debuglink", &sh);
 	Elf_Data *d, dst, src;
 	size_t len;
 	GElf_Ehdr eh;
 
-	if (!scn || !(d = elf_getdata(scn, NULL)) || !d->d_buf || !gelf_getehdr(elf->elf, &eh))
+	/* a name and a CRC: a few dozen bytes */
+	if (!scn || !(d = bt_elf__getdata(&elf->lim, scn, BT_ELF_MAX_NOTE)) || !d->d_buf ||
+	    !gelf_getehdr(elf->elf, &eh))
 		return -ENOENT;
 	len = strnlen(d->d_buf, d->d_size);
 	if (!len || len >= cap || len == d->d_size)
@@ -163,7 +167,7 @@ int bt_elf__open_in_root(const struct bt_elf *elf, const char *path)
  * without build-ids does the debuglink CRC (a read of the whole file) decide.
  */
 static int open_candidate(struct bt_elf *elf, const char *path, const uint32_t *crc, int *fdp,
-			  Elf **ep)
+			  Elf **ep, struct bt_elf_lim *lim)
 {
 	unsigned char id[64];
 	size_t id_len = 0;
@@ -177,12 +181,12 @@ static int open_candidate(struct bt_elf *elf, const char *path, const uint32_t *
 	if (fd < 0)
 		return fd;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    (st.st_dev == elf->dev && st.st_ino == elf->ino))
+	    (st.st_dev == elf->dev && st.st_ino == elf->ino) || bt_elf__precheck(fd, lim))
 		goto fail;
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF)
 		goto fail;
-	if (elf->build_id_len && !bt_elf__read_build_id(e, id, sizeof(id), &id_len)) {
+	if (elf->build_id_len && !bt_elf__read_build_id(e, lim, id, sizeof(id), &id_len)) {
 		if (id_len != elf->build_id_len || memcmp(id, elf->build_id_raw, id_len))
 			goto fail;
 	} else if (crc) {
@@ -202,7 +206,7 @@ fail:
 }
 
 /* Candidate paths in the order gdb and elfutils use; returns the first that validates. */
-static char *find_debug(struct bt_elf *elf, int *fdp, Elf **ep, int *source)
+static char *find_debug(struct bt_elf *elf, int *fdp, Elf **ep, int *source, struct bt_elf_lim *lim)
 {
 	char link[256], dir[PATH_MAX], cand[PATH_MAX];
 	const char *slash;
@@ -221,7 +225,7 @@ static char *find_debug(struct bt_elf *elf, int *fdp, Elf **ep, int *source)
 				n = snprintf(cand, sizeof(cand), fmts[i], dir, link);
 				if (n < 0 || (size_t)n >= sizeof(cand))
 					continue;
-				if (!open_candidate(elf, cand, &crc, fdp, ep)) {
+				if (!open_candidate(elf, cand, &crc, fdp, ep, lim)) {
 					*source = BT_ELF_SRC_DEBUGLINK;
 					return strdup(cand);
 				}
@@ -232,7 +236,7 @@ static char *find_debug(struct bt_elf *elf, int *fdp, Elf **ep, int *source)
 		n = snprintf(cand, sizeof(cand), "/usr/lib/debug/.build-id/%.2s/%s.debug",
 			     elf->build_id, elf->build_id + 2);
 		if (n > 0 && (size_t)n < sizeof(cand) &&
-		    !open_candidate(elf, cand, NULL, fdp, ep)) {
+		    !open_candidate(elf, cand, NULL, fdp, ep, lim)) {
 			*source = BT_ELF_SRC_BUILDID;
 			return strdup(cand);
 		}
@@ -249,7 +253,7 @@ int bt_elf__load_debugfile(struct bt_elf *elf)
 	Elf *e = NULL;
 	char *path;
 
-	path = find_debug(elf, &fd, &e, &source);
+	path = find_debug(elf, &fd, &e, &source, &elf->aux.lim);
 	if (!path) {
 		if (e)
 			elf_end(e);
@@ -258,7 +262,7 @@ int bt_elf__load_debugfile(struct bt_elf *elf)
 		return -ENOENT;
 	}
 	scn = bt_elf__find_scn_type(e, SHT_SYMTAB, &sh);
-	err = scn ? bt_elf__add_symtab(elf, e, scn, 1, 1) : -ENOENT;
+	err = scn ? bt_elf__add_symtab(elf, e, &elf->aux.lim, scn, 1, 1) : -ENOENT;
 	elf->debug_path = path;
 	if (err || elf->nsyms == before) {
 		elf_end(e);
@@ -273,13 +277,14 @@ int bt_elf__load_debugfile(struct bt_elf *elf)
 
 char *bt_elf__find_debug_file(struct bt_elf *elf)
 {
+	struct bt_elf_lim lim;
 	int fd = -1, source;
 	Elf *e = NULL;
 	char *path;
 
 	if (elf->debug_path)
 		return strdup(elf->debug_path);
-	path = find_debug(elf, &fd, &e, &source);
+	path = find_debug(elf, &fd, &e, &source, &lim);
 	if (e)
 		elf_end(e);
 	if (fd >= 0)

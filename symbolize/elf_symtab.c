@@ -6,17 +6,186 @@
  * cannot live in bt_elf.c without the two files calling each other.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "elf_internal.h"
 
-Elf_Scn *bt_elf__find_scn(Elf *e, const char *name, GElf_Shdr *shdr)
+static atomic_ulong refused; /* the unwinder's worker reads files too */
+
+unsigned long bt_elf__refused(void)
+{
+	return atomic_load(&refused);
+}
+
+void bt_elf__lim_mem(size_t len, struct bt_elf_lim *lim)
+{
+	lim->size = len;
+	lim->disk = len;
+}
+
+int bt_elf__range_ok(const struct bt_elf_lim *lim, uint64_t off, uint64_t size, uint64_t cap)
+{
+	uint64_t disk = lim->disk * BT_ELF_DISK_FACTOR + BT_ELF_DISK_SLACK;
+
+	if (lim->disk > UINT64_MAX / BT_ELF_DISK_FACTOR - BT_ELF_DISK_SLACK)
+		disk = UINT64_MAX;
+	if (off > lim->size || size > lim->size - off || size > disk || size > cap) {
+		atomic_fetch_add(&refused, 1);
+		return 0;
+	}
+	return 1;
+}
+
+int bt_elf__scn_ok(const struct bt_elf_lim *lim, Elf_Scn *scn, const GElf_Shdr *sh, uint64_t cap)
+{
+	if (sh->sh_type == SHT_NOBITS)
+		return 1; /* nothing is read: libelf gives no bytes */
+	if (!bt_elf__range_ok(lim, sh->sh_offset, sh->sh_size, cap))
+		return 0;
+	if (sh->sh_flags & SHF_COMPRESSED) {
+		GElf_Chdr ch;
+
+		/* what decompressing it would allocate */
+		if (!gelf_getchdr(scn, &ch) || ch.ch_size > cap) {
+			atomic_fetch_add(&refused, 1);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+Elf_Data *bt_elf__getdata(const struct bt_elf_lim *lim, Elf_Scn *scn, uint64_t cap)
+{
+	GElf_Shdr sh;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || !bt_elf__scn_ok(lim, scn, &sh, cap))
+		return NULL;
+	return elf_getdata(scn, NULL);
+}
+
+Elf_Data *bt_elf__rawdata(const struct bt_elf_lim *lim, Elf_Scn *scn, uint64_t cap)
+{
+	GElf_Shdr sh;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || !bt_elf__scn_ok(lim, scn, &sh, cap))
+		return NULL;
+	return elf_rawdata(scn, NULL);
+}
+
+Elf_Data *bt_elf__rawchunk(const struct bt_elf_lim *lim, Elf *e, uint64_t off, uint64_t size,
+			   uint64_t cap)
+{
+	if (!bt_elf__range_ok(lim, off, size, cap))
+		return NULL;
+	return elf_getdata_rawchunk(e, off, size, ELF_T_BYTE);
+}
+
+int bt_elf__debug_scns_ok(Elf *e, const struct bt_elf_lim *lim)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(e, &shstrndx) || !bt_elf__shstrtab_ok(e, lim))
+		return 0;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			return 0;
+		n = elf_strptr(e, shstrndx, sh.sh_name);
+		if (n && (!strncmp(n, ".debug", 6) || !strncmp(n, ".zdebug", 7)) &&
+		    !bt_elf__scn_ok(lim, scn, &sh, BT_ELF_MAX_SECTION))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The header tables, from the raw ELF header: elf_begin() sizes its section array from the
+ * section count, and the first section header (the extended counts) is read before any
+ * check of ours could run on what libelf gives back.
+ */
+int bt_elf__precheck(int fd, struct bt_elf_lim *lim)
+{
+	union {
+		Elf64_Ehdr e64;
+		Elf32_Ehdr e32;
+	} h;
+	uint64_t shoff, shnum, phoff, phnum, shent, phent;
+	struct stat st;
+	int is64;
+
+	if (fstat(fd, &st))
+		return -errno;
+	lim->size = st.st_size;
+	lim->disk = (uint64_t)st.st_blocks * 512;
+	if (pread(fd, &h, sizeof(h), 0) < (ssize_t)sizeof(h.e32) ||
+	    memcmp(h.e64.e_ident, ELFMAG, SELFMAG))
+		return 0; /* not ELF: libelf says so */
+	is64 = h.e64.e_ident[EI_CLASS] == ELFCLASS64;
+	if (is64) {
+		shoff = h.e64.e_shoff;
+		shnum = h.e64.e_shnum;
+		shent = sizeof(Elf64_Shdr);
+		phoff = h.e64.e_phoff;
+		phnum = h.e64.e_phnum;
+		phent = sizeof(Elf64_Phdr);
+	} else {
+		shoff = h.e32.e_shoff;
+		shnum = h.e32.e_shnum;
+		shent = sizeof(Elf32_Shdr);
+		phoff = h.e32.e_phoff;
+		phnum = h.e32.e_phnum;
+		phent = sizeof(Elf32_Phdr);
+	}
+	if (shoff && (!shnum || phnum == PN_XNUM)) {
+		/* the real counts live in the first section header */
+		Elf64_Shdr s64;
+		Elf32_Shdr s32;
+
+		if (!bt_elf__range_ok(lim, shoff, shent, shent))
+			return -ENOEXEC;
+		if (is64 ? pread(fd, &s64, sizeof(s64), shoff) != sizeof(s64)
+			 : pread(fd, &s32, sizeof(s32), shoff) != sizeof(s32))
+			return -ENOEXEC;
+		if (!shnum)
+			shnum = is64 ? s64.sh_size : s32.sh_size;
+		if (phnum == PN_XNUM)
+			phnum = is64 ? s64.sh_info : s32.sh_info;
+	}
+	if (shnum > BT_ELF_MAX_SHNUM || phnum > BT_ELF_MAX_LOADS) {
+		atomic_fetch_add(&refused, 1);
+		return -ENOEXEC;
+	}
+	if ((shoff && !bt_elf__range_ok(lim, shoff, shnum * shent, BT_ELF_MAX_SECTION)) ||
+	    (phoff && !bt_elf__range_ok(lim, phoff, phnum * phent, BT_ELF_MAX_SECTION)))
+		return -ENOEXEC;
+	return 0;
+}
+
+int bt_elf__shstrtab_ok(Elf *e, const struct bt_elf_lim *lim)
+{
+	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (elf_getshdrstrndx(e, &shstrndx) || !(scn = elf_getscn(e, shstrndx)) ||
+	    !gelf_getshdr(scn, &sh))
+		return 0;
+	return bt_elf__scn_ok(lim, scn, &sh, BT_ELF_MAX_SECTION);
+}
+
+Elf_Scn *bt_elf__find_scn(Elf *e, const struct bt_elf_lim *lim, const char *name, GElf_Shdr *shdr)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
 
-	if (elf_getshdrstrndx(e, &shstrndx))
+	if (elf_getshdrstrndx(e, &shstrndx) || !bt_elf__shstrtab_ok(e, lim))
 		return NULL;
 	while ((scn = elf_nextscn(e, scn))) {
 		const char *n;
@@ -59,7 +228,8 @@ static int note_build_id(Elf *e, Elf_Data *data, unsigned char *out, size_t cap,
 	return -ENOENT;
 }
 
-int bt_elf__read_build_id(Elf *e, unsigned char *out, size_t cap, size_t *len)
+int bt_elf__read_build_id(Elf *e, const struct bt_elf_lim *lim, unsigned char *out, size_t cap,
+			  size_t *len)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -68,7 +238,7 @@ int bt_elf__read_build_id(Elf *e, unsigned char *out, size_t cap, size_t *len)
 	while ((scn = elf_nextscn(e, scn))) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
-		if (!note_build_id(e, elf_getdata(scn, NULL), out, cap, len))
+		if (!note_build_id(e, bt_elf__getdata(lim, scn, BT_ELF_MAX_NOTE), out, cap, len))
 			return 0;
 	}
 	/* no section headers (stripped with sstrip, or a core-like image): try PT_NOTE */
@@ -78,6 +248,8 @@ int bt_elf__read_build_id(Elf *e, unsigned char *out, size_t cap, size_t *len)
 		GElf_Phdr ph;
 
 		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		if (!bt_elf__range_ok(lim, ph.p_offset, ph.p_filesz, BT_ELF_MAX_NOTE))
 			continue;
 		if (!note_build_id(e, elf_getdata_rawchunk(e, ph.p_offset, ph.p_filesz, ELF_T_NHDR),
 				   out, cap, len))
@@ -154,15 +326,20 @@ struct verdefs {
 	const char *name[64];
 };
 
-static void read_verdefs(Elf *e, struct verdefs *vd)
+static void read_verdefs(Elf *e, const struct bt_elf_lim *lim, struct verdefs *vd)
 {
-	GElf_Shdr sh;
-	Elf_Scn *scn = bt_elf__find_scn_type(e, SHT_GNU_verdef, &sh);
+	GElf_Shdr sh, strsh;
+	Elf_Scn *scn = bt_elf__find_scn_type(e, SHT_GNU_verdef, &sh), *str;
 	Elf_Data *d;
 	size_t off = 0, n;
 
 	memset(vd, 0, sizeof(*vd));
-	if (!scn || !(d = elf_getdata(scn, NULL)))
+	if (!scn || !(d = bt_elf__getdata(lim, scn, BT_ELF_MAX_SECTION)))
+		return;
+	/* the names' table is read whole by elf_strptr */
+	str = elf_getscn(e, sh.sh_link);
+	if (!str || !gelf_getshdr(str, &strsh) ||
+	    !bt_elf__scn_ok(lim, str, &strsh, BT_ELF_MAX_SECTION))
 		return;
 	for (n = 0; n < sh.sh_info && n < 1024; n++) {
 		GElf_Verdef def;
@@ -241,29 +418,37 @@ static int grow_syms(struct bt_elf *elf, size_t need)
  * Append the function symbols of one table. With 'dedup', entries that already exist with the
  * same address and name are not added again (a later table only fills in the version).
  */
-int bt_elf__add_symtab(struct bt_elf *elf, Elf *e, Elf_Scn *scn, int from_debug, int dedup)
+int bt_elf__add_symtab(struct bt_elf *elf, Elf *e, const struct bt_elf_lim *lim, Elf_Scn *scn,
+		       int from_debug, int dedup)
 {
 	struct addr_idx *sorted = NULL;
 	size_t nsorted = 0, shnum, i, n;
 	struct verdefs vd;
 	Elf_Data *data, *versym = NULL;
-	GElf_Shdr sh, vsh;
+	GElf_Shdr sh, vsh, strsh;
+	Elf_Scn *str;
 	int err = 0;
 
 	if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || elf_getshdrnum(e, &shnum))
 		return -ENOEXEC;
-	data = elf_getdata(scn, NULL);
+	/* the names, which elf_strptr reads whole, and the symbols, before either is read */
+	str = elf_getscn(e, sh.sh_link);
+	if (!str || !gelf_getshdr(str, &strsh) ||
+	    !bt_elf__scn_ok(lim, str, &strsh, BT_ELF_MAX_SECTION))
+		return -ENOEXEC;
+	data = bt_elf__getdata(lim, scn, BT_ELF_MAX_SECTION);
 	if (!data || !data->d_buf)
 		return -ENOEXEC;
+	elf->table_bytes += data->d_size + strsh.sh_size; /* held until elf_end */
 	n = data->d_size / sh.sh_entsize;
 	if (n > BT_ELF_MAX_SYMS)
 		return -E2BIG;
 	if (sh.sh_type == SHT_DYNSYM) {
 		Elf_Scn *vs = bt_elf__find_scn_type(e, SHT_GNU_versym, &vsh);
 
-		read_verdefs(e, &vd);
+		read_verdefs(e, lim, &vd);
 		if (vs)
-			versym = elf_getdata(vs, NULL);
+			versym = bt_elf__getdata(lim, vs, BT_ELF_MAX_SECTION);
 	}
 	if (dedup && elf->nsyms) {
 		sorted = malloc(elf->nsyms * sizeof(*sorted));

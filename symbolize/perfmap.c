@@ -12,25 +12,119 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bt_procfile.h"
 #include "sym_internal.h"
 
+#define BT_PERFMAP_CHUNK (64u << 10) /* one pread; more than a line */
+#define BT_PERFMAP_BLOCK (64u << 10) /* names are kept in blocks of this size */
+
 struct pm_ent {
-	uint64_t start, size;
-	size_t name; /* offset into strs */
+	uint64_t start;
+	const char *name; /* in a block of names: never moves while the map is kept */
+	uint32_t size;	  /* JIT'ed code is never 4 GiB: a line saying so is dropped */
+	uint32_t seq;	  /* file order: a JIT that reuses an address appends the newer entry */
+};
+
+struct pm_block {
+	struct pm_block *next;
+	size_t used, cap;
+	char data[];
 };
 
 struct bt_perfmap {
 	int fd;
-	off_t parsed_size;
+	off_t consumed; /* the file offset after the last whole line read */
+	int skipping;	/* inside an over-long line: everything to its newline is dropped */
 	struct pm_ent *ents;
-	size_t n;
-	char *strs;
+	size_t n, cap;
+	uint32_t seq;
+	struct pm_block *names;
+	struct pm_block *stale; /* names of the map before it was truncated (freed on the next) */
+	uint64_t bytes_read;
+	uint64_t window_ns; /* the second the reads below were counted in */
+	unsigned int window_reads;
+	struct bt_perfmap_stats stats;
 };
 
-#define BT_PERFMAP_MAX (256u << 20)
+static void blocks_free(struct pm_block *b)
+{
+	while (b) {
+		struct pm_block *next = b->next;
+
+		free(b);
+		b = next;
+	}
+}
+
+static const char *keep_name(struct bt_perfmap *pm, const char *s, size_t len)
+{
+	struct pm_block *b = pm->names;
+	char *p;
+
+	if (!b || b->cap - b->used < len + 1) {
+		size_t cap = len + 1 > BT_PERFMAP_BLOCK ? len + 1 : BT_PERFMAP_BLOCK;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->next = pm->names;
+		b->used = 0;
+		b->cap = cap;
+		pm->names = b;
+	}
+	p = b->data + b->used;
+	memcpy(p, s, len);
+	p[len] = 0;
+	b->used += len + 1;
+	return p;
+}
+
+/* One line without its newline; 1 when it made an entry. */
+static int parse_line(struct bt_perfmap *pm, const char *line, size_t len)
+{
+	char buf[BT_PERFMAP_MAX_LINE + 1], *p, *q;
+	unsigned long long size;
+	struct pm_ent e;
+
+	if (len > BT_PERFMAP_MAX_LINE) {
+		pm->stats.long_lines++;
+		return 0;
+	}
+	memcpy(buf, line, len);
+	buf[len] = 0;
+	p = buf;
+	e.start = strtoull(p, &q, 16);
+	if (q == p || *q != ' ')
+		return 0;
+	p = q + 1;
+	size = strtoull(p, &q, 16);
+	if (q == p || *q != ' ' || !q[1] || !size || size > UINT32_MAX)
+		return 0;
+	e.size = size;
+	if (pm->n == BT_PERFMAP_MAX_ENTRIES)
+		return 0; /* parse_chunk() stops there: what follows is counted unread */
+	if (pm->n == pm->cap) {
+		size_t cap = pm->cap ? pm->cap * 2 : 1024;
+		struct pm_ent *ne;
+
+		if (cap > BT_PERFMAP_MAX_ENTRIES)
+			cap = BT_PERFMAP_MAX_ENTRIES;
+		ne = realloc(pm->ents, cap * sizeof(*ne));
+		if (!ne)
+			return -ENOMEM;
+		pm->ents = ne;
+		pm->cap = cap;
+	}
+	e.name = keep_name(pm, q + 1, buf + len - (q + 1));
+	if (!e.name)
+		return -ENOMEM;
+	e.seq = pm->seq++;
+	pm->ents[pm->n++] = e;
+	return 1;
+}
 
 static int cmp_pm(const void *a, const void *b)
 {
@@ -38,85 +132,176 @@ static int cmp_pm(const void *a, const void *b)
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	/* a JIT that reuses an address appends the newer entry: keep file order stable */
-	return x->name < y->name ? 1 : x->name > y->name ? -1 : 0;
+	/* the newer entry of an address first: it is the one kept */
+	return x->seq < y->seq ? 1 : x->seq > y->seq ? -1 : 0;
 }
 
-static int parse(struct bt_perfmap *pm, char *buf, size_t len)
+/* ents[0..old) is sorted and unique by start; sort what was appended and merge it in. */
+static int merge_new(struct bt_perfmap *pm, size_t old)
 {
-	struct pm_ent *ents = NULL, *ne;
-	size_t n = 0, cap = 0, i, out;
-	char *p = buf, *end = buf + len;
+	size_t i, j, out, add = pm->n - old;
+	struct pm_ent *tail, *merged;
 
-	while (p < end) {
-		char *nl = memchr(p, '\n', end - p), *q;
-		struct pm_ent e;
-
-		if (!nl)
-			break; /* a line still being written */
-		*nl = 0;
-		e.start = strtoull(p, &q, 16);
-		if (q != p && *q == ' ') {
-			p = q + 1;
-			e.size = strtoull(p, &q, 16);
-			if (q != p && *q == ' ' && q[1] && e.size) {
-				e.name = q + 1 - buf;
-				if (n == cap) {
-					cap = cap ? cap * 2 : 1024;
-					ne = realloc(ents, cap * sizeof(*ents));
-					if (!ne) {
-						free(ents);
-						return -ENOMEM;
-					}
-					ents = ne;
-				}
-				ents[n++] = e;
-			}
-		}
-		p = nl + 1;
-	}
-	qsort(ents, n, sizeof(*ents), cmp_pm);
-	for (i = 0, out = 0; i < n; i++) {
-		if (out && ents[out - 1].start == ents[i].start)
+	if (!add)
+		return 0;
+	tail = pm->ents + old;
+	qsort(tail, add, sizeof(*tail), cmp_pm);
+	for (i = 0, out = 0; i < add; i++) {
+		if (out && tail[out - 1].start == tail[i].start)
 			continue;
-		ents[out++] = ents[i];
+		tail[out++] = tail[i];
+	}
+	add = out;
+	if (!old || tail[0].start > pm->ents[old - 1].start) {
+		pm->n = old + add; /* appended in address order, as JITs mostly do */
+		return 0;
+	}
+	merged = malloc((old + add) * sizeof(*merged));
+	if (!merged)
+		return -ENOMEM;
+	for (i = 0, j = 0, out = 0; i < old || j < add;) {
+		if (j == add || (i < old && pm->ents[i].start < tail[j].start)) {
+			merged[out++] = pm->ents[i++];
+		} else {
+			if (i < old && pm->ents[i].start == tail[j].start)
+				i++; /* the newer one wins */
+			merged[out++] = tail[j++];
+		}
 	}
 	free(pm->ents);
-	free(pm->strs);
-	pm->ents = ents;
+	pm->ents = merged;
 	pm->n = out;
-	pm->strs = buf;
+	pm->cap = old + add;
 	return 0;
+}
+
+/* Forget what was read: the file was truncated (rewritten) since. */
+static void reset(struct bt_perfmap *pm)
+{
+	blocks_free(pm->stale);
+	pm->stale = pm->names;
+	pm->names = NULL;
+	pm->n = 0;
+	pm->consumed = 0;
+	pm->skipping = 0;
+}
+
+/*
+ * Parse whole lines of buf[0..len), read at pm->consumed; returns the bytes consumed. An
+ * unfinished line at the end is left for the next read, unless it is over-long already.
+ */
+static ssize_t parse_chunk(struct bt_perfmap *pm, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len, *nl;
+	int r;
+
+	while (p < end) {
+		nl = memchr(p, '\n', end - p);
+		if (pm->skipping) {
+			if (!nl)
+				return len;
+			pm->skipping = 0;
+			pm->stats.long_lines++;
+			p = nl + 1;
+			continue;
+		}
+		if (!nl) {
+			if ((size_t)(end - p) > BT_PERFMAP_MAX_LINE) {
+				pm->skipping = 1; /* counted when its newline comes */
+				return len;
+			}
+			break; /* a line still being written, or cut by the chunk */
+		}
+		r = parse_line(pm, p, nl - p);
+		if (r < 0)
+			return r;
+		p = nl + 1;
+		if (pm->n == BT_PERFMAP_MAX_ENTRIES)
+			break;
+	}
+	return p - buf;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int bt_perfmap__refresh_at(struct bt_perfmap *pm, uint64_t now_ns)
+{
+	char *buf = NULL;
+	struct stat st;
+	size_t old;
+	int err = 0;
+
+	if (!pm || fstat(pm->fd, &st))
+		return -EINVAL;
+	if (st.st_size < pm->consumed)
+		reset(pm);
+	if (st.st_size == pm->consumed || pm->n == BT_PERFMAP_MAX_ENTRIES ||
+	    pm->bytes_read >= BT_PERFMAP_MAX_BYTES)
+		goto out;
+	if (now_ns - pm->window_ns >= 1000000000ULL) {
+		pm->window_ns = now_ns;
+		pm->window_reads = 0;
+	}
+	if (pm->window_reads >= BT_PERFMAP_READS_PER_SEC) {
+		pm->stats.reads_deferred++;
+		goto out;
+	}
+	pm->window_reads++;
+	buf = malloc(BT_PERFMAP_CHUNK);
+	if (!buf)
+		return -ENOMEM;
+	old = pm->n;
+	while (pm->consumed < st.st_size && pm->n < BT_PERFMAP_MAX_ENTRIES &&
+	       pm->bytes_read < BT_PERFMAP_MAX_BYTES) {
+		size_t want = BT_PERFMAP_CHUNK;
+		ssize_t r, used;
+
+		if (want > BT_PERFMAP_MAX_BYTES - pm->bytes_read)
+			want = BT_PERFMAP_MAX_BYTES - pm->bytes_read;
+		if ((uint64_t)want > (uint64_t)(st.st_size - pm->consumed))
+			want = st.st_size - pm->consumed;
+		r = pread(pm->fd, buf, want, pm->consumed);
+		if (r <= 0)
+			break;
+		pm->bytes_read += r;
+		used = parse_chunk(pm, buf, r);
+		if (used < 0) {
+			err = used;
+			break;
+		}
+		pm->consumed += used;
+		if (!used)
+			break; /* only the unfinished last line */
+	}
+	free(buf);
+	if (merge_new(pm, old) && !err)
+		err = -ENOMEM;
+out:
+	/* what the caps leave unread, as of now */
+	pm->stats.bytes_unread =
+		pm->n == BT_PERFMAP_MAX_ENTRIES || pm->bytes_read >= BT_PERFMAP_MAX_BYTES
+			? (uint64_t)(st.st_size - pm->consumed)
+			: 0;
+	return err;
 }
 
 int bt_perfmap__refresh(struct bt_perfmap *pm)
 {
-	struct stat st;
-	char *buf;
-	ssize_t r;
-	size_t got = 0;
-	int err;
+	return bt_perfmap__refresh_at(pm, mono_ns());
+}
 
-	if (!pm || fstat(pm->fd, &st))
-		return -EINVAL;
-	if (st.st_size == pm->parsed_size)
-		return 0;
-	if (st.st_size > BT_PERFMAP_MAX)
-		return -EFBIG;
-	buf = malloc(st.st_size + 1);
-	if (!buf)
-		return -ENOMEM;
-	while (got < (size_t)st.st_size &&
-	       (r = pread(pm->fd, buf + got, st.st_size - got, got)) > 0)
-		got += r;
-	buf[got] = 0;
-	err = parse(pm, buf, got);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	pm->parsed_size = st.st_size;
-	return 0;
+void bt_perfmap__stats(const struct bt_perfmap *pm, struct bt_perfmap_stats *st)
+{
+	if (pm)
+		*st = pm->stats;
+	else
+		memset(st, 0, sizeof(*st));
 }
 
 static int from_fd(int fd, struct bt_perfmap **out)
@@ -128,7 +313,6 @@ static int from_fd(int fd, struct bt_perfmap **out)
 		return -ENOMEM;
 	}
 	pm->fd = fd;
-	pm->parsed_size = -1;
 	*out = pm;
 	return 0;
 }
@@ -165,7 +349,8 @@ void bt_perfmap__free(struct bt_perfmap *pm)
 		return;
 	close(pm->fd);
 	free(pm->ents);
-	free(pm->strs);
+	blocks_free(pm->names);
+	blocks_free(pm->stale);
 	free(pm);
 }
 
@@ -192,5 +377,5 @@ const char *bt_perfmap__lookup(const struct bt_perfmap *pm, uint64_t addr, uint6
 		return NULL;
 	if (off)
 		*off = addr - e->start;
-	return pm->strs + e->name;
+	return e->name;
 }

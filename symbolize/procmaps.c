@@ -55,6 +55,24 @@ int bt_procmaps__parse_line(char *line, struct bt_map_line *out)
 	return 0;
 }
 
+int bt_procmaps__read_line(FILE *f, char *buf, size_t len)
+{
+	size_t n;
+	int c;
+
+	if (!fgets(buf, len, f))
+		return 0;
+	n = strlen(buf);
+	if (n && buf[n - 1] == '\n')
+		return 1;
+	if (feof(f))
+		return 1; /* the last line, without its newline */
+	/* longer than any line the kernel writes: the rest of it is read and dropped */
+	while ((c = getc(f)) != EOF && c != '\n')
+		;
+	return -E2BIG;
+}
+
 int bt_proc_start_ns(int pid, uint64_t *ns)
 {
 	unsigned long long ticks;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "bt_elf.h"
@@ -42,9 +43,32 @@ struct bt_map_line {
 };
 /* Parse one line in place (the trailing newline and " (deleted)" are cut off). */
 int bt_procmaps__parse_line(char *line, struct bt_map_line *out);
+/*
+ * The bounds on /proc/PID/maps and /proc/PID/status as read here: a line of at most
+ * BT_PROC_MAX_LINE bytes (the kernel writes paths of up to PATH_MAX, escaped: a longer line
+ * is not one of its own and is skipped, counted), and at most BT_PROC_MAX_EXEC executable
+ * mappings per process (vm.max_map_count allows 65530; real processes have hundreds; the
+ * ones past it are left out, counted: their addresses show as [unknown]).
+ */
+#define BT_PROC_MAX_LINE 8192
+#define BT_PROC_MAX_EXEC 8192
+/*
+ * One line of f into buf[len] (len <= BT_PROC_MAX_LINE + 1): 1, 0 at the end, -E2BIG for a
+ * line that did not fit (read to its end and dropped).
+ */
+int bt_procmaps__read_line(FILE *f, char *buf, size_t len);
 
 /* perfmap.c: /tmp/perf-PID.map of a JIT, read inside the process's root */
 struct bt_perfmap;
+/*
+ * The map is written by the traced process, so everything about it is bounded before it is
+ * read: it is read incrementally (only what was appended since the last refresh, in chunks),
+ * and per process at most these (what is left out is counted, bt_perfmap__stats()):
+ */
+#define BT_PERFMAP_MAX_ENTRIES (1u << 20) /* symbols kept: 24 MiB of entries */
+#define BT_PERFMAP_MAX_BYTES (64u << 20)  /* bytes read over the map's life, re-reads included */
+#define BT_PERFMAP_MAX_LINE 4096	  /* a longer line is skipped (V8's names: ~200 bytes) */
+#define BT_PERFMAP_READS_PER_SEC 4	  /* refreshes that read, per second */
 /*
  * rootfd: an O_PATH descriptor of the process root (-1: ours); nspid: its pid in its own
  * namespace; owners[0..nowners): its uids, one of which (or root) must own the map (NULL: any)
@@ -53,8 +77,21 @@ int bt_perfmap__open(int rootfd, int nspid, const uid_t *owners, size_t nowners,
 		     struct bt_perfmap **out);
 int bt_perfmap__open_path(const char *path, struct bt_perfmap **out);
 void bt_perfmap__free(struct bt_perfmap *pm);
-/* Re-read when the file grew (JITs append); cheap when it did not. */
+/*
+ * Read what was appended since the last refresh (JITs append); cheap when nothing was. Bounded
+ * per map (perfmap.c): entries, bytes read, line length and reads per second; past a bound the
+ * rest is left out and counted, never an error.
+ */
 int bt_perfmap__refresh(struct bt_perfmap *pm);
+/* The same at a given CLOCK_MONOTONIC time (the tests' clock for the reads-per-second cap). */
+int bt_perfmap__refresh_at(struct bt_perfmap *pm, uint64_t now_ns);
+/* What a perf map's bounds left out. */
+struct bt_perfmap_stats {
+	uint64_t long_lines;	 /* lines over the length cap, skipped */
+	uint64_t bytes_unread;	 /* left unread by the entry or byte cap, as of the last refresh */
+	uint64_t reads_deferred; /* refreshes past the reads-per-second cap (read later) */
+};
+void bt_perfmap__stats(const struct bt_perfmap *pm, struct bt_perfmap_stats *st);
 const char *bt_perfmap__lookup(const struct bt_perfmap *pm, uint64_t addr, uint64_t *off);
 
 /*
@@ -89,6 +126,7 @@ struct bt_dso_cache;
 struct bt_dso;
 struct bt_dso_opts {
 	size_t max_loaded;
+	size_t budget; /* bytes of symbols held, all files together; 0: BT_SYM_BUDGET */
 	int demangle;
 	int debuginfo;
 	int debuginfod;
@@ -134,5 +172,8 @@ int bt_dso__resolve(struct bt_dso_cache *c, struct bt_dso *d, uint64_t file_off,
 		    struct bt_frame *frames, size_t cap);
 void bt_dso_cache__stats(const struct bt_dso_cache *c, size_t *files, size_t *loaded,
 			 size_t *evictions, size_t *parked);
+/* Bytes of symbols held, and the files (and bytes) left without symbols by the budget. */
+void bt_dso_cache__budget(const struct bt_dso_cache *c, size_t *held, uint64_t *over_files,
+			  uint64_t *over_bytes);
 
 #endif

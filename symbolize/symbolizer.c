@@ -80,6 +80,10 @@ struct bt_symbolizer {
 	int ks_warned;
 	struct bt_dso *vdso;
 	int vdso_tried;
+	struct bt_perfmap_stats pm_gone;  /* of processes freed already */
+	uint64_t maps_long_lines;	  /* /proc lines over BT_PROC_MAX_LINE, skipped */
+	uint64_t maps_left_out;		  /* executable mappings past BT_PROC_MAX_EXEC */
+	unsigned long elf_refused_at_new; /* bt_elf__refused() when this symbolizer began */
 };
 
 int bt_symbolizer__new(const struct bt_sym_opts *opts, struct bt_symbolizer **out)
@@ -102,8 +106,10 @@ int bt_symbolizer__new(const struct bt_sym_opts *opts, struct bt_symbolizer **ou
 		return -ENOMEM;
 	}
 	s->opts.kallsyms = s->kallsyms_path;
+	s->elf_refused_at_new = bt_elf__refused();
 	dopts = (struct bt_dso_opts){
 		.max_loaded = opts->max_files ? opts->max_files : 64,
+		.budget = opts->mem_budget,
 		.demangle = !opts->no_demangle,
 		.debuginfo = opts->debuginfo,
 		.debuginfod = opts->debuginfod,
@@ -131,10 +137,21 @@ static void maps_free(struct bt_symbolizer *s, struct bt_maps *m)
 	m->n = 0;
 }
 
+static void pm_add(struct bt_perfmap_stats *sum, const struct bt_perfmap *pm)
+{
+	struct bt_perfmap_stats st;
+
+	bt_perfmap__stats(pm, &st);
+	sum->long_lines += st.long_lines;
+	sum->bytes_unread += st.bytes_unread;
+	sum->reads_deferred += st.reads_deferred;
+}
+
 static void proc_free(struct bt_symbolizer *s, struct bt_proc *p)
 {
 	maps_free(s, &p->maps);
 	maps_free(s, &p->stale);
+	pm_add(&s->pm_gone, p->pm);
 	bt_perfmap__free(p->pm);
 	if (p->rootfd >= 0)
 		close(p->rootfd);
@@ -145,8 +162,16 @@ void bt_symbolizer__free(struct bt_symbolizer *s)
 {
 	size_t i;
 
+	char line[512];
+
 	if (!s)
 		return;
+	if (bt_symbolizer__left_out(s, line, sizeof(line))) {
+		if (s->opts.warn)
+			s->opts.warn(s->opts.warn_ctx, line);
+		else
+			fprintf(stderr, "warning: %s\n", line);
+	}
 	for (i = 0; i < BT_PROC_BUCKETS; i++) {
 		while (s->procs[i]) {
 			struct bt_proc *p = s->procs[i];
@@ -177,24 +202,22 @@ static struct bt_dso *vdso_dso(struct bt_symbolizer *s)
 {
 	uint64_t base = getauxval(AT_SYSINFO_EHDR), start = 0, end = 0;
 	struct bt_map_line ml;
-	char *line = NULL;
-	size_t cap = 0;
+	char line[BT_PROC_MAX_LINE + 1];
 	FILE *f;
-	int fd;
+	int fd, r;
 
 	if (s->vdso_tried)
 		return s->vdso;
 	s->vdso_tried = 1;
 	if (!base || !(f = fopen("/proc/self/maps", "re")))
 		return NULL;
-	while (getline(&line, &cap, f) > 0) {
-		if (!bt_procmaps__parse_line(line, &ml) && ml.start == base) {
+	while ((r = bt_procmaps__read_line(f, line, sizeof(line)))) {
+		if (r > 0 && !bt_procmaps__parse_line(line, &ml) && ml.start == base) {
 			start = ml.start;
 			end = ml.end;
 			break;
 		}
 	}
-	free(line);
 	fclose(f);
 	if (!end)
 		return NULL;
@@ -270,9 +293,12 @@ static bool reuse_old(const struct bt_maps *old, const struct bt_map_line *ml, s
 }
 
 /* The next executable mapping, from /proc/PID/maps (f) or from given[] (f NULL). */
-static bool next_mapping(FILE *f, char **line, size_t *lcap, const struct bt_sym_mapping *given,
-			 size_t ngiven, size_t *i, struct bt_map_line *ml)
+static bool next_mapping(struct bt_symbolizer *s, FILE *f, char *line,
+			 const struct bt_sym_mapping *given, size_t ngiven, size_t *i,
+			 struct bt_map_line *ml)
 {
+	int r;
+
 	const struct bt_sym_mapping *g;
 
 	if (!f) {
@@ -289,9 +315,12 @@ static bool next_mapping(FILE *f, char **line, size_t *lcap, const struct bt_sym
 					    .path = g->path ? g->path : "" };
 		return true;
 	}
-	while (getline(line, lcap, f) > 0)
-		if (!bt_procmaps__parse_line(*line, ml) && ml->perms[2] == 'x')
+	while ((r = bt_procmaps__read_line(f, line, BT_PROC_MAX_LINE + 1))) {
+		if (r < 0)
+			s->maps_long_lines++;
+		else if (!bt_procmaps__parse_line(line, ml) && ml->perms[2] == 'x')
 			return true;
+	}
 	return false;
 }
 
@@ -303,18 +332,24 @@ static int read_maps(struct bt_symbolizer *s, struct bt_proc *p, const struct bt
 	size_t n = 0, cap = 0, gi = 0;
 	struct bt_map_line ml;
 	char path[64], *line = NULL;
-	size_t lcap = 0;
 	FILE *f = NULL;
 
 	if (!given) {
 		snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
-		f = fopen(path, "re");
-		if (!f)
-			return errno == ENOENT ? -ESRCH : -errno;
+		line = malloc(BT_PROC_MAX_LINE + 1);
+		f = line ? fopen(path, "re") : NULL;
+		if (!f) {
+			free(line);
+			return !line ? -ENOMEM : errno == ENOENT ? -ESRCH : -errno;
+		}
 	}
-	while (next_mapping(f, &line, &lcap, given, ngiven, &gi, &ml)) {
+	while (next_mapping(s, f, line, given, ngiven, &gi, &ml)) {
 		struct bt_map *m;
 
+		if (n == BT_PROC_MAX_EXEC) {
+			s->maps_left_out++;
+			continue;
+		}
 		if (n == cap) {
 			cap = cap ? cap * 2 : 32;
 			nv = realloc(v, cap * sizeof(*v));
@@ -364,17 +399,17 @@ static int read_maps(struct bt_symbolizer *s, struct bt_proc *p, const struct bt
 
 static int read_nspid(int pid)
 {
-	char path[64], *line = NULL;
-	size_t cap = 0;
-	int ns = pid;
+	char path[64], line[256];
+	int ns = pid, r;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	f = fopen(path, "re");
 	if (!f)
 		return pid;
-	while (getline(&line, &cap, f) > 0) {
-		if (!strncmp(line, "NStgid:", 7)) {
+	/* its lines are short (the name is escaped, 64 bytes at most); a long one is not NStgid */
+	while ((r = bt_procmaps__read_line(f, line, sizeof(line)))) {
+		if (r > 0 && !strncmp(line, "NStgid:", 7)) {
 			char *p = strrchr(line, '\t');
 
 			/* the last field is the pid in the innermost namespace */
@@ -383,7 +418,6 @@ static int read_nspid(int pid)
 			break;
 		}
 	}
-	free(line);
 	fclose(f);
 	return ns > 0 ? ns : pid;
 }
@@ -898,11 +932,57 @@ int bt_symbolizer__resolve_proc(struct bt_symbolizer *s, int pid, uint32_t cooki
 
 void bt_symbolizer__stats(const struct bt_symbolizer *s, struct bt_sym_stats *st)
 {
+	struct bt_perfmap_stats pm;
+	size_t i;
+
 	memset(st, 0, sizeof(*st));
 	if (!s)
 		return;
+	pm = s->pm_gone;
 	bt_dso_cache__stats(s->dsos, &st->files, &st->files_loaded, &st->evictions,
 			    &st->files_parked);
+	bt_dso_cache__budget(s->dsos, &st->sym_bytes, &st->budget_files, &st->budget_bytes);
 	st->procs = s->nprocs;
 	st->exited = s->nexited;
+	for (i = 0; i < BT_PROC_BUCKETS; i++) {
+		const struct bt_proc *p;
+
+		for (p = s->procs[i]; p; p = p->next)
+			pm_add(&pm, p->pm);
+		for (p = s->exited[i]; p; p = p->next)
+			pm_add(&pm, p->pm);
+	}
+	st->perfmap_long_lines = pm.long_lines;
+	st->perfmap_bytes_unread = pm.bytes_unread;
+	st->perfmap_reads_deferred = pm.reads_deferred;
+	st->elf_refused = bt_elf__refused() - s->elf_refused_at_new;
+	st->maps_long_lines = s->maps_long_lines;
+	st->maps_left_out = s->maps_left_out;
+}
+
+int bt_symbolizer__left_out(const struct bt_symbolizer *s, char *buf, size_t len)
+{
+	struct bt_sym_stats st;
+	int n;
+
+	if (len)
+		buf[0] = 0;
+	bt_symbolizer__stats(s, &st);
+	if (!st.perfmap_long_lines && !st.perfmap_bytes_unread && !st.elf_refused &&
+	    !st.maps_long_lines && !st.maps_left_out && !st.budget_files)
+		return 0; /* re-reads put off are read later: nothing is left out by them alone */
+	n = snprintf(buf, len,
+		     "left out by the bounds on traced files: perf maps: %" PRIu64
+		     " lines over %u bytes, %" PRIu64
+		     " bytes unread past %u entries or %u MiB per process, %" PRIu64
+		     " re-reads put off; ELF: %" PRIu64
+		     " sections or tables past their file's size, blocks or cap; /proc: %" PRIu64
+		     " lines over %u bytes, %" PRIu64 " executable mappings past %u per process; "
+		     "symbols: %" PRIu64 " files (%" PRIu64 " MiB) over the %zu MiB budget",
+		     st.perfmap_long_lines, BT_PERFMAP_MAX_LINE, st.perfmap_bytes_unread,
+		     BT_PERFMAP_MAX_ENTRIES, BT_PERFMAP_MAX_BYTES >> 20, st.perfmap_reads_deferred,
+		     st.elf_refused, st.maps_long_lines, BT_PROC_MAX_LINE, st.maps_left_out,
+		     BT_PROC_MAX_EXEC, st.budget_files, st.budget_bytes >> 20,
+		     (s->opts.mem_budget ? s->opts.mem_budget : BT_SYM_BUDGET) >> 20);
+	return n > 0 ? n : 0;
 }

@@ -115,7 +115,8 @@ struct seg {
 };
 
 struct builder {
-	const struct uw_arch *arch; /* the file's (read_layout) */
+	const struct uw_arch *arch;   /* the file's (read_layout) */
+	const struct bt_elf_lim *lim; /* what the file being read can back (elf_internal.h) */
 	/* the section being parsed */
 	const unsigned char *buf;
 	size_t size;
@@ -1082,9 +1083,10 @@ static int finish(struct builder *b)
 	return 0;
 }
 
-static Elf_Data *section_bytes(Elf_Scn *scn, const GElf_Shdr *sh)
+static Elf_Data *section_bytes(const struct builder *b, Elf_Scn *scn, const GElf_Shdr *sh)
 {
-	if (sh->sh_type == SHT_NOBITS)
+	/* its bytes within the file's size and blocks, before libelf reads them */
+	if (sh->sh_type == SHT_NOBITS || !bt_elf__scn_ok(b->lim, scn, sh, BT_UW_MAX_DEBUG_FRAME))
 		return NULL;
 	if (sh->sh_flags & SHF_COMPRESSED) {
 		GElf_Chdr ch;
@@ -1100,10 +1102,10 @@ static Elf_Data *section_bytes(Elf_Scn *scn, const GElf_Shdr *sh)
 static int parse_scn(struct builder *b, Elf *e, const char *name, int eh, unsigned char prio)
 {
 	GElf_Shdr sh;
-	Elf_Scn *scn = bt_elf__find_scn(e, name, &sh);
+	Elf_Scn *scn = bt_elf__find_scn(e, b->lim, name, &sh);
 	Elf_Data *d;
 
-	if (!scn || !(d = section_bytes(scn, &sh)) || !d->d_buf || !d->d_size)
+	if (!scn || !(d = section_bytes(b, scn, &sh)) || !d->d_buf || !d->d_size)
 		return -ENOENT;
 	b->buf = d->d_buf;
 	b->size = d->d_size;
@@ -1135,7 +1137,7 @@ static int parse_eh_frame_by_phdr(struct builder *b, Elf *e)
 	}
 	if (hdr.p_filesz < 8)
 		return -ENOENT;
-	d = elf_getdata_rawchunk(e, hdr.p_offset, hdr.p_filesz, ELF_T_BYTE);
+	d = bt_elf__rawchunk(b->lim, e, hdr.p_offset, hdr.p_filesz, BT_ELF_MAX_NOTE);
 	if (!d || !d->d_buf || d->d_size < 8)
 		return -ENOENT;
 	h = d->d_buf;
@@ -1152,8 +1154,8 @@ static int parse_eh_frame_by_phdr(struct builder *b, Elf *e)
 		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD || eh_addr < ph.p_vaddr ||
 		    eh_addr - ph.p_vaddr >= ph.p_filesz)
 			continue;
-		d = elf_getdata_rawchunk(e, ph.p_offset + (eh_addr - ph.p_vaddr),
-					 ph.p_filesz - (eh_addr - ph.p_vaddr), ELF_T_BYTE);
+		d = bt_elf__rawchunk(b->lim, e, ph.p_offset + (eh_addr - ph.p_vaddr),
+				     ph.p_filesz - (eh_addr - ph.p_vaddr), BT_UW_MAX_DEBUG_FRAME);
 		if (!d || !d->d_buf || !d->d_size)
 			return -ENOENT;
 		b->buf = d->d_buf;
@@ -1195,7 +1197,7 @@ static int read_layout(struct builder *b, Elf *e, uint64_t *code_size, int *has_
 	}
 	*code_size = 0;
 	*has_plt = 0;
-	if (elf_getshdrstrndx(e, &shstrndx))
+	if (elf_getshdrstrndx(e, &shstrndx) || !bt_elf__shstrtab_ok(e, b->lim))
 		return 0;
 	while ((scn = elf_nextscn(e, scn))) {
 		const char *n;
@@ -1217,14 +1219,14 @@ static int read_layout(struct builder *b, Elf *e, uint64_t *code_size, int *has_
 	return 0;
 }
 
-static int plt_covered(Elf *e, const struct bt_unwind_table *t)
+static int plt_covered(Elf *e, const struct bt_elf_lim *lim, const struct bt_unwind_table *t)
 {
 	static const char *const names[] = { ".plt", ".plt.sec" };
 	GElf_Shdr sh;
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (bt_elf__find_scn(e, names[i], &sh) && sh.sh_size &&
+		if (bt_elf__find_scn(e, lim, names[i], &sh) && sh.sh_size &&
 		    !bt_unwind_table_find(t, sh.sh_addr))
 			return 0;
 	}
@@ -1245,7 +1247,7 @@ static int add_plt_a64(struct builder *b, Elf *e)
 	GElf_Shdr sh;
 	int err;
 
-	if (!bt_elf__find_scn(e, ".plt", &sh) || !sh.sh_size || !sh.sh_addr ||
+	if (!bt_elf__find_scn(e, b->lim, ".plt", &sh) || !sh.sh_size || !sh.sh_addr ||
 	    sh.sh_addr + sh.sh_size > 0xffffffffull ||
 	    !in_exec_segment(b, sh.sh_addr, sh.sh_addr + sh.sh_size))
 		return 0;
@@ -1261,18 +1263,22 @@ static int add_plt_a64(struct builder *b, Elf *e)
 static int parse_debug_file(struct builder *b, struct bt_elf *belf)
 {
 	char *path = bt_elf__find_debug_file(belf);
+	const struct bt_elf_lim *own = b->lim;
+	struct bt_elf_lim lim;
 	Elf *e = NULL;
 	int fd = -1, err = -ENOENT;
 
 	if (!path)
 		return -ENOENT;
 	fd = bt_elf__open_in_root(belf, path);
-	if (fd < 0)
+	if (fd < 0 || bt_elf__precheck(fd, &lim))
 		goto cleanup;
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF)
 		goto cleanup;
+	b->lim = &lim;
 	err = parse_scn(b, e, ".debug_frame", 0, 2);
+	b->lim = own;
 cleanup:
 	if (e)
 		elf_end(e);
@@ -1282,7 +1288,8 @@ cleanup:
 	return err;
 }
 
-static int build(Elf *e, struct bt_elf *belf, struct bt_unwind_table **out)
+static int build(Elf *e, struct bt_elf *belf, const struct bt_elf_lim *lim,
+		 struct bt_unwind_table **out)
 {
 	struct builder *b;
 	struct bt_unwind_table *t = NULL;
@@ -1297,6 +1304,7 @@ static int build(Elf *e, struct bt_elf *belf, struct bt_unwind_table **out)
 		goto cleanup;
 	}
 	b->t = t;
+	b->lim = lim;
 	err = read_layout(b, e, &code_size, &has_plt);
 	if (err)
 		goto cleanup;
@@ -1305,7 +1313,7 @@ static int build(Elf *e, struct bt_elf *belf, struct bt_unwind_table **out)
 		memcpy(t->build_id, belf->build_id_raw, belf->build_id_len);
 		t->build_id_len = belf->build_id_len;
 	} else {
-		bt_elf__read_build_id(e, t->build_id, sizeof(t->build_id), &t->build_id_len);
+		bt_elf__read_build_id(e, lim, t->build_id, sizeof(t->build_id), &t->build_id_len);
 	}
 	err = parse_scn(b, e, ".eh_frame", 1, 0);
 	if (err == -ENOENT)
@@ -1333,7 +1341,7 @@ static int build(Elf *e, struct bt_elf *belf, struct bt_unwind_table **out)
 	err = finish(b);
 	if (err)
 		goto cleanup;
-	t->plt_without_fde = has_plt && !plt_covered(e, t);
+	t->plt_without_fde = has_plt && !plt_covered(e, lim, t);
 	*out = t;
 	t = NULL;
 cleanup:
@@ -1356,7 +1364,7 @@ int bt_unwind_table_build_fd(int fd, const char *path, const char *root,
 	err = bt_elf__open_fd(fd, path, root, &belf);
 	if (err)
 		return err;
-	err = build(belf->elf, belf, out);
+	err = build(belf->elf, belf, &belf->lim, out);
 	bt_elf__close(belf);
 	return err;
 }
@@ -1370,13 +1378,14 @@ int bt_unwind_table_build(const char *path, struct bt_unwind_table **out)
 	err = bt_elf__open(path, NULL, &belf);
 	if (err)
 		return err;
-	err = build(belf->elf, belf, out);
+	err = build(belf->elf, belf, &belf->lim, out);
 	bt_elf__close(belf);
 	return err;
 }
 
 int bt_unwind_table_from_memory(const void *image, size_t size, struct bt_unwind_table **out)
 {
+	struct bt_elf_lim lim;
 	void *copy = NULL;
 	Elf *e = NULL;
 	int err;
@@ -1394,7 +1403,8 @@ int bt_unwind_table_from_memory(const void *image, size_t size, struct bt_unwind
 		err = -ENOEXEC;
 		goto cleanup;
 	}
-	err = build(e, NULL, out);
+	bt_elf__lim_mem(size, &lim);
+	err = build(e, NULL, &lim, out);
 cleanup:
 	if (e)
 		elf_end(e);

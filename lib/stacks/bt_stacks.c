@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 
 #include "bt_btf_ids.h"
+#include "bt_env.h"
 #include "bt_err.h"
 #include "bt_events.h"
 #include "bt_evrun.h"
@@ -296,6 +297,13 @@ int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 	sym = opts->sym;
 	if (!sym.warn)
 		sym.warn = sym_warn; /* "CMD: warning: ...", a JSON line in JSON mode */
+	if (!sym.mem_budget && bt_env_value("BPFTOOLS_SYM_BUDGET_MB")) {
+		/* the symbol tables' budget raised (or lowered) for a host with huge binaries */
+		unsigned long mb = strtoul(bt_env_value("BPFTOOLS_SYM_BUDGET_MB"), NULL, 10);
+
+		if (mb && mb < (1ul << 20))
+			sym.mem_budget = mb << 20;
+	}
 	/* kallsyms formatted by the kernel once per boot, not per run (symbolize/ksyms_cache.c) */
 	if (!sym.kallsyms && !sym.ksyms_cache)
 		sym.ksyms_cache = bt_ksyms_cache_dir();

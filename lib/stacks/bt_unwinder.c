@@ -263,6 +263,8 @@ struct bt_unwind {
 	int pending_fds[PENDING_TABLES];
 	unsigned int npending;
 	unsigned long long files_without, procs;
+	/* tables left out by max_bytes (built and not loaded, or not built: full already) */
+	unsigned long long over_budget, over_budget_bytes;
 	struct file_entry *files;
 	size_t nfiles, cap;
 	pthread_mutex_t lock; /* the cache, the counters and the procs map's writes */
@@ -408,6 +410,10 @@ void bt_unwind__free(struct bt_unwind *u)
 		pthread_mutex_unlock(&u->qlock);
 		pthread_join(u->thread, NULL);
 	}
+	if (u->over_budget)
+		bt_warn("unwind: %llu files' tables (%llu KiB known) left out over the %lu MiB "
+			"budget for tables: their code is walked by frame pointers",
+			u->over_budget, u->over_budget_bytes >> 10, u->max_bytes >> 20);
 	bt_unwind_samples__free(u->samples);
 	pthread_cond_destroy(&u->qcond);
 	pthread_mutex_destroy(&u->qlock);
@@ -453,6 +459,8 @@ static __u32 load_table(struct bt_unwind *u, const struct bt_unwind_table *t)
 	bytes = (unsigned long)count * sizeof(*pages);
 	if (!count || u->next_table > u->max_tables || u->bytes + bytes > u->max_bytes) {
 		bt_debug("unwind: no room for a table of %zu rows", t->nr);
+		u->over_budget++;
+		u->over_budget_bytes += bytes;
 		return 0;
 	}
 	pages = calloc(count, sizeof(*pages));
@@ -572,7 +580,10 @@ static struct file_entry *file_of(struct bt_unwind *u, int fd, const char *path,
 			goto add;
 		}
 	}
-	if (f.nloads) {
+	if (f.nloads && u->bytes >= u->max_bytes) {
+		/* the tables' budget is spent: nothing is read or built for this file */
+		u->over_budget++;
+	} else if (f.nloads) {
 		err = bt_unwind_table_build_fd(fd, path, root, &t);
 		if (!err)
 			f.table = load_table(u, t);

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target over the separate debug file lookup (symbolize/elf_debug.c): the
+ * .gnu_debuglink name and CRC, the build-id note, and the paths they derive, under a root of
+ * our own that holds the fixtures' debug file where fx_stripped's link names it. Whatever the
+ * bytes, every path looked at and the one found stay under the root: no "..", no second "/"
+ * from the link's name.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf_internal.h"
+
+static char root[PATH_MAX];
+
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	size_t n;
+
+	while (in && out && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, out);
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *debug = getenv("BT_FUZZ_DEBUG_FILE");
+	char dir[PATH_MAX + 32];
+
+	(void)argc;
+	(void)argv;
+	snprintf(root, sizeof(root), "/tmp/bt-fuzz-root-XXXXXX");
+	if (!mkdtemp(root))
+		abort();
+	snprintf(dir, sizeof(dir), "%s/fuzz", root);
+	mkdir(dir, 0755);
+	if (debug) {
+		snprintf(dir, sizeof(dir), "%s/fuzz/fx_stripped.debug", root);
+		copy_file(debug, dir);
+	}
+	return 0;
+}
+
+static void check_path(const char *p)
+{
+	size_t n = strlen(root);
+
+	if (!p)
+		return;
+	if (strncmp(p, root, n) || p[n] != '/' || strstr(p, "/../") || strstr(p, "/./"))
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct bt_elf *elf = NULL;
+	char *path;
+	int fd = memfd_create("fuzz", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (write(fd, data, size) != (ssize_t)size ||
+	    bt_elf__open_fd(fd, "/fuzz/input", root, &elf)) {
+		close(fd);
+		return 0;
+	}
+	close(fd);
+	path = bt_elf__find_debug_file(elf);
+	check_path(path);
+	free(path);
+	/* the symbols through whatever was found, then the path it kept */
+	bt_elf__has_symbols(elf);
+	check_path(bt_elf__debug_file(elf));
+	bt_elf__lookup(elf, 0x1000, NULL);
+	bt_elf__close(elf);
+	return 0;
+}
