@@ -118,7 +118,7 @@ static int run(const struct bt_cmd *cmd)
 	/* a file must be a regular one (a FIFO or device is refused unread); stdin may be a pipe */
 	err = bt_lines_open(&in, opts.input, BT_FOLDED_LINE_MAX, BT_FOLDED_INPUT_MAX);
 	if (err)
-		return err == -ENOENT ? -BT_EUSAGE : err;
+		return err;
 	p = bt_profile_new(&opts.prof);
 	if (!p) {
 		err = -ENOMEM;

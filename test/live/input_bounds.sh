@@ -4,7 +4,7 @@
 # (no newline ever) it stops at the line bound (1 MiB) within 2 s and a small RSS; a kill -INT
 # ends a read of a silent pipe and of a large file within a second. The exporter's
 # --args-file and --web-config refuse /dev/zero and a FIFO; an args file that is not text is
-# refused with its bytes escaped; --web-config past 1 MiB ends in one line.
+# refused with its bytes escaped; --web-config past 1 MiB ends in one line; --btf refuses a FIFO.
 . "$(dirname "$0")/lib.sh"
 require root
 
@@ -99,3 +99,8 @@ yes '# a comment line' | head -c 2000000 >"$T/web.yml"
 quick "exporter --web-config 2 MB" exporter --listen 127.0.0.1:0 --web-config "$T/web.yml"
 grep -q "more than 1 MiB" "$ERR" || fail "exporter --web-config 2 MB: $(cat "$ERR")"
 ok "exporter --web-config: /dev/zero and a FIFO refused unread, 2 MB stopped at 1 MiB"
+
+# --btf FILE: libbpf would block for good in the open of a FIFO
+quick "vfsstat --btf FIFO" vfsstat --btf "$T/fifo" 1 1
+grep -q "not a regular file" "$ERR" || fail "vfsstat --btf FIFO: $(cat "$ERR")"
+ok "--btf: a FIFO refused unread"
