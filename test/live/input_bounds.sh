@@ -5,6 +5,8 @@
 # ends a read of a silent pipe and of a large file within a second. The exporter's
 # --args-file and --web-config refuse /dev/zero and a FIFO; an args file that is not text is
 # refused with its bytes escaped; --web-config past 1 MiB ends in one line; --btf refuses a FIFO.
+# A terminal's Ctrl-C (a pty) does not cut `writer | flamegraph` short: the writer's last
+# lines are in the graph.
 . "$(dirname "$0")/lib.sh"
 require root
 
@@ -20,7 +22,7 @@ quick() {
 	timeout -s KILL 10 "$BPFTOOLS" "$@" >"$OUT" 2>"$ERR" </dev/null || RC=$?
 	ms=$((($(date +%s%N) - s) / 1000000))
 	[ "$RC" = 1 ] || fail "$what: exit $RC (expected 1)"
-	[ $ms -lt 2000 ] || fail "$what: took $ms ms"
+	[ $ms -lt "${QUICK_MS:-2000}" ] || fail "$what: took $ms ms"
 	[ "$(wc -l <"$ERR")" = 1 ] || fail "$what: not one line on stderr"
 	if LC_ALL=C grep -q "$(printf '[\001-\011\013-\037\177]')" "$ERR"; then
 		fail "$what: a raw control byte in the message"
@@ -101,6 +103,32 @@ grep -q "more than 1 MiB" "$ERR" || fail "exporter --web-config 2 MB: $(cat "$ER
 ok "exporter --web-config: /dev/zero and a FIFO refused unread, 2 MB stopped at 1 MiB"
 
 # --btf FILE: libbpf would block for good in the open of a FIFO
-quick "vfsstat --btf FIFO" vfsstat --btf "$T/fifo" 1 1
+QUICK_MS=5000 quick "vfsstat --btf FIFO" vfsstat --btf "$T/fifo" 1 1
 grep -q "not a regular file" "$ERR" || fail "vfsstat --btf FIFO: $(cat "$ERR")"
 ok "--btf: a FIFO refused unread"
+
+# Ctrl-C at the terminal reaches the whole pipeline: flamegraph reads on to the end of what the
+# writer prints as it stops (stackcount -f | bpftools flamegraph), and writes the graph
+if command -v python3 >/dev/null; then
+	python3 - "$BPFTOOLS" "$T/pty.svg" <<'PY' || fail "flamegraph behind a pipe: the Ctrl-C run failed"
+import os, pty, select, sys, time
+bt, svg = sys.argv[1], sys.argv[2]
+writer = "trap 'echo \"a;final 7\"; exit 0' INT; echo 'a;early 1'; while :; do sleep 0.1; done"
+pid, fd = pty.fork()
+if pid == 0:
+	os.execv("/bin/sh", ["sh", "-c", "sh -c \"$0\" | \"$1\" flamegraph >\"$2\"", writer, bt, svg])
+time.sleep(1.5)
+os.write(fd, b"\x03")
+end = time.time() + 10
+while time.time() < end:
+	if select.select([fd], [], [], 0.2)[0]:
+		try:
+			if not os.read(fd, 4096):
+				break
+		except OSError:
+			break
+os.waitpid(pid, 0)
+PY
+	grep -q "final" "$T/pty.svg" || fail "flamegraph behind a pipe: the writer's last output is not in the graph"
+	ok "flamegraph behind a pipe: a terminal's Ctrl-C reads on to the writer's last output"
+fi
