@@ -24,6 +24,7 @@
 #include "bt_summary.h"
 #include "biosnoop.h"
 #include "biosnoop.skel.h"
+#include "bt_escape.h"
 
 static struct biosnoop_opts {
 	bool queue;
@@ -182,7 +183,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 	struct biosnoop_event e;
 	const struct bt_disk *d;
 	const char *disk;
-	char comm[sizeof(e.comm) + 1];
+	char comm[sizeof(e.comm) + 1], esc[BT_ESC_SIZE(14)];
 	double secs;
 
 	if (size < sizeof(e))
@@ -213,7 +214,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 	} else {
 		printf("%-11.6f ", secs);
 	}
-	printf("%-14.14s %-7u %-9s %-1s %-10llu %-7u", comm, e.pid, disk,
+	printf("%-14s %-7u %-9s %-1s %-10llu %-7u", bt_esc(esc, sizeof(esc), comm, 14), e.pid, disk,
 	       e.op == BT_OP_WRITE ? "W" : "R", (unsigned long long)e.sector, e.len);
 	if (opts.pattern)
 		printf("%-1s ", e.pattern == BIOSNOOP_SEQUENTIAL ? "S"

@@ -21,6 +21,8 @@
 #include "bt_loop.h"
 #include "bt_output.h"
 #include "bt_prom.h"
+#include "bt_escape.h"
+#include "bt_input.h"
 
 #define MAX_SPECS 32
 
@@ -520,26 +522,54 @@ static void teardown(struct exporter *x)
 	stop_all(x);
 }
 
+/*
+ * An arguments file is text: no NUL, no control byte but a tab or line end, UTF-8. Anything
+ * else (a binary, /dev/urandom's bytes in a file) is refused, quoting its line escaped.
+ */
+static int check_text(const char *path, const char *text, size_t len)
+{
+	char quote[BT_ESC_SIZE(64)];
+	size_t i = 0, k, bol = 0;
+	unsigned int line = 1;
+
+	while (i < len) {
+		unsigned char c = text[i];
+
+		k = c == '\t' || c == '\n' || c == '\r' ? 1 : bt_escape_keep(text + i, len - i, 0);
+		if (!k) {
+			size_t from = i + 1 - bol > 64 ? i + 1 - 64 : bol;
+
+			bt_escape(quote, sizeof(quote), text + from, i + 1 - from, 0);
+			/* the NUL itself ends bt_escape()'s copy: say it apart */
+			bt_err("'%s' is not text (line %u, byte %zu is 0x%02x): %s%s", path, line,
+			       i + 1, c, quote, c ? "" : "\\x00");
+			return -BT_EUSAGE;
+		}
+		if (c == '\n') {
+			line++;
+			bol = i + 1;
+		}
+		i += k;
+	}
+	return 0;
+}
+
 /* The arguments file's words (# comments to the end of a line), parsed as the command line. */
 static int load_args_file(const struct bt_cmd *cmd, const char *path, char **words_out)
 {
 	char *text = NULL, *p, *words = NULL, **argv = NULL;
 	size_t len = 0, argc = 1, i;
-	FILE *f = fopen(path, "re");
 	int err;
 
-	if (!f) {
-		err = -errno;
-		bt_err("cannot open '%s': %s", path, strerror(errno));
+	*words_out = NULL;
+	/* a regular file (a FIFO or device is refused unread), of at most BT_ARGS_FILE_MAX */
+	err = bt_read_file(path, "", BT_ARGS_FILE_MAX, &text, &len);
+	if (err)
 		return err == -ENOENT ? -BT_EUSAGE : err;
-	}
-	err = getdelim(&text, &len, '\0', f) < 0 && ferror(f) ? -EIO : 0;
-	fclose(f);
-	if (err || !text) {
+	err = check_text(path, text, len);
+	if (err) {
 		free(text);
-		if (err)
-			bt_err("cannot read '%s'", path);
-		return err ?: -BT_EUSAGE;
+		return err;
 	}
 	for (p = text; *p; p++) {
 		if (*p == '#')

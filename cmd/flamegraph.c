@@ -16,6 +16,7 @@
 #include "bt_flame.h"
 #include "bt_output.h"
 #include "bt_pprof.h"
+#include "bt_input.h"
 #include "flamegraph.h"
 
 static struct flamegraph_opts {
@@ -108,38 +109,32 @@ static const struct argp argp = {
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_profile *p = NULL;
-	FILE *in = stdin, *out = stdout;
+	struct bt_lines in = { .fd = -1 };
+	FILE *out = stdout;
 	int err;
 
 	if (opts.pprof && !opts.output && isatty(STDOUT_FILENO))
 		return bt_usage_err("--pprof writes gzip data: redirect it, or use -o FILE");
-	if (opts.input && strcmp(opts.input, "-")) {
-		in = fopen(opts.input, "r");
-		if (!in) {
-			err = -errno;
-			bt_err("cannot open '%s': %s", opts.input, strerror(errno));
-			return err;
-		}
-	}
+	/* a file must be a regular one (a FIFO or device is refused unread); stdin may be a pipe */
+	err = bt_lines_open(&in, opts.input, BT_FOLDED_LINE_MAX, BT_FOLDED_INPUT_MAX);
+	if (err)
+		return err;
 	p = bt_profile_new(&opts.prof);
 	if (!p) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
 	/* All input first: a bad line must not leave a truncated output file behind. */
-	err = bt_profile_read_folded(p, in);
+	err = bt_profile_read_lines(p, &in);
+	if (err == -EINTR) {
+		bt_note("stopped while reading %s%s%s: nothing written", in.own ? "'" : "", in.name,
+			in.own ? "'" : "");
+		goto cleanup;
+	}
 	if (err < 0) {
-		const char *why = err == -EISDIR ? "is a directory" : strerror(-err);
-
 		if (err == -EINVAL)
 			err = -BT_EUSAGE;
-		else if (err == -EOVERFLOW)
-			; /* said, naming the line */
-		else if (in == stdin)
-			bt_err("cannot read the folded input: %s", why);
-		else
-			bt_err("cannot read '%s': %s", opts.input, why);
-		goto cleanup;
+		goto cleanup; /* said */
 	}
 	if (opts.output) {
 		out = bt_output_open(opts.output);
@@ -162,8 +157,7 @@ cleanup:
 			err = cerr;
 		}
 	}
-	if (in != stdin)
-		fclose(in);
+	bt_lines_close(&in);
 	bt_profile_free(p);
 	return err;
 }

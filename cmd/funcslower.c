@@ -23,6 +23,7 @@
 #include "bt_stack_lines.h"
 #include "bt_stack_row.h"
 #include "bt_stacks.h"
+#include "bt_escape.h"
 #include "bt_trace.h"
 #include "bt_unwinder.h"
 #include "funcslower.h"
@@ -451,6 +452,7 @@ static int put_profile(struct state *s, bool profile)
 
 static void print_row(struct state *s, const struct funcslower_event *e)
 {
+	char comm[BT_ESC_SIZE(14)];
 	unsigned long i;
 
 	if (opts.time) {
@@ -459,7 +461,7 @@ static void print_row(struct state *s, const struct funcslower_event *e)
 	} else if (opts.timestamp) {
 		printf("%-10.6f ", ((double)e->start_ns - (double)s->base_ns) / 1e9);
 	}
-	printf("%-14.14s %-6u %7.2f %16llx %s ", e->comm, e->tgid,
+	printf("%-14s %-6u %7.2f %16llx %s ", bt_esc(comm, sizeof(comm), e->comm, 14), e->tgid,
 	       (double)e->duration_ns / s->divisor, (unsigned long long)e->retval,
 	       s->calls->names[e->index]);
 	for (i = 0; i < opts.nargs; i++)

@@ -19,6 +19,7 @@
 #include "bt_json.h"
 #include "bt_loop.h"
 #include "bt_skel.h"
+#include "bt_escape.h"
 #include "opensnoop.h"
 #include "opensnoop_probes.h"
 #include "opensnoop.skel.h"
@@ -272,6 +273,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 {
 	struct state *s = ctx;
 	struct opensnoop_event e;
+	char comm[BT_ESC_SIZE(OPENSNOOP_COMM_LEN)];
 	unsigned long long us;
 	const char *path;
 	double secs;
@@ -295,7 +297,9 @@ static int on_event(void *ctx, const void *data, size_t size)
 		printf("%-14.9f", secs);
 	if (opts.print_uid)
 		printf("%-6u", e.uid);
-	printf("%-6u %-16.16s %4d %3d ", opts.tid ? e.tid : e.pid, e.comm, e.ret >= 0 ? e.ret : -1,
+	/* the comm and path are the traced process's: escaped, so one event is one line */
+	printf("%-6u %-16s %4d %3d ", opts.tid ? e.tid : e.pid,
+	       bt_esc(comm, sizeof(comm), e.comm, sizeof(e.comm)), e.ret >= 0 ? e.ret : -1,
 	       e.ret >= 0 ? 0 : -e.ret);
 	if (opts.extended) {
 		/* open(2): without O_CREAT or O_TMPFILE there is no mode */
@@ -304,7 +308,8 @@ static int on_event(void *ctx, const void *data, size_t size)
 		else
 			printf("%08o %04o ", e.flags, e.mode);
 	}
-	printf("%s\n", path);
+	bt_escape_put(stdout, path, strlen(path), 0);
+	putchar('\n');
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "bt_stacks.h"
 #include "bt_summary.h"
 #include "bt_sym.h"
+#include "bt_escape.h"
 #include "smpcalls.h"
 #include "smpcalls_probes.h"
 #include "smpcalls.skel.h"
@@ -152,7 +153,8 @@ static void print_header(FILE *out, const void *key, void *ctx)
 
 	fprintf(out, "\n@%s[", kind_name(k->kind, false));
 	if (s->stacks) {
-		fprintf(out, "%.*s, \n", SMPCALL_COMM_LEN, k->comm);
+		bt_escape_put(out, k->comm, SMPCALL_COMM_LEN, 0);
+		fputs(", \n", out);
 		bt_stacks__print(s->stacks, out, &s->style, BT_PID_KERNEL, k->stack, 0);
 		fputs(", ", out);
 	}

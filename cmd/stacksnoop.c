@@ -18,6 +18,7 @@
 #include "bt_percpu.h"
 #include "bt_skel.h"
 #include "bt_stacks.h"
+#include "bt_escape.h"
 #include "bt_trace.h"
 #include "bt_unwinder.h"
 #include "stacksnoop.h"
@@ -167,7 +168,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 {
 	struct state *s = ctx;
 	struct stacksnoop_event e;
-	char comm[STACKSNOOP_COMM_LEN + 1];
+	char comm[STACKSNOOP_COMM_LEN + 1], esc[BT_ESC_SIZE(12)];
 	char when[32];
 	const char *fn = "[unknown]";
 
@@ -184,7 +185,8 @@ static int on_event(void *ctx, const void *data, size_t size)
 	}
 	format_time(when, sizeof(when), (long long)(e.ts - s->start_ns));
 	if (opts.verbose)
-		printf("%-18s %-12.12s %-6u %-3u %s\n", when, comm, e.tgid, e.cpu, fn);
+		printf("%-18s %-12s %-6u %-3u %s\n", when, bt_esc(esc, sizeof(esc), comm, 12),
+		       e.tgid, e.cpu, fn);
 	else
 		printf("%-18s %s\n", when, fn);
 	if (s->kernel)

@@ -9,6 +9,7 @@
 #include "bt_err.h"
 #include "bt_errno.h"
 #include "bt_json.h"
+#include "bt_escape.h"
 
 static const char *progname = "bpftools";
 static bool debug_on;
@@ -49,7 +50,7 @@ static bool utf8_cont(char c)
  */
 static void put_line(FILE *out, const char *s, size_t n)
 {
-	size_t i, head = n, tail = n;
+	size_t i, k, head = n, tail = n;
 
 	if (n > BT_MSG_MAX) {
 		head = BT_MSG_MAX / 2;
@@ -67,10 +68,13 @@ static void put_line(FILE *out, const char *s, size_t n)
 			i = tail - 1;
 			continue;
 		}
-		if (c < 0x20 || c == 0x7f)
+		k = bt_escape_keep(s + i, (i < head ? head : n) - i, 0);
+		if (!k) {
 			fprintf(out, "\\x%02x", c);
-		else
-			fputc(c, out);
+		} else {
+			fwrite(s + i, 1, k, out);
+			i += k - 1;
+		}
 	}
 }
 

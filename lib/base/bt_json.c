@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "bt_json.h"
+#include "bt_escape.h"
 
 void bt_json_init(struct bt_json *j, FILE *out)
 {
@@ -17,39 +18,6 @@ void bt_json_init_compact(struct bt_json *j, FILE *out)
 	j->compact = true;
 }
 
-/*
- * Bytes of the well-formed UTF-8 sequence at p (RFC 3629: no overlong forms, no surrogates,
- * nothing past U+10FFFF), or 0.
- */
-static size_t utf8_len(const unsigned char *p)
-{
-	size_t n, i;
-	unsigned char lo = 0x80, hi = 0xbf; /* the range of the second byte */
-
-	if (*p >= 0xc2 && *p <= 0xdf)
-		n = 2;
-	else if (*p >= 0xe0 && *p <= 0xef)
-		n = 3;
-	else if (*p >= 0xf0 && *p <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (*p == 0xe0)
-		lo = 0xa0;
-	else if (*p == 0xed)
-		hi = 0x9f;
-	else if (*p == 0xf0)
-		lo = 0x90;
-	else if (*p == 0xf4)
-		hi = 0x8f;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (i = 2; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0; /* also stops at the terminating NUL */
-	return n;
-}
-
 void bt_json_quote(FILE *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -63,9 +31,15 @@ void bt_json_quote(FILE *out, const char *s)
 			 * Unicode: a byte that starts no valid sequence becomes U+FFFD, as a
 			 * decoder would show it, so the line stays parseable.
 			 */
-			n = utf8_len(p);
+			n = bt_utf8_len((const char *)p, 4);
 			if (!n) {
 				fputs("\\ufffd", out);
+				continue;
+			}
+			/* U+0080-U+009F, C1 controls: escaped as the C0 ones are */
+			if (p[0] == 0xc2 && p[1] < 0xa0) {
+				fprintf(out, "\\u%04x", p[1]);
+				p++;
 				continue;
 			}
 			fwrite(p, 1, n, out);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bt_env.h"
@@ -26,10 +27,20 @@ void bt_vmlinux_btf_set_file(const char *path)
 	btf_file = path;
 }
 
+/* ENXIO stands for "not a regular file" here: libbpf's open of a FIFO would block for good */
 static struct btf *load(void)
 {
 	const char *file = bt_vmlinux_btf_file();
+	struct stat st;
 
+	if (file) {
+		if (stat(file, &st))
+			return NULL; /* errno says why */
+		if (!S_ISREG(st.st_mode)) {
+			errno = S_ISDIR(st.st_mode) ? EISDIR : ENXIO;
+			return NULL;
+		}
+	}
 	return file ? btf__parse(file, NULL) : btf__load_vmlinux_btf();
 }
 
@@ -51,6 +62,7 @@ int bt_vmlinux_btf_check(void)
 	if (file)
 		bt_err("cannot read the kernel's types from %s (--btf, BPFTOOLS_BTF): %s", file,
 		       err == -EINVAL || err == -EPROTO ? "not a BTF or ELF file with .BTF"
+		       : err == -ENXIO			? "not a regular file"
 							: strerror(-err));
 	else
 		bt_err("this kernel has no BTF (no /sys/kernel/btf/vmlinux): give its types with "

@@ -13,6 +13,7 @@
 #include "bt_err.h"
 #include "bt_flame_internal.h"
 #include "bt_output.h"
+#include "bt_input.h"
 
 #define FRAME_H 16
 #define FONT_SIZE 12
@@ -408,32 +409,37 @@ cleanup:
 	return err;
 }
 
-int bt_profile_read_folded(struct bt_profile *p, FILE *in)
+int bt_profile_read_lines(struct bt_profile *p, struct bt_lines *in)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	int err = 0, n = 0;
-	long lineno = 0;
+	char *line;
+	size_t len;
+	int err, n = 0;
 
-	errno = 0;
-	while (getline(&line, &cap, in) > 0) {
-		lineno++;
+	while ((err = bt_lines_next(in, &line, &len)) > 0) {
 		err = bt_profile_add_folded(p, line);
 		if (err == -EINVAL)
-			bt_err("folded input line %ld is not 'frame;...;frame COUNT': %.*s", lineno,
-			       (int)strcspn(line, "\n"), line);
+			bt_err("folded input line %ld is not 'frame;...;frame COUNT': %.*s",
+			       in->lineno, (int)(len < 200 ? len : 200), line);
 		else if (err == -EOVERFLOW)
 			bt_err("folded input line %ld: the counts add up to more than %lld, the "
 			       "most a profile can hold",
-			       lineno, (long long)BT_PROF_MAX_TOTAL);
+			       in->lineno, (long long)BT_PROF_MAX_TOTAL);
 		if (err)
 			break;
 		n++;
 	}
-	if (!err && ferror(in))
-		err = errno ? -errno : -EIO; /* getline() leaves it: EISDIR says more than EIO */
-	free(line);
 	return err ? err : n;
+}
+
+int bt_profile_read_folded(struct bt_profile *p, FILE *in)
+{
+	struct bt_lines l;
+	int err;
+
+	bt_lines_from(&l, in, "the folded input", BT_FOLDED_LINE_MAX, BT_FOLDED_INPUT_MAX);
+	err = bt_profile_read_lines(p, &l);
+	bt_lines_close(&l);
+	return err;
 }
 
 static int by_name(const void *a, const void *b)

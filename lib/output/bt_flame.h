@@ -110,7 +110,14 @@ int bt_profile_add_labeled(struct bt_profile *p, const struct bt_prof_frame *fra
  * nothing). Blank lines are ignored. -EINVAL for a line without a value.
  */
 int bt_profile_add_folded(struct bt_profile *p, const char *line);
-/* Every line of a stream; -EINVAL names the bad line on stderr. Returns lines added or -errno. */
+/*
+ * Every line of an input (lib/base/bt_input.h: a line and the whole bounded); every error is
+ * said on stderr (-EINVAL naming the bad line), but for -EINTR (a stop signal). Returns lines
+ * added or -errno.
+ */
+struct bt_lines;
+int bt_profile_read_lines(struct bt_profile *p, struct bt_lines *in);
+/* The same of a stream. */
 int bt_profile_read_folded(struct bt_profile *p, FILE *in);
 
 /* The sum of all values. */

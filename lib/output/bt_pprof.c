@@ -15,6 +15,7 @@
 #include "bt_flame_internal.h"
 #include "bt_output.h"
 #include "bt_pprof.h"
+#include "bt_escape.h"
 
 enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
 
@@ -185,8 +186,20 @@ static int64_t str_index(struct enc *e, const char *s)
 		e->err = -ENOMEM;
 		return 0;
 	}
-	if (fresh)
-		pb_bytes(&e->strtab, 6, s, strlen(s));
+	if (fresh) {
+		size_t len = strlen(s);
+		char *esc;
+
+		/* names from the traced side or a folded file: no control byte reaches a viewer */
+		if (!bt_escape_needed(s, len, 0)) {
+			pb_bytes(&e->strtab, 6, s, len);
+		} else if ((esc = malloc(BT_ESC_SIZE(len)))) {
+			pb_bytes(&e->strtab, 6, esc, bt_escape(esc, BT_ESC_SIZE(len), s, len, 0));
+			free(esc);
+		} else {
+			e->err = -ENOMEM;
+		}
+	}
 	return id; /* "" holds index 0, so the nth string added is index n */
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bt_escape.h"
 #include "bt_prom.h"
 
 struct family {
@@ -138,17 +139,30 @@ static void put_number(FILE *f, double v)
 	fputs(buf, f);
 }
 
+/*
+ * The exposition format's escapes (backslash, newline, quote), and a control byte or a byte
+ * that is not UTF-8 as the other outputs write it: the value then reads "\xNN" (a comm label
+ * is the traced process's choice).
+ */
 static void put_escaped(FILE *f, const char *s, bool help)
 {
-	for (; *s; s++) {
-		if (*s == '\\')
+	size_t len = strlen(s), i = 0, k;
+
+	while (i < len) {
+		if (s[i] == '\\') {
 			fputs("\\\\", f);
-		else if (*s == '\n')
+		} else if (s[i] == '\n') {
 			fputs("\\n", f);
-		else if (*s == '"' && !help)
+		} else if (s[i] == '"' && !help) {
 			fputs("\\\"", f);
-		else
-			fputc(*s, f);
+		} else if ((k = bt_escape_keep(s + i, len - i, 0))) {
+			fwrite(s + i, 1, k, f);
+			i += k;
+			continue;
+		} else {
+			fprintf(f, "\\\\x%02x", (unsigned char)s[i]);
+		}
+		i++;
 	}
 }
 

@@ -15,6 +15,7 @@
 
 #include "bt_err.h"
 #include "bt_http.h"
+#include "bt_input.h"
 
 #define MAX_ROUTES 16
 #define RATE_SLOTS 256 /* client addresses remembered; the least recent goes first */
@@ -183,22 +184,21 @@ int bt_web_config_load(struct bt_web_config *cfg, const char *path)
 	struct yaml y = { .path = path };
 	unsigned int indent = 0, tls_line = 0;
 	char *line = NULL, *value = NULL;
-	size_t cap = 0;
+	size_t len;
 	bool seen_tls = false, seen_users = false;
-	FILE *f;
+	struct bt_lines f;
 	int err = 0;
 
 	memset(cfg, 0, sizeof(*cfg));
-	f = fopen(path, "re");
-	if (!f) {
-		err = -errno;
-		bt_err("cannot open web configuration '%s': %s", path, strerror(errno));
+	/* a regular file (a FIFO or device refused unread), its lines and its whole bounded */
+	err = bt_lines_open(&f, path, BT_CONFIG_LINE_MAX, BT_CONFIG_FILE_MAX);
+	if (err)
 		return err == -ENOENT ? -BT_EUSAGE : err;
-	}
-	while (getline(&line, &cap, f) > 0) {
+	while ((err = bt_lines_next(&f, &line, &len)) > 0) {
 		unsigned int sp = 0;
 		char *key, *colon;
 
+		err = 0;
 		y.line++;
 		line[strcspn(line, "\r\n")] = '\0';
 		while (line[sp] == ' ')
@@ -320,11 +320,8 @@ int bt_web_config_load(struct bt_web_config *cfg, const char *path)
 		free(value);
 		value = NULL;
 	}
-	if (ferror(f)) {
-		err = -errno;
-		bt_err("cannot read web configuration '%s': %s", path, strerror(errno));
-		goto cleanup;
-	}
+	if (err < 0)
+		goto cleanup; /* said */
 	if (seen_tls && (!cfg->cert_file || !cfg->key_file)) {
 		y.line = tls_line;
 		err = yaml_err(&y, "tls_server_config needs both cert_file and key_file");
@@ -336,8 +333,7 @@ int bt_web_config_load(struct bt_web_config *cfg, const char *path)
 	}
 cleanup:
 	free(value);
-	free(line);
-	fclose(f);
+	bt_lines_close(&f);
 	if (err)
 		bt_web_config_free(cfg);
 	return err;
@@ -707,48 +703,12 @@ cleanup:
 	return err;
 }
 
+/* A regular file (a FIFO or device refused unread) of at most 1 MiB: a PEM file is far less. */
 static int read_pem(const char *path, char **out)
 {
-	FILE *f = fopen(path, "re");
-	size_t len = 0, cap = 0, n;
-	char *buf = NULL, *nb;
-	int err = 0;
+	size_t len;
 
-	if (!f) {
-		err = -errno;
-		bt_err("cannot open '%s': %s", path, strerror(errno));
-		return err;
-	}
-	do {
-		if (len + 4096 + 1 > cap) {
-			cap = cap ? cap * 2 : 8192;
-			if (cap > (1 << 20)) {
-				err = -EFBIG;
-				bt_err("'%s': over 1 MiB, not a PEM file", path);
-				goto cleanup;
-			}
-			nb = realloc(buf, cap);
-			if (!nb) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, 4096, f);
-		len += n;
-	} while (n > 0);
-	if (ferror(f)) {
-		err = -EIO;
-		bt_err("cannot read '%s'", path);
-		goto cleanup;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	buf = NULL;
-cleanup:
-	free(buf);
-	fclose(f);
-	return err;
+	return bt_read_file(path, "", BT_CONFIG_FILE_MAX, out, &len);
 }
 
 int bt_http_new(struct bt_http **out, const struct bt_http_opts *opts)

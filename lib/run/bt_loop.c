@@ -11,12 +11,18 @@
 
 #include "bt_err.h"
 #include "bt_loop.h"
+#include "bt_input.h"
 
 static int signal_fd = -1;
 static bool stop_requested;
 static unsigned int stop_signals; /* how many have arrived */
 static bool hup_reloads;	  /* SIGHUP is a reload, not a stop */
 static bool reload_requested;
+/* the last stop signal: a terminal's Ctrl-C (SI_KERNEL) went to the whole pipeline */
+static unsigned int last_signo;
+static int last_code;
+
+static bool input_stopped(bool pipe);
 
 int bt_signals_init(void)
 {
@@ -34,6 +40,7 @@ int bt_signals_init(void)
 	signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (signal_fd < 0)
 		return -errno;
+	bt_input_set_stop(signal_fd, input_stopped);
 	return 0;
 }
 
@@ -55,7 +62,23 @@ static void drain_signals(void)
 		}
 		stop_requested = true;
 		stop_signals++;
+		last_signo = si.ssi_signo;
+		last_code = si.ssi_code;
 	}
+}
+
+/*
+ * For the reads of lib/base/bt_input.h. Reading a pipe, the first Ctrl-C typed at the terminal
+ * does not stop: the writer before the '|' got it too and is printing its last output
+ * (`stackcount -f | bpftools flamegraph`), whose end ends the read. A second one, SIGTERM, or
+ * a signal sent to this process alone (kill) stops at once.
+ */
+static bool input_stopped(bool pipe)
+{
+	drain_signals();
+	if (!stop_requested)
+		return false;
+	return !(pipe && stop_signals == 1 && last_signo == SIGINT && last_code == SI_KERNEL);
 }
 
 void bt_signals_hup_reloads(bool on)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bt_stack_row.h"
+#include "bt_escape.h"
 
 static bool shown(const struct bt_stack_rows *r, enum bt_row_kind kind)
 {
@@ -45,14 +46,23 @@ struct sink {
 	bool started; /* a frame is written: the next one has a ";" before it */
 };
 
-/* suffix: after the name on the folded line only (-a's "_[k]": the profile has the kind) */
+/*
+ * suffix: after the name on the folded line only (-a's "_[k]": the profile has the kind).
+ * The name is the traced side's (a comm, a symbol, a perf map's line): escaped, its ';' too,
+ * for both, so that it stays one frame of one line.
+ */
 static void put_as(struct sink *k, const char *name, size_t len, const char *module,
 		   enum bt_prof_kind kind, bool opens, const char *suffix)
 {
+	char esc[BT_ESC_SIZE(1024)], mod[BT_ESC_SIZE(256)];
+
+	len = bt_escape(esc, sizeof(esc), name, len, BT_ESC_FOLDED);
 	if (k->f)
-		fprintf(k->f, "%s%.*s%s", opens && !k->started ? "" : ";", (int)len, name, suffix);
+		fprintf(k->f, "%s%.*s%s", opens && !k->started ? "" : ";", (int)len, esc, suffix);
 	k->started = true;
-	bt_stack_out__frame(k->out, name, len, module, kind);
+	if (module && bt_escape_needed(module, strlen(module), 0))
+		module = bt_esc(mod, sizeof(mod), module, strlen(module));
+	bt_stack_out__frame(k->out, esc, len, module, kind);
 }
 
 static void put(struct sink *k, const char *name, size_t len, const char *module,
@@ -142,6 +152,7 @@ static void text(const struct bt_stack_rows *r, FILE *f, const struct bt_row_pro
 {
 	const struct bt_row_part *p = r->parts;
 	struct bt_stack_style style = r->style;
+	char comm[BT_ESC_SIZE(64)];
 	const char *name;
 	size_t n = 0, len;
 
@@ -155,8 +166,9 @@ static void text(const struct bt_stack_rows *r, FILE *f, const struct bt_row_pro
 		switch (p[n].kind) {
 		case BT_ROW_COMM:
 			name = comm_of(&p[n], pr, &len);
+			len = bt_escape(comm, sizeof(comm), name, len, 0);
 			if (p[n].line)
-				fprintf(f, p[n].line, (int)len, name, p[n].tid ? pr->tid : pr->pid);
+				fprintf(f, p[n].line, (int)len, comm, p[n].tid ? pr->tid : pr->pid);
 			break;
 		case BT_ROW_USER:
 			style.root_first = p[n].reversed;
@@ -252,7 +264,7 @@ static void label(const struct bt_stack_rows *r, struct bt_stack_out *out,
 
 	if (!r->thread || !out)
 		return;
-	snprintf(comm, sizeof(comm), "%.*s", (int)strnlen(pr->comm, pr->comm_len), pr->comm);
+	bt_escape(comm, sizeof(comm), pr->comm, pr->comm_len, 0);
 	bt_stack_out__label(out, "pid", NULL, pr->pid);
 	bt_stack_out__label(out, "thread_id", NULL, pr->tid);
 	bt_stack_out__label(out, "thread_name", comm, 0);

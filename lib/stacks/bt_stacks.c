@@ -19,6 +19,7 @@
 #include "bt_percpu.h"
 #include "bt_rodata.h"
 #include "bt_stacks.h"
+#include "bt_escape.h"
 #include "bt_unwinder.h"
 #include "bt_unwind_maps.h"
 
@@ -844,7 +845,7 @@ int bt_stacks__print(struct bt_stacks *st, FILE *out, const struct bt_stack_styl
 {
 	int n = frames_of(st, proc, id, caller), i;
 	unsigned char marks[BT_MAX_STACK_DEPTH * (1 + BT_SYM_MAX_INLINE)];
-	char name[1024];
+	char raw[1024], name[BT_ESC_SIZE(1024)];
 
 	if (n < 0) {
 		fprintf(out, "%s%s\n", style->indent, missed(proc));
@@ -856,7 +857,9 @@ int bt_stacks__print(struct bt_stacks *st, FILE *out, const struct bt_stack_styl
 		int k = style->root_first ? n - 1 - i : i;
 		const struct bt_frame *f = &st->frames[k];
 
-		bt_frame__format(f, style->fmt, name, sizeof(name));
+		bt_frame__format(f, style->fmt, raw, sizeof(raw));
+		/* a symbol or file name is the traced side's: no control byte reaches the output */
+		bt_escape(name, sizeof(name), raw, sizeof(raw), 0);
 		if (style->annotate && bt_proc_pid(proc) == BT_PID_KERNEL)
 			annotate(name, sizeof(name));
 		if (style->addresses)

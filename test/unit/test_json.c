@@ -42,6 +42,10 @@ static void test_escaping(void)
 	CHECK_STR(quoted("l1\nl2\tt\rr"), "\"l1\\nl2\\tt\\rr\"");
 	CHECK_STR(quoted("\x01\x1f"), "\"\\u0001\\u001f\"");
 	CHECK_STR(quoted("\x7f"), "\"\x7f\""); /* DEL needs no escape in JSON */
+	/* C1 controls (U+009B is CSI) escaped as C0 ones are; U+00A0 on is text */
+	CHECK_STR(quoted("\xc2\x9b"
+			 "2J\xc2\x80\xc2\xa0"),
+		  "\"\\u009b2J\\u0080\xc2\xa0\"");
 	CHECK_STR(quoted("caf\xc3\xa9 \xe2\x82\xac"), "\"caf\xc3\xa9 \xe2\x82\xac\""); /* UTF-8 */
 	CHECK_STR(quoted("</script>"), "\"</script>\"");
 }

@@ -92,10 +92,13 @@ static void test_escaping_and_checks(void)
 	CHECK_INT(bt_prom_gauge(p, (const char *[]){ "le", "x", NULL }, 1), -EINVAL);
 	CHECK_INT(bt_prom_gauge(p, (const char *[]){ "a:b", "x", NULL }, 1), -EINVAL);
 	CHECK_INT(bt_prom_gauge(p, (const char *[]){ "comm", "a\"b\\c\nd", NULL }, 0.1), 0);
+	/* a traced process's name: its control bytes read \xNN (the backslash escaped) */
+	CHECK_INT(bt_prom_gauge(p, (const char *[]){ "comm", "\033[2J\a\377;", NULL }, 2), 0);
 	text = render(p, false);
 	CHECK_STR(text, "# HELP bt_g a \\\\ b\\nc \"q\"\n"
 			"# TYPE bt_g gauge\n"
-			"bt_g{comm=\"a\\\"b\\\\c\\nd\"} 0.1\n");
+			"bt_g{comm=\"a\\\"b\\\\c\\nd\"} 0.1\n"
+			"bt_g{comm=\"\\\\x1b[2J\\\\x07\\\\xff;\"} 2\n");
 	free(text);
 	bt_prom_free(p);
 	bt_prom_free(NULL);
