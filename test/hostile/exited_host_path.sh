@@ -1,0 +1,26 @@
+#!/bin/sh
+# Issue 33, "Hang" and "host files": a container process runs code of a library at a path that,
+# on the host, names a FIFO (or a device), and exits while a system-wide tool traces it. Opening
+# the path on the host, with root's rights, after the process is gone would block (or read a
+# device): the file must be the one the process mapped (its descriptor, or its identity kept
+# from when it lived) or none. Each run ends within its bounds and still shows the victim (its
+# comm: -P for stackcount).
+. "$(dirname "$0")/lib.sh"
+build_victim
+
+# the library inside the container, at $T/x/libhv.so; on the host that path is a FIFO / a device
+mkdir "$T/x" "$T/xd"
+mkfifo "$T/x/libhv.so" || fail "mkfifo"
+mknod "$T/xd/libhv.so" c 1 5 || fail "mknod (a /dev/zero twin)"
+SETUP='for d in x xd; do mkdir -p "$R$T/$d"; cp "$T/libhv.so" "$R$T/$d/libhv.so"; done'
+H_DUR=3
+
+HAFTER='container ctr "$SETUP" -l "$T/x/libhv.so" -x 1000'
+hrun "stackcount -P (system-wide; exited, host path a FIFO)" 'victim' stackcount -P t:syscalls:sys_enter_nanosleep
+HAFTER='container ctr "$SETUP" -l "$T/xd/libhv.so" -x 1000'
+hrun "stackcount -P (system-wide; exited, host path a device)" 'victim' stackcount -P t:syscalls:sys_enter_nanosleep
+HAFTER='container ctr "$SETUP" -l "$T/x/libhv.so" -x 1000'
+hrun "profile (system-wide; exited, host path a FIFO)" 'victim' profile -F 199
+HAFTER='container ctr "$SETUP" -l "$T/x/libhv.so" -x 1000'
+hrun "offcputime (system-wide; exited, host path a FIFO)" 'victim' offcputime
+hdone
