@@ -45,12 +45,12 @@ json_ok "profile --json"
 hrun "offcputime -p" "$E" offcputime -p "$VPID"
 hrun "offcputime -f -p" "" offcputime -f -p "$VPID"
 folded_ok "offcputime -f"
-hrun "stackcount -f -p" "" stackcount -f -p "$VPID" t:syscalls:sys_enter_nanosleep
+hrun "stackcount -f -p" "" stackcount -f -p "$VPID" t:syscalls:sys_enter_clock_nanosleep
 folded_ok "stackcount -f"
-hrun "stacksnoop -U -p" "$E" stacksnoop -U -p "$VPID" t:syscalls:sys_enter_nanosleep
-hrun "stacksnoop --json -U -p" "$E" stacksnoop --json -U -p "$VPID" t:syscalls:sys_enter_nanosleep
+hrun "stacksnoop -v -U -p" "$E" stacksnoop -v -U -p "$VPID" t:syscalls:sys_enter_clock_nanosleep
+hrun "stacksnoop --json -v -U -p" "$E" stacksnoop --json -v -U -p "$VPID" t:syscalls:sys_enter_clock_nanosleep
 json_ok "stacksnoop --json"
-hrun "funcslower -U -p" "$E" funcslower -U -u 500 -p "$VPID" syscall:nanosleep
+hrun "funcslower -U -p" "$E" funcslower -U -u 500 -p "$VPID" syscall:clock_nanosleep
 
 # the exporter: the offcputime collector's comm label, and the profile
 H_COLLECT=offcputime exporter_profile "exporter (offcputime collector, profile)"

@@ -16,9 +16,9 @@ SETUP='for d in x xd; do mkdir -p "$R$T/$d"; cp "$T/libhv.so" "$R$T/$d/libhv.so"
 H_DUR=3
 
 HAFTER='container ctr "$SETUP" -l "$T/x/libhv.so" -x 1000'
-hrun "stackcount -P (system-wide; exited, host path a FIFO)" 'victim' stackcount -P t:syscalls:sys_enter_nanosleep
+hrun "stackcount -P (system-wide; exited, host path a FIFO)" 'victim' stackcount -P t:syscalls:sys_enter_clock_nanosleep
 HAFTER='container ctr "$SETUP" -l "$T/xd/libhv.so" -x 1000'
-hrun "stackcount -P (system-wide; exited, host path a device)" 'victim' stackcount -P t:syscalls:sys_enter_nanosleep
+hrun "stackcount -P (system-wide; exited, host path a device)" 'victim' stackcount -P t:syscalls:sys_enter_clock_nanosleep
 HAFTER='container ctr "$SETUP" -l "$T/x/libhv.so" -x 1000'
 hrun "profile (system-wide; exited, host path a FIFO)" 'victim' profile -F 199
 HAFTER='container ctr "$SETUP" -l "$T/x/libhv.so" -x 1000'

@@ -18,10 +18,10 @@ E='hv_spin|hv_nap|hv_round'
 
 hrun "profile -p host,container" "$E" profile -F 199 -p "$HOST,$CTR"
 hrun "offcputime -p host,container" "$E" offcputime -p "$HOST,$CTR"
-hrun "stackcount -p host" "$E" stackcount -p "$HOST" t:syscalls:sys_enter_nanosleep
-hrun "stackcount (system-wide)" "$E" stackcount t:syscalls:sys_enter_nanosleep
-hrun "stacksnoop -U -p container" "$E" stacksnoop -U -p "$CTR" t:syscalls:sys_enter_nanosleep
-hrun "funcslower -U -p host" "$E" funcslower -U -u 500 -p "$HOST" syscall:nanosleep
+hrun "stackcount -p host" "$E" stackcount -p "$HOST" t:syscalls:sys_enter_clock_nanosleep
+hrun "stackcount (system-wide)" "$E" stackcount t:syscalls:sys_enter_clock_nanosleep
+hrun "stacksnoop -U -p container" "$E" stacksnoop -U -p "$CTR" t:syscalls:sys_enter_clock_nanosleep
+hrun "funcslower -U -p host" "$E" funcslower -U -u 500 -p "$HOST" syscall:clock_nanosleep
 exporter_profile "exporter"
 rm -f "/tmp/perf-$HOST.map"
 hdone

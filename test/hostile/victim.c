@@ -71,10 +71,10 @@ __attribute__((noinline)) static unsigned long hv_round(void)
 /* push rbp; mov rbp, rsp; movabs rax, hv_round; call rax; pop rbp; ret */
 static unsigned long (*make_stub(void))(void)
 {
-	unsigned char code[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0,
-				 0xff, 0xd0, 0x5d, 0xc3 };
+	static const unsigned char head[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0xb8 };
+	static const unsigned char tail[] = { 0xff, 0xd0, 0x5d, 0xc3 };
 	uint64_t target = (uint64_t)(uintptr_t)hv_round;
-	void *p;
+	unsigned char *p;
 
 #if !defined(__x86_64__)
 	return NULL;
@@ -82,8 +82,9 @@ static unsigned long (*make_stub(void))(void)
 	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
-	memcpy(code + 6, &target, 8);
-	memcpy(p, code, sizeof(code));
+	memcpy(p, head, sizeof(head));
+	memcpy(p + sizeof(head), &target, sizeof(target));
+	memcpy(p + sizeof(head) + sizeof(target), tail, sizeof(tail));
 	if (mprotect(p, 4096, PROT_READ | PROT_EXEC))
 		return NULL;
 	return (unsigned long (*)(void))p;
