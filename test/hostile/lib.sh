@@ -260,7 +260,7 @@ stack_tools() {
 	pid=$1 expect=$2
 	hrun "profile -p" "$expect" profile -F 199 -p "$pid"
 	hrun "offcputime -p" "$expect" offcputime -p "$pid"
-	hrun "stackcount -p" "$expect" stackcount -p "$pid" t:syscalls:sys_enter_clock_nanosleep
+	hrun "stackcount -P -p" "$expect" stackcount -P -p "$pid" t:syscalls:sys_enter_clock_nanosleep
 	hrun "stacksnoop -v -U -p" "$expect" stacksnoop -v -U -p "$pid" t:syscalls:sys_enter_clock_nanosleep
 	hrun "funcslower -U -p" "$expect" funcslower -U -u 500 -p "$pid" syscall:clock_nanosleep
 }
