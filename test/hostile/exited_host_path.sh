@@ -3,8 +3,10 @@
 # on the host, names a FIFO (or a device), and exits while a system-wide tool traces it. Opening
 # the path on the host, with root's rights, after the process is gone would block (or read a
 # device): the file must be the one the process mapped (its descriptor, or its identity kept
-# from when it lived) or none. Each run ends within its bounds and still shows the victim (its
-# comm: -P for stackcount).
+# from when it lived) or none. Three such processes, 50 ms each, one after the other: gone
+# before the tool looks at them (a process of 1 s is indexed while it lives, and the trap is
+# not reached). Each run ends within its bounds and still shows the victims (their comm: -P
+# for stackcount).
 . "$(dirname "$0")/lib.sh"
 build_victim
 
@@ -14,13 +16,21 @@ mkfifo "$T/x/libhv.so" || fail "mkfifo"
 mknod "$T/xd/libhv.so" c 1 5 || fail "mknod (a /dev/zero twin)"
 SETUP='for d in x xd; do mkdir -p "$R$T/$d"; cp "$T/libhv.so" "$R$T/$d/libhv.so"; done'
 H_DUR=3
+# system-wide: every process of the machine is named, not just the victims
+H_RSS=524288
+# three containers in turn, each running the library for 50 ms
+short() {
+	for i in 1 2 3; do
+		container ctr$i "$SETUP" -l "$1" -x 50
+	done
+}
 
-HAFTER='container ctr "$SETUP" -l "$T/x/libhv.so" -x 1000'
+HAFTER='short "$T/x/libhv.so"'
 hrun "stackcount -P (system-wide; exited, host path a FIFO)" 'victim' stackcount -P t:syscalls:sys_enter_clock_nanosleep
-HAFTER='container ctr "$SETUP" -l "$T/xd/libhv.so" -x 1000'
+HAFTER='short "$T/xd/libhv.so"'
 hrun "stackcount -P (system-wide; exited, host path a device)" 'victim' stackcount -P t:syscalls:sys_enter_clock_nanosleep
-HAFTER='container ctr "$SETUP" -l "$T/x/libhv.so" -x 1000'
+HAFTER='short "$T/x/libhv.so"'
 hrun "profile (system-wide; exited, host path a FIFO)" 'victim' profile -F 199
-HAFTER='container ctr "$SETUP" -l "$T/x/libhv.so" -x 1000'
+HAFTER='short "$T/x/libhv.so"'
 hrun "offcputime (system-wide; exited, host path a FIFO)" 'victim' offcputime
 hdone

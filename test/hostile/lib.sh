@@ -150,14 +150,23 @@ container() {
 		i=$((i + 1))
 		sleep 0.05
 	done
-	[ -n "$VPID" ] || fail "container $n did not start: $(cat "$T/$n.out.err")"
+	if [ -z "$VPID" ]; then
+		# a victim told to exit at once may have come and gone
+		grep -q '^ready ' "$T/$n.out" || fail "container $n did not start: $(cat "$T/$n.out.err")"
+		VPID=$upid
+	fi
 	VPIDS="$VPIDS $VPID"
 	wait_ready "$T/$n.out" "$VPID"
-	[ "$(readlink /proc/$VPID/ns/pid)" != "$(readlink /proc/self/ns/pid)" ] ||
-		fail "container $n: not in a PID namespace of its own"
-	[ "$(readlink /proc/$VPID/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] ||
-		fail "container $n: not in a mount namespace of its own"
-	[ "$(stat -c %u /proc/$VPID)" = 65534 ] || fail "container $n: the victim is not nobody"
+	# (a victim told to exit soon may be gone already)
+	pidns=$(readlink /proc/$VPID/ns/pid) mntns=$(readlink /proc/$VPID/ns/mnt)
+	uid=$(stat -c %u /proc/$VPID 2>/dev/null)
+	if [ -n "$uid" ]; then
+		[ "$pidns" != "$(readlink /proc/self/ns/pid)" ] ||
+			fail "container $n: not in a PID namespace of its own"
+		[ "$mntns" != "$(readlink /proc/self/ns/mnt)" ] ||
+			fail "container $n: not in a mount namespace of its own"
+		[ "$uid" = 65534 ] || fail "container $n: the victim is not nobody"
+	fi
 }
 
 # peak_of PID: the process's peak RSS (KiB), 0 once it is gone.
@@ -188,12 +197,13 @@ watch_for() {
 }
 
 # hrun LABEL EXPECT [--] ARGS...: bpftools ARGS in the background ($HPREFIX before it: e.g. a
-# setpriv dropping a capability), as a user would: wait for its banner (Tracing/Sampling), let
-# it collect $H_DUR s, Ctrl-C it; it must be gone $H_STOP s later. Then the checks of the tier
-# (see the top); EXPECT, an extended regex, must match some line of its output (the victim's
-# own frames: proof that it was traced and named, not just left out), "" for none. $HAFTER:
-# shell code run once the banner is out (a victim that starts then). Output in
-# $OUT, stderr in $ERR, status in $RC, peak RSS in $PEAK. $BUDGET (KiB; default $H_RSS).
+# setpriv dropping a capability), as a user would: wait for its banner (Tracing, Sampling, or
+# stacksnoop's header), let it collect $H_DUR s, Ctrl-C it; it must be gone $H_STOP s later.
+# Then the checks of the tier (see the top); EXPECT, an extended regex, must match some line
+# of its output (the victim's own frames: proof that it was traced and named, not just left
+# out), "" for none. $HAFTER: shell code run once the banner is out (a victim that starts
+# then). Output in $OUT, stderr in $ERR, status in $RC, peak RSS in $PEAK. $BUDGET (KiB;
+# default $H_RSS).
 hrun() {
 	label=$1 expect=$2
 	shift 2
@@ -207,7 +217,7 @@ hrun() {
 	BPID=$!
 	t0=$(date +%s%N)
 	phase="starting"
-	watch_for "$H_START" "$OUT $ERR" '^(Tracing|Sampling)|"Tracing|"Sampling'
+	watch_for "$H_START" "$OUT $ERR" '^(Tracing|Sampling|TIME\(s\))|"Tracing|"Sampling'
 	case $? in
 	0)
 		phase="tracing"
@@ -222,9 +232,11 @@ hrun() {
 		kill -INT "$BPID" 2>/dev/null
 		watch_for "$H_STOP"
 		if kill -0 "$BPID" 2>/dev/null && [ $OVER = 0 ]; then
+			# where it is stuck: the kernel function it waits in (fifo_open...), its file
+			wchan=$(cat /proc/"$BPID"/wchan 2>/dev/null)
 			kill -KILL "$BPID" 2>/dev/null
 			stopped="killed"
-			hfail "$label: still running $H_STOP s after SIGINT ($phase), killed"
+			hfail "$label: still running $H_STOP s after SIGINT ($phase; waiting in ${wchan:-?}), killed"
 		fi
 	fi
 	RC=0
@@ -267,8 +279,8 @@ stack_tools() {
 
 # exporter_profile LABEL [SECONDS]: the exporter (one light collector) on a free loopback port,
 # asked for /debug/pprof/profile?seconds=SECONDS (default 1, the whole machine: every victim
-# of the test), then for a second one: each must answer 200 within its seconds + 10 (the
-# profile's deadline), never a lasting 429, the profile free of secrets and control bytes; then
+# of the test), then for a second one: each must answer within its seconds + 10 (the profile's
+# deadline) + 3: 200, or 503 past the deadline (never 429, never silence), the profile free of secrets and control bytes; then
 # /metrics, in the text format and free of them too ($H_COLLECT: the collector, softirqs); then
 # SIGTERM ends the exporter within $H_STOP s.
 exporter_profile() {
@@ -291,16 +303,18 @@ exporter_profile() {
 		sleep 0.2
 	done
 	for k in 1 2; do
-		code=$(curl -s -o "$T/prof.pb.gz" -w '%{http_code}' -m $((secs + 10)) \
+		code=$(curl -s -o "$T/prof.pb.gz" -w '%{http_code}' -m $((secs + 13)) \
 			"http://127.0.0.1:$port/debug/pprof/profile?seconds=$secs")
-		if [ "$code" != 200 ]; then
-			hfail "$label: exporter /debug/pprof/profile?seconds=$secs (request $k): HTTP ${code:-none} (000: no answer within $((secs + 10)) s)"
-		else
+		case $code in
+		200)
 			gzip -dc "$T/prof.pb.gz" >"$T/prof.pb" 2>/dev/null ||
 				hfail "$label: exporter profile $k is not gzip"
 			"$PY" "$HDIR/pprof_strings.py" "$T/prof.pb" >"$T/prof.strings" 2>/dev/null &&
 				check_leaks "$label: exporter profile $k (its strings)" "$T/prof.strings"
-		fi
+			;;
+		503) ;; # its deadline passed (a machine too loaded to name every process in time)
+		*) hfail "$label: exporter /debug/pprof/profile?seconds=$secs (request $k): HTTP ${code:-none} (000: no answer within $((secs + 13)) s, its deadline and 3 s)" ;;
+		esac
 	done
 	# the metrics too: a traced name in a label must not break the text format
 	curl -s -m 10 -o "$T/metrics" "http://127.0.0.1:$port/metrics" ||
