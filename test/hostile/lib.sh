@@ -198,7 +198,8 @@ watch_for() {
 
 # hrun LABEL EXPECT [--] ARGS...: bpftools ARGS in the background ($HPREFIX before it: e.g. a
 # setpriv dropping a capability), as a user would: wait for its banner (Tracing, Sampling, or
-# stacksnoop's header), let it collect $H_DUR s, Ctrl-C it; it must be gone $H_STOP s later.
+# stacksnoop's header), let it collect $H_DUR s, Ctrl-C it (SIG$HSIG: INT by default); it must
+# be gone $H_STOP s later.
 # Then the checks of the tier (see the top); EXPECT, an extended regex, must match some line
 # of its output (the victim's own frames: proof that it was traced and named, not just left
 # out), "" for none. $HAFTER: shell code run once the banner is out (a victim that starts
@@ -229,14 +230,14 @@ hrun() {
 	esac
 	stopped=""
 	if kill -0 "$BPID" 2>/dev/null; then
-		kill -INT "$BPID" 2>/dev/null
+		kill -"${HSIG:-INT}" "$BPID" 2>/dev/null
 		watch_for "$H_STOP"
 		if kill -0 "$BPID" 2>/dev/null && [ $OVER = 0 ]; then
 			# where it is stuck: the kernel function it waits in (fifo_open...), its file
 			wchan=$(cat /proc/"$BPID"/wchan 2>/dev/null)
 			kill -KILL "$BPID" 2>/dev/null
 			stopped="killed"
-			hfail "$label: still running $H_STOP s after SIGINT ($phase; waiting in ${wchan:-?}), killed"
+			hfail "$label: still running $H_STOP s after SIG${HSIG:-INT} ($phase; waiting in ${wchan:-?}), killed"
 		fi
 	fi
 	RC=0
@@ -253,7 +254,7 @@ hrun() {
 	fi
 	check_leaks "$label" "$OUT" "$ERR"
 	echo "run: $label: exit $RC, $phase, ${ms} ms, peak RSS $PEAK KiB${H_FDS:+, peak fds $PEAKFD}"
-	unset BUDGET
+	unset BUDGET HSIG
 }
 
 # check_leaks LABEL FILE...: no host secret, no raw control byte, nothing but UTF-8 in any
@@ -320,7 +321,7 @@ exporter_profile() {
 	curl -s -m 10 -o "$T/metrics" "http://127.0.0.1:$port/metrics" ||
 		hfail "$label: exporter /metrics did not answer"
 	check_leaks "$label: exporter /metrics" "$T/metrics"
-	bad=$(grep -cvE '^(#.*|[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? [-+0-9.eEInfa]+( [0-9]+)?)$' "$T/metrics")
+	bad=$(grep -cvE '^(#.*|[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? [-+0-9.eEInfaN]+( [0-9]+)?)$' "$T/metrics")
 	[ "$bad" = 0 ] || hfail "$label: exporter /metrics: $bad lines not in the text format"
 	r=$(peak_of $BPID)
 	[ "$r" -gt "$BUDGET" ] && hfail "$label: exporter: peak RSS $r KiB, over $BUDGET KiB"
@@ -332,5 +333,5 @@ exporter_profile() {
 	fi
 	wait $BPID 2>/dev/null
 	echo "run: $label: exporter profile x2, last HTTP ${code:-none}"
-	unset BUDGET
+	unset BUDGET HSIG
 }
