@@ -3,9 +3,9 @@
 # on the host, names a FIFO (or a device), and exits while a system-wide tool traces it. Opening
 # the path on the host, with root's rights, after the process is gone would block (or read a
 # device): the file must be the one the process mapped (its descriptor, or its identity kept
-# from when it lived) or none. Three such processes, 50 ms each, one after the other: gone
+# from when it lived) or none. Four such processes, 20 ms each, one after the other: gone
 # before the tool looks at them (a process of 1 s is indexed while it lives, and the trap is
-# not reached). Each run ends within its bounds and still shows the victims (their comm: -P
+# not reached; one of 50 ms often is too). Each run ends within its bounds and still shows the victims (their comm: -P
 # for stackcount).
 . "$(dirname "$0")/lib.sh"
 build_victim
@@ -16,12 +16,14 @@ mkfifo "$T/x/libhv.so" || fail "mkfifo"
 mknod "$T/xd/libhv.so" c 1 5 || fail "mknod (a /dev/zero twin)"
 SETUP='for d in x xd; do mkdir -p "$R$T/$d"; cp "$T/libhv.so" "$R$T/$d/libhv.so"; done'
 H_DUR=3
-# system-wide: every process of the machine is named, not just the victims
+# system-wide: every process of the machine is named, not just the victims, and after the
+# stop (the summary): more memory, and more time to exit than a run on one victim
 H_RSS=524288
-# three containers in turn, each running the library for 50 ms
+H_STOP=${HOSTILE_STOP_ALL:-10}
+# four containers in turn, each running the library for 20 ms
 short() {
-	for i in 1 2 3; do
-		container ctr$i "$SETUP" -l "$1" -x 50
+	for i in 1 2 3 4; do
+		container ctr$i "$SETUP" -l "$1" -x 20
 	done
 }
 

@@ -267,13 +267,14 @@ check_leaks() {
 	done <"$T/leaks"
 }
 
-# The stack tools on PID (their -p), EXPECT as hrun's. funcslower is left to the tests that
-# need a slow call (its stacks are printed only for calls past -u).
+# The stack tools on PID (their -p), EXPECT as hrun's; $SC_EXPECT instead for stackcount,
+# whose -p prints no comm line (-P or not) where EXPECT is the comm. funcslower times the
+# victim's 2 ms sleeps (-u 500).
 stack_tools() {
 	pid=$1 expect=$2
 	hrun "profile -p" "$expect" profile -F 199 -p "$pid"
 	hrun "offcputime -p" "$expect" offcputime -p "$pid"
-	hrun "stackcount -P -p" "$expect" stackcount -P -p "$pid" t:syscalls:sys_enter_clock_nanosleep
+	hrun "stackcount -P -p" "${SC_EXPECT:-$expect}" stackcount -P -p "$pid" t:syscalls:sys_enter_clock_nanosleep
 	hrun "stacksnoop -v -U -p" "$expect" stacksnoop -v -U -p "$pid" t:syscalls:sys_enter_clock_nanosleep
 	hrun "funcslower -U -p" "$expect" funcslower -U -u 500 -p "$pid" syscall:clock_nanosleep
 }
