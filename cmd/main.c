@@ -194,6 +194,7 @@ static int run_command(const struct bt_cmd *cmd, int argc, char **argv)
 	bt_set_debug(false);
 	bt_set_json_mode(false);
 	argv[0] = (char *)cmd->name;
+	bt_set_cmdline(argc, argv);
 	err = bt_args_parse(cmd, argc, argv);
 	if (err)
 		return err > 0 ? 0 : err;
