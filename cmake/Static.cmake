@@ -23,6 +23,12 @@ foreach(l IN LISTS _bt_static_names)
   endif()
 endforeach()
 list(REMOVE_DUPLICATES BT_STATIC_ARCHIVES)
+# symbolize/ demangles through libiberty where it is installed (an archive only, as Debian ships it)
+find_path(BT_LIBIBERTY_INCLUDE libiberty/demangle.h)
+find_library(BT_LIBIBERTY iberty)
+if(BT_LIBIBERTY_INCLUDE AND BT_LIBIBERTY)
+  list(APPEND BT_STATIC_ARCHIVES ${BT_LIBIBERTY})
+endif()
 
 # Our own archives by path: linking the targets would bring their shared libraries along.
 # dlopen always fails in the static binary (lib/base/bt_static.c says why). No HTTP server:

@@ -21,6 +21,7 @@
 #include "bt_loop.h"
 #include "bt_output.h"
 #include "bt_prom.h"
+#include "bt_prom_process.h"
 #include "bt_escape.h"
 #include "bt_input.h"
 
@@ -95,7 +96,17 @@ static const struct bt_cmd *find_collector(struct argp_state *state, const char 
 	snprintf(buf, sizeof(buf), "%.*s", (int)len, name);
 	c = bt_cmd_find(buf);
 	if (!c || !c->collector) {
-		bt_argp_error(state, "--collect: no collector '%s' (see docs/exporter.md)", buf);
+		char names[512] = "";
+		size_t i, n = 0;
+		const struct bt_cmd *k;
+
+		bt_for_each_cmd(k, i)
+			if (k->collector && !(k->collector->flags & BT_COLLECT_SPEC) &&
+			    n < sizeof(names))
+				n += snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",
+					      k->name);
+		bt_argp_error(state, "--collect: no collector '%s'; the collectors: %s", buf,
+			      names);
 		return NULL;
 	}
 	if (c->collector->flags & BT_COLLECT_SPEC) {
@@ -166,7 +177,8 @@ static const struct argp argp = {
 	.doc = "Serve the summary tools' running totals as Prometheus metrics.\v"
 	       "Collectors: those of the summary commands (docs/exporter.md lists them), and\n"
 	       "--funccount and --funclatency specs; endpoints: /metrics,\n"
-	       "/debug/pprof/profile?seconds=N and /debug/pprof/offcpu?seconds=N.\n"
+	       "/debug/pprof/profile?seconds=N and /debug/pprof/offcpu?seconds=N; / lists them.\n"
+	       "-i: seconds between --textfile writes (default 15).\n"
 	       "examples:\n"
 	       "    exporter                          # every collector, on 127.0.0.1:9435\n"
 	       "    exporter --collect biolatency     # block I/O latency histograms only\n"
@@ -245,6 +257,8 @@ static int scrape(struct exporter *x, FILE *out, bool openmetrics)
 		err = bt_prom_gauge(p, (const char *[]){ "collector", x->act[i].label, NULL },
 				    x->act[i].ok);
 	if (err >= 0)
+		err = bt_prom_process(p);
+	if (err >= 0)
 		err = bt_prom_family(p, "bpftools_exporter_series_dropped", BT_PROM_GAUGE,
 				     "Label sets left out of this scrape by --max-series.")
 			      ?: bt_prom_gauge(p, NULL, (double)bt_prom_dropped(p));
@@ -288,33 +302,69 @@ static void html_text(FILE *out, const char *s)
 	}
 }
 
+/*
+ * What a person opening the address sees: the version, each collector and how its last scrape
+ * went, and the profiles as forms that say what they do: a link that starts a machine-wide
+ * profile on a click (as the plain ?seconds=30 one did) is not one to leave lying around.
+ */
 static int index_page(struct bt_http_req *req, struct bt_http_resp *resp, void *ctx)
 {
 	struct exporter *x = ctx;
 	size_t i;
 
 	resp->type = "text/html; charset=utf-8";
-	fputs("<!DOCTYPE html>\n<html><head><title>bpftools exporter</title></head><body>\n"
-	      "<h1>bpftools exporter</h1>\n<ul>\n<li><a href=\"/metrics\">/metrics</a>: ",
+	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+	      "<title>bpftools exporter</title>\n<style>\n"
+	      "body { font-family: sans-serif; margin: 2em auto; max-width: 52em; color: #222; }\n"
+	      "table { border-collapse: collapse; } td, th { padding: .2em .8em; "
+	      "border-bottom: 1px solid #ddd; text-align: left; }\n"
+	      ".ok { color: #060; } .failed { color: #a00; } .muted { color: #777; }\n"
+	      "form { margin: .5em 0; }\n</style></head><body>\n",
 	      resp->out);
+	fprintf(resp->out,
+		"<h1>bpftools exporter</h1>\n<p>Version %s: BCC's summary tools' running totals "
+		"as Prometheus metrics.</p>\n<p><a href=\"/metrics\">/metrics</a>: every "
+		"collector's metrics, the exporter's own (bpftools_exporter_*, process_*).</p>\n",
+		BT_VERSION);
+	pthread_mutex_lock(&x->lock);
+	fprintf(resp->out,
+		"<h2>Collectors (%zu)</h2>\n<table><tr><th>collector</th>"
+		"<th>last scrape</th></tr>\n",
+		x->nact);
 	for (i = 0; i < x->nact; i++) {
-		fputs(i ? ", " : "", resp->out);
-		html_text(resp->out, x->act[i].label);
+		const struct active *a = &x->act[i];
+
+		fputs("<tr><td>", resp->out);
+		html_text(resp->out, a->label);
+		if (a->seconds == 0 && !a->ok)
+			fputs("</td><td class=\"muted\">not scraped yet</td></tr>\n", resp->out);
+		else
+			fprintf(resp->out, "</td><td class=\"%s\">%s, %.1f ms</td></tr>\n",
+				a->ok ? "ok" : "failed", a->ok ? "read" : "failed",
+				a->seconds * 1e3);
 	}
-	fputs("</li>\n", resp->out);
+	pthread_mutex_unlock(&x->lock);
+	fputs("</table>\n<h2>Profiles</h2>\n<p>Each samples every CPU of this machine for the "
+	      "seconds given (1 to 60), one at a time, and answers a gzipped pprof profile "
+	      "(<code>go tool pprof</code>).</p>\n",
+	      resp->out);
 	for (i = 0; i < 2; i++) {
 		const struct bt_cmd *c = bt_cmd_find(x->pprof[i].cmd);
 		const char *path = i ? "/debug/pprof/offcpu" : "/debug/pprof/profile";
+		const char *what = i ? "Off-CPU stacks: where threads wait, by stack"
+				     : "On-CPU stacks: where the CPUs spend their time, by stack";
 
 		if (c && c->pprof)
 			fprintf(resp->out,
-				"<li><a href=\"%s?seconds=30\">%s?seconds=N</a>: %s stacks for N "
-				"seconds, gzipped pprof</li>\n",
-				path, path, i ? "off-CPU" : "on-CPU");
+				"<form method=\"get\" action=\"%s\"><b>%s</b>: %s, for "
+				"<input type=\"number\" name=\"seconds\" min=\"1\" max=\"60\" "
+				"value=\"10\" size=\"3\"> seconds <input type=\"submit\" "
+				"value=\"Download profile\"></form>\n",
+				path, path, what);
 		else
-			fprintf(resp->out, "<li>%s: not in this build</li>\n", path);
+			fprintf(resp->out, "<p><b>%s</b>: not in this build</p>\n", path);
 	}
-	fputs("</ul>\n</body></html>\n", resp->out);
+	fputs("</body></html>\n", resp->out);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -34,6 +35,9 @@ enum {
 	OPT_TYPE,
 	OPT_COMM,
 	OPT_KERNEL,
+	OPT_SUBTITLE,
+	OPT_MINWIDTH,
+	OPT_OFFCPU,
 };
 
 static const struct argp_option options[] = {
@@ -41,6 +45,14 @@ static const struct argp_option options[] = {
 	  0 },
 	{ "output", 'o', "FILE", 0, "Write to FILE instead of standard output", 0 },
 	{ "title", OPT_TITLE, "TEXT", 0, "SVG title (default \"Flame Graph\")", 0 },
+	{ "subtitle", OPT_SUBTITLE, "TEXT", 0, "SVG subtitle, a line under the title", 0 },
+	{ "minwidth", OPT_MINWIDTH, "PIXELS", 0,
+	  "Leave out frames narrower than this, their time drawn as their callers' (default 0.1; "
+	  "0: every frame)",
+	  0 },
+	{ "offcpu", OPT_OFFCPU, NULL, 0,
+	  "The counts are time off-CPU (offcputime -f): cool colours, as the tools' own graphs",
+	  0 },
 	{ "width", OPT_WIDTH, "PIXELS", 0, "SVG width (default 1200)", 0 },
 	{ "unit", OPT_UNIT, "UNIT", 0,
 	  "What the counts are: count (default), microseconds, nanoseconds...", 0 },
@@ -69,6 +81,24 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (bt_argp_ulong(state, arg, "width", 100, 100000, &width))
 			return EINVAL;
 		o->prof.width = width;
+		break;
+	case OPT_SUBTITLE:
+		o->prof.subtitle = arg;
+		break;
+	case OPT_MINWIDTH: {
+		char *end;
+		double w;
+
+		errno = 0;
+		w = strtod(arg, &end);
+		if (end == arg || *end || errno || !(w >= 0 && w <= 100000))
+			return bt_argp_error(state, "invalid --minwidth '%s': pixels, 0 to 100000",
+					     arg);
+		o->prof.minwidth = w ? w : -1; /* 0 here: none; 0 in bt_profile_opts: the default */
+		break;
+	}
+	case OPT_OFFCPU:
+		o->prof.offcpu = true;
 		break;
 	case OPT_UNIT:
 		o->prof.unit = arg;
@@ -99,10 +129,15 @@ static const struct argp argp = {
 	.args_doc = "[FOLDED_FILE]",
 	.doc = "Turn folded stacks into an interactive SVG flame graph or a pprof profile.\v"
 	       "Input: lines 'frame;frame;...;frame COUNT', root first, from FOLDED_FILE or\n"
-	       "standard input (stackcount -f, offcputime -f, funcslower -f ...).\n"
+	       "standard input (stackcount -f, offcputime -f, funcslower -f ...). Frame kinds: a\n"
+	       "suffix _[k] kernel, _[j] JIT, _[i] inlined (the tools' -a writes them); without\n"
+	       "one, frames after a '-' delimiter or from a kernel entry point on\n"
+	       "(entry_SYSCALL_64..., asm_exc_page_fault, ret_from_fork...) are kernel frames.\n"
 	       "examples:\n"
-	       "    stackcount -f -D 5 t:sched:sched_switch | bpftools flamegraph > s.svg\n"
-	       "    offcputime -f 5 | bpftools flamegraph --unit=microseconds --comm > o.svg\n"
+	       "    stackcount -f -a -D 5 t:sched:sched_switch | bpftools flamegraph > s.svg\n"
+	       "    offcputime -f -a 5 | bpftools flamegraph --unit=microseconds --comm --offcpu "
+	       "\\\n"
+	       "        --title 'Off-CPU Time' > o.svg\n"
 	       "    bpftools flamegraph --pprof -o o.pb.gz folded.txt  # go tool pprof o.pb.gz",
 };
 
@@ -135,6 +170,12 @@ static int run(const struct bt_cmd *cmd)
 		if (err == -EINVAL)
 			err = -BT_EUSAGE;
 		goto cleanup; /* said */
+	}
+	if (!bt_profile_total(p)) {
+		bt_err("no samples in the folded input: no %s written",
+		       opts.pprof ? "profile" : "flame graph");
+		err = -ENODATA;
+		goto cleanup;
 	}
 	if (opts.output) {
 		out = bt_output_open(opts.output);

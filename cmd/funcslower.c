@@ -665,7 +665,10 @@ static void declare_rows(struct state *s)
 /* --flamegraph and --pprof: of the calls (1 each), of -B's blocked time or of -S's samples */
 static const struct bt_profile_opts profiles[] = {
 	{ .title = "Slow Calls", .sample_type = "slow_calls", .unit = "count" },
-	{ .title = "Slow Calls: Off-CPU Stacks", .sample_type = "off_cpu", .unit = "nanoseconds" },
+	{ .title = "Slow Calls: Off-CPU Stacks",
+	  .sample_type = "off_cpu",
+	  .unit = "nanoseconds",
+	  .offcpu = true },
 	{ .title = "Slow Calls: On-CPU Samples", .sample_type = "samples", .unit = "count" },
 };
 

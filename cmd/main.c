@@ -202,6 +202,7 @@ static int run_command(const struct bt_cmd *cmd, int argc, char **argv)
 	bt_procfile_set_debug(procfile_debug);
 	bt_set_json_mode(false);
 	argv[0] = (char *)cmd->name;
+	bt_set_cmdline(argc, argv);
 	err = bt_args_parse(cmd, argc, argv);
 	if (err)
 		return err > 0 ? 0 : err;

@@ -46,6 +46,7 @@ static const struct bt_opt_vals vals = {
 	.kernel_only = &opts.oc.kernel_only,
 	.delimited = &opts.oc.delimited,
 	.folded = &opts.oc.folded,
+	.annotate = &opts.oc.annotate,
 	.storage = &opts.oc.storage,
 	.json = &opts.oc.json,
 	.unwind = &opts.oc.unwind,
@@ -60,7 +61,6 @@ static const struct argp_option options[] = {
 	{ "frequency", 'F', "HZ", 0, "Sample frequency, Hertz (default 49)", 0 },
 	{ "count", 'c', "PERIOD", 0,
 	  "Sample period, number of events (cpu-clock: nanoseconds of CPU time)", 0 },
-	{ "annotations", 'a', NULL, 0, "Add _[k] annotations to kernel frames", 0 },
 	{ "include-idle", 'I', NULL, 0, "Include CPU idle stacks", 0 },
 	{ "cpu", 'C', "CPU", 0, "Trace this CPU only", 0 },
 	{ "wall", OPT_WALL, NULL, 0,
@@ -96,9 +96,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				     &o->freq);
 	case 'c':
 		return bt_argp_ulong(state, arg, "sample period", 1, ULONG_MAX, &o->period);
-	case 'a':
-		o->oc.annotate = true;
-		break;
 	case 'I':
 		o->include_idle = true;
 		break;
@@ -154,11 +151,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 BT_ARGP_STACK_STORAGE(storage_argp, 16384);
 static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_stacks_only), BT_ARGP_CHILD(bt_argp_delimited),
-	BT_ARGP_CHILD(bt_argp_folded),	    BT_ARGP_CHILD(storage_argp),
-	BT_ARGP_CHILD(bt_argp_json),	    BT_ARGP_CHILD(bt_argp_debug),
-	BT_ARGP_CHILD(bt_stack_out_argp),   BT_ARGP_CHILD(bt_argp_unwind),
-	BT_ARGP_CHILD(bt_argp_ns_maps),	    { NULL },
+	BT_ARGP_CHILD(bt_argp_stacks_only),
+	BT_ARGP_CHILD(bt_argp_delimited),
+	BT_ARGP_CHILD(bt_argp_folded),
+	BT_ARGP_CHILD(bt_argp_annotate),
+	BT_ARGP_CHILD(storage_argp),
+	BT_ARGP_CHILD(bt_argp_json),
+	BT_ARGP_CHILD(bt_argp_debug),
+	BT_ARGP_CHILD(bt_stack_out_argp),
+	BT_ARGP_CHILD(bt_argp_unwind),
+	BT_ARGP_CHILD(bt_argp_ns_maps),
+	{ NULL },
 };
 
 static const struct argp argp = {
@@ -201,7 +204,9 @@ static const struct bt_row_part row[] = {
 	{ BT_ROW_END },
 };
 
+/* --wall: each thread under its process, so that a thread's frame is its wall time */
 static const struct bt_row_part wall_row[] = {
+	{ BT_ROW_PROCESS },
 	{ BT_ROW_COMM, .line = "    -                %.*s (%u)\n", .tid = true, .json = true },
 	{ BT_ROW_USER },
 	{ BT_ROW_DELIM, .delim = BT_ROW_DELIM_STORED, .line = "    --\n" },

@@ -36,6 +36,7 @@ static struct stackcount_opts {
 	unsigned long interval;
 	unsigned long duration;
 	bool timestamp, regex, offset, perpid, kernel_only, user_only, verbose, delimited, folded;
+	bool annotate;
 	bool debuginfo, debuginfod;
 	unsigned long storage;
 	unsigned long max_probes;
@@ -55,6 +56,7 @@ static const struct bt_opt_vals vals = {
 	.user_only = &opts.user_only,
 	.delimited = &opts.delimited,
 	.folded = &opts.folded,
+	.annotate = &opts.annotate,
 	.storage = &opts.storage,
 	.max_probes = &opts.max_probes,
 	.mode = &opts.mode,
@@ -128,14 +130,23 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 BT_ARGP_STACK_STORAGE(storage_argp, 16384);
 static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_pid),	   BT_ARGP_CHILD(bt_argp_cpu),
-	BT_ARGP_CHILD(bt_argp_timestamp),  BT_ARGP_CHILD(bt_argp_regexp),
-	BT_ARGP_CHILD(bt_argp_offset),	   BT_ARGP_CHILD(bt_argp_stacks_only),
-	BT_ARGP_CHILD(bt_argp_delimited),  BT_ARGP_CHILD(bt_argp_folded),
-	BT_ARGP_CHILD(bt_argp_debug),	   BT_ARGP_CHILD(storage_argp),
-	BT_ARGP_CHILD(bt_argp_max_probes), BT_ARGP_CHILD(bt_argp_attach),
-	BT_ARGP_CHILD(bt_stack_out_argp),  BT_ARGP_CHILD(bt_argp_json),
-	BT_ARGP_CHILD(bt_argp_unwind),	   { NULL },
+	BT_ARGP_CHILD(bt_argp_pid),
+	BT_ARGP_CHILD(bt_argp_cpu),
+	BT_ARGP_CHILD(bt_argp_timestamp),
+	BT_ARGP_CHILD(bt_argp_regexp),
+	BT_ARGP_CHILD(bt_argp_offset),
+	BT_ARGP_CHILD(bt_argp_stacks_only),
+	BT_ARGP_CHILD(bt_argp_delimited),
+	BT_ARGP_CHILD(bt_argp_folded),
+	BT_ARGP_CHILD(bt_argp_annotate),
+	BT_ARGP_CHILD(bt_argp_debug),
+	BT_ARGP_CHILD(storage_argp),
+	BT_ARGP_CHILD(bt_argp_max_probes),
+	BT_ARGP_CHILD(bt_argp_attach),
+	BT_ARGP_CHILD(bt_stack_out_argp),
+	BT_ARGP_CHILD(bt_argp_json),
+	BT_ARGP_CHILD(bt_argp_unwind),
+	{ NULL },
 };
 
 static const struct argp argp = {
@@ -300,7 +311,8 @@ static void declare_rows(struct state *s)
 			   .fmt = (opts.offset ? BT_FMT_OFFSET : 0) |
 				  (opts.verbose ? BT_FMT_REASON : 0) |
 				  (opts.debuginfo ? BT_FMT_SOURCE : 0),
-			   .addresses = opts.verbose },
+			   .addresses = opts.verbose,
+			   .annotate = opts.annotate },
 		.form = bt_json_mode() ? BT_ROW_JSON
 			: opts.folded  ? BT_ROW_FOLDED
 				       : BT_ROW_TEXT,
@@ -363,7 +375,7 @@ static int run(const struct bt_cmd *cmd)
 	bt_stacks__set_collector(s.stacks, collect_counts, &s);
 
 	/* folded output is data only: the banner goes where messages go */
-	bt_trace__banner(opts.folded ? stderr : stdout, targets.n, opts.pattern);
+	bt_trace__banner_for(opts.folded ? stderr : stdout, targets.n, opts.pattern, opts.duration);
 	if (bt_output_closed())
 		goto cleanup;
 	err = bt_stacks__interval_loop(s.stacks, &iv, print_counts, &s);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * C++ names through the C++ runtime's __cxa_demangle; legacy Rust names (_ZN...17h<hash>E)
- * by hand, because the C++ demangler turns them into "a::b::h0123456789abcdef" with the
- * $LT$-style escapes left in.
+ * With libiberty (binutils' and GCC's own demangler, Debian's libiberty-dev, found at build
+ * time: BT_HAVE_LIBIBERTY): Rust's legacy (_ZN...17h<hash>E) and v0 (_R...) names, C++ and D,
+ * the hashes left out as `nm -C` leaves them. Without it: C++ through the C++ runtime's
+ * __cxa_demangle and legacy Rust by hand below (the C++ demangler would turn it into
+ * "a::b::h0123456789abcdef" with the $LT$-style escapes left in); v0 names stay mangled.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -10,8 +12,27 @@
 
 #include <stdint.h>
 
+#ifdef BT_HAVE_LIBIBERTY
+#include <libiberty/demangle.h>
+#endif
+
 #include "sym_internal.h"
 
+/* a mangled name: C++ and legacy Rust "_Z...", Rust v0 "_R..." */
+static int is_mangled(const char *name)
+{
+	return name && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R');
+}
+
+#ifdef BT_HAVE_LIBIBERTY
+char *bt_demangle(const char *name)
+{
+	if (!is_mangled(name))
+		return NULL;
+	/* DMGL_AUTO: Rust first (it refuses C++ names), then C++; no DMGL_VERBOSE: no hashes */
+	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+}
+#else
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 static int is_rust_hash(const char *p, size_t n)
@@ -107,7 +128,7 @@ char *bt_demangle(const char *name)
 	int status = 0;
 	char *r;
 
-	if (!name || name[0] != '_' || name[1] != 'Z')
+	if (!is_mangled(name) || name[1] != 'Z')
 		return NULL;
 	if (name[2] == 'N' && (r = rust_legacy(name)))
 		return r;
@@ -118,6 +139,7 @@ char *bt_demangle(const char *name)
 	}
 	return r;
 }
+#endif
 
 struct bt_dm_slot {
 	const char *mangled;
@@ -160,7 +182,7 @@ const char *bt_dmcache__get(struct bt_dmcache *c, const char *name)
 	size_t i, mask;
 
 	/* the common case, a C name, costs two compares and no table */
-	if (!name || name[0] != '_' || name[1] != 'Z')
+	if (!is_mangled(name))
 		return name;
 	if (c->n * 2 >= c->cap && dm_grow(c))
 		return name;

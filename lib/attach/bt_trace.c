@@ -203,7 +203,17 @@ int bt_trace__new_stacks(struct bpf_object *obj, const struct bt_stacks_opts *o,
 
 void bt_trace__banner(FILE *out, size_t n, const char *pattern)
 {
-	bt_banner(out, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", n, pattern);
+	bt_trace__banner_for(out, n, pattern, 0);
+}
+
+void bt_trace__banner_for(FILE *out, size_t n, const char *pattern, unsigned long seconds)
+{
+	if (seconds) /* it ends by itself: Ctrl-C is not what ends it */
+		bt_banner(out, "Tracing %zu functions for \"%s\" for %lu secs.\n", n, pattern,
+			  seconds);
+	else
+		bt_banner(out, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n", n,
+			  pattern);
 }
 
 int bt_trace__run(size_t n, const char *pattern, const struct bt_interval *iv, bt_print_fn print,

@@ -65,6 +65,8 @@ int bt_trace__new_stacks(struct bpf_object *obj, const struct bt_stacks_opts *o,
 
 /* "Tracing N functions for "PATTERN"... Hit Ctrl-C to end.", as bt_banner() prints it. */
 void bt_trace__banner(FILE *out, size_t n, const char *pattern);
+/* ... or, for a run of seconds (not 0), "Tracing N functions for "PATTERN" for S secs." */
+void bt_trace__banner_for(FILE *out, size_t n, const char *pattern, unsigned long seconds);
 
 /* The generic programs of obj, by their "?SECTION" kinds; -EINVAL if a kind appears twice. */
 int bt_attach_progs__find(struct bpf_object *obj, struct bt_attach_progs *progs);

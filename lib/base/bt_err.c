@@ -35,6 +35,27 @@ const char *bt_progname(void)
 	return progname;
 }
 
+static char cmdline[256];
+
+void bt_set_cmdline(int argc, char *const argv[])
+{
+	size_t len = 0;
+	int i, n;
+
+	cmdline[0] = '\0';
+	for (i = 0; i < argc && len < sizeof(cmdline) - 1; i++) {
+		n = snprintf(cmdline + len, sizeof(cmdline) - len, "%s%s", i ? " " : "", argv[i]);
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+}
+
+const char *bt_cmdline(void)
+{
+	return cmdline;
+}
+
 /* Past this, a message keeps its start and end and says how much of the middle it left out. */
 #define BT_MSG_MAX 1024
 

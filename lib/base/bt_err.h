@@ -20,6 +20,12 @@
 
 void bt_set_progname(const char *name);
 const char *bt_progname(void);
+/*
+ * The command line as run ("offcputime -p 42 5"), words joined by spaces, at most 255 bytes:
+ * what a flame graph's subtitle says was traced. "" until set.
+ */
+void bt_set_cmdline(int argc, char *const argv[]);
+const char *bt_cmdline(void);
 
 void bt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*

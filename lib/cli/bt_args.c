@@ -206,6 +206,14 @@ static const struct argp_option folded_options[] = {
 	{ NULL },
 };
 
+static const struct argp_option annotate_options[] = {
+	{ "annotations", 'a', NULL, 0,
+	  "Folded output: mark kernel frames _[k], JIT frames _[j] and inlined calls _[i], as "
+	  "perf and flamegraph.pl do (bpftools flamegraph colours by them)",
+	  0 },
+	{ NULL },
+};
+
 static const struct argp_option offset_options[] = {
 	{ "offset", 's', NULL, 0, "Show address offsets", 0 },
 	{ NULL },
@@ -253,6 +261,8 @@ error_t bt_argp_stacks_parse(int key, char *arg, struct argp_state *state)
 		return set_flag(DEST(folded, "-f"));
 	case 's':
 		return set_flag(DEST(offset, "-s"));
+	case 'a':
+		return set_flag(DEST(annotate, "-a"));
 	case BT_OPT_STACK_STORAGE:
 		return ulong_opt(state, arg, "stack storage size", 1, BT_STACK_STORAGE_MAX,
 				 DEST(storage, "--stack-storage-size"));
@@ -273,6 +283,8 @@ const struct argp bt_argp_stacks_only = { .options = stacks_only_options,
 const struct argp bt_argp_delimited = { .options = delimited_options,
 					.parser = bt_argp_stacks_parse };
 const struct argp bt_argp_folded = { .options = folded_options, .parser = bt_argp_stacks_parse };
+const struct argp bt_argp_annotate = { .options = annotate_options,
+				       .parser = bt_argp_stacks_parse };
 const struct argp bt_argp_offset = { .options = offset_options, .parser = bt_argp_stacks_parse };
 const struct argp bt_argp_unwind = { .options = unwind_options, .parser = bt_argp_stacks_parse };
 

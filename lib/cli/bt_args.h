@@ -51,6 +51,7 @@ struct bt_opt_vals {
 	bool *user_stack, *kernel_stack; /* -U, --user-stack and -K, --kernel-stack */
 	bool *delimited;		 /* -d, --delimited */
 	bool *folded;			 /* -f, --folded */
+	bool *annotate;			 /* -a, --annotations */
 	bool *offset;			 /* -s, --offset */
 	unsigned long *storage;		 /* --stack-storage-size N (BT_ARGP_STACK_STORAGE) */
 	enum bt_unwind_mode *unwind;	 /* --unwind MODE: set to auto first */
@@ -90,6 +91,7 @@ extern const struct argp bt_argp_stacks_only; /* -U/--user-stacks-only, -K/--ker
 extern const struct argp bt_argp_stack_kinds; /* -U/--user-stack, -K/--kernel-stack */
 extern const struct argp bt_argp_delimited;   /* -d, --delimited */
 extern const struct argp bt_argp_folded;      /* -f, --folded */
+extern const struct argp bt_argp_annotate;    /* -a, --annotations: _[k] _[j] _[i] */
 extern const struct argp bt_argp_offset;      /* -s, --offset */
 /*
  * --unwind=auto|fp|dwarf, for every tool that takes user stacks. The mode is the command's,

@@ -2,8 +2,9 @@
 /*
  * The profile tree and the SVG flame graph. Frames are merged by path (parent, name, module,
  * kind) through one hash table over all nodes, so a sample costs its depth in lookups however
- * wide the graph. The SVG draws every frame, however narrow, so the widths add up to the
- * values exactly; the embedded script does search, zoom and the details line.
+ * wide the graph. The SVG leaves out frames under --minwidth (0.1 px: hairlines nobody can
+ * point at), their time drawn as their callers', so the widths still add up to the values; the
+ * embedded script does search, zoom and the details line.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -347,6 +348,43 @@ static enum bt_prof_kind folded_kind(char *name, size_t len, enum bt_prof_kind d
 	return dflt;
 }
 
+/*
+ * Where a stack printed root first goes from user into the kernel: the kernel's entry points
+ * (system calls, exceptions, interrupts, a kernel thread's start, an idle CPU's), the first
+ * kernel frame of a folded line that has no "-" between its user and kernel frames.
+ */
+static bool kernel_entry(const char *name)
+{
+	static const char *const prefixes[] = {
+		"entry_",
+		"asm_",
+		"ret_from_fork",
+		"do_syscall_",
+		"x64_sys_call",
+		"__x64_sys_",
+		"__ia32_sys_",
+		"__arm64_sys_",
+		"__do_sys_",
+		"el0t_",
+		"el0_",
+		"el1h_",
+		"exc_",
+		"sysvec_",
+		"common_interrupt",
+		"secondary_startup",
+		"start_secondary",
+		"x86_64_start_",
+		"start_kernel",
+		"rest_init",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
 int bt_profile_add_folded(struct bt_profile *p, const char *line)
 {
 	enum bt_prof_kind side = p->opts.folded_kind;
@@ -354,6 +392,7 @@ int bt_profile_add_folded(struct bt_profile *p, const char *line)
 	size_t len = strlen(line), n = 0, cap = 0;
 	char *buf, *s, *sp, *end, *tok;
 	unsigned long long value;
+	bool by_entry, reversed = false;
 	int err = 0;
 
 	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' '))
@@ -375,6 +414,14 @@ int bt_profile_add_folded(struct bt_profile *p, const char *line)
 		goto cleanup;
 	}
 	*sp = '\0';
+	/*
+	 * No "-" between user and kernel frames (-f without -d, BCC's default): the kernel's entry
+	 * point says where they meet. After offwaketime's "--" the waker's stack is leaf first:
+	 * kernel frames up to the entry point, user ones after it.
+	 */
+	by_entry = p->opts.folded_kind != BT_PROF_KERNEL && strcmp(buf, "-") &&
+		   strncmp(buf, "-;", 2) && !strstr(buf, ";-;") &&
+		   (len < 2 || strcmp(buf + strlen(buf) - 2, ";-"));
 	for (s = buf; (tok = strsep(&s, ";"));) {
 		struct bt_prof_frame f = { .name = tok };
 
@@ -395,10 +442,17 @@ int bt_profile_add_folded(struct bt_profile *p, const char *line)
 			if (tok[1] == '\0')
 				side = side == BT_PROF_KERNEL ? p->opts.folded_kind
 							      : BT_PROF_KERNEL;
+			else if (by_entry)
+				reversed = true, side = BT_PROF_KERNEL;
 		} else if (n == 0 && p->opts.folded_comm) {
 			f.kind = BT_PROF_OTHER;
+		} else if (by_entry && !reversed && side != BT_PROF_KERNEL && kernel_entry(tok)) {
+			side = BT_PROF_KERNEL;
+			f.kind = folded_kind(tok, strlen(tok), side);
 		} else {
 			f.kind = folded_kind(tok, strlen(tok), side);
+			if (by_entry && reversed && side == BT_PROF_KERNEL && kernel_entry(tok))
+				side = p->opts.folded_kind; /* the waker's user frames follow */
 		}
 		frames[n++] = f;
 	}
@@ -528,30 +582,60 @@ static void xml_text(FILE *out, const char *s, size_t max)
 		fputs("..", out);
 }
 
-/* Colours by kind, varied by the name so that neighbours differ but a name keeps its colour. */
-static void colour(const struct bt_prof_node *n, int rgb[3])
+/*
+ * Colours by kind, varied by the name so that neighbours differ but a name keeps its colour
+ * (docs/flamegraph.md). On-CPU: user red, kernel orange, JIT green, inlined aqua, interpreted
+ * yellow, as flamegraph.pl's java palette; the red's green stays under 60 and the orange's over
+ * 120, so the two never meet. Off-CPU (BT_PROF_OFFCPU frames, the frames whose time is mostly
+ * through them, every frame of an off-CPU profile): the cool counterparts, user blue, kernel
+ * violet, JIT, inlined and interpreted teal, so that user and kernel stay apart there too.
+ */
+static bool is_cold(const struct bt_profile *p, const struct bt_prof_node *n)
+{
+	return p->opts.offcpu || n->kind == BT_PROF_OFFCPU || (n->cold && n->cold * 2 > n->total);
+}
+
+static void colour(const struct bt_profile *p, const struct bt_prof_node *n, int rgb[3])
 {
 	uint64_t h = hash_str(0xcbf29ce484222325ULL, n->name);
 	double v1 = (h & 0xff) / 255.0, v2 = ((h >> 8) & 0xff) / 255.0,
 	       v3 = ((h >> 16) & 0xff) / 255.0;
 
-	/* hot and cold: a frame whose time is mostly off-CPU is blue, whatever its kind */
-	if (n->kind == BT_PROF_OFFCPU || (n->cold && n->cold * 2 > n->total)) {
-		rgb[0] = 40 + 60 * v1, rgb[1] = 90 + 80 * v2, rgb[2] = 200 + 55 * v3;
-		return;
+	if (is_cold(p, n)) {
+		switch (n->kind) {
+		case BT_PROF_USER: /* blue */
+			rgb[0] = 40 + 50 * v1, rgb[1] = 90 + 70 * v2, rgb[2] = 205 + 50 * v3;
+			return;
+		case BT_PROF_KERNEL: /* violet */
+			rgb[0] = 145 + 45 * v1, rgb[1] = 105 + 40 * v2, rgb[2] = 215 + 40 * v3;
+			return;
+		case BT_PROF_JIT:
+		case BT_PROF_INLINED:
+		case BT_PROF_INTERP: /* teal */
+			rgb[0] = 30 + 40 * v1, rgb[1] = 165 + 45 * v2, rgb[2] = 175 + 45 * v3;
+			return;
+		case BT_PROF_OFFCPU: /* deep blue: the state the thread waited in */
+			rgb[0] = 30 + 30 * v1, rgb[1] = 60 + 40 * v2, rgb[2] = 180 + 40 * v3;
+			return;
+		default:
+			break;
+		}
 	}
 	switch (n->kind) {
-	case BT_PROF_USER: /* warm: red to yellow */
-		rgb[0] = 205 + 50 * v3, rgb[1] = 230 * v1, rgb[2] = 55 * v2;
+	case BT_PROF_USER: /* red */
+		rgb[0] = 200 + 55 * v1, rgb[1] = 60 * v2, rgb[2] = 60 * v2;
 		break;
 	case BT_PROF_KERNEL: /* orange */
-		rgb[0] = 215 + 40 * v1, rgb[1] = 120 + 60 * v2, rgb[2] = 20 * v3;
+		rgb[0] = 225 + 30 * v1, rgb[1] = 125 + 55 * v2, rgb[2] = 25 * v3;
 		break;
 	case BT_PROF_INLINED: /* aqua */
 		rgb[0] = 50 + 60 * v1, rgb[1] = 165 + 55 * v2, rgb[2] = 165 + 55 * v2;
 		break;
 	case BT_PROF_JIT: /* green */
 		rgb[0] = 50 + 60 * v1, rgb[1] = 190 + 60 * v2, rgb[2] = 50 + 60 * v3;
+		break;
+	case BT_PROF_INTERP: /* yellow */
+		rgb[0] = 195 + 50 * v1, rgb[1] = 195 + 50 * v1, rgb[2] = 40 + 50 * v2;
 		break;
 	case BT_PROF_MISSED: /* grey */
 		rgb[0] = rgb[1] = rgb[2] = 160 + 40 * v1;
@@ -562,16 +646,64 @@ static void colour(const struct bt_prof_node *n, int rgb[3])
 	}
 }
 
-static const char *const kind_names[BT_PROF_NKINDS] = { "user",	  "kernel", "inlined", "jit",
-							"missed", "other",  "offcpu" };
+static const char *const kind_names[BT_PROF_NKINDS] = {
+	"user", "kernel", "inlined", "jit", "missed", "other", "offcpu", "interp",
+};
+
+/* v with thousands separators: 4,942,257 */
+static void put_number(FILE *out, uint64_t v)
+{
+	char d[24];
+	int n = snprintf(d, sizeof(d), "%llu", (unsigned long long)v), i;
+
+	for (i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			fputc(',', out);
+		fputc(d[i], out);
+	}
+}
+
+/* "1,234 samples", "1 microsecond": a count of samples says so, one is singular */
+static void put_amount(FILE *out, const struct bt_profile *p, uint64_t v)
+{
+	const char *u = opt(p->opts.unit, "count");
+	size_t len;
+
+	if (!strcmp(u, "count"))
+		u = "samples";
+	len = strlen(u);
+	put_number(out, v);
+	fputc(' ', out);
+	if (v == 1 && len > 1 && u[len - 1] == 's')
+		len--;
+	fprintf(out, "%.*s", (int)len, u);
+}
 
 struct svg {
 	FILE *out;
 	const struct bt_profile *p;
-	double scale; /* pixels per unit of value */
+	double scale;	 /* pixels per unit of value */
+	double minwidth; /* pixels: narrower frames are left out */
 	int height;
+	size_t hidden; /* frames left out */
 	int err;
 };
+
+/* The depth of the deepest frame drawn above n (n's own, 0, when none is). */
+static unsigned int drawn_depth(const struct svg *s, const struct bt_prof_node *n)
+{
+	const struct bt_prof_node *c;
+	unsigned int d = 0, k;
+
+	for (c = n->child; c; c = c->next) {
+		if (c->total * s->scale < s->minwidth)
+			continue;
+		k = 1 + drawn_depth(s, c);
+		if (k > d)
+			d = k;
+	}
+	return d;
+}
 
 static void svg_frame(struct svg *s, const struct bt_prof_node *n, double x, unsigned int depth)
 {
@@ -580,18 +712,20 @@ static void svg_frame(struct svg *s, const struct bt_prof_node *n, double x, uns
 	int rgb[3], y = s->height - BOTTOM - (int)(depth + 1) * FRAME_H, fit;
 	size_t i;
 
-	colour(n, rgb);
-	fprintf(s->out, "<g class=\"f %s\"><title>", kind_names[n->kind]);
+	colour(s->p, n, rgb);
+	fprintf(s->out, "<g class=\"f %s%s\"><title>", kind_names[n->kind],
+		is_cold(s->p, n) ? " cold" : "");
 	xml_text(s->out, n->name, 0);
 	if (n->module) {
 		fputs(" [", s->out);
 		xml_text(s->out, n->module, 0);
 		fputc(']', s->out);
 	}
+	fputs(" (", s->out);
+	put_amount(s->out, s->p, n->total);
 	fprintf(s->out,
-		" (%llu %s, %.2f%%)</title><rect x=\"%.4f\" y=\"%d\" width=\"%.4f\" height=\"%d\" "
+		", %.2f%%)</title><rect x=\"%.4f\" y=\"%d\" width=\"%.4f\" height=\"%d\" "
 		"fill=\"rgb(%d,%d,%d)\"/><text x=\"%.2f\" y=\"%d\">",
-		(unsigned long long)n->total, opt(s->p->opts.unit, "count"),
 		100.0 * n->total / s->p->root.total, x, y, w, FRAME_H - 1, rgb[0], rgb[1], rgb[2],
 		x + 3, y + FRAME_H - 4);
 	fit = (int)((w - 6) / (FONT_SIZE * 0.59));
@@ -601,23 +735,38 @@ static void svg_frame(struct svg *s, const struct bt_prof_node *n, double x, uns
 
 	kids = bt_prof__children(n, &s->err);
 	for (i = 0; i < n->nchild && kids; i++) {
-		svg_frame(s, kids[i], cx, depth + 1);
+		/* too narrow to see: its time stays drawn as its parent's, the x of the next moves on */
+		if (kids[i]->total * s->scale < s->minwidth)
+			s->hidden++;
+		else
+			svg_frame(s, kids[i], cx, depth + 1);
 		cx += kids[i]->total * s->scale;
 	}
 	free(kids);
 }
 
-/* The interactive part, in the SVG's own script: no external file, no library. */
+/*
+ * The interactive part, in the SVG's own script: no external file, no library. It must not
+ * throw on any SVG written here (an empty one has no frames, no root). ?s=REGEX searches and
+ * ?x=X&y=Y zooms on load, as flamegraph.pl's links; zoom and search keep the address so.
+ */
 static const char svg_script[] =
-	"var "
-	"W=%u,XPAD=%d,CW=%.3f,frames=[],root=null,details,matchedText,searchText,reset,zoomed="
-	"false;\n"
+	"var W=%u,XPAD=%d,CW=%.3f,frames=[],root=null,details,matchedText,searchText,reset,icText,"
+	"zoomed=null,term=\"\",ignorecase=false;\n"
 	"function label(f,w){var n=Math.floor((w-6)/CW);if(n<3)return \"\";"
 	"return f.name.length<=n?f.name:f.name.substring(0,n-2)+\"..\";}\n"
+	"function params(){var r={};try{var q=window.location.search.substring(1).split(\"&\");"
+	"for(var i=0;i<q.length;i++){var k=q[i].indexOf(\"=\");if(k>0)"
+	"r[q[i].substring(0,k)]=decodeURIComponent(q[i].substring(k+1).replace(/\\+/g,\" \"));}}"
+	"catch(x){}return r;}\n"
+	"function keep(){try{var q=[];if(zoomed)q.push(\"x=\"+zoomed.x.toFixed(4),\"y=\"+zoomed.y);"
+	"if(term)q.push(\"s=\"+encodeURIComponent(term));if(ignorecase)q.push(\"i=1\");"
+	"window.history.replaceState(null,\"\",window.location.pathname+(q.length?\"?\"+q.join("
+	"\"&\"):\"\"));}catch(x){}}\n"
 	"function init(){details=document.getElementById(\"details\").firstChild;"
 	"matchedText=document.getElementById(\"matched\");searchText=document.getElementById("
-	"\"search\");"
-	"reset=document.getElementById(\"reset\");\n"
+	"\"search\");reset=document.getElementById(\"reset\");icText=document.getElementById("
+	"\"ic\");\n"
 	" var gs=document.getElementsByTagName(\"g\");\n"
 	" for(var i=0;i<gs.length;i++){var g=gs[i];if(!/(^| )f( "
 	"|$)/.test(g.getAttribute(\"class\")))continue;\n"
@@ -633,28 +782,36 @@ static const char svg_script[] =
 	"  g.onmouseover=(function(f){return function(){details.nodeValue=f.title;};})(f);\n"
 	"  g.onmouseout=function(){details.nodeValue=\" \";};}\n"
 	" searchText.onclick=function(){search();};reset.onclick=function(){unzoom();};\n"
+	" if(icText)icText.onclick=function(){ignorecase=!ignorecase;"
+	"icText.style.fill=ignorecase?\"rgb(0,0,200)\":\"\";if(term)find(term);else keep();};\n"
 	" window.addEventListener(\"keydown\",function(e){if((e.ctrlKey||e.metaKey)&&e.keyCode==70)"
-	"{"
-	"e.preventDefault();search();}else if(e.keyCode==27){clearSearch();unzoom();}});}\n"
+	"{e.preventDefault();search();}else if(e.keyCode==27){clearSearch();unzoom();}});\n"
+	" var p=params();if(p.i==\"1\"&&icText)icText.onclick();\n"
+	" if(p.x!==undefined&&p.y!==undefined)for(var i=0;i<frames.length;i++)"
+	"if(Math.abs(frames[i].x-p.x)<1e-3&&frames[i].y==+p.y){zoom(frames[i]);break;}\n"
+	" if(p.s)find(p.s);}\n"
 	"function place(f,x,w){f.r.setAttribute(\"x\",x);f.r.setAttribute(\"width\",w);"
 	"f.t.setAttribute(\"x\",x+3);f.t.textContent=label(f,w);f.g.style.display=\"\";}\n"
 	"function zoom(z){var e=1e-6,s=(W-2*XPAD)/z.w;\n"
 	" for(var i=0;i<frames.length;i++){var f=frames[i];\n"
-	"  "
-	"if(f.y>z.y&&f.x<=z.x+e&&f.x+f.w>=z.x+z.w-e){place(f,XPAD,W-2*XPAD);f.g.style.opacity=0.6;}"
-	"\n"
+	"  if(f.y>z.y&&f.x<=z.x+e&&f.x+f.w>=z.x+z.w-e){place(f,XPAD,W-2*XPAD);"
+	"f.g.style.opacity=0.6;}\n"
 	"  else if(f.y<=z.y&&f.x>=z.x-e&&f.x+f.w<=z.x+z.w+e){place(f,XPAD+(f.x-z.x)*s,f.w*s);"
 	"f.g.style.opacity=1;}\n"
 	"  else f.g.style.display=\"none\";}\n"
-	" zoomed=z!==root;reset.style.opacity=zoomed?1:0;}\n"
+	" zoomed=z!==root?z:null;reset.style.opacity=zoomed?1:0;keep();}\n"
 	"function unzoom(){for(var i=0;i<frames.length;i++){var f=frames[i];place(f,f.x,f.w);"
-	"f.g.style.opacity=1;}zoomed=false;reset.style.opacity=0;}\n"
+	"f.g.style.opacity=1;}zoomed=null;reset.style.opacity=0;keep();}\n"
 	"function clearSearch(){for(var i=0;i<frames.length;i++)frames[i].r.setAttribute(\"fill\","
-	"frames[i].fill);matchedText.textContent=\"\";}\n"
-	"function search(){var term=prompt(\"Search for (regular "
-	"expression):\",\"\");clearSearch();"
-	"if(!term)return;var re;\n"
-	" try{re=new RegExp(term);}catch(x){matchedText.textContent=\"bad expression\";return;}\n"
+	"frames[i].fill);matchedText.textContent=\"\";term=\"\";keep();}\n"
+	"function search(){var t=prompt(\"Search for (regular expression\"+(ignorecase?\", any "
+	"case\":"
+	"\"\")+\"):\",term);clearSearch();if(t)find(t);}\n"
+	"function find(t){var re;for(var i=0;i<frames.length;i++)frames[i].r.setAttribute(\"fill\","
+	"frames[i].fill);term=t;keep();\n"
+	" try{re=new RegExp(t,ignorecase?\"i\":\"\");}catch(x){matchedText.textContent=\"bad "
+	"expression\";return;}\n"
+	" if(!root){matchedText.textContent=\"Matched: nothing (no samples)\";return;}\n"
 	" var spans=[];for(var i=0;i<frames.length;i++){var "
 	"f=frames[i];if(f!==root&&re.test(f.name)){"
 	"f.r.setAttribute(\"fill\",\"rgb(230,0,230)\");spans.push([f.x,f.x+f.w]);}}\n"
@@ -667,27 +824,32 @@ int bt_flame_write(const struct bt_profile *p, FILE *out)
 {
 	unsigned int width = p->opts.width ? p->opts.width : 1200;
 	struct svg s = { .out = out, .p = p };
+	int top = p->opts.subtitle && *p->opts.subtitle ? TOP + 16 : TOP;
 
-	s.height = TOP + BOTTOM + (int)(p->depth + 1) * FRAME_H;
 	s.scale = p->root.total ? (width - 2.0 * XPAD) / p->root.total : 0;
+	s.minwidth = p->opts.minwidth ? p->opts.minwidth : 0.1;
+	s.height = top + BOTTOM + (int)(drawn_depth(&s, &p->root) + 1) * FRAME_H;
 	fprintf(out,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%u\" height=\"%d\" viewBox=\"0 0 %u %d\" "
 		"onload=\"init()\" xmlns=\"http://www.w3.org/2000/svg\">\n"
-		"<!-- Written by bpftools: a flame graph of %llu %s. Click a frame to zoom, Ctrl-F "
-		"to search, Esc to reset. -->\n"
+		"<!-- Written by bpftools: a flame graph of ",
+		width, s.height, width, s.height);
+	put_amount(out, p, p->root.total);
+	fprintf(out,
+		". Click a frame to zoom, Ctrl-F to search, Esc to reset. -->\n"
 		"<style type=\"text/css\">\n"
 		"text { font-family: Verdana, sans-serif; font-size: %dpx; fill: rgb(0,0,0); }\n"
 		"g.f rect { rx: 2px; ry: 2px; stroke: rgb(255,255,255); stroke-width: 0.5; }\n"
 		"g.f:hover rect { stroke: rgb(0,0,0); stroke-width: 0.5; cursor: pointer; }\n"
 		"g.f text { pointer-events: none; }\n"
 		"#title { font-size: 17px; text-anchor: middle; }\n"
-		"#search, #reset { cursor: pointer; }\n"
-		"#search:hover, #reset:hover { fill: rgb(0,0,200); }\n"
+		"#subtitle, #empty { text-anchor: middle; fill: rgb(80,80,80); }\n"
+		"#search, #reset, #ic { cursor: pointer; }\n"
+		"#search:hover, #reset:hover, #ic:hover { fill: rgb(0,0,200); }\n"
 		"#matched { text-anchor: end; }\n"
 		"</style>\n<script type=\"text/ecmascript\"><![CDATA[\n",
-		width, s.height, width, s.height, (unsigned long long)p->root.total,
-		opt(p->opts.unit, "count"), FONT_SIZE);
+		FONT_SIZE);
 	fprintf(out, svg_script, width, XPAD, FONT_SIZE * 0.59);
 	fprintf(out,
 		"]]></script>\n"
@@ -695,17 +857,32 @@ int bt_flame_write(const struct bt_profile *p, FILE *out)
 		"<text id=\"title\" x=\"%u\" y=\"24\">",
 		width, s.height, width / 2);
 	xml_text(out, opt(p->opts.title, "Flame Graph"), 0);
+	fputs("</text>\n", out);
+	if (top != TOP) {
+		fprintf(out, "<text id=\"subtitle\" x=\"%u\" y=\"44\">", width / 2);
+		xml_text(out, p->opts.subtitle, 0);
+		fputs("</text>\n", out);
+	}
 	fprintf(out,
-		"</text>\n<text id=\"reset\" x=\"%d\" y=\"24\" style=\"opacity:0\">Reset "
-		"Zoom</text>\n"
+		"<text id=\"reset\" x=\"%d\" y=\"24\" style=\"opacity:0\">Reset Zoom</text>\n"
 		"<text id=\"search\" x=\"%u\" y=\"24\">Search</text>\n"
+		"<text id=\"ic\" x=\"%u\" y=\"24\">ic</text>\n"
 		"<text id=\"matched\" x=\"%u\" y=\"%d\"> </text>\n"
 		"<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n",
-		XPAD, width - XPAD - 60, width - XPAD, s.height - 12, XPAD, s.height - 12);
+		XPAD, width - XPAD - 84, width - XPAD - 16, width - XPAD, s.height - 12, XPAD,
+		s.height - 12);
 	if (p->root.total) {
 		fputs("<g id=\"frames\">\n", out);
 		svg_frame(&s, &p->root, XPAD, 0);
 		fputs("</g>\n", out);
+		if (s.hidden)
+			fprintf(out,
+				"<!-- %zu frames narrower than %g px are left out: their time is "
+				"drawn as their callers' -->\n",
+				s.hidden, s.minwidth);
+	} else {
+		fprintf(out, "<text id=\"empty\" x=\"%u\" y=\"%d\">No samples</text>\n", width / 2,
+			s.height - BOTTOM - FRAME_H / 2);
 	}
 	fputs("</svg>\n", out);
 	if (s.err)

@@ -34,6 +34,11 @@ enum bt_prof_kind {
 	 * samples through it are cold, and the frames they make up most of are drawn cold (blue)
 	 */
 	BT_PROF_OFFCPU,
+	/*
+	 * an interpreted language's own frame (a Python function, not the interpreter's C code
+	 * running it): a palette of its own, as flamegraph.pl's java palette keeps JIT code apart
+	 */
+	BT_PROF_INTERP,
 	BT_PROF_NKINDS,
 };
 
@@ -44,10 +49,12 @@ struct bt_prof_frame {
 };
 
 struct bt_profile_opts {
-	const char *title; /* SVG heading; NULL: "Flame Graph" */
+	const char *title;    /* SVG heading; NULL: "Flame Graph" */
+	const char *subtitle; /* SVG: a line under the title (what was traced); NULL: none */
 	const char
 		*sample_type; /* pprof's sample type, e.g. "samples", "off_cpu"; NULL: "samples" */
-	const char *unit;     /* "count", "microseconds", "nanoseconds"...; NULL: "count" */
+	/* "count", "microseconds", "nanoseconds"...; NULL: "count" (the SVG says "samples") */
+	const char *unit;
 	/*
 	 * pprof: a second sample type (NULL: none), each sample's value times value2_scale
 	 * (profile: the samples counted, then the CPU time they stand for in nanoseconds)
@@ -57,6 +64,13 @@ struct bt_profile_opts {
 	/* pprof: each sample's first value times this (0: 1; offcputime's us as nanoseconds) */
 	uint64_t value_scale;
 	unsigned int width; /* SVG width in pixels; 0: 1200 */
+	/*
+	 * SVG: frames narrower than this many pixels are left out, their time drawn as their
+	 * parent's (totals unchanged); 0: 0.1, as flamegraph.pl; negative: draw every frame
+	 */
+	double minwidth;
+	/* Every sample is time off-CPU (offcputime): every frame in the cold palette. */
+	bool offcpu;
 	/*
 	 * Folded input: the first frame of each line is a process name (BT_PROF_OTHER), and the
 	 * kind of frames before any "-" delimiter (after it, they are kernel frames; see

@@ -21,7 +21,8 @@ struct family {
 struct bt_prom {
 	size_t max_series;
 	size_t dropped;
-	struct family *fams;
+	/* each family where open_memstream() was told to keep its text: never moved */
+	struct family **fams;
 	size_t nfams, cap;
 	struct family *cur;
 };
@@ -42,11 +43,12 @@ void bt_prom_free(struct bt_prom *p)
 	if (!p)
 		return;
 	for (i = 0; i < p->nfams; i++) {
-		if (p->fams[i].f)
-			fclose(p->fams[i].f);
-		free(p->fams[i].text);
-		free(p->fams[i].name);
-		free(p->fams[i].help);
+		if (p->fams[i]->f)
+			fclose(p->fams[i]->f);
+		free(p->fams[i]->text);
+		free(p->fams[i]->name);
+		free(p->fams[i]->help);
+		free(p->fams[i]);
 	}
 	free(p->fams);
 	free(p);
@@ -75,24 +77,30 @@ int bt_prom_family(struct bt_prom *p, const char *name, enum bt_prom_type type, 
 	if (!valid_name(name, true) || type > BT_PROM_HISTOGRAM)
 		return -EINVAL;
 	for (i = 0; i < p->nfams; i++) {
-		if (!strcmp(p->fams[i].name, name)) {
-			if (p->fams[i].type != type)
+		if (!strcmp(p->fams[i]->name, name)) {
+			if (p->fams[i]->type != type)
 				return -EINVAL;
-			p->cur = &p->fams[i];
+			p->cur = p->fams[i];
 			return 0;
 		}
 	}
 	if (p->nfams == p->cap) {
 		size_t cap = p->cap ? 2 * p->cap : 16;
-		struct family *n = realloc(p->fams, cap * sizeof(*n));
+		struct family **n = realloc(p->fams, cap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
 		p->fams = n;
 		p->cap = cap;
 	}
-	fam = &p->fams[p->nfams];
-	memset(fam, 0, sizeof(*fam));
+	/*
+	 * A family of its own allocation: open_memstream() writes the text's address and length
+	 * to &fam->text and &fam->len at every flush, so an array that realloc() moves would
+	 * leave it writing into freed memory (the 17th family lost every earlier one's samples).
+	 */
+	fam = calloc(1, sizeof(*fam));
+	if (!fam)
+		return -ENOMEM;
 	fam->type = type;
 	fam->name = strdup(name);
 	fam->help = strdup(help ? help : "");
@@ -103,10 +111,11 @@ int bt_prom_family(struct bt_prom *p, const char *name, enum bt_prom_type type, 
 		free(fam->text);
 		free(fam->name);
 		free(fam->help);
+		free(fam);
 		p->cur = NULL;
 		return -ENOMEM;
 	}
-	p->nfams++;
+	p->fams[p->nfams++] = fam;
 	p->cur = fam;
 	return 0;
 }
@@ -271,7 +280,7 @@ int bt_prom_write(const struct bt_prom *p, FILE *out, bool openmetrics)
 	size_t i;
 
 	for (i = 0; i < p->nfams; i++) {
-		struct family *fam = &p->fams[i];
+		struct family *fam = p->fams[i];
 		/* Prometheus' format names a counter's family as its samples; OpenMetrics not */
 		const char *suffix = fam->type == BT_PROM_COUNTER && !openmetrics ? "_total" : "";
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bt_argp.h"
@@ -60,6 +61,7 @@ struct bt_stack_out {
 	struct bt_prof_label labels[BT_STACK_OUT_LABELS]; /* the row's; str owned */
 	size_t nlabels;
 	int err; /* of the row being built */
+	char subtitle[320];
 };
 
 static void drop_row(struct bt_stack_out *so)
@@ -92,6 +94,28 @@ void bt_stack_out__free(struct bt_stack_out *so)
 	free(so);
 }
 
+/*
+ * The graph's subtitle, unless the command gave one: what ran and when, so that a graph
+ * found later says what it shows.
+ */
+static const struct bt_profile_opts *with_subtitle(struct bt_stack_out *so,
+						   const struct bt_profile_opts *popts)
+{
+	static struct bt_profile_opts o;
+	char when[64] = "";
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!popts || popts->subtitle || !*bt_cmdline())
+		return popts;
+	o = *popts;
+	if (gmtime_r(&now, &tm))
+		strftime(when, sizeof(when), ", %Y-%m-%d %H:%M:%S UTC", &tm);
+	snprintf(so->subtitle, sizeof(so->subtitle), "%s%s", bt_cmdline(), when);
+	o.subtitle = so->subtitle;
+	return &o;
+}
+
 int bt_stack_out__new(const struct bt_stack_out_opts *o, const struct bt_profile_opts *popts,
 		      struct bt_stack_out **out)
 {
@@ -104,7 +128,7 @@ int bt_stack_out__new(const struct bt_stack_out_opts *o, const struct bt_profile
 	so = calloc(1, sizeof(*so));
 	if (!so)
 		return -ENOMEM;
-	so->prof = bt_profile_new(popts);
+	so->prof = bt_profile_new(with_subtitle(so, popts));
 	if (!so->prof) {
 		err = -ENOMEM;
 		goto cleanup;
@@ -235,6 +259,9 @@ int bt_stack_out__write(struct bt_stack_out *so)
 
 		if (!f)
 			continue;
+		if (!bt_profile_total(so->prof))
+			bt_note("no samples were recorded: '%s' holds an empty %s", so->paths[i],
+				i ? "profile" : "flame graph");
 		/* the whole profile again, over what the last write left */
 		rewind(f);
 		if (ftruncate(bt_output_fd(f), 0)) {

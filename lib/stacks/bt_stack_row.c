@@ -71,6 +71,24 @@ static void put(struct sink *k, const char *name, size_t len, const char *module
 	put_as(k, name, len, module, kind, opens, "");
 }
 
+/*
+ * -a's suffix of a frame of this kind: perf's and flamegraph.pl's, read back by
+ * bpftools flamegraph (bt_profile_add_folded); a user frame has none.
+ */
+static const char *annotation(enum bt_prof_kind kind)
+{
+	switch (kind) {
+	case BT_PROF_KERNEL:
+		return "_[k]";
+	case BT_PROF_JIT:
+		return "_[j]";
+	case BT_PROF_INLINED:
+		return "_[i]";
+	default:
+		return "";
+	}
+}
+
 /* The frames written (a lost stack's placeholder is one). */
 static int fold_stack(const struct bt_stack_rows *r, struct sink *k, const struct bt_row_part *p,
 		      const struct bt_row_proc *pr)
@@ -100,9 +118,33 @@ static int fold_stack(const struct bt_stack_rows *r, struct sink *k, const struc
 				 sizeof(name));
 		/* an unknown frame's file says nothing a flame graph can merge by */
 		put_as(k, name, strlen(name), kind != BT_PROF_MISSED ? f->module : NULL, kind,
-		       false, kernel && r->style.annotate ? "_[k]" : "");
+		       false, r->style.annotate ? annotation(kind) : "");
 	}
 	return n;
+}
+
+/*
+ * "NAME (PID)" of a row's process: the BPF key has the thread's comm, not the process's, so
+ * the name is the one /proc has now, read once the samples are counted (the process sampled
+ * a moment ago: -p names it, and it still runs); gone, the pid alone.
+ */
+static int process_frame(const struct bt_row_proc *pr, char *buf, size_t size)
+{
+	char path[64], name[32] = "";
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pr->pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(name, sizeof(name), f))
+			name[0] = '\0';
+		name[strcspn(name, "\n")] = '\0';
+		fclose(f);
+	}
+	n = name[0] ? snprintf(buf, size, "%s (%u)", name, pr->pid)
+		    : snprintf(buf, size, "pid %u", pr->pid);
+	return n < 0 ? 0 : (size_t)n >= size ? (int)size - 1 : n;
 }
 
 /* The folded line to f (NULL: none), and its frames to the profile. */
@@ -141,6 +183,13 @@ static void fold(const struct bt_stack_rows *r, FILE *f, struct bt_stack_out *ou
 			if (pr->state)
 				put(&k, pr->state, strlen(pr->state), NULL, BT_PROF_OFFCPU, false);
 			break;
+		case BT_ROW_PROCESS: {
+			char pname[64];
+
+			put(&k, pname, process_frame(pr, pname, sizeof(pname)), NULL, BT_PROF_OTHER,
+			    true);
+			break;
+		}
 		default:
 			break;
 		}

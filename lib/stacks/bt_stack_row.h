@@ -58,6 +58,12 @@ enum bt_row_kind {
 	 * "[off-cpu: S]", a frame of off-CPU time (BT_PROF_OFFCPU); in JSON json_member's value
 	 */
 	BT_ROW_STATE,
+	/*
+	 * the row's process, "NAME (PID)" (NAME from /proc/PID/comm while it runs, else "pid PID"),
+	 * a frame of the folded line and the profile only: a thread (BT_ROW_COMM with tid) under
+	 * its process, so that the threads' widths add up to each one's time (profile --wall)
+	 */
+	BT_ROW_PROCESS,
 };
 
 /* When a delimiter shows, beside its two stacks being shown at all. */

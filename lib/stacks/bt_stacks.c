@@ -957,9 +957,15 @@ void bt_stacks__report_lost(struct bt_stacks *st)
 
 		bt_unwind__counts(st->unwind, &c);
 		bt_unwind__partial_report(st->unwind, who, sizeof(who));
+		/*
+		 * What to do about it, not only that it happened: a machine-wide run meets
+		 * hundreds of processes it has not indexed, and the line must say what helps.
+		 */
 		if (c.partial)
-			bt_warn("%llu user stacks walked partly by frame pointers: their process "
-				"was not indexed yet%s%s%s",
+			bt_warn("%llu user stacks walked partly by frame pointers, so they may end "
+				"early: their process was not indexed yet%s%s%s. -p PID indexes a "
+				"process before tracing starts; --unwind fp walks frame pointers "
+				"only",
 				c.partial, who[0] ? " (" : "", who, who[0] ? ")" : "");
 	}
 }

@@ -36,11 +36,17 @@ static const struct argp_option options[] = {
 /* -U -K -d -f -s, --stack-storage-size, --json, --debug, --flamegraph, --pprof, --unwind */
 BT_ARGP_STACK_STORAGE(storage_argp, 16384);
 static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_stacks_only), BT_ARGP_CHILD(bt_argp_delimited),
-	BT_ARGP_CHILD(bt_argp_folded),	    BT_ARGP_CHILD(bt_argp_offset),
-	BT_ARGP_CHILD(storage_argp),	    BT_ARGP_CHILD(bt_argp_json),
-	BT_ARGP_CHILD(bt_argp_debug),	    BT_ARGP_CHILD(bt_stack_out_argp),
-	BT_ARGP_CHILD(bt_argp_unwind),	    { NULL },
+	BT_ARGP_CHILD(bt_argp_stacks_only),
+	BT_ARGP_CHILD(bt_argp_delimited),
+	BT_ARGP_CHILD(bt_argp_folded),
+	BT_ARGP_CHILD(bt_argp_annotate),
+	BT_ARGP_CHILD(bt_argp_offset),
+	BT_ARGP_CHILD(storage_argp),
+	BT_ARGP_CHILD(bt_argp_json),
+	BT_ARGP_CHILD(bt_argp_debug),
+	BT_ARGP_CHILD(bt_stack_out_argp),
+	BT_ARGP_CHILD(bt_argp_unwind),
+	{ NULL },
 };
 
 const struct argp bt_offcpu_argp;
@@ -74,6 +80,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			.kernel_only = &o->kernel_only,
 			.delimited = &o->delimited,
 			.folded = &o->folded,
+			.annotate = &o->annotate,
 			.offset = &o->offset,
 			.storage = &o->storage,
 			.json = &o->json,
@@ -437,6 +444,7 @@ static struct bt_profile_opts profile_opts(const struct bt_offcpu_tool *tool)
 	if (!popts.sample_type) {
 		popts.sample_type = "off_cpu";
 		popts.unit = "microseconds";
+		popts.offcpu = true; /* every sample is time off-CPU: cool colours, as --wall's */
 	}
 	return popts;
 }

@@ -41,7 +41,7 @@ struct bt_offcpu_opts {
 	bool user_only, kernel_only;		       /* -U, -K */
 	bool delimited, folded, json;		       /* -d, -f, --json */
 	bool offset;				       /* -s */
-	bool annotate;				       /* -a (profile): kernel frames _[k] */
+	bool annotate;				       /* -a: -f's frames _[k], _[j], _[i] */
 	unsigned long duration;			       /* the positional [duration]; 0: none */
 	unsigned long storage;			       /* --stack-storage-size */
 	unsigned long min_us, max_us;		       /* -m, -M */

@@ -122,8 +122,39 @@ curl -s -D "$T/head" -H 'Accept: application/openmetrics-text; version=1.0.0' -o
 grep -qi '^content-type: application/openmetrics-text; version=1.0.0' "$T/head" || fail "OpenMetrics not served when asked for"
 [ "$(tail -1 "$T/om")" = "# EOF" ] || fail "OpenMetrics without its # EOF"
 ok "OpenMetrics when the Accept header asks for it"
+# Its own process_* metrics, as every client library exports them: CPU since it started, its
+# RSS as /proc says, its descriptors, its start time (within the run, since the epoch).
+get "$URL/metrics"
+for m in process_cpu_seconds_total process_resident_memory_bytes process_virtual_memory_bytes \
+	process_open_fds process_max_fds process_start_time_seconds; do
+	grep -q "^# TYPE $m " "$T/body" || fail "/metrics has no $m"
+done
+rss_kib=$(awk '/^VmRSS:/ { print $2 }' /proc/$EX/status)
+python3 - "$T/body" "$rss_kib" "$(ls /proc/$EX/fd | wc -l)" "$(date +%s)" <<'PY' || fail "process_* metrics"
+import sys
+v = {l.split()[0]: float(l.split()[1]) for l in open(sys.argv[1]) if l.startswith("process_")}
+rss, fds, now = int(sys.argv[2]) * 1024, int(sys.argv[3]), int(sys.argv[4])
+assert abs(v["process_resident_memory_bytes"] - rss) < 4 << 20, (v, rss)
+assert v["process_virtual_memory_bytes"] >= v["process_resident_memory_bytes"], v
+assert abs(v["process_open_fds"] - fds) <= 8 and v["process_max_fds"] >= fds, (v, fds)
+assert 0 < v["process_cpu_seconds_total"] < 600, v
+assert now - 600 < v["process_start_time_seconds"] <= now, (v, now)
+PY
+ok "process_* metrics: RSS, descriptors, CPU and start time as /proc has them"
 get "$URL/"
 [ "$STATUS" = 200 ] && grep -q 'href="/metrics"' "$T/body" || fail "/: no index page ($STATUS)"
+grep -q '<p>Version [0-9]' "$T/body" || fail "/: no version"
+for c in biolatency biosnoop hardirqs softirqs; do
+	grep -Eq "<tr><td>$c</td><td class=\"(ok|muted)\">" "$T/body" || fail "/: collector $c and its state not listed"
+done
+grep -q '<form method="get" action="/debug/pprof/profile">' "$T/body" || fail "/: the on-CPU profile is not a form"
+grep -q 'href="/debug/pprof' "$T/body" && fail "/: a link that starts a profile on a click"
+ok "/: version, collectors with their state, profiles as forms with seconds"
+RC=0
+"$BPFTOOLS" exporter --collect biolatency,nosuch >/dev/null 2>"$T/collect.err" || RC=$?
+[ "$RC" = 2 ] && grep -q -e "--collect: no collector 'nosuch'; the collectors: .*biolatency.*softirqs" "$T/collect.err" ||
+	fail "--collect nosuch: exit $RC, $(cat "$T/collect.err")"
+ok "--collect nosuch: a usage error naming the collectors"
 i=0
 until [ -s "$T/tf/bpftools.prom" ] || [ $i -gt 30 ]; do sleep 0.1; i=$((i + 1)); done
 promtool_ok "$T/tf/bpftools.prom" "the textfile"

@@ -104,12 +104,17 @@ def check_svg(folded_path, svg_path, kinds):
             if f["path"] in got and f["title"] == got[f["path"]][0]["title"]:
                 fail("path drawn twice: %r" % (f["path"],))
             got.setdefault(f["path"], []).append(f)
+    # --minwidth (0.1 px by default): a path narrower than that is left out, with its callees
+    minw = float(os.environ.get("MINWIDTH", "0.1"))
+    hidden = {p for p in want if want[p] * scale < minw}
+    want = {p: v for p, v in want.items()
+            if not any(p[:i] in hidden for i in range(1, len(p) + 1))}
     if set(got) != set(want):
         fail("drawn paths differ from the folded input: missing %r, extra %r"
              % (sorted(set(want) - set(got))[:3], sorted(set(got) - set(want))[:3]))
     if TOL:
         # the graph's total is the true one: scale by it
-        scale = rootf["w"] / int(rootf["title"].split(" (")[1].split()[0])
+        scale = rootf["w"] / int(rootf["title"].split(" (")[1].split()[0].replace(",", ""))
     for path, fs in got.items():
         value = sum(f["w"] for f in fs) / scale
         # widths are printed to 1e-4 px: with large totals that is more than one unit
@@ -120,7 +125,7 @@ def check_svg(folded_path, svg_path, kinds):
         if len(fs) > 1 or TOL:
             continue  # each part's tooltip has its own share
         pct = "%.2f%%" % (100.0 * want[path] / total)
-        if not fs[0]["title"].endswith(" %s)" % pct) or " (%d " % want[path] not in fs[0]["title"]:
+        if not fs[0]["title"].endswith(" %s)" % pct) or " (%s " % format(want[path], ",") not in fs[0]["title"]:
             fail("tooltip %r lacks %d and %s" % (fs[0]["title"], want[path], pct))
     for spec in kinds:
         name, kind = spec.rsplit("=", 1)

@@ -31,6 +31,53 @@ else
 	echo "note: no node here (scripts/deps --test installs it): the SVG's script was not run"
 fi
 
+# The same SVG in a real browser (headless chromium over the DevTools protocol): load, hover,
+# click-zoom, Esc, Ctrl-F search, ignore-case, the ?x=&y=&s= link, kinds' colours and the
+# title read off a screenshot. SHOTS=DIR keeps the screenshots.
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+SHOTS=${SHOTS:-$T/shots}
+mkdir -p "$SHOTS"
+browser() {
+	[ -n "$CHROMIUM" ] || return 0
+	# served as image/svg+xml: the name must end in .svg
+	cp "$1" "$T/in-browser.svg"
+	shift
+	timeout 180 python3 "$(dirname "$0")/flamegraph-browser.py" "$CHROMIUM" "$T/in-browser.svg" \
+		"$@" "$SHOTS" || fail "in chromium: $*"
+}
+if [ -n "$CHROMIUM" ]; then
+	browser "$T/fg.out" 'A & B'
+	ok "chromium: the crafted graph's colours, title, hover, zoom, Esc, search, links"
+else
+	echo "note: no chromium here (scripts/deps --test installs it): the SVG was not opened in a browser"
+fi
+
+# Empty input: one line on stderr, exit 1, no SVG (it used to be a blank graph, exit 0).
+fg -o "$T/empty.svg" /dev/null
+[ "$RC" = 1 ] || fail "empty input exits $RC, not 1"
+[ "$(cat "$T/fg.err")" = "bpftools flamegraph: no samples in the folded input: no flame graph written" ] ||
+	fail "empty input: $(cat "$T/fg.err")"
+[ -e "$T/empty.svg" ] && fail "empty input left an SVG"
+printf 'a;b 0\n' | "$BPFTOOLS" flamegraph >/dev/null 2>&1 && fail "counts of 0 make a graph"
+ok "empty input: one line, exit 1, no SVG"
+
+# Kinds without annotations: offcputime -f 5's lines (no "-") have their kernel frames from the
+# entry point on; --offcpu draws them cool (blue user, violet kernel); --minwidth 0 keeps the
+# hairline frames the default leaves out.
+printf '%s\n' 'app;main;clock_nanosleep;entry_SYSCALL_64_after_hwframe;do_syscall_64;do_nanosleep;schedule 700000' \
+	'app;main;read;entry_SYSCALL_64_after_hwframe;ksys_read;vfs_read 300000' 'app;main;hair 1' >"$T/cold"
+fg --comm --offcpu --unit=microseconds --title 'Off-CPU' "$T/cold"
+[ "$RC" = 0 ] || fail "--offcpu exits $RC"
+cp "$T/fg.out" "$T/cold.svg"
+$CHECK svg "$T/cold" "$T/cold.svg" app=other main=user clock_nanosleep=user \
+	entry_SYSCALL_64_after_hwframe=kernel schedule=kernel vfs_read=kernel || fail "kinds by entry point"
+grep -q '<title>hair (' "$T/cold.svg" && fail "a frame of 0.001 px is drawn (--minwidth's default 0.1)"
+grep -q '<title>all (1,000,001 microseconds, 100.00%)' "$T/cold.svg" || fail "no thousands separators"
+fg --comm --minwidth 0 "$T/cold"
+grep -q '<title>hair (1 sample, ' "$T/fg.out" || fail "--minwidth 0 leaves out a frame"
+browser "$T/cold.svg" 'Off-CPU'
+ok "no annotations: kernel frames from the entry point on; --offcpu cool colours; --minwidth"
+
 "$BPFTOOLS" flamegraph --pprof --sample-type=events --unit=count <"$T/in" >"$T/in.pb.gz" ||
 	fail "flamegraph --pprof exits non-zero"
 $CHECK pprof "$T/in" "$T/in.pb.gz" events count || fail "crafted input: pprof"
@@ -86,3 +133,17 @@ if command -v go >/dev/null; then
 	grep -q do_nanosleep "$T/top" || fail "go tool pprof -top shows no do_nanosleep"
 fi
 ok "offcputime -f: SVG and pprof match its folded stacks"
+
+# A tool's --flamegraph of a run that saw nothing: a note on stderr, an SVG that says "No
+# samples", and its script throws nothing in chromium (search used to throw "Cannot read
+# properties of null (reading 'w')").
+sleep 30 &
+IDLE=$!
+"$BPFTOOLS" stackcount -D 1 -p "$IDLE" --flamegraph "$T/none.svg" t:syscalls:sys_enter_getppid \
+	>"$T/none.out" 2>"$T/none.err" || fail "stackcount of nothing exits non-zero: $(cat "$T/none.err")"
+kill "$IDLE"
+grep -q "no samples were recorded: '$T/none.svg' holds an empty flame graph" "$T/none.err" ||
+	fail "no note of the empty graph: $(cat "$T/none.err")"
+grep -q '>No samples</text>' "$T/none.svg" || fail "the empty graph does not say No samples"
+browser "$T/none.svg" --empty
+ok "a tool's empty --flamegraph: a note, 'No samples', a script that does not throw"

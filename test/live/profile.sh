@@ -252,8 +252,8 @@ within "$on" "$cpu_us" $((cpu_us / 20)) ||
 	fail "--wall: on-CPU $on us, the thread's CPU time $cpu_us us: not within 5%"
 within "$in_run" "$wall_us" $((wall_us / 50)) ||
 	fail "--wall: the thread's rows add up to $in_run us, its wall time was $wall_us us: not within 2%"
-expect_line '^wall;.*;main;run_cycles;spin [0-9]+$'
-expect_line '^wall;.*;main;run_cycles;(__)?nanosleep;.*;schedule;.*\[off-cpu: S\] [0-9]+$'
+expect_line '^(wall \([0-9]+\)|pid [0-9]+);wall;.*;main;run_cycles;spin [0-9]+$'
+expect_line '^(wall \([0-9]+\)|pid [0-9]+);wall;.*;main;run_cycles;(__)?nanosleep;.*;schedule;.*\[off-cpu: S\] [0-9]+$'
 ok "--wall: on-CPU ${on}us : asleep ${asleep}us = $(pct "$on" $((on + asleep)))/$(pct "$asleep" $((on + asleep))) (the thread: $truth/$((100 - truth))), rows add to ${in_run}us of ${wall_us}us wall time"
 
 # hot and cold: [off-cpu: S] and the frames under it blue; spin warm when most of its time was
@@ -273,6 +273,54 @@ assert cold and all(b > r for r, g, b in cold), "cold frames %r" % cold
 assert hot and all((r > b) == spin_hot for r, g, b in hot), "spin frames %r" % hot
 PY
 ok "--wall flame graph: off-CPU frames cold (blue), spin $([ $((spin_on * 2)) -gt "$spin_all" ] && echo hot || echo cold): ${spin_on}us of its ${spin_all}us on-CPU"
+
+# 2b. --wall per thread: two threads ("nap-a", "nap-b") of one process, each asleep in 10 ms
+#    naps for the whole run. Each is a frame under its process "wt2 (PID)", and each thread's
+#    rows add up to the run's wall time; the threads used to be frames by name under the root,
+#    with nothing per process.
+cat >"$T/wt2.c" <<'C'
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+static void *nap(void *name)
+{
+	struct timespec ts = { 0, 10000000 };
+
+	prctl(PR_SET_NAME, name);
+	for (;;)
+		nanosleep(&ts, NULL);
+	return NULL;
+}
+int main(void)
+{
+	pthread_t a, b;
+
+	pthread_create(&a, NULL, nap, "nap-a");
+	pthread_create(&b, NULL, nap, "nap-b");
+	sleep(60);
+	return 0;
+}
+C
+gcc -O2 -pthread -o "$T/wt2" "$T/wt2.c" || fail "cannot build the two-thread workload"
+"$T/wt2" &
+wpid=$!
+sleep 0.3
+RC=0
+"$BPFTOOLS" profile --wall -f -F 99 -p "$wpid" --flamegraph "$T/wt2.svg" 3 >"$T/wt2.out" \
+	2>"$T/wt2.err" || RC=$?
+kill "$wpid"
+wait "$wpid" 2>/dev/null
+[ "$RC" = 0 ] || fail "profile --wall -p (two threads) exits $RC: $(cat "$T/wt2.err")"
+for t in nap-a nap-b; do
+	sum=$(awk -v t="$t" -F';' '$2 == t { n = split($NF, w, " "); s += w[n] } END { print s + 0 }' "$T/wt2.out")
+	grep -Eq "^wt2 \($wpid\);$t;" "$T/wt2.out" || fail "--wall: no row of thread $t under its process: $(head -n 3 "$T/wt2.out")"
+	within "$sum" 3000000 300000 || fail "--wall: thread $t's rows add up to $sum us, not the run's 3 s"
+	grep -Eq "<title>$t \(([0-9],)?[0-9]{3},[0-9]{3} microseconds, (4[5-9]|5[0-5])\.[0-9]{2}%\)" "$T/wt2.svg" ||
+		fail "--wall flame graph: no frame $t of about half the total"
+done
+grep -Eq "<title>wt2 \($wpid\) \(" "$T/wt2.svg" || fail "--wall flame graph: no process frame"
+ok "--wall: each thread a frame under its process, its rows adding up to the run's 3 s"
 
 # 3. The multi-line block as BCC's, -d, -a, -U, -K, --json, the files
 BANNER='^Sampling' traced_workload "$T/busy" 2 "$T/cpu" -- profile -d -a -p @PID

@@ -30,7 +30,7 @@ trace_workload() {
 }
 
 trace_workload "$W" -U "$W:bt_leaf"
-expect_line '^Tracing 1 functions for ".*stack_paths:bt_leaf"\.\.\. Hit Ctrl-C to end\.$'
+expect_line '^Tracing 1 functions for ".*stack_paths:bt_leaf" for 4 secs\.$'
 [ "$(block_count bt_leaf bt_path_a)" = 3 ] || fail "PIE: no 'bt_leaf <- bt_path_a' stack counted 3"
 [ "$(block_count bt_leaf bt_path_b)" = 5 ] || fail "PIE: no 'bt_leaf <- bt_path_b' stack counted 5"
 expect_line '^  main$'

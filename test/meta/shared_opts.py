@@ -116,7 +116,8 @@ def check_source(src, names, errors):
 
 # the shared options without an argument
 FLAGS = {'json', 'debug', 'timestamp', 'regexp', 'milliseconds', 'user-stacks-only',
-         'kernel-stacks-only', 'user-stack', 'kernel-stack', 'delimited', 'folded', 'offset'}
+         'kernel-stacks-only', 'user-stack', 'kernel-stack', 'delimited', 'folded', 'offset',
+         'annotations'}
 
 
 def run(args):

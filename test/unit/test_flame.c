@@ -53,11 +53,11 @@ static void test_tree(void)
 	svg = svg_of(p, &len);
 	/* all, main, work (user), work (inlined), do_sys */
 	CHECK_INT(count(svg, "<g class=\"f "), 5);
-	CHECK(strstr(svg, "<title>all (23 count, 100.00%)</title>") != NULL);
-	CHECK(strstr(svg, "<title>main [/bin/x] (23 count, 100.00%)</title>") != NULL);
-	CHECK(strstr(svg, "<g class=\"f user\"><title>work [/bin/x] (22 count, 95.65%)") != NULL);
-	CHECK(strstr(svg, "<g class=\"f inlined\"><title>work [/bin/x] (1 count, 4.35%)") != NULL);
-	CHECK(strstr(svg, "<g class=\"f kernel\"><title>do_sys (15 count, 65.22%)") != NULL);
+	CHECK(strstr(svg, "<title>all (23 samples, 100.00%)</title>") != NULL);
+	CHECK(strstr(svg, "<title>main [/bin/x] (23 samples, 100.00%)</title>") != NULL);
+	CHECK(strstr(svg, "<g class=\"f user\"><title>work [/bin/x] (22 samples, 95.65%)") != NULL);
+	CHECK(strstr(svg, "<g class=\"f inlined\"><title>work [/bin/x] (1 sample, 4.35%)") != NULL);
+	CHECK(strstr(svg, "<g class=\"f kernel\"><title>do_sys (15 samples, 65.22%)") != NULL);
 	CHECK(len > 10 && !strcmp(svg + len - 7, "</svg>\n"));
 	free(svg);
 	bt_profile_free(p);
@@ -167,7 +167,7 @@ static void test_labels(void)
 /* Many distinct paths: the node table grows and keeps every path apart. */
 static void test_many(void)
 {
-	struct bt_profile *p = bt_profile_new(NULL);
+	struct bt_profile *p = bt_profile_new(&(struct bt_profile_opts){ .minwidth = -1 });
 	char a[16], b[16];
 	size_t len;
 	char *svg;
@@ -355,15 +355,15 @@ static void test_hot_cold(void)
 	CHECK_INT(bt_profile_add_folded(p, "t;main;nap;do_nanosleep_[k];[off-cpu: S] 70"), 0);
 	CHECK_INT(bt_profile_add_folded(p, "t;main;spin;[off-cpu: R] 10"), 0);
 	svg = svg_of(p, &len);
-	CHECK_INT(count(svg, "<g class=\"f offcpu\">"), 2);
+	CHECK_INT(count(svg, "<g class=\"f offcpu cold\">"), 2);
 	/* nap: all of it off-CPU; main: 80 of 110; spin: 10 of 40, hot */
-	at = strstr(svg, "<title>nap (70 count");
+	at = strstr(svg, "<title>nap (70 samples");
 	CHECK(at && sscanf(strstr(at, "fill=\"rgb("), "fill=\"rgb(%d,%d,%d)", &r, &g, &b) == 3);
 	CHECK(b > r);
-	at = strstr(svg, "<title>main (110 count");
+	at = strstr(svg, "<title>main (110 samples");
 	CHECK(at && sscanf(strstr(at, "fill=\"rgb("), "fill=\"rgb(%d,%d,%d)", &r, &g, &b) == 3);
 	CHECK(b > r);
-	at = strstr(svg, "<title>spin (40 count");
+	at = strstr(svg, "<title>spin (40 samples");
 	CHECK(at && sscanf(strstr(at, "fill=\"rgb("), "fill=\"rgb(%d,%d,%d)", &r, &g, &b) == 3);
 	CHECK(r > b);
 	free(svg);
@@ -441,7 +441,7 @@ static void test_pprof_labels(void)
 	CHECK_INT(bt_profile_add_labeled(p, a, 1, cpu1, 2, 4), 0);
 	CHECK_INT(bt_profile_add(p, a, 1, 2), 0);
 	svg = svg_of(p, &len);
-	CHECK(strstr(svg, "<title>main [/bin/x] (14 count") != NULL);
+	CHECK(strstr(svg, "<title>main [/bin/x] (14 samples") != NULL);
 	free(svg);
 	out = open_memstream(&gz, &glen);
 	CHECK_INT(bt_pprof_write(p, out), 0);
@@ -509,6 +509,7 @@ static void test_empty(void)
 	buf = svg_of(p, &len);
 	CHECK(strstr(buf, "</svg>") != NULL);
 	CHECK_INT(count(buf, "<g class=\"f "), 0);
+	CHECK(strstr(buf, ">No samples</text>") != NULL);
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
@@ -531,7 +532,7 @@ static void test_from_folded(void)
 	CHECK_INT(bt_flame_from_folded(i, o, NULL), 0);
 	fclose(o);
 	fclose(i);
-	CHECK(strstr(out, "<title>all (5 count, 100.00%)</title>") != NULL);
+	CHECK(strstr(out, "<title>all (5 samples, 100.00%)</title>") != NULL);
 	free(out);
 
 	out = NULL;
@@ -541,6 +542,158 @@ static void test_from_folded(void)
 	fclose(o);
 	fclose(i);
 	free(out);
+}
+
+/* The palette's colour of the frame with this title prefix. */
+static bool fill_of(const char *svg, const char *title, int *r, int *g, int *b)
+{
+	const char *at = strstr(svg, title);
+
+	return at && sscanf(strstr(at, "fill=\"rgb("), "fill=\"rgb(%d,%d,%d)", r, g, b) == 3;
+}
+
+/*
+ * User red and kernel orange never meet, whatever the name (the old user range, red to
+ * yellow, held the kernel's orange: libc's clock_nanosleep and entry_SYSCALL_64 looked
+ * alike); off-CPU, user blue and kernel violet; JIT green.
+ */
+static void test_palette(void)
+{
+	struct bt_profile *p =
+		bt_profile_new(&(struct bt_profile_opts){ .minwidth = -1, .folded_comm = true });
+	struct bt_profile *off = bt_profile_new(
+		&(struct bt_profile_opts){ .minwidth = -1, .folded_comm = true, .offcpu = true });
+	char line[128], title[64], *svg, *osvg;
+	int i, r, g, b, bad = 0;
+	size_t len;
+
+	for (i = 0; i < 200; i++) {
+		snprintf(line, sizeof(line), "c;u%d;k%d_[k];j%d_[j] 1", i, i, i);
+		CHECK_INT(bt_profile_add_folded(p, line), 0);
+		CHECK_INT(bt_profile_add_folded(off, line), 0);
+	}
+	svg = svg_of(p, &len);
+	osvg = svg_of(off, &len);
+	for (i = 0; i < 200; i++) {
+		snprintf(title, sizeof(title), "<title>u%d (", i);
+		bad += !(fill_of(svg, title, &r, &g, &b) && r >= 200 && g <= 60 && b <= 60);
+		bad += !(fill_of(osvg, title, &r, &g, &b) && b >= 205 && r <= 90 && g <= 160);
+		snprintf(title, sizeof(title), "<title>k%d (", i);
+		bad += !(fill_of(svg, title, &r, &g, &b) && r >= 225 && g >= 125 && g <= 180 &&
+			 b <= 25);
+		bad += !(fill_of(osvg, title, &r, &g, &b) && b >= 215 && r >= 145 && g <= 145);
+		snprintf(title, sizeof(title), "<title>j%d (", i);
+		bad += !(fill_of(svg, title, &r, &g, &b) && g >= 190 && r <= 110 && b <= 110);
+	}
+	CHECK_INT(bad, 0);
+	CHECK_INT(count(osvg, " cold\"><title>"), count(osvg, "<g class=\"f "));
+	CHECK_INT(count(svg, " cold\"><title>"), 0);
+	free(svg);
+	free(osvg);
+	bt_profile_free(p);
+	bt_profile_free(off);
+}
+
+/* Tooltips a person reads: thousands separators, "samples" for counts, one is singular. */
+static void test_numbers(void)
+{
+	struct bt_profile *p = bt_profile_new(&(struct bt_profile_opts){ .unit = "microseconds" });
+	struct bt_profile *c = bt_profile_new(NULL);
+	char *svg;
+	size_t len;
+
+	CHECK_INT(bt_profile_add_folded(p, "a;b 4942257"), 0);
+	CHECK_INT(bt_profile_add_folded(p, "a;c 1000000"), 0);
+	svg = svg_of(p, &len);
+	CHECK(strstr(svg, "<title>b (4,942,257 microseconds, 83.17%)</title>") != NULL);
+	CHECK(strstr(svg, "<title>all (5,942,257 microseconds, 100.00%)</title>") != NULL);
+	CHECK(strstr(svg, "a flame graph of 5,942,257 microseconds.") != NULL);
+	free(svg);
+	CHECK_INT(bt_profile_add_folded(c, "a;b 255"), 0);
+	CHECK_INT(bt_profile_add_folded(c, "a;c 1"), 0);
+	svg = svg_of(c, &len);
+	CHECK(strstr(svg, "<title>b (255 samples, 99.61%)</title>") != NULL);
+	CHECK(strstr(svg, "<title>c (1 sample, 0.39%)</title>") != NULL);
+	free(svg);
+	bt_profile_free(p);
+	bt_profile_free(c);
+}
+
+/*
+ * --minwidth: a frame narrower than 0.1 px is left out with everything above it, its time
+ * drawn as its parent's (the parent as wide as before); minwidth -1 draws every frame.
+ */
+static void test_minwidth(void)
+{
+	struct bt_profile *p =
+		bt_profile_new(&(struct bt_profile_opts){ .title = "T", .subtitle = "S & s" });
+	struct bt_profile *all = bt_profile_new(&(struct bt_profile_opts){ .minwidth = -1 });
+	char *svg;
+	size_t len;
+
+	/* 1180 px for 1,180,000: 1 px per 1000; tiny (50) is 0.05 px, small (200) 0.2 px */
+	CHECK_INT(bt_profile_add_folded(p, "a;big 1179750"), 0);
+	CHECK_INT(bt_profile_add_folded(p, "a;tiny;above 50"), 0);
+	CHECK_INT(bt_profile_add_folded(p, "a;small 200"), 0);
+	CHECK_INT(bt_profile_add_folded(all, "a;big 1179750"), 0);
+	CHECK_INT(bt_profile_add_folded(all, "a;tiny;above 50"), 0);
+	svg = svg_of(p, &len);
+	CHECK(strstr(svg, "<title>tiny (") == NULL);
+	CHECK(strstr(svg, "<title>above (") == NULL);
+	CHECK(strstr(svg, "<title>small (200 samples") != NULL);
+	CHECK(strstr(svg, "<title>a (1,180,000 samples, 100.00%)</title><rect x=\"10.0000\" "
+			  "y=\"") != NULL);
+	CHECK(strstr(svg, "width=\"1180.0000\"") != NULL);
+	CHECK(strstr(svg, "<!-- 1 frames narrower than 0.1 px are left out") != NULL);
+	CHECK(strstr(svg, "<text id=\"title\" x=\"600\" y=\"24\">T</text>") != NULL);
+	CHECK(strstr(svg, "<text id=\"subtitle\" x=\"600\" y=\"44\">S &amp; s</text>") != NULL);
+	/* the height is that of the frames drawn: all, a, big (3 rows), not above's 4 */
+	CHECK(strstr(svg, "height=\"154\"") != NULL);
+	free(svg);
+	svg = svg_of(all, &len);
+	CHECK(strstr(svg, "<title>tiny (50 samples") != NULL);
+	CHECK(strstr(svg, "<title>above (50 samples") != NULL);
+	free(svg);
+	bt_profile_free(p);
+	bt_profile_free(all);
+}
+
+/*
+ * Folded lines without "-" (-f without -d, offcputime -f 5's): the kernel's entry point
+ * starts the kernel frames; after offwaketime's "--" the waker's stack, leaf first, is kernel
+ * up to its entry point and user after it. With "-", the delimiter decides as before.
+ */
+static void test_folded_entry(void)
+{
+	struct bt_profile *p =
+		bt_profile_new(&(struct bt_profile_opts){ .minwidth = -1, .folded_comm = true });
+	char *svg;
+	size_t len;
+
+	CHECK_INT(bt_profile_add_folded(p, "sleeper;main;clock_nanosleep;"
+					   "entry_SYSCALL_64_after_hwframe;do_syscall_64;"
+					   "do_nanosleep;schedule 10"),
+		  0);
+	CHECK_INT(bt_profile_add_folded(p, "kw;ret_from_fork_asm;kthread;worker_thread 3"), 0);
+	CHECK_INT(bt_profile_add_folded(p, "d;dmain;-;__x64_sys_read;vfs_read 2"), 0);
+	CHECK_INT(bt_profile_add_folded(p, "w;wmain;wsleep;asm_exc_page_fault;handle_mm_fault;--;"
+					   "try_to_wake_up;__x64_sys_write;wwrite;wakermain 5"),
+		  0);
+	svg = svg_of(p, &len);
+	CHECK(strstr(svg, "<g class=\"f user\"><title>clock_nanosleep (") != NULL);
+	CHECK(strstr(svg, "<g class=\"f kernel\"><title>entry_SYSCALL_64_after_hwframe (") != NULL);
+	CHECK(strstr(svg, "<g class=\"f kernel\"><title>schedule (") != NULL);
+	CHECK(strstr(svg, "<g class=\"f kernel\"><title>ret_from_fork_asm (") != NULL);
+	CHECK(strstr(svg, "<g class=\"f kernel\"><title>worker_thread (") != NULL);
+	CHECK(strstr(svg, "<g class=\"f user\"><title>dmain (") != NULL);
+	CHECK(strstr(svg, "<g class=\"f kernel\"><title>vfs_read (") != NULL);
+	CHECK(strstr(svg, "<g class=\"f user\"><title>wsleep (") != NULL);
+	CHECK(strstr(svg, "<g class=\"f kernel\"><title>handle_mm_fault (") != NULL);
+	CHECK(strstr(svg, "<g class=\"f kernel\"><title>try_to_wake_up (") != NULL);
+	CHECK(strstr(svg, "<g class=\"f kernel\"><title>__x64_sys_write (") != NULL);
+	CHECK(strstr(svg, "<g class=\"f user\"><title>wwrite (") != NULL);
+	free(svg);
+	bt_profile_free(p);
 }
 
 int main(void)
@@ -556,5 +709,9 @@ int main(void)
 	BT_RUN(test_pprof_labels);
 	BT_RUN(test_empty);
 	BT_RUN(test_from_folded);
+	BT_RUN(test_palette);
+	BT_RUN(test_numbers);
+	BT_RUN(test_minwidth);
+	BT_RUN(test_folded_entry);
 	return bt_test_done();
 }

@@ -51,6 +51,35 @@ static void test_families_whole(void)
 	bt_prom_free(p);
 }
 
+/*
+ * More families than the first allocation holds (16), each with a sample, and the first family
+ * added to again after the growth: every sample is written. The families' open_memstream()
+ * buffers used to live in the array realloc() moved, and the 17th family lost the samples of
+ * the 16 before it (the exporter's /metrics with every collector and the process_* families).
+ */
+static void test_many_families(void)
+{
+	struct bt_prom *p = bt_prom_new(0);
+	char name[32], want[64], *text;
+	int i;
+
+	for (i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "bt_f%d", i);
+		CHECK_INT(bt_prom_family(p, name, BT_PROM_GAUGE, "F."), 0);
+		CHECK_INT(bt_prom_gauge(p, NULL, i), 0);
+	}
+	CHECK_INT(bt_prom_family(p, "bt_f0", BT_PROM_GAUGE, "F."), 0);
+	CHECK_INT(bt_prom_gauge(p, (const char *[]){ "k", "v", NULL }, 7), 0);
+	text = render(p, false);
+	for (i = 0; i < 40; i++) {
+		snprintf(want, sizeof(want), "\nbt_f%d %d\n", i, i);
+		CHECK(strstr(text, want) != NULL);
+	}
+	CHECK(strstr(text, "\nbt_f0{k=\"v\"} 7\n") != NULL);
+	free(text);
+	bt_prom_free(p);
+}
+
 /* Log2 slots (slot i: below 2^i units) as cumulative le buckets in base units. */
 static void test_log2_hist(void)
 {
@@ -123,6 +152,7 @@ static void test_bound(void)
 int main(void)
 {
 	BT_RUN(test_families_whole);
+	BT_RUN(test_many_families);
 	BT_RUN(test_log2_hist);
 	BT_RUN(test_escaping_and_checks);
 	BT_RUN(test_bound);

@@ -29,8 +29,16 @@ static void test_demangle(void)
 	check_demangle("_ZN55_$LT$std..path..PathBuf$u20$as$u20$core..fmt..Debug$GT$"
 		       "3fmt17h2b3c4d5e6f708192E",
 		       "<std::path::PathBuf as core::fmt::Debug>::fmt");
-	check_demangle("_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h0000000000000000E",
+	check_demangle("_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h9f8e7d6c5b4a3928E",
 		       "std::rt::lang_start::{{closure}}");
+#ifdef BT_HAVE_LIBIBERTY
+	/* Rust v0 (RFC 2603): std's lang_start_internal, the crate hashes left out */
+	check_demangle("_RNvNtCs1234_3std2rt19lang_start_internal", "std::rt::lang_start_internal");
+	check_demangle("_RNvMNtCs9ltgdHTiPiY_4core3fmtNtB2_9Formatter3pad",
+		       "<core::fmt::Formatter>::pad");
+#else
+	check_demangle("_RNvNtCs1234_3std2rt19lang_start_internal", NULL);
+#endif
 	check_demangle("main", NULL);
 	check_demangle("_Z", NULL);
 	check_demangle("_ZN999999E", NULL);
