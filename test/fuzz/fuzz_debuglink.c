@@ -3,8 +3,8 @@
  * libFuzzer target over the separate debug file lookup (symbolize/elf_debug.c): the
  * .gnu_debuglink name and CRC, the build-id note, and the paths they derive, under a root of
  * our own that holds the fixtures' debug file where fx_stripped's link names it. Whatever the
- * bytes, every path looked at and the one found stay under the root: no "..", no second "/"
- * from the link's name.
+ * bytes, every path found is one inside the root (absolute, resolved in it by bt_procfile) and
+ * names no "." or ".." component: the link's name cannot climb out of its directory.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -54,11 +54,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static void check_path(const char *p)
 {
-	size_t n = strlen(root);
+	size_t n;
 
 	if (!p)
 		return;
-	if (strncmp(p, root, n) || p[n] != '/' || strstr(p, "/../") || strstr(p, "/./"))
+	n = strlen(p);
+	if (p[0] != '/' || strstr(p, "/../") || strstr(p, "/./") ||
+	    (n >= 3 && !strcmp(p + n - 3, "/..")) || (n >= 2 && !strcmp(p + n - 2, "/.")))
 		abort();
 }
 
