@@ -14,6 +14,7 @@
 #include "bt_block_probes.h"
 #include "bt_cmd.h"
 #include "bt_disk.h"
+#include "bt_env.h"
 #include "bt_err.h"
 #include "bt_inflight.h"
 #include "bt_evrun.h"
@@ -236,15 +237,29 @@ static const struct bt_inflight_table inflight[] = {
 	{ NULL },
 };
 
+/* A request of the traced ones issued and not completed: its completion was not seen. */
+static bool issued_not_done(const void *value, void *ctx)
+{
+	const struct biosnoop_req *r = value;
+
+	(void)ctx;
+	/* no bio: the flush request, which the kernel reuses (left out as the stale check does) */
+	return r->issue_ts && r->bio && (!opts.cgroup || r->has_task);
+}
+
 static int end(void *ctx, int err)
 {
 	struct state *s = ctx;
-	unsigned long long unseen = bt_block_unseen(s->skel->obj, s->skel->bss->unseen);
+	struct biosnoop_bpf *skel = s->skel;
+	unsigned long long left;
 
-	if (unseen) /* docs/biosnoop.md, "Unseen completions" */
-		bt_warn("%llu requests ended unseen: the kernel ran no completion probe for them",
-			unseen);
-	bt_inflight_report(s->skel->obj, inflight);
+	/* docs/biosnoop.md, "Unseen completions": those found stale, and those left at the end */
+	left = bt_block_left(&skel->bss->draining, bpf_map__fd(skel->maps.reqs),
+			     sizeof(struct biosnoop_req), issued_not_done, NULL);
+	bt_block_warn_unseen(skel->obj, skel->bss->unseen + left);
+	bt_debug("%llu requests created while tracing completed without an issue seen",
+		 (unsigned long long)skel->bss->not_issued);
+	bt_inflight_report(skel->obj, inflight);
 	return err;
 }
 
@@ -275,6 +290,9 @@ static int run(const struct bt_cmd *cmd)
 	skel->rodata->want_pattern = opts.pattern;
 	skel->rodata->min_ns = opts.min_ms * 1000000ULL;
 	skel->rodata->require_task = opts.cgroup != NULL;
+	if (bt_env_value("BPFTOOLS_DROP_COMPLETIONS"))
+		skel->rodata->drop_completions =
+			strtoul(bt_env_value("BPFTOOLS_DROP_COMPLETIONS"), NULL, 10);
 	filters.cgroup = opts.cgroup;
 	s.skel = skel;
 	ev.map = skel->maps.events;

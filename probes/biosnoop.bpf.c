@@ -32,22 +32,17 @@ const volatile __u64 min_ns = 0;
 const volatile bool require_task = false; /* a process filter: only requests it let through */
 /* the exporter: requests and bytes added up per disk and operation, no events */
 const volatile bool aggregate = false;
-
-struct io_req {
-	__u64 queued_ts;
-	__u64 issue_ts;
-	struct bt_rq rq;
-	__u32 pid;
-	bool has_task;
-	char comm[16];
-};
+/* Tests (BPFTOOLS_DROP_COMPLETIONS): every Nth completion of an issued request is ignored, as
+ * the kernel sometimes runs no completion program, so that their count can be checked. */
+const volatile __u32 drop_completions = 0;
+__u64 completions = 0;
 
 /* Requests in flight: in-flight table 0 (cmd/biosnoop.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u64); /* the struct request's address */
-	__type(value, struct io_req);
+	__type(value, struct biosnoop_req);
 } reqs SEC(".maps");
 
 struct {
@@ -68,9 +63,9 @@ struct {
 	__type(value, struct biosnoop_io_total);
 } io_totals SEC(".maps");
 
-static __always_inline void add_total(struct io_req *r)
+static __always_inline void add_total(struct biosnoop_req *r)
 {
-	struct biosnoop_io_key k = { .dev = r->rq.dev, .op = r->rq.op };
+	struct biosnoop_io_key k = { .dev = r->dev, .op = r->op };
 	struct biosnoop_io_total zero = {}, *t;
 
 	t = bpf_map_lookup_elem(&io_totals, &k);
@@ -82,7 +77,7 @@ static __always_inline void add_total(struct io_req *r)
 	}
 	/* per CPU, but a completion interrupt can preempt one in process context */
 	__sync_fetch_and_add(&t->requests, 1);
-	__sync_fetch_and_add(&t->bytes, r->rq.len);
+	__sync_fetch_and_add(&t->bytes, r->len);
 }
 
 /*
@@ -91,11 +86,21 @@ static __always_inline void add_total(struct io_req *r)
  * Found when the address is taken by the next request, so the loss is reported, not silent.
  */
 __u64 unseen = 0;
+/*
+ * Set at exit (bt_block_left()): no new requests, so that what is still in flight can be told
+ * from what was lost. Request addresses go round the whole tag space (the allocator's hint moves
+ * on at each request), so a lost completion is often not met again before the end: it must be
+ * counted there, or its request would vanish without a word.
+ */
+bool draining = false;
+/* Created while tracing, completed without an issue seen (a merge, a flush's own request, or a
+ * skipped issue program): BPFTOOLS_DEBUG says how many. */
+__u64 not_issued = 0;
 
-static __always_inline struct io_req *req_get(__u64 key)
+static __always_inline struct biosnoop_req *req_get(__u64 key)
 {
-	struct io_req *r = bpf_map_lookup_elem(&reqs, &key);
-	struct io_req zero = {};
+	struct biosnoop_req *r = bpf_map_lookup_elem(&reqs, &key);
+	struct biosnoop_req zero = {};
 
 	if (r)
 		return r;
@@ -103,7 +108,7 @@ static __always_inline struct io_req *req_get(__u64 key)
 	return bpf_map_lookup_elem(&reqs, &key);
 }
 
-static __always_inline void take_task(struct io_req *r)
+static __always_inline void take_task(struct biosnoop_req *r)
 {
 	r->pid = bpf_get_current_pid_tgid() >> 32;
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
@@ -125,9 +130,9 @@ static __always_inline int bt_block_bio_merged(void *ctx)
 /* Creation: the submitter is running. */
 static __always_inline int bt_block_created(void *ctx, __u64 key)
 {
-	struct io_req *r;
+	struct biosnoop_req *r;
 
-	if (bt_filtered_out())
+	if (draining || bt_filtered_out())
 		return 0;
 	r = req_get(key);
 	if (!r)
@@ -142,7 +147,7 @@ static __always_inline int bt_block_created(void *ctx, __u64 key)
 }
 
 /* Without a creation probe: the submitter noted for the request's first bio, or current. */
-static __always_inline void task_later(struct io_req *r, __u64 bio)
+static __always_inline void task_later(struct biosnoop_req *r, __u64 bio)
 {
 	struct bt_bio_task t;
 
@@ -162,7 +167,11 @@ static __always_inline void task_later(struct io_req *r, __u64 bio)
 
 static __always_inline int bt_block_inserted(void *ctx, __u64 key, __u64 bio)
 {
-	struct io_req *r = req_get(key);
+	struct biosnoop_req *r;
+
+	if (draining)
+		return 0;
+	r = req_get(key);
 
 	if (!r)
 		return 0;
@@ -174,35 +183,46 @@ static __always_inline int bt_block_inserted(void *ctx, __u64 key, __u64 bio)
 
 static __always_inline int bt_block_issued(void *ctx, __u64 key, struct bt_rq *rq)
 {
-	struct io_req *r;
+	struct biosnoop_req *r;
 
 	if (filter_dev && rq->dev != filter_dev) {
 		bpf_map_delete_elem(&reqs, &key);
 		return 0;
 	}
-	r = req_get(key);
-	if (!r)
+	/* draining: nothing new, and an entry left behind stays for the count at exit */
+	r = draining ? bpf_map_lookup_elem(&reqs, &key) : req_get(key);
+	if (!r || (draining && r->issue_ts && r->bio != rq->bio))
 		return 0;
 	/* Issued again: a requeue keeps its first bio; another bio is another request (no
 	 * creation probe) whose predecessor here completed unseen. */
-	if (r->issue_ts && r->rq.bio != rq->bio)
+	if (r->issue_ts && r->bio != rq->bio)
 		__sync_fetch_and_add(&unseen, 1);
 	task_later(r, rq->bio);
 	r->issue_ts = bpf_ktime_get_ns();
-	r->rq = *rq;
+	r->bio = rq->bio;
+	r->sector = rq->sector;
+	r->dev = rq->dev;
+	r->len = rq->len;
+	r->op = rq->op;
+	r->flags = rq->flags;
 	return 0;
 }
 
 static __always_inline int bt_block_completed(void *ctx, __u64 key)
 {
 	struct biosnoop_event ev = {};
-	struct io_req *r = bpf_map_lookup_elem(&reqs, &key);
+	struct biosnoop_req *r = bpf_map_lookup_elem(&reqs, &key);
 	__u64 now = bpf_ktime_get_ns();
 
 	if (!r)
 		return 0;
-	if (!r->issue_ts)
-		goto done; /* completed without being issued while we traced (a merge, a requeue) */
+	if (drop_completions && r->issue_ts && r->bio &&
+	    __sync_fetch_and_add(&completions, 1) % drop_completions == drop_completions - 1)
+		return 0;   /* as if the program had not run: the entry stays */
+	if (!r->issue_ts) { /* completed without being issued while we traced (a merge, a requeue) */
+		__sync_fetch_and_add(&not_issued, 1);
+		goto done;
+	}
 	/* A process filter (-c, ...) keeps only requests whose submitter passed it. */
 	if (require_task && !r->has_task)
 		goto done;
@@ -216,11 +236,11 @@ static __always_inline int bt_block_completed(void *ctx, __u64 key)
 	ev.ts = now;
 	ev.qdelta = r->queued_ts && r->queued_ts <= r->issue_ts ? r->issue_ts - r->queued_ts
 								: BIOSNOOP_NO_QUEUE;
-	ev.sector = r->rq.sector;
-	ev.len = r->rq.len;
-	ev.dev = r->rq.dev;
-	ev.op = r->rq.op;
-	ev.flags = r->rq.flags;
+	ev.sector = r->sector;
+	ev.len = r->len;
+	ev.dev = r->dev;
+	ev.op = r->op;
+	ev.flags = r->flags;
 	if (r->has_task) {
 		ev.pid = r->pid;
 		__builtin_memcpy(ev.comm, r->comm, sizeof(ev.comm));

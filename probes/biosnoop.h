@@ -25,6 +25,24 @@ struct biosnoop_event {
 	char comm[16]; /* "?" when not seen */
 };
 
+/*
+ * A request in flight (the probes' map reqs), from its creation or issue to its completion;
+ * read at exit too, where an entry issued and never completed is a completion not seen.
+ */
+struct biosnoop_req {
+	__u64 queued_ts;
+	__u64 issue_ts; /* 0: not issued while traced */
+	__u64 bio;	/* the first bio at issue; 0 for the flush request the kernel reuses */
+	__u64 sector;
+	__u32 dev;
+	__u32 len;
+	__u32 op;
+	__u32 flags;
+	__u32 pid;
+	__u32 has_task; /* pid and comm are the submitter's */
+	char comm[16];
+};
+
 /* The exporter's totals (aggregate): per disk and operation, no events. */
 struct biosnoop_io_key {
 	__u32 dev;

@@ -41,10 +41,31 @@ struct {
 	__type(value, __u64);
 } bt_events_lost SEC(".maps");
 
+/*
+ * Events written, per CPU and slot as bt_events_lost: at the end, everything written was read
+ * (lib/bpf/bt_events.c checks it), or the run says how many were not.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BT_EVENTS_LOST_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} bt_events_sent SEC(".maps");
+
+/*
+ * Set by the reader when the run ends (bt_events__close()): nothing is written after it, so
+ * that the last read of the buffer finds every event there will be. An event after the end is
+ * outside the trace, neither printed nor lost.
+ */
+bool bt_events_closed = false;
+
 static __always_inline void bt_event_output_to(void *ctx, void *map, __u32 lost_slot, void *data,
 					       __u64 size)
 {
-	__u64 *lost;
+	__u64 *lost, *sent;
+
+	if (bt_events_closed)
+		return;
 
 	if (bt_use_ringbuf) {
 		__u64 flags = 0;
@@ -63,14 +84,19 @@ static __always_inline void bt_event_output_to(void *ctx, void *map, __u32 lost_
 					: BPF_RB_NO_WAKEUP;
 		}
 		if (!bpf_ringbuf_output(map, data, size, flags))
-			return;
+			goto sent;
 	} else {
 		if (!bpf_perf_event_output(ctx, map, BPF_F_CURRENT_CPU, data, size))
-			return;
+			goto sent;
 	}
 	lost = bpf_map_lookup_elem(&bt_events_lost, &lost_slot);
 	if (lost)
 		__sync_fetch_and_add(lost, 1); /* preemptible programs share a CPU's slot */
+	return;
+sent:
+	sent = bpf_map_lookup_elem(&bt_events_sent, &lost_slot);
+	if (sent)
+		__sync_fetch_and_add(sent, 1);
 }
 
 static __always_inline void bt_event_output(void *ctx, void *map, void *data, __u64 size)

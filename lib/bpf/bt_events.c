@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -20,8 +21,11 @@ struct bt_events {
 	bt_event_fn fn;
 	void *ctx;
 	int lost_fd;
+	int sent_fd; /* the probes' bt_events_sent, -1: none */
 	unsigned int lost_slot;
 	unsigned long long perf_lost;
+	unsigned long long read; /* events handed to fn */
+	bool *closed;		 /* the probes' bt_events_closed, NULL: none */
 	bool batched;
 };
 
@@ -76,6 +80,7 @@ static int on_ring(void *ctx, void *data, size_t size)
 {
 	struct bt_events *ev = ctx;
 
+	ev->read++;
 	return ev->fn(ev->ctx, data, size);
 }
 
@@ -83,6 +88,7 @@ static void on_perf(void *ctx, int cpu, void *data, __u32 size)
 {
 	struct bt_events *ev = ctx;
 
+	ev->read++;
 	ev->fn(ev->ctx, data, size);
 }
 
@@ -105,6 +111,7 @@ static int events_new(int map_fd, bool ringbuf, int lost_fd, bool batched, bt_ev
 	ev->fn = fn;
 	ev->ctx = ctx;
 	ev->lost_fd = lost_fd;
+	ev->sent_fd = -1;
 	ev->batched = ringbuf && batched;
 	if (ringbuf)
 		ev->rb = ring_buffer__new(map_fd, on_ring, ev, NULL);
@@ -123,11 +130,18 @@ int bt_events__new(struct bpf_object *obj, struct bpf_map *map, bt_event_fn fn, 
 		   struct bt_events **out)
 {
 	struct bpf_map *lost = bpf_object__find_map_by_name(obj, "bt_events_lost");
+	struct bpf_map *sent = bpf_object__find_map_by_name(obj, "bt_events_sent");
 	__u64 bytes = 0;
+	int err;
 
 	bt_rodata_get(obj, "bt_events_wakeup_bytes", &bytes, sizeof(bytes));
-	return events_new(bpf_map__fd(map), bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF,
-			  lost ? bpf_map__fd(lost) : -1, bytes != 0, fn, ctx, out);
+	err = events_new(bpf_map__fd(map), bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF,
+			 lost ? bpf_map__fd(lost) : -1, bytes != 0, fn, ctx, out);
+	if (err)
+		return err;
+	(*out)->sent_fd = sent ? bpf_map__fd(sent) : -1;
+	(*out)->closed = bt_bss_var(obj, "bt_events_closed", sizeof(bool));
+	return 0;
 }
 
 int bt_events__new_fd(int map_fd, bool batched, bt_event_fn fn, void *ctx, struct bt_events **out)
@@ -191,4 +205,34 @@ void bt_events__report_lost(const struct bt_events *ev)
 
 	if (lost)
 		bt_warn("%llu events lost", lost);
+}
+
+/*
+ * A program that read bt_events_closed just before it was set may still be writing its event:
+ * programs run for microseconds, a preempted one (a preemptible kernel) for a time slice.
+ */
+#define CLOSE_WAIT_MS 20
+
+bool bt_events__close(struct bt_events *ev)
+{
+	const struct timespec wait = { 0, CLOSE_WAIT_MS * 1000000L };
+
+	if (!ev || !ev->closed)
+		return false;
+	if (*(volatile bool *)ev->closed)
+		return true;
+	*(volatile bool *)ev->closed = true;
+	nanosleep(&wait, NULL);
+	return true;
+}
+
+unsigned long long bt_events__unread(const struct bt_events *ev)
+{
+	uint64_t sent = 0;
+
+	if (!ev || ev->sent_fd < 0 || bt_percpu_sum(ev->sent_fd, ev->lost_slot, &sent, 1))
+		return 0;
+	bt_debug("events: %llu written, %llu read, %llu lost", (unsigned long long)sent, ev->read,
+		 bt_events__lost(ev));
+	return sent > ev->read ? sent - ev->read : 0;
 }

@@ -55,6 +55,17 @@ unsigned long long bt_events__lost(const struct bt_events *ev);
  */
 unsigned long long bt_events_lost_count(int lost_fd, unsigned int slot,
 					unsigned long long perf_lost);
+/*
+ * The end of a run: the probes write no more events (their bt_events_closed), so that one more
+ * read finds every event written. False when the probes have no such switch.
+ */
+bool bt_events__close(struct bt_events *ev);
+/*
+ * After that last read: events the probes wrote that were never handed to fn (0 where the
+ * probes do not count them). Anything but 0 is a fault of the reader: an event seen and
+ * neither printed nor counted as lost.
+ */
+unsigned long long bt_events__unread(const struct bt_events *ev);
 /* Print "N events lost" on stderr when there were any. */
 void bt_events__report_lost(const struct bt_events *ev);
 /* Whether this run uses a ring buffer (else a perf buffer). */

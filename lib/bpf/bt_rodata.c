@@ -10,8 +10,10 @@
 
 #include "bt_rodata.h"
 
-static struct bpf_map *rodata_map(struct bpf_object *obj)
+/* The internal map of section sec (".rodata", ".bss"): libbpf names it "<object>.rodata" */
+static struct bpf_map *section_map(struct bpf_object *obj, const char *sec)
 {
+	size_t len = strlen(sec);
 	struct bpf_map *map;
 
 	bpf_object__for_each_map(map, obj)
@@ -19,17 +21,21 @@ static struct bpf_map *rodata_map(struct bpf_object *obj)
 		const char *name = bpf_map__name(map);
 		size_t n = strlen(name);
 
-		if (n >= 7 && !strcmp(name + n - 7, ".rodata"))
+		if (n >= len && !strcmp(name + n - len, sec))
 			return map;
 	}
 	return NULL;
 }
 
-/* The bytes of the .rodata variable var in its image (before load: what the skeleton writes). */
-static char *rodata_var(struct bpf_object *obj, const char *var, size_t size, int *err)
+/*
+ * The bytes of the variable var of section sec in its image: before load what the skeleton
+ * writes; after load, for a writable section, the map's memory the programs read.
+ */
+static char *section_var(struct bpf_object *obj, const char *secname, const char *var, size_t size,
+			 int *err)
 {
 	struct btf *btf = bpf_object__btf(obj);
-	struct bpf_map *map = rodata_map(obj);
+	struct bpf_map *map = section_map(obj, secname);
 	const struct btf_var_secinfo *vs;
 	const struct btf_type *sec;
 	size_t data_sz;
@@ -39,7 +45,7 @@ static char *rodata_var(struct bpf_object *obj, const char *var, size_t size, in
 	*err = -ENOENT;
 	if (!btf || !map)
 		return NULL;
-	id = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
+	id = btf__find_by_name_kind(btf, secname, BTF_KIND_DATASEC);
 	if (id <= 0)
 		return NULL;
 	sec = btf__type_by_id(btf, id);
@@ -66,7 +72,7 @@ static char *rodata_var(struct bpf_object *obj, const char *var, size_t size, in
 int bt_rodata_set(struct bpf_object *obj, const char *var, const void *val, size_t size)
 {
 	int err;
-	char *p = rodata_var(obj, var, size, &err);
+	char *p = section_var(obj, ".rodata", var, size, &err);
 
 	if (p)
 		memcpy(p, val, size);
@@ -76,9 +82,16 @@ int bt_rodata_set(struct bpf_object *obj, const char *var, const void *val, size
 int bt_rodata_get(struct bpf_object *obj, const char *var, void *val, size_t size)
 {
 	int err;
-	char *p = rodata_var(obj, var, size, &err);
+	char *p = section_var(obj, ".rodata", var, size, &err);
 
 	if (p)
 		memcpy(val, p, size);
 	return err;
+}
+
+void *bt_bss_var(struct bpf_object *obj, const char *var, size_t size)
+{
+	int err;
+
+	return section_var(obj, ".bss", var, size, &err);
 }

@@ -243,21 +243,25 @@ int bt_prom_gauge(struct bt_prom *p, const char *const *labels, double value)
 int bt_prom_log2_hist(struct bt_prom *p, const char *const *labels, const uint64_t *slots,
 		      size_t nslots, double unit, double sum)
 {
-	size_t i, last = 0;
+	size_t i;
 	uint64_t count = 0;
 	int err = take_series(p, BT_PROM_HISTOGRAM, labels);
 
 	if (err)
 		return err;
-	for (i = 0; i < nslots; i++)
-		if (slots[i])
-			last = i;
-	/* slot 0 is never filled by the BPF side; were it, it is below 2^1 units too */
-	for (i = 0; i < nslots && i <= last; i++) {
+	/*
+	 * The same bounds for every series of the family, however each is filled: a sum by le
+	 * across series (histogram_quantile(sum by (le) ...)) must be a histogram. Up to the
+	 * first power of two at or above BT_PROM_LOG2_TOP; what is beyond is in +Inf only (the
+	 * probes' last slot also holds everything past it, no bound of its own).
+	 * Slot 0 is never filled by the BPF side; were it, it is below 2^1 units too.
+	 */
+	for (i = 0; i < nslots; i++) {
+		double le = ldexp(unit, (int)i);
+
 		count += slots[i];
-		if (i >= 1)
-			put_sample(p->cur->f, p->cur->name, "_bucket", labels, ldexp(unit, (int)i),
-				   (double)count);
+		if (i >= 1 && i + 1 < nslots && ldexp(unit, (int)i - 1) < BT_PROM_LOG2_TOP)
+			put_sample(p->cur->f, p->cur->name, "_bucket", labels, le, (double)count);
 	}
 	put_sample(p->cur->f, p->cur->name, "_bucket", labels, INFINITY, (double)count);
 	put_sample(p->cur->f, p->cur->name, "_sum", labels, -1, sum);

@@ -58,9 +58,12 @@ int bt_prom_gauge(struct bt_prom *p, const char *const *labels, double value);
  * One histogram of the current histogram family from log2 slots (lib/output/bt_hist.h: slot
  * i >= 1 holds [2^(i-1), 2^i - 1] units, slot 1 also 0; the BPF side truncates to units), so
  * everything in slots 0..i is below 2^i units: bucket le="2^i * unit" (unit: the slot unit in
- * base units, 1e-6 for microseconds as seconds), from the first slot to the last non-empty
- * one, then "+Inf", "_sum" (given, in base units) and "_count". Returns as bt_prom_counter().
+ * base units, 1e-6 for microseconds as seconds) for every i from 1 to the first at or above
+ * BT_PROM_LOG2_TOP base units, whether filled or not, so that every series of a family has the
+ * same bounds; then "+Inf", "_sum" (given, in base units) and "_count". Returns as
+ * bt_prom_counter().
  */
+#define BT_PROM_LOG2_TOP 32.0 /* seconds, for latencies */
 int bt_prom_log2_hist(struct bt_prom *p, const char *const *labels, const uint64_t *slots,
 		      size_t nslots, double unit, double sum);
 

@@ -207,6 +207,30 @@ int bt_evrun__open_fd(struct bt_evrun *r, int map_fd, bool batched)
 	return open_loop(r, ev);
 }
 
+/*
+ * After the loop's own drain: close the probes' output and read once more, so that an event
+ * written between that drain and the programs' detach is printed too; then every event the
+ * probes wrote has been read, which is checked. Not after a closed stdout or a second Ctrl-C.
+ */
+static int last_read(struct bt_evrun *r)
+{
+	unsigned long long unread;
+	int err;
+
+	if (bt_output_closed() || r->failed || !bt_events__close(r->events))
+		return 0;
+	err = bt_evrun__consume(r);
+	bt_output_closed(); /* flush */
+	if (err == BT_EVLOOP_STOP)
+		err = 0;
+	if (err || r->failed)
+		return err == -EPIPE ? 0 : err;
+	unread = bt_events__unread(r->events);
+	if (unread)
+		bt_warn("%llu events written by the probes were never read", unread);
+	return 0;
+}
+
 int bt_evrun__run(struct bt_evrun *r)
 {
 	int err;
@@ -229,6 +253,8 @@ int bt_evrun__run(struct bt_evrun *r)
 			return err;
 	}
 	err = bt_evloop__run(r->loop);
+	if (!err)
+		err = last_read(r);
 	if (err)
 		bt_err("cannot read events: %s", strerror(-err));
 	if (!ferror(stdout)) /* after `| head`, events left unread are nobody's loss */

@@ -142,11 +142,13 @@ run_case() {
 		"$W/tlb_shootdown" 2000 -1 >/dev/null 2>&1 &
 		wl=$!
 		jstart smpcalls
+		tlb0=$(awk '$1 == "TLB:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i } END { print n + 0 }' /proc/interrupts)
 		kill -USR1 $wl
 		wait $wl || fail "tlb_shootdown exited $?"
+		tlb1=$(awk '$1 == "TLB:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i } END { print n + 0 }' /proc/interrupts)
 		jstop INT
 		expect_rc 0 "smpcalls --json"
-		check smpcalls min=1
+		check smpcalls min=1 tlb=$((tlb1 - tlb0))
 		;;
 	softirqs)
 		jstart softirqs 1 1

@@ -246,6 +246,30 @@ took=$(($(date +%s) - start))
 [ $took -ge 2 ] && [ $took -le 6 ] || fail "-d 2 took $took s"
 ok "-d 2: ended after $took s"
 
+# Stopped in the middle of a flood of opens: the last read comes after the probes stop writing,
+# so every event written was read (printed) or counted lost, none left behind in the buffer.
+# On both buffers: a perf buffer's events are counted the same way.
+for rb in "" 1; do
+	sh -c 'while :; do : </dev/null; done' &
+	opener=$!
+	BPFTOOLS_DEBUG=1 BPFTOOLS_NO_RINGBUF=$rb "$BPFTOOLS" opensnoop -p $opener >"$OUT" 2>"$ERR" &
+	TPID=$!
+	sleep 2
+	kill -INT $TPID
+	RC=0
+	wait $TPID || RC=$?
+	kill $opener
+	wait $opener 2>/dev/null
+	expect_rc 0 "opensnoop -p (a flood of opens${rb:+, perf buffer})"
+	counts=$(sed -n 's/.*debug: events: \([0-9]*\) written, \([0-9]*\) read, \([0-9]*\) lost$/\1 \2 \3/p' "$ERR")
+	set -- $counts
+	[ $# = 3 ] && [ "$1" -gt 1000 ] && [ "$1" = "$2" ] && ! grep -q "never read" "$ERR" ||
+		fail "a flood stopped${rb:+ (perf buffer)}: events written, read, lost: ${counts:-none said}; $(grep -v debug "$ERR" | head -3)"
+	rows=$(grep -c "^$opener  *sh " "$OUT")
+	[ "$rows" = "$2" ] || fail "a flood stopped: $rows rows, $2 events read"
+	ok "a flood stopped${rb:+ (perf buffer)}: all $1 events written were read and printed ($3 lost)"
+done
+
 # The perf buffer (kernels without ring buffers) gives the same rows.
 BPFTOOLS_NO_RINGBUF=1 snoop -p @B
 expect_rc 0 "opensnoop (perf buffer)"

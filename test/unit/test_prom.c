@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bt_prom.h"
 #include "harness.h"
@@ -81,6 +82,35 @@ static void test_many_families(void)
 }
 
 /* Log2 slots (slot i: below 2^i units) as cumulative le buckets in base units. */
+/*
+ * Every series of a family has the same bounds, filled or not: an empty series and one with
+ * a single latency both run from 2 us to the first bound at or above 32 s (2^25 us), then +Inf.
+ */
+static void test_log2_hist_layout(void)
+{
+	uint64_t empty[65] = { 0 }, one[65] = { 0 };
+	struct bt_prom *p = bt_prom_new(0);
+	char *text, *a, *b;
+	size_t n = 0;
+
+	one[3] = 1;
+	one[64] = 4; /* the catch-all slot: past every bound, in +Inf only */
+	CHECK_INT(bt_prom_family(p, "bt_l_seconds", BT_PROM_HISTOGRAM, ""), 0);
+	CHECK_INT(bt_prom_log2_hist(p, (const char *[]){ "op", "a", NULL }, empty, 65, 1e-6, 0), 0);
+	CHECK_INT(bt_prom_log2_hist(p, (const char *[]){ "op", "b", NULL }, one, 65, 1e-6, 1), 0);
+	text = render(p, false);
+	for (a = text; (a = strstr(a, "op=\"a\",le=")); a++)
+		n++;
+	CHECK_INT((int)n, 26); /* 2^1 .. 2^25 us, +Inf */
+	a = strstr(text, "bt_l_seconds_bucket{op=\"a\",le=\"33.554432\"} 0\n");
+	b = strstr(text, "bt_l_seconds_bucket{op=\"b\",le=\"33.554432\"} 1\n");
+	CHECK(a && b);
+	CHECK(strstr(text, "bt_l_seconds_bucket{op=\"b\",le=\"+Inf\"} 5\n") != NULL);
+	CHECK(strstr(text, "le=\"67.108864\"") == NULL);
+	free(text);
+	bt_prom_free(p);
+}
+
 static void test_log2_hist(void)
 {
 	/* usecs: slot 1 [0,1], slot 2 [2,3], slot 3 [4,7]; slot 4 empty, slot 5 [16,31] */
@@ -100,6 +130,7 @@ static void test_log2_hist(void)
 			"bt_lat_seconds_bucket{disk=\"loop0\",le=\"8e-06\"} 7\n"
 			"bt_lat_seconds_bucket{disk=\"loop0\",le=\"1.6e-05\"} 7\n"
 			"bt_lat_seconds_bucket{disk=\"loop0\",le=\"3.2e-05\"} 8\n"
+			"bt_lat_seconds_bucket{disk=\"loop0\",le=\"6.4e-05\"} 8\n"
 			"bt_lat_seconds_bucket{disk=\"loop0\",le=\"+Inf\"} 8\n"
 			"bt_lat_seconds_sum{disk=\"loop0\"} 4.5e-05\n"
 			"bt_lat_seconds_count{disk=\"loop0\"} 8\n");
@@ -154,6 +185,7 @@ int main(void)
 	BT_RUN(test_families_whole);
 	BT_RUN(test_many_families);
 	BT_RUN(test_log2_hist);
+	BT_RUN(test_log2_hist_layout);
 	BT_RUN(test_escaping_and_checks);
 	BT_RUN(test_bound);
 	return bt_test_done();

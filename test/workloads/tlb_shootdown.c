@@ -4,9 +4,11 @@
  * memory, so its CPU holds the process's address space), while the main thread on CPU 0
  * maps, touches and unmaps a page N times. Each munmap must flush CPU 1's TLB too, through an
  * SMP cross call (flush_tlb_func) from CPU 0 to CPU 1.
- * arm64 flushes other CPUs' TLBs by broadcast TLBI instructions, no cross call: there each
- * round also asks for an expedited memory barrier (membarrier(2)), which the kernel makes with
- * a cross call (ipi_mb) to every other CPU running a thread of the process, i.e. CPU 1.
+ * Not every host makes those: arm64 flushes other CPUs' TLBs by broadcast TLBI instructions,
+ * and a VM with paravirtual TLB flushes (or lazy TLB) may make none at all ("TLB: 0 0" since
+ * boot). So each round also asks for an expedited memory barrier (membarrier(2)), which every
+ * kernel makes with a cross call (ipi_mb) to every other CPU running a thread of the process,
+ * i.e. CPU 1 while the spinner runs there: a cross call per round on any host.
  * Usage: tlb_shootdown N [DELAY_MS [NAME]]   (DELAY_MS -1: wait for SIGUSR1 before starting;
  * NAME: the process's comm, so that tests can tell two of them apart)
  */
@@ -18,11 +20,9 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#if defined(__aarch64__)
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#endif
 
 #include "wl_start.h"
 
@@ -68,12 +68,10 @@ int main(int argc, char **argv)
 		return 1;
 	while (!atomic_load(&spinning))
 		sched_yield();
-#if defined(__aarch64__)
 	if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0)) {
 		perror("tlb_shootdown: membarrier");
 		return 1;
 	}
-#endif
 	for (i = 0; i < n; i++) {
 		char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 			       0);
@@ -84,9 +82,7 @@ int main(int argc, char **argv)
 		}
 		p[0] = 1; /* in the TLB now, and CPU 1 may hold the mm: the unmap flushes both */
 		munmap(p, 4096);
-#if defined(__aarch64__)
 		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-#endif
 	}
 	atomic_store(&done, 1);
 	pthread_join(t, NULL);
