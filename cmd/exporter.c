@@ -368,6 +368,24 @@ static int index_page(struct bt_http_req *req, struct bt_http_resp *resp, void *
 	return 0;
 }
 
+/*
+ * How long past its N seconds a profile may take (attaching, then symbolizing every stack)
+ * before its request is answered 503: a 3 s profile took 9 s on a 2-CPU machine at load 15.
+ */
+#define PPROF_GRACE_S 20
+
+struct pprof_call {
+	int (*hook)(unsigned int seconds, FILE *out);
+	unsigned int seconds;
+};
+
+static int pprof_run(void *arg, FILE *out)
+{
+	const struct pprof_call *call = arg;
+
+	return call->hook(call->seconds, out);
+}
+
 /* /debug/pprof/profile and /debug/pprof/offcpu: a command's one-shot profile, as Go serves it. */
 static int pprof_page(struct bt_http_req *req, struct bt_http_resp *resp, void *ctx)
 {
@@ -375,6 +393,7 @@ static int pprof_page(struct bt_http_req *req, struct bt_http_resp *resp, void *
 	const struct bt_cmd *c = bt_cmd_find(r->cmd);
 	const char *arg = bt_http_req_arg(req, "seconds");
 	unsigned long seconds = 30; /* Go's net/http/pprof default */
+	struct pprof_call call;
 	char *end;
 	int err;
 
@@ -409,8 +428,37 @@ static int pprof_page(struct bt_http_req *req, struct bt_http_resp *resp, void *
 		fputs("a profile is running; one at a time\n", resp->out);
 		return 0;
 	}
-	err = c->pprof(seconds, resp->out);
+	/*
+	 * On a thread of its own, with a deadline: the hook reads files that traced processes
+	 * control, and one that blocks it (a FIFO where a perf map should be) must not hold this
+	 * request, the next profile or a SIGTERM past it.
+	 */
+	call = (struct pprof_call){ c->pprof, (unsigned int)seconds };
+	err = bt_http_call(req, pprof_run, &call, sizeof(call), (seconds + PPROF_GRACE_S) * 1000,
+			   resp->out);
 	atomic_flag_clear(&r->x->profiling);
+	if (err == -ETIMEDOUT || err == -ECANCELED || err == -EBUSY) {
+		resp->status = 503;
+		resp->type = NULL;
+		resp->header[0][0] = NULL;
+		if (err == -ETIMEDOUT)
+			fprintf(resp->out,
+				"the profile did not end within %lu s (%lu + %d): something it "
+				"read blocked it, or the machine is too busy; left to end on its "
+				"own\n",
+				seconds + PPROF_GRACE_S, seconds, PPROF_GRACE_S);
+		else if (err == -ECANCELED)
+			fputs("the exporter is stopping\n", resp->out);
+		else
+			fprintf(resp->out,
+				"%d profiles are still running past their deadline; none started "
+				"until one ends (or the exporter restarts)\n",
+				BT_HTTP_MAX_STUCK);
+		if (err == -ETIMEDOUT)
+			bt_warn("%s: no end within %lu s; answered 503 and left running",
+				bt_http_req_path(req), seconds + PPROF_GRACE_S);
+		return 0;
+	}
 	return err;
 }
 

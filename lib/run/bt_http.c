@@ -2,13 +2,17 @@
 #include <arpa/inet.h>
 #include <crypt.h>
 #include <errno.h>
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
 #include <limits.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,7 +22,13 @@
 #include "bt_input.h"
 
 #define MAX_ROUTES 16
-#define RATE_SLOTS 256 /* client addresses remembered; the least recent goes first */
+/* token buckets; an address's is picked by a keyed hash, and shared by colliding addresses */
+#define RATE_SLOTS 1024
+#define AUTH_CACHE 16		    /* right passwords remembered (as keyed digests) */
+#define AUTH_TTL_MS (5 * 60 * 1000) /* ... while used at least this often */
+#define AUTH_BURST_MS 500	    /* bcrypt CPU time that may be spent at once */
+#define AUTH_WAIT_MS 1000	    /* for the one bcrypt running; then 503 */
+#define CALL_SLICE_MS 100	    /* how soon bt_http_call() sees the server stop */
 
 struct route {
 	const char *path;
@@ -27,10 +37,32 @@ struct route {
 };
 
 struct bucket {
-	unsigned char addr[16]; /* IPv6, or IPv4 as ::ffff:a.b.c.d */
 	double tokens;
-	long long last_ms;
-	bool used;
+	long long last_ms; /* 0: never used */
+};
+
+/*
+ * A connection, from libmicrohttpd's "started" notification to its "closed" one (whose
+ * socket is closed only after that: a shutdown() under the lock never meets a reused fd).
+ */
+enum conn_state {
+	C_FREE,
+	C_READING, /* a request line and headers (or a TLS handshake) due by since + header */
+	C_BUSY,	   /* its handler runs: no deadline here */
+	C_SENDING, /* an answer queued, due by since + send */
+	C_CLOSING, /* shut down by a deadline or for a newer connection; not counted */
+};
+
+struct conn {
+	enum conn_state state;
+	int fd;
+	unsigned char prefix[16]; /* IPv4 as ::ffff:a.b.c.d; IPv6 cut to its /64 */
+	long long since_ms;
+};
+
+struct auth_entry {
+	unsigned char digest[32]; /* HMAC-SHA256 of "user\0password" under auth_key */
+	long long used_ms;	  /* 0: free */
 };
 
 struct bt_http {
@@ -43,11 +75,25 @@ struct bt_http {
 	size_t nroutes;
 	struct bt_web_config web;
 	char *cert, *key;     /* the PEM files' contents */
-	pthread_mutex_t lock; /* the buckets */
+	pthread_mutex_t lock; /* conns, buckets, the bcrypt budget, the cache */
+	pthread_cond_t wake;  /* the reaper's: a deadline changed, or stop */
+	pthread_t reaper;
+	bool reaper_on;
+	atomic_bool stopping;
+	struct conn *conns; /* max_conns live, as many closing */
+	size_t nconns;
 	struct bucket buckets[RATE_SLOTS];
+	uint64_t hash_key[2];
+	unsigned char auth_key[32];
+	char dummy[64]; /* a bcrypt setting of the users' highest cost, for unknown names */
+	pthread_mutex_t auth_work; /* one bcrypt at a time */
+	double auth_tokens;	   /* bcrypt CPU milliseconds that may still be spent */
+	long long auth_last_ms;
+	struct auth_entry cache[AUTH_CACHE];
 };
 
 struct bt_http_req {
+	struct bt_http *h;
 	struct MHD_Connection *conn;
 	const char *path;
 	bool head;
@@ -391,54 +437,240 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-static void addr_key(const struct sockaddr *sa, unsigned char key[16])
+static struct timespec abs_ms(long long ms)
 {
+	return (struct timespec){ .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000 };
+}
+
+/*
+ * What the per-address bounds key on: an IPv4 address (as ::ffff:a.b.c.d, as a dual-stack
+ * socket reports it too), or an IPv6 address's /64, which one host commonly holds whole.
+ */
+static void addr_prefix(const struct sockaddr *sa, unsigned char key[16])
+{
+	static const unsigned char mapped[12] = { [10] = 0xff, [11] = 0xff };
+
 	memset(key, 0, 16);
 	if (sa && sa->sa_family == AF_INET6) {
 		memcpy(key, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+		if (memcmp(key, mapped, 12))
+			memset(key + 8, 0, 8);
 	} else if (sa && sa->sa_family == AF_INET) {
-		key[10] = key[11] = 0xff;
+		memcpy(key, mapped, 12);
 		memcpy(key + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
 	}
 }
 
-/* A token bucket per client address: rate a second, up to burst at once. */
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/*
+ * A token bucket per client address: rate a second, up to burst at once. The table has a
+ * fixed size and forgets no one: an address's bucket is picked by a hash under a key of this
+ * process (a client cannot aim at another's), so a client rotating its address spreads its
+ * requests over the buckets but never gets a full one back by pushing its own out.
+ */
 static bool rate_ok(struct bt_http *h, const struct sockaddr *sa)
 {
-	struct bucket *b = NULL, *oldest = NULL;
 	unsigned char key[16];
+	uint64_t a, b;
+	struct bucket *bk;
 	long long now = now_ms();
 	bool ok;
-	size_t i;
 
-	addr_key(sa, key);
+	addr_prefix(sa, key);
+	memcpy(&a, key, 8);
+	memcpy(&b, key + 8, 8);
+	bk = &h->buckets[mix64(mix64(a ^ h->hash_key[0]) ^ b ^ h->hash_key[1]) % RATE_SLOTS];
 	pthread_mutex_lock(&h->lock);
-	for (i = 0; i < RATE_SLOTS; i++) {
-		struct bucket *c = &h->buckets[i];
-
-		if (c->used && !memcmp(c->addr, key, 16)) {
-			b = c;
-			break;
-		}
-		if (!oldest || !c->used || (oldest->used && c->last_ms < oldest->last_ms))
-			oldest = c;
-	}
-	if (!b) {
-		b = oldest;
-		memcpy(b->addr, key, 16);
-		b->tokens = h->opts.burst;
-		b->last_ms = now;
-		b->used = true;
-	}
-	b->tokens += (now - b->last_ms) * (double)h->opts.rate / 1000;
-	if (b->tokens > h->opts.burst)
-		b->tokens = h->opts.burst;
-	b->last_ms = now;
-	ok = b->tokens >= 1;
+	if (!bk->last_ms)
+		bk->tokens = h->opts.burst;
+	else
+		bk->tokens += (now - bk->last_ms) * (double)h->opts.rate / 1000;
+	if (bk->tokens > h->opts.burst)
+		bk->tokens = h->opts.burst;
+	bk->last_ms = now ?: 1;
+	ok = bk->tokens >= 1;
 	if (ok)
-		b->tokens -= 1;
+		bk->tokens -= 1;
 	pthread_mutex_unlock(&h->lock);
 	return ok;
+}
+
+/* --- connections and their deadlines -------------------------------------------------- */
+
+static bool conn_live(const struct conn *c)
+{
+	return c->state != C_FREE && c->state != C_CLOSING;
+}
+
+/* Under h->lock. The fd is still open: it is closed only after the "closed" notification. */
+static void conn_close(struct conn *c, const char *why)
+{
+	bt_debug("http: closing connection %d: %s", c->fd, why);
+	shutdown(c->fd, SHUT_RDWR);
+	c->state = C_CLOSING;
+}
+
+/*
+ * Past a bound, the connection to close for a new one: one still reading its headers (a
+ * client that has sent a request is never cut off for another), from the address with the
+ * most connections, the oldest of those. Only from prefix when it is given. NULL: none.
+ */
+static struct conn *conn_victim(struct bt_http *h, const unsigned char *prefix)
+{
+	struct conn *best = NULL;
+	size_t i, j, n, best_n = 0;
+
+	for (i = 0; i < h->nconns; i++) {
+		struct conn *c = &h->conns[i];
+
+		if (c->state != C_READING || (prefix && memcmp(c->prefix, prefix, 16)))
+			continue;
+		for (j = n = 0; j < h->nconns; j++)
+			n += conn_live(&h->conns[j]) && !memcmp(h->conns[j].prefix, c->prefix, 16);
+		if (!best || n > best_n || (n == best_n && c->since_ms < best->since_ms)) {
+			best = c;
+			best_n = n;
+		}
+	}
+	return best;
+}
+
+/* Under h->lock: a new connection, in its place; any over the bounds closed. */
+static void conn_admit(struct bt_http *h, struct conn *c)
+{
+	struct conn *v;
+	size_t i, all = 0, same = 0;
+
+	for (i = 0; i < h->nconns; i++) {
+		if (!conn_live(&h->conns[i]))
+			continue;
+		all++;
+		same += !memcmp(h->conns[i].prefix, c->prefix, 16);
+	}
+	if (same > h->opts.max_per_ip) {
+		v = conn_victim(h, c->prefix) ?: c;
+		conn_close(v, "over the bound for one address");
+		if (v == c)
+			return;
+		all--;
+	}
+	if (all > h->opts.max_conns)
+		conn_close(conn_victim(h, NULL) ?: c, "over the bound for all");
+}
+
+static void on_connection(void *cls, struct MHD_Connection *mc, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct bt_http *h = cls;
+	const union MHD_ConnectionInfo *fd, *addr;
+	struct conn *c = *socket_context;
+	size_t i;
+
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (c) {
+			pthread_mutex_lock(&h->lock);
+			c->state = C_FREE;
+			pthread_mutex_unlock(&h->lock);
+		}
+		return;
+	}
+	fd = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+	addr = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (!fd)
+		return;
+	pthread_mutex_lock(&h->lock);
+	/* libmicrohttpd holds no more than there are places (its connection limit) */
+	for (i = 0; i < h->nconns && h->conns[i].state != C_FREE; i++)
+		;
+	if (i == h->nconns) {
+		shutdown(fd->connect_fd, SHUT_RDWR);
+	} else {
+		c = &h->conns[i];
+		c->fd = fd->connect_fd;
+		c->state = C_READING;
+		c->since_ms = now_ms();
+		addr_prefix(addr ? addr->client_addr : NULL, c->prefix);
+		*socket_context = c;
+		conn_admit(h, c);
+		pthread_cond_signal(&h->wake);
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+static void conn_set(struct bt_http *h, struct MHD_Connection *mc, enum conn_state state)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *c = ci ? ci->socket_context : NULL;
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&h->lock);
+	if (c->state != C_CLOSING && c->state != C_FREE) {
+		c->state = state;
+		c->since_ms = now_ms();
+		pthread_cond_signal(&h->wake);
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* An answer sent (or given up): on a kept-alive connection, the next request's headers are due. */
+static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
+			 enum MHD_RequestTerminationCode code)
+{
+	(void)con_cls;
+	(void)code;
+	conn_set(cls, mc, C_READING);
+}
+
+/*
+ * Closes every connection past its deadline, sleeping until the next one is due. The
+ * deadlines are absolute: bytes arriving do not move them, as the idle timeout's do.
+ */
+static void *reaper(void *arg)
+{
+	struct bt_http *h = arg;
+	long long header = h->opts.header_timeout_s * 1000LL,
+		  send = h->opts.send_timeout_s * 1000LL;
+
+	pthread_mutex_lock(&h->lock);
+	while (!atomic_load(&h->stopping)) {
+		long long now = now_ms(), next = LLONG_MAX, due;
+		struct timespec ts;
+		size_t i;
+
+		for (i = 0; i < h->nconns; i++) {
+			struct conn *c = &h->conns[i];
+
+			if (c->state == C_READING)
+				due = c->since_ms + header;
+			else if (c->state == C_SENDING)
+				due = c->since_ms + send;
+			else
+				continue;
+			if (due <= now)
+				conn_close(c, c->state == C_READING ? "no request headers in time"
+								    : "answer not taken in time");
+			else if (due < next)
+				next = due;
+		}
+		if (next == LLONG_MAX) {
+			pthread_cond_wait(&h->wake, &h->lock);
+		} else {
+			ts = abs_ms(next);
+			pthread_cond_timedwait(&h->wake, &h->lock, &ts);
+		}
+	}
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
 }
 
 static enum MHD_Result send_text(struct MHD_Connection *conn, unsigned int status, const char *text,
@@ -458,27 +690,169 @@ static enum MHD_Result send_text(struct MHD_Connection *conn, unsigned int statu
 	return ret;
 }
 
-static bool user_ok(struct bt_http *h, struct MHD_Connection *conn)
+/* Equal, in a time that depends on the lengths only. */
+static bool same_ct(const void *a, const void *b, size_t n)
 {
-	char *pass = NULL, *user;
-	bool ok = false;
+	const unsigned char *x = a, *y = b;
+	unsigned char diff = 0;
 	size_t i;
 
-	user = MHD_basic_auth_get_username_password(conn, &pass);
-	if (user && pass) {
-		for (i = 0; i < h->web.nusers; i++) {
-			if (!strcmp(h->web.users[i].name, user)) {
-				ok = bt_web_password_ok(h->web.users[i].hash, pass);
-				break;
-			}
+	for (i = 0; i < n; i++)
+		diff |= x[i] ^ y[i];
+	return diff == 0;
+}
+
+static bool same_name(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	return n == strlen(b) && same_ct(a, b, n);
+}
+
+static double thread_cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+enum auth { AUTH_OK, AUTH_NO, AUTH_BUSY };
+
+/* Under h->lock: a right password seen lately, by its digest. */
+static bool cache_hit(struct bt_http *h, const unsigned char digest[32], long long now)
+{
+	bool hit = false;
+	size_t i;
+
+	for (i = 0; i < AUTH_CACHE; i++) {
+		struct auth_entry *e = &h->cache[i];
+
+		if (e->used_ms && now - e->used_ms > AUTH_TTL_MS)
+			e->used_ms = 0;
+		if (e->used_ms && same_ct(e->digest, digest, 32)) {
+			e->used_ms = now;
+			hit = true;
 		}
 	}
+	return hit;
+}
+
+/* Under h->lock: remembered, in place of a free entry or the least recently used one. */
+static void cache_add(struct bt_http *h, const unsigned char digest[32], long long now)
+{
+	struct auth_entry *e = &h->cache[0];
+	size_t i;
+
+	for (i = 1; i < AUTH_CACHE; i++) {
+		if (h->cache[i].used_ms < e->used_ms)
+			e = &h->cache[i];
+	}
+	memcpy(e->digest, digest, 32);
+	e->used_ms = now;
+}
+
+/*
+ * bcrypt, within the server's budget: one at a time, and no more CPU time a second than
+ * opts.auth_ms (AUTH_BURST_MS at once), measured as the check spends it. false with *busy
+ * set when the budget is spent: the caller answers 503 without the check.
+ */
+static bool bcrypt_budgeted(struct bt_http *h, const char *hash, const char *pass, bool *busy)
+{
+	struct timespec until = abs_ms(now_ms() + AUTH_WAIT_MS);
+	long long now;
+	double t0, cost;
+	bool ok;
+
+	*busy = true;
+	if (pthread_mutex_clocklock(&h->auth_work, CLOCK_MONOTONIC, &until))
+		return false;
+	pthread_mutex_lock(&h->lock);
+	now = now_ms();
+	h->auth_tokens += (now - h->auth_last_ms) * (double)h->opts.auth_ms / 1000;
+	if (h->auth_tokens > AUTH_BURST_MS)
+		h->auth_tokens = AUTH_BURST_MS;
+	h->auth_last_ms = now;
+	*busy = h->auth_tokens <= 0;
+	pthread_mutex_unlock(&h->lock);
+	if (*busy) {
+		pthread_mutex_unlock(&h->auth_work);
+		return false;
+	}
+	t0 = thread_cpu_ms();
+	ok = bt_web_password_ok(hash, pass);
+	cost = thread_cpu_ms() - t0;
+	pthread_mutex_unlock(&h->auth_work);
+	pthread_mutex_lock(&h->lock);
+	h->auth_tokens -= cost;
+	pthread_mutex_unlock(&h->lock);
+	return ok;
+}
+
+/*
+ * Basic auth. A name that is no user's costs what a user's costs (bcrypt of the dummy, of
+ * the highest cost in the file), so the time of a 401 says nothing of which names exist; a
+ * right password is remembered by an HMAC of the credentials under a key of this process,
+ * for AUTH_TTL_MS after its last use, so a scraper pays bcrypt once, not every scrape.
+ */
+static enum auth user_ok(struct bt_http *h, struct MHD_Connection *conn)
+{
+	char *pass = NULL, *user, *cred = NULL;
+	const char *hash = h->dummy;
+	unsigned char digest[32];
+	enum auth res = AUTH_NO;
+	size_t i, ulen, plen;
+	bool known = false, busy, ok;
+
+	user = MHD_basic_auth_get_username_password(conn, &pass);
+	if (!user || !pass)
+		goto cleanup;
+	ulen = strlen(user);
+	plen = strlen(pass);
+	cred = malloc(ulen + 1 + plen);
+	if (!cred)
+		goto cleanup;
+	memcpy(cred, user, ulen + 1);
+	memcpy(cred + ulen + 1, pass, plen);
+	if (gnutls_hmac_fast(GNUTLS_MAC_SHA256, h->auth_key, sizeof(h->auth_key), cred,
+			     ulen + 1 + plen, digest))
+		goto cleanup;
+	pthread_mutex_lock(&h->lock);
+	ok = cache_hit(h, digest, now_ms());
+	pthread_mutex_unlock(&h->lock);
+	if (ok) {
+		res = AUTH_OK;
+		goto cleanup;
+	}
+	for (i = 0; i < h->web.nusers; i++) { /* every name compared: no early end */
+		if (same_name(h->web.users[i].name, user) && !known) {
+			hash = h->web.users[i].hash;
+			known = true;
+		}
+	}
+	ok = bcrypt_budgeted(h, hash, pass, &busy) && known;
+	if (busy) {
+		res = AUTH_BUSY;
+		goto cleanup;
+	}
+	if (ok) {
+		pthread_mutex_lock(&h->lock);
+		cache_add(h, digest, now_ms());
+		pthread_mutex_unlock(&h->lock);
+		res = AUTH_OK;
+	}
+cleanup:
+	if (cred) {
+		explicit_bzero(cred, ulen + 1 + plen);
+		free(cred);
+	}
+	explicit_bzero(digest, sizeof(digest));
 	if (pass) {
 		explicit_bzero(pass, strlen(pass));
 		MHD_free(pass);
 	}
 	MHD_free(user);
-	return ok;
+	return res;
 }
 
 struct stream {
@@ -572,19 +946,14 @@ static enum MHD_Result run_handler(const struct route *rt, struct bt_http_req *r
  * Every request, once its headers are in. Answered at once, so a request body (a POST's) is
  * never read: MHD closes such a connection after the answer.
  */
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-				  const char *method, const char *version, const char *upload_data,
-				  size_t *upload_data_size, void **con_cls)
+static enum MHD_Result answer(struct bt_http *h, struct MHD_Connection *conn, const char *url,
+			      const char *method)
 {
-	struct bt_http *h = cls;
 	const union MHD_ConnectionInfo *ci;
-	struct bt_http_req req = { .conn = conn, .path = url };
+	struct bt_http_req req = { .h = h, .conn = conn, .path = url };
+	enum auth auth;
 	size_t i;
 
-	(void)version;
-	(void)upload_data;
-	(void)upload_data_size;
-	(void)con_cls;
 	req.head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && !req.head)
 		return send_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n",
@@ -593,7 +962,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (!rate_ok(h, ci ? ci->client_addr : NULL))
 		return send_text(conn, MHD_HTTP_TOO_MANY_REQUESTS, "too many requests\n",
 				 MHD_HTTP_HEADER_RETRY_AFTER, "1");
-	if (h->web.nusers && !user_ok(h, conn)) {
+	auth = h->web.nusers ? user_ok(h, conn) : AUTH_OK;
+	if (auth == AUTH_BUSY)
+		return send_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+				 "too many password checks; try again\n",
+				 MHD_HTTP_HEADER_RETRY_AFTER, "1");
+	if (auth == AUTH_NO) {
 		struct MHD_Response *r;
 		enum MHD_Result ret;
 		static const char text[] = "unauthorized\n";
@@ -613,6 +987,144 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		}
 	}
 	return send_text(conn, MHD_HTTP_NOT_FOUND, "not found\n", NULL, NULL);
+}
+
+/*
+ * Every request, once its headers are in. Answered at once, so a request body (a POST's) is
+ * never read: MHD closes such a connection after the answer.
+ */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload_data,
+				  size_t *upload_data_size, void **con_cls)
+{
+	struct bt_http *h = cls;
+	enum MHD_Result ret;
+
+	(void)version;
+	(void)upload_data;
+	(void)upload_data_size;
+	(void)con_cls;
+	conn_set(h, conn, C_BUSY);
+	ret = answer(h, conn, url, method);
+	conn_set(h, conn, C_SENDING);
+	return ret;
+}
+
+/* --- handlers that may block ------------------------------------------------------------ */
+
+/* A call, owned by the handler waiting for it and by its thread: the last one frees it. */
+struct call {
+	pthread_mutex_t lock;
+	pthread_cond_t done_cond;
+	int refs;
+	bool done, stuck;
+	int err;
+	char *buf;
+	size_t len;
+	int (*fn)(void *arg, FILE *out);
+	max_align_t arg[];
+};
+
+static atomic_uint stuck_calls; /* threads still running past their deadline */
+
+static void call_put(struct call *c)
+{
+	bool last;
+
+	pthread_mutex_lock(&c->lock);
+	last = --c->refs == 0;
+	pthread_mutex_unlock(&c->lock);
+	if (!last)
+		return;
+	pthread_cond_destroy(&c->done_cond);
+	pthread_mutex_destroy(&c->lock);
+	free(c->buf);
+	free(c);
+}
+
+static void *call_thread(void *arg)
+{
+	struct call *c = arg;
+	FILE *f;
+	int err;
+
+	pthread_setname_np(pthread_self(), "bt_http_call"); /* seen in /proc/PID/task/ if stuck */
+	f = open_memstream(&c->buf, &c->len);
+	err = f ? c->fn(c->arg, f) : -ENOMEM;
+
+	if (f && fclose(f) && !err)
+		err = -ENOMEM;
+	pthread_mutex_lock(&c->lock);
+	c->err = err;
+	c->done = true;
+	if (c->stuck)
+		atomic_fetch_sub(&stuck_calls, 1);
+	pthread_cond_signal(&c->done_cond);
+	pthread_mutex_unlock(&c->lock);
+	call_put(c);
+	return NULL;
+}
+
+int bt_http_call(struct bt_http_req *req, int (*fn)(void *arg, FILE *out), const void *arg,
+		 size_t size, unsigned int timeout_ms, FILE *out)
+{
+	long long deadline = now_ms() + timeout_ms;
+	pthread_condattr_t ca;
+	pthread_attr_t ta;
+	pthread_t t;
+	struct call *c;
+	int err;
+
+	if (atomic_load(&stuck_calls) >= BT_HTTP_MAX_STUCK)
+		return -EBUSY;
+	c = calloc(1, sizeof(*c) + size);
+	if (!c)
+		return -ENOMEM;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->done_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	c->refs = 2;
+	c->fn = fn;
+	if (size)
+		memcpy(c->arg, arg, size);
+	pthread_attr_init(&ta);
+	pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+	err = -pthread_create(&t, &ta, call_thread, c);
+	pthread_attr_destroy(&ta);
+	if (err) {
+		c->refs = 1;
+		call_put(c);
+		return err;
+	}
+	pthread_mutex_lock(&c->lock);
+	while (!c->done) {
+		long long now = now_ms();
+		struct timespec ts;
+
+		if (atomic_load(&req->h->stopping)) {
+			err = -ECANCELED;
+			break;
+		}
+		if (now >= deadline) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		ts = abs_ms(deadline - now < CALL_SLICE_MS ? deadline : now + CALL_SLICE_MS);
+		pthread_cond_timedwait(&c->done_cond, &c->lock, &ts);
+	}
+	if (c->done) {
+		err = c->err;
+		if (c->len && fwrite(c->buf, 1, c->len, out) != c->len && !err)
+			err = -ENOMEM;
+	} else {
+		c->stuck = true;
+		atomic_fetch_add(&stuck_calls, 1);
+	}
+	pthread_mutex_unlock(&c->lock);
+	call_put(c);
+	return err;
 }
 
 /* What libmicrohttpd reports (a client's bad request, a refused connection): debug only. */
@@ -711,8 +1223,38 @@ static int read_pem(const char *path, char **out)
 	return bt_read_file(path, "", BT_CONFIG_FILE_MAX, out, &len);
 }
 
+/*
+ * The bcrypt setting checked for a name that is no user's: of the highest cost any user's
+ * hash has, so that a 401 for an unknown name takes as long as one for a known name with
+ * that cost (users of lower costs answer sooner: give all the same cost).
+ */
+static int make_dummy(struct bt_http *h)
+{
+	const char *best = NULL;
+	unsigned long cost, best_cost = 0;
+	char prefix[5];
+	size_t i;
+
+	for (i = 0; i < h->web.nusers; i++) {
+		cost = strtoul(h->web.users[i].hash + 4, NULL, 10);
+		if (!best || cost > best_cost) {
+			best = h->web.users[i].hash;
+			best_cost = cost;
+		}
+	}
+	if (!best)
+		return 0;
+	snprintf(prefix, sizeof(prefix), "%.4s", best);
+	if (!crypt_gensalt_rn(prefix, best_cost, NULL, 0, h->dummy, sizeof(h->dummy))) {
+		bt_err("cannot make a bcrypt salt: %s", strerror(errno));
+		return -errno ?: -EINVAL;
+	}
+	return 0;
+}
+
 int bt_http_new(struct bt_http **out, const struct bt_http_opts *opts)
 {
+	pthread_condattr_t ca;
 	struct bt_http *h;
 	int err;
 
@@ -722,21 +1264,43 @@ int bt_http_new(struct bt_http **out, const struct bt_http_opts *opts)
 		return -ENOMEM;
 	h->fd = -1;
 	pthread_mutex_init(&h->lock, NULL);
+	pthread_mutex_init(&h->auth_work, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->wake, &ca);
+	pthread_condattr_destroy(&ca);
 	h->opts = *opts;
 	h->opts.max_conns = opts->max_conns ?: 64;
 	h->opts.max_per_ip = opts->max_per_ip ?: 8;
 	h->opts.timeout_s = opts->timeout_s ?: 10;
+	h->opts.header_timeout_s = opts->header_timeout_s ?: 5;
+	h->opts.send_timeout_s = opts->send_timeout_s ?: 30;
 	h->opts.max_header = opts->max_header ?: 32 * 1024;
 	h->opts.rate = opts->rate ?: 10;
 	h->opts.burst = opts->burst ?: 20;
+	h->opts.auth_ms = opts->auth_ms ?: 200;
+	h->auth_tokens = AUTH_BURST_MS;
+	h->auth_last_ms = now_ms();
+	/* as many again for those closed and not yet gone, so a new one always finds a place */
+	h->nconns = 2 * (size_t)h->opts.max_conns;
+	h->conns = calloc(h->nconns, sizeof(*h->conns));
 	h->listen = strdup(opts->listen ?: BT_HTTP_DEFAULT_LISTEN);
-	if (!h->listen) {
+	if (!h->listen || !h->conns) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
 	h->opts.listen = h->listen;
+	if (getrandom(h->hash_key, sizeof(h->hash_key), 0) != sizeof(h->hash_key) ||
+	    getrandom(h->auth_key, sizeof(h->auth_key), 0) != sizeof(h->auth_key)) {
+		err = -errno;
+		bt_err("cannot get random bytes: %s", strerror(errno));
+		goto cleanup;
+	}
 	if (opts->web_config) {
 		err = bt_web_config_load(&h->web, opts->web_config);
+		if (err)
+			goto cleanup;
+		err = make_dummy(h);
 		if (err)
 			goto cleanup;
 		if (h->web.cert_file) {
@@ -776,8 +1340,10 @@ int bt_http_start(struct bt_http *h)
 	 * handlers: one may take a minute (a profile of N seconds), and in libmicrohttpd's
 	 * single-threaded mode every other client would wait for it. A client that stops reading
 	 * would be handled either way (the sends do not block the others; live/exporter passes
-	 * in both modes): here it holds its own thread until the timeout. poll(), not select():
-	 * descriptors past FD_SETSIZE are not refused.
+	 * in both modes): here it holds its own thread until a deadline. poll(), not select():
+	 * descriptors past FD_SETSIZE are not refused. libmicrohttpd's connection limit is the
+	 * table's size; on_connection() applies the bounds (its per-address limit would refuse
+	 * a new connection where ours closes an old one that sent nothing).
 	 */
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 			     MHD_USE_POLL | MHD_USE_ERROR_LOG;
@@ -787,6 +1353,8 @@ int bt_http_start(struct bt_http *h)
 		{ MHD_OPTION_END, 0, NULL },
 	};
 
+	int err;
+
 	if (h->cert)
 		flags |= MHD_USE_TLS;
 	/*
@@ -795,10 +1363,11 @@ int bt_http_start(struct bt_http *h)
 	 */
 	h->daemon = MHD_start_daemon(
 		flags, 0, NULL, NULL, on_request, h, MHD_OPTION_LISTEN_SOCKET, h->fd,
-		MHD_OPTION_CONNECTION_LIMIT, h->opts.max_conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-		h->opts.max_per_ip, MHD_OPTION_CONNECTION_TIMEOUT, h->opts.timeout_s,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->opts.max_header, MHD_OPTION_EXTERNAL_LOGGER,
-		mhd_log, NULL, MHD_OPTION_ARRAY, h->cert ? tls : tls + 2, MHD_OPTION_END);
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)h->nconns, MHD_OPTION_CONNECTION_TIMEOUT,
+		h->opts.timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->opts.max_header,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_NOTIFY_COMPLETED,
+		on_completed, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_ARRAY,
+		h->cert ? tls : tls + 2, MHD_OPTION_END);
 	if (!h->daemon) {
 		bt_err("cannot start the HTTP server on %s%s", h->listen,
 		       h->cert ? ": are cert_file and key_file a PEM certificate and its key?"
@@ -806,6 +1375,12 @@ int bt_http_start(struct bt_http *h)
 		return -EINVAL;
 	}
 	h->fd = -1; /* the daemon's now */
+	err = -pthread_create(&h->reaper, NULL, reaper, h);
+	if (err) {
+		bt_err("cannot start a thread: %s", strerror(-err));
+		return err;
+	}
+	h->reaper_on = true;
 	return 0;
 }
 
@@ -823,8 +1398,14 @@ void bt_http_free(struct bt_http *h)
 {
 	if (!h)
 		return;
+	pthread_mutex_lock(&h->lock);
+	atomic_store(&h->stopping, true); /* ends the waits in bt_http_call() */
+	pthread_cond_signal(&h->wake);
+	pthread_mutex_unlock(&h->lock);
 	if (h->daemon)
 		MHD_stop_daemon(h->daemon);
+	if (h->reaper_on)
+		pthread_join(h->reaper, NULL);
 	if (h->fd >= 0)
 		close(h->fd);
 	bt_web_config_free(&h->web);
@@ -834,6 +1415,11 @@ void bt_http_free(struct bt_http *h)
 	}
 	free(h->cert);
 	free(h->listen);
+	free(h->conns);
+	explicit_bzero(h->auth_key, sizeof(h->auth_key));
+	explicit_bzero(h->cache, sizeof(h->cache));
+	pthread_cond_destroy(&h->wake);
+	pthread_mutex_destroy(&h->auth_work);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
 }

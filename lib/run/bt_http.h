@@ -2,10 +2,24 @@
 /*
  * A small HTTP server for `bpftools exporter`, on libmicrohttpd (a parser kept by others, not
  * one of ours). Read-only and bounded by design: GET and HEAD only (405 otherwise), a handler
- * per exact path (404 for anything else, and for any path holding ".."), a bounded number of
- * connections in all and per client address, a bounded request header (431), an idle timeout,
- * and a per-client token bucket (429). One thread per connection: a client that stops reading
- * holds only its own thread, until the timeout closes it.
+ * per exact path (404 for anything else, and for any path holding ".."), a bounded request
+ * header (431), and bounds that hold against clients from many addresses:
+ *
+ * - a connection must deliver a request's headers within an absolute deadline from its start
+ *   (or from the end of its previous answer), however slowly it drips them, and have an
+ *   answer taken within another, or it is closed;
+ * - connections at once are bounded in all and per client address (an IPv4 address, an IPv6
+ *   /64); past either bound a new connection takes the place of the oldest one still reading
+ *   its headers (from the address with the most connections), so clients that send nothing
+ *   cannot hold every place;
+ * - a token bucket per client address (429), in a table of fixed size that a client can
+ *   share but never empty by rotating its address;
+ * - bcrypt work for the whole server is bounded (CPU time per second, one at a time; 503
+ *   past it), unknown users cost what known ones do, and a password that was right is
+ *   remembered by a keyed digest for a while, so a regular scrape pays bcrypt once.
+ *
+ * One thread per connection: a client that stops reading holds only its own thread, until a
+ * deadline closes it.
  *
  * TLS and basic auth come from a web configuration file in the format Prometheus' exporters
  * share (exporter-toolkit's web-config.yml), of which the subset below is read:
@@ -38,12 +52,15 @@ struct bt_http_opts {
 	const char *listen;	/* "HOST:PORT", "[V6]:PORT", ":PORT" (every address); port 0: any */
 	const char *web_config; /* NULL: plain HTTP, no authentication */
 	/* 0 for each: the default in brackets */
-	unsigned int max_conns;	 /* connections at once [64] */
-	unsigned int max_per_ip; /* of those from one address [8] */
-	unsigned int timeout_s;	 /* a connection idle this long is closed [10] */
-	size_t max_header;	 /* each connection's memory: request line and headers [32 KiB] */
-	unsigned int rate;	 /* requests per second per client address [10] */
-	unsigned int burst;	 /* the bucket's depth [20] */
+	unsigned int max_conns;	       /* connections at once [64] */
+	unsigned int max_per_ip;       /* of those from one address (IPv6: one /64) [8] */
+	unsigned int timeout_s;	       /* a connection idle this long is closed [10] */
+	unsigned int header_timeout_s; /* request line and headers within this, absolute [5] */
+	unsigned int send_timeout_s;   /* an answer taken by the client within this [30] */
+	size_t max_header;    /* each connection's memory: request line and headers [32 KiB] */
+	unsigned int rate;    /* requests per second per client address [10] */
+	unsigned int burst;   /* the bucket's depth [20] */
+	unsigned int auth_ms; /* bcrypt CPU milliseconds per second, whole server [200] */
 };
 
 /*
@@ -64,8 +81,9 @@ struct bt_http_resp {
 
 /*
  * Runs on the connection's thread, several at once: a handler shares nothing unlocked. It may
- * take longer than the idle timeout (which counts only while the connection waits on the
- * client). Returns 0 with resp filled in (any status), or -errno for a 500 naming the error.
+ * take longer than the idle timeout and the deadlines (which count only while the connection
+ * waits on the client). Returns 0 with resp filled in (any status), or -errno for a 500
+ * naming the error.
  */
 typedef int (*bt_http_handler)(struct bt_http_req *req, struct bt_http_resp *resp, void *ctx);
 
@@ -78,7 +96,10 @@ int bt_http_start(struct bt_http *h);
 unsigned int bt_http_port(const struct bt_http *h);
 /* True when the web configuration turned TLS on. */
 bool bt_http_tls(const struct bt_http *h);
-/* Stops listening, waits for the handlers running, frees; NULL-safe. */
+/*
+ * Stops listening, wakes the handlers waiting in bt_http_call() and waits for the handlers
+ * running, frees; NULL-safe.
+ */
 void bt_http_free(struct bt_http *h);
 
 const char *bt_http_req_path(const struct bt_http_req *req);
@@ -87,6 +108,20 @@ bool bt_http_req_head(const struct bt_http_req *req);
 const char *bt_http_req_arg(const struct bt_http_req *req, const char *name);
 /* A request header, by name in any case, or NULL. */
 const char *bt_http_req_header(const struct bt_http_req *req, const char *name);
+
+/*
+ * For a handler whose work may block where the server cannot see it (a profile reads files
+ * that traced processes control): runs fn(arg, out) on a thread of its own and waits for it
+ * at most timeout_ms, less if the server stops. arg (size bytes) is copied, since the thread
+ * may outlive the request. Returns fn's result with what it wrote appended to out; or, its
+ * thread left to end alone and its output dropped: -ETIMEDOUT past the deadline, -ECANCELED
+ * when the server is stopping. -EBUSY without starting fn while BT_HTTP_MAX_STUCK such
+ * threads still run past their deadline: each holds what fn took (a profile's: some 12 MiB
+ * and 100 descriptors here), and a process's exit pays for closing it.
+ */
+#define BT_HTTP_MAX_STUCK 2
+int bt_http_call(struct bt_http_req *req, int (*fn)(void *arg, FILE *out), const void *arg,
+		 size_t size, unsigned int timeout_ms, FILE *out);
 
 /* The web configuration file, parsed (exposed for the tests). */
 struct bt_web_user {

@@ -67,6 +67,12 @@ const char *bt_http_req_header(const struct bt_http_req *req, const char *name)
 	return NULL;
 }
 
+int bt_http_call(struct bt_http_req *req, int (*fn)(void *arg, FILE *out), const void *arg,
+		 size_t size, unsigned int timeout_ms, FILE *out)
+{
+	return -ENOTSUP;
+}
+
 int bt_web_config_load(struct bt_web_config *cfg, const char *path)
 {
 	memset(cfg, 0, sizeof(*cfg));

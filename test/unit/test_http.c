@@ -5,11 +5,20 @@
  * its own: routes, HEAD, 405 for other methods, 404 for ".." and unknown paths, a 1 MiB
  * header refused while the next client is served, the per-client rate bound (429), basic
  * auth (401), query arguments and headers reaching the handler, a streamed body, a handler
- * that takes longer than the idle timeout still answered.
+ * that takes longer than the idle timeout still answered. And what hostile clients try:
+ * headers dripped a byte at a time from many addresses (closed at the absolute deadline,
+ * another client served meanwhile), an answer read a little at a time (closed at its
+ * deadline), rotating addresses to get a fresh rate bucket, names told apart by the time of
+ * their 401, bcrypt past the server's budget (503; a remembered password still served), and
+ * a handler's work blocked in a FIFO's open (503 at its deadline, the server stopped at once).
  */
 #include <arpa/inet.h>
+#include <crypt.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -120,21 +129,60 @@ static void test_passwords(void)
 	CHECK(!bt_web_password_ok(BOB_HASH, "wonderland"));
 }
 
-/* One request on a new connection; the answer (up to cap - 1 bytes) in out. */
-static ssize_t ask(unsigned int port, const char *req, size_t extra_header, char *out, size_t cap)
+/* A connection to 127.0.0.1:port from 127.0.0.1 (from 0) or from another loopback address. */
+static int connect_from(unsigned int port, uint32_t from)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct sockaddr_in src = { .sin_family = AF_INET };
 	struct timeval tv = { .tv_sec = 5 };
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	size_t got = 0;
-	ssize_t n;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
+	if (fd < 0)
+		return -1;
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	src.sin_addr.s_addr = htonl(from ?: INADDR_LOOPBACK);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+	if (bind(fd, (struct sockaddr *)&src, sizeof(src)) ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		close(fd);
 		return -1;
 	}
+	return fd;
+}
+
+/* 127.0.a.b */
+static uint32_t lo(unsigned int a, unsigned int b)
+{
+	return 0x7f000000u | a << 8 | b;
+}
+
+/* ask() from another loopback address (0: 127.0.0.1) */
+static ssize_t ask_from(unsigned int port, uint32_t from, const char *req, char *out, size_t cap)
+{
+	int fd = connect_from(port, from);
+	size_t got = 0;
+	ssize_t n;
+
+	out[0] = '\0';
+	if (fd < 0)
+		return -1;
+	send(fd, req, strlen(req), MSG_NOSIGNAL);
+	while (got < cap - 1 && (n = recv(fd, out + got, cap - 1 - got, 0)) > 0)
+		got += n;
+	out[got] = '\0';
+	close(fd);
+	return got;
+}
+
+/* One request on a new connection; the answer (up to cap - 1 bytes) in out. */
+static ssize_t ask(unsigned int port, const char *req, size_t extra_header, char *out, size_t cap)
+{
+	int fd = connect_from(port, 0);
+	size_t got = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
 	if (extra_header) {
 		char *big = malloc(extra_header + 16);
 		size_t head = strlen(req) - 2; /* before the blank line */
@@ -415,6 +463,459 @@ static void test_auth(void)
 	bt_http_free(h);
 }
 
+#define GET_HELLO "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+
+struct slow {
+	int fd;
+	long long start, closed; /* ms; closed 0: still open */
+};
+
+/*
+ * Drips a byte of a never-ending header into each connection every 200 ms, until each is
+ * closed or until ms have passed; a close is seen as recv() ending or a send failing.
+ */
+static void drip(struct slow *sl, size_t n, long long ms)
+{
+	long long end = ms_now() + ms, next = 0;
+	size_t i, open;
+
+	for (;;) {
+		long long now = ms_now();
+
+		for (i = open = 0; i < n; i++) {
+			struct pollfd p = { .fd = sl[i].fd, .events = POLLIN };
+			char c;
+
+			if (sl[i].closed)
+				continue;
+			if ((poll(&p, 1, 0) == 1 && recv(sl[i].fd, &c, 1, MSG_DONTWAIT) <= 0) ||
+			    (now >= next && send(sl[i].fd, "a", 1, MSG_NOSIGNAL) != 1))
+				sl[i].closed = now;
+			else
+				open++;
+		}
+		if (now >= next)
+			next = now + 200;
+		if (!open || now >= end)
+			return;
+		poll(NULL, 0, 20);
+	}
+}
+
+/* The start of a request that is never finished. */
+static struct slow slow_client(unsigned int port, uint32_t from)
+{
+	struct slow sl = { .fd = connect_from(port, from), .start = ms_now() };
+	static const char head[] = "GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+
+	if (sl.fd >= 0)
+		send(sl.fd, head, sizeof(head) - 1, MSG_NOSIGNAL);
+	else
+		sl.closed = sl.start;
+	return sl;
+}
+
+static struct bt_http *slow_server;
+static char slow_good[2][4096];
+static long long slow_good_ms[2];
+
+/* Two other clients, while the slow ones drip: one from an address of its own, one from theirs. */
+static void *ask_good(void *arg)
+{
+	unsigned int port = bt_http_port(slow_server);
+	long long t0;
+
+	(void)arg;
+	poll(NULL, 0, 300);
+	t0 = ms_now();
+	ask_from(port, lo(0, 20), GET_HELLO, slow_good[0], sizeof(slow_good[0]));
+	slow_good_ms[0] = ms_now() - t0;
+	t0 = ms_now();
+	ask_from(port, lo(0, 2), GET_HELLO, slow_good[1], sizeof(slow_good[1]));
+	slow_good_ms[1] = ms_now() - t0;
+	return NULL;
+}
+
+/*
+ * 16 clients from 4 addresses fill every place, dripping a header byte every 200 ms (each
+ * byte restarts the idle timeout, not the deadline): each is closed 1 s (the deadline) from
+ * its start, not before (but for the two that make room), and two other clients are served
+ * within a second meanwhile.
+ */
+static void test_header_deadline(void)
+{
+	struct bt_http_opts o = {
+		.listen = "127.0.0.1:0", .max_conns = 16, .max_per_ip = 4, .header_timeout_s = 1
+	};
+	struct slow sl[16];
+	pthread_t t;
+	size_t i, early = 0, late = 0;
+
+	slow_server = serve(&o);
+	CHECK(slow_server != NULL);
+	if (!slow_server)
+		return;
+	for (i = 0; i < 16; i++)
+		sl[i] = slow_client(bt_http_port(slow_server), lo(0, 2 + i / 4));
+	CHECK_INT(pthread_create(&t, NULL, ask_good, NULL), 0);
+	drip(sl, 16, 4000);
+	pthread_join(t, NULL);
+	for (i = 0; i < 2; i++) {
+		CHECK_INT(status_of(slow_good[i]), 200);
+		CHECK(slow_good_ms[i] < 1000);
+	}
+	for (i = 0; i < 16; i++) {
+		long long life = sl[i].closed - sl[i].start;
+
+		CHECK(sl[i].closed != 0);
+		if (life < 900)
+			early++;
+		else if (life <= 1700)
+			late++;
+		else
+			fprintf(stderr, "slow client %zu: closed after %lld ms\n", i, life);
+		close(sl[i].fd);
+	}
+	/* two made room for the others, and could have been any two */
+	CHECK(early <= 2);
+	CHECK_INT(early + late, 16);
+	bt_http_free(slow_server);
+}
+
+/* Without end, 1 KiB a call: a client must read it. */
+static ssize_t endless(void *ctx, uint64_t pos, char *buf, size_t max)
+{
+	(void)ctx;
+	(void)pos;
+	max = max < 1024 ? max : 1024;
+	memset(buf, 'x', max);
+	return max;
+}
+
+static int endless_page(struct bt_http_req *req, struct bt_http_resp *resp, void *ctx)
+{
+	(void)req;
+	(void)ctx;
+	resp->stream = endless;
+	return 0;
+}
+
+/*
+ * A client taking an endless answer slowly (a little every 100 ms, so never idle) is cut off
+ * at the deadline (1 s): reading as fast as it can after 1.5 s, it meets the end.
+ */
+static void test_send_deadline(void)
+{
+	struct bt_http_opts o = { .listen = "127.0.0.1:0", .send_timeout_s = 1 };
+	struct bt_http *h = NULL;
+	long long t0;
+	int fd;
+	static char buf[64 * 1024];
+	ssize_t n = 1;
+
+	if (bt_http_new(&h, &o) == 0) {
+		bt_http_route(h, "/endless", endless_page, NULL);
+		if (bt_http_start(h)) {
+			bt_http_free(h);
+			h = NULL;
+		}
+	}
+	CHECK(h != NULL);
+	if (!h)
+		return;
+	fd = connect_from(bt_http_port(h), 0);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		goto cleanup;
+	t0 = ms_now();
+	send(fd, "GET /endless HTTP/1.1\r\nHost: x\r\n\r\n", 34, MSG_NOSIGNAL);
+	while (ms_now() - t0 < 1500 && (n = recv(fd, buf, 256, 0)) > 0)
+		poll(NULL, 0, 100);
+	CHECK(n > 0); /* not cut off before the deadline */
+	while (ms_now() - t0 < 4500 && (n = recv(fd, buf, sizeof(buf), 0)) > 0)
+		;
+	CHECK(n <= 0);
+	close(fd);
+cleanup:
+	bt_http_free(h);
+}
+
+/*
+ * A client at its rate bound gets no fresh bucket by others (or itself) asking from 300
+ * other addresses: the table keeps every bucket (the old one forgot the least recent of 256).
+ */
+static void test_rate_rotation(void)
+{
+	struct bt_http_opts o = { .listen = "127.0.0.1:0", .rate = 1, .burst = 2 };
+	struct bt_http *h = serve(&o);
+	static char r[4096];
+	long long t0;
+	int i, ok = 0;
+
+	CHECK(h != NULL);
+	if (!h)
+		return;
+	for (i = 0; i < 3; i++) {
+		ask_from(bt_http_port(h), lo(0, 2), GET_HELLO, r, sizeof(r));
+		ok += status_of(r) == 200;
+	}
+	CHECK_INT(ok, 2);
+	t0 = ms_now();
+	for (i = 0; i < 300; i++)
+		ask_from(bt_http_port(h), lo(1 + i / 200, 10 + i % 200), GET_HELLO, r, sizeof(r));
+	ask_from(bt_http_port(h), lo(0, 2), GET_HELLO, r, sizeof(r));
+	/* a second refills a token: only a quicker run says anything */
+	if (ms_now() - t0 < 900)
+		CHECK_INT(status_of(r), 429);
+	else
+		fprintf(stderr, "# 300 requests took %lld ms: no check\n", ms_now() - t0);
+	bt_http_free(h);
+}
+
+static char *make_hash(unsigned long cost, const char *password)
+{
+	char setting[64];
+	struct crypt_data *cd = calloc(1, sizeof(*cd));
+	const char *h;
+	char *out = NULL;
+
+	if (cd && crypt_gensalt_rn("$2y$", cost, NULL, 0, setting, sizeof(setting)) &&
+	    (h = crypt_rn(password, setting, cd, sizeof(*cd))) && h[0] == '$')
+		out = strdup(h);
+	free(cd);
+	return out;
+}
+
+static int auth_status(unsigned int port, const char *basic, long long *ms)
+{
+	static char r[4096];
+	char req[512];
+	long long t0 = ms_now();
+
+	snprintf(req, sizeof(req),
+		 "GET /hello HTTP/1.1\r\nHost: x\r\nAuthorization: Basic %s\r\n"
+		 "Connection: close\r\n\r\n",
+		 basic);
+	ask(port, req, 0, r, sizeof(r));
+	if (ms)
+		*ms = ms_now() - t0;
+	if (status_of(r) == 503)
+		CHECK(strstr(r, "Retry-After: 1\r\n") != NULL);
+	return status_of(r);
+}
+
+#define ALICE_RIGHT "YWxpY2U6d29uZGVybGFuZA=="	   /* alice:wonderland */
+#define ALICE_WRONG "YWxpY2U6bG9va2luZy1nbGFzcw==" /* alice:looking-glass */
+#define EVE "ZXZlOndvbmRlcmxhbmQ="		   /* eve:wonderland */
+#define BOB_RIGHT "Ym9iOmxvb2tpbmctZ2xhc3M="	   /* bob:looking-glass */
+
+/* A 401 for a name that is no user's takes as long as one for a user's wrong password. */
+static void test_auth_timing(void)
+{
+	struct bt_http_opts o = { .listen = "127.0.0.1:0", .rate = 1000, .burst = 1000 };
+	char *hash = make_hash(9, "wonderland"), cfg[256];
+	long long ms, known = LLONG_MAX, unknown = LLONG_MAX;
+	struct bt_http *h;
+	int i;
+
+	CHECK(hash != NULL);
+	if (!hash)
+		return;
+	snprintf(cfg, sizeof(cfg), "basic_auth_users:\n  alice: %s\n", hash);
+	o.web_config = write_file("timing.yml", cfg);
+	h = serve(&o);
+	CHECK(h != NULL);
+	for (i = 0; h && i < 5; i++) {
+		CHECK_INT(auth_status(bt_http_port(h), ALICE_WRONG, &ms), 401);
+		known = ms < known ? ms : known;
+		CHECK_INT(auth_status(bt_http_port(h), EVE, &ms), 401);
+		unknown = ms < unknown ? ms : unknown;
+	}
+	/* the fastest of five each: cost 9 is some 30 ms of bcrypt, a request without it < 1 ms */
+	fprintf(stderr, "# 401 in %lld ms for a known name, %lld ms for an unknown one\n", known,
+		unknown);
+	CHECK(known >= 5 && unknown >= 5);
+	CHECK(unknown * 3 >= known && known * 3 >= unknown);
+	bt_http_free(h);
+	free(hash);
+}
+
+/*
+ * bcrypt past the budget (1 ms of CPU a second, 500 ms at once) is refused quickly with 503,
+ * known name or not; a password found right before is remembered and still served, one
+ * never checked is not; the CPU spent stays within the budget.
+ */
+static void test_auth_budget(void)
+{
+	struct bt_http_opts o = {
+		.listen = "127.0.0.1:0", .rate = 1000, .burst = 1000, .auth_ms = 1
+	};
+	char *alice = make_hash(9, "wonderland"), *bob = make_hash(9, "looking-glass"), cfg[512];
+	struct timespec c0, c1;
+	struct bt_http *h;
+	long long ms;
+	int i, checked = 0, busy = 0;
+
+	CHECK(alice && bob);
+	if (!alice || !bob)
+		goto cleanup;
+	snprintf(cfg, sizeof(cfg), "basic_auth_users:\n  alice: %s\n  bob: %s\n", alice, bob);
+	o.web_config = write_file("budget.yml", cfg);
+	h = serve(&o);
+	CHECK(h != NULL);
+	if (!h)
+		goto cleanup;
+	CHECK_INT(auth_status(bt_http_port(h), ALICE_RIGHT, NULL), 200);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+	for (i = 0; i < 200 && busy < 5; i++) {
+		int st = auth_status(bt_http_port(h), i % 2 ? EVE : ALICE_WRONG, &ms);
+
+		checked += st == 401;
+		if (st == 503) {
+			busy++;
+			CHECK(ms < 200);
+		}
+	}
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+	fprintf(stderr, "# %d password checks before 503s; %.0f ms of CPU\n", checked,
+		(c1.tv_sec - c0.tv_sec) * 1e3 + (c1.tv_nsec - c0.tv_nsec) / 1e6);
+	CHECK_INT(busy, 5);
+	/* 500 ms at once: some 20 checks of cost 9, and not a hundred */
+	CHECK(checked >= 3 && checked < 100);
+	CHECK_INT(auth_status(bt_http_port(h), ALICE_RIGHT, &ms), 200);
+	CHECK(ms < 200);
+	CHECK_INT(auth_status(bt_http_port(h), BOB_RIGHT, NULL), 503);
+	CHECK_INT(auth_status(bt_http_port(h), EVE, NULL), 503);
+	bt_http_free(h);
+cleanup:
+	free(alice);
+	free(bob);
+}
+
+/* --- bt_http_call() --- */
+
+static char fifo[256];
+
+/* Blocks in open() until a writer opens the FIFO: a profile's read of a FIFO perf map. */
+static int open_fifo(void *arg, FILE *out)
+{
+	int fd = open(fifo, O_RDONLY | O_CLOEXEC);
+
+	(void)arg;
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	fputs("unblocked\n", out);
+	return 0;
+}
+
+static int say(void *arg, FILE *out)
+{
+	fprintf(out, "said %d\n", *(int *)arg);
+	return 0;
+}
+
+static int call_page(struct bt_http_req *req, struct bt_http_resp *resp, void *ctx)
+{
+	const char *what = bt_http_req_arg(req, "what");
+	int n = 42, err;
+
+	(void)ctx;
+	if (what && !strcmp(what, "block"))
+		err = bt_http_call(req, open_fifo, NULL, 0, 1000, resp->out);
+	else
+		err = bt_http_call(req, say, &n, sizeof(n), 1000, resp->out);
+	if (err == -ETIMEDOUT || err == -ECANCELED || err == -EBUSY) {
+		resp->status = 503;
+		fprintf(resp->out, "%s\n", strerror(-err));
+		return 0;
+	}
+	return err;
+}
+
+static unsigned int call_port;
+static char call_resp[4096];
+
+static void *ask_block(void *arg)
+{
+	(void)arg;
+	ask(call_port, "GET /call?what=block HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 0,
+	    call_resp, sizeof(call_resp));
+	return NULL;
+}
+
+/*
+ * Work blocked in a FIFO's open: 503 at the deadline (1 s), and the next request is not held
+ * by it; past BT_HTTP_MAX_STUCK such threads, 503 at once; once they end, calls work again;
+ * and a server stopping while a call waits stops at once.
+ */
+static void test_call_deadline(void)
+{
+	struct bt_http_opts o = { .listen = "127.0.0.1:0", .rate = 1000, .burst = 1000 };
+	static const char block[] = "GET /call?what=block HTTP/1.1\r\nHost: x\r\nConnection: "
+				    "close\r\n\r\n";
+	static const char quick[] = "GET /call HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+	static char r[4096];
+	struct bt_http *h = NULL;
+	long long t0, ms;
+	pthread_t t;
+	int i, fd;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	CHECK_INT(mkfifo(fifo, 0600), 0);
+	if (bt_http_new(&h, &o) == 0) {
+		bt_http_route(h, "/call", call_page, NULL);
+		if (bt_http_start(h)) {
+			bt_http_free(h);
+			h = NULL;
+		}
+	}
+	CHECK(h != NULL);
+	if (!h)
+		goto cleanup;
+	call_port = bt_http_port(h);
+	ask(call_port, quick, 0, r, sizeof(r));
+	CHECK_INT(status_of(r), 200);
+	CHECK_STR(body_of(r), "said 42\n");
+	for (i = 0; i < BT_HTTP_MAX_STUCK; i++) {
+		t0 = ms_now();
+		ask(call_port, block, 0, r, sizeof(r));
+		ms = ms_now() - t0;
+		CHECK_INT(status_of(r), 503);
+		CHECK(strstr(body_of(r), "timed out") != NULL);
+		CHECK(ms >= 900 && ms < 2000);
+	}
+	/* BT_HTTP_MAX_STUCK threads blocked: no more started */
+	t0 = ms_now();
+	ask(call_port, quick, 0, r, sizeof(r));
+	CHECK_INT(status_of(r), 503);
+	CHECK(strstr(body_of(r), "busy") != NULL);
+	CHECK(ms_now() - t0 < 500);
+	/* a writer ends their opens; they end, and calls are made again */
+	fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	CHECK(fd >= 0);
+	poll(NULL, 0, 200);
+	if (fd >= 0)
+		close(fd);
+	ask(call_port, quick, 0, r, sizeof(r));
+	CHECK_INT(status_of(r), 200);
+	CHECK_STR(body_of(r), "said 42\n");
+	/* stopping while a call waits: at once, not at its deadline */
+	CHECK_INT(pthread_create(&t, NULL, ask_block, NULL), 0);
+	poll(NULL, 0, 300);
+	t0 = ms_now();
+	bt_http_free(h);
+	ms = ms_now() - t0;
+	pthread_join(t, NULL);
+	CHECK(ms < 500);
+	CHECK(status_of(call_resp) == 503 || call_resp[0] == '\0');
+	fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+cleanup:
+	unlink(fifo);
+}
+
 static void test_listen_errors(void)
 {
 	struct bt_http_opts o = { 0 };
@@ -452,9 +953,17 @@ int main(void)
 	BT_RUN(test_slow_handler);
 	BT_RUN(test_rate);
 	BT_RUN(test_auth);
+	BT_RUN(test_header_deadline);
+	BT_RUN(test_send_deadline);
+	BT_RUN(test_rate_rotation);
+	BT_RUN(test_auth_timing);
+	BT_RUN(test_auth_budget);
+	BT_RUN(test_call_deadline);
 	BT_RUN(test_listen_errors);
 	unlink(write_file("web.yml", ""));
 	unlink(write_file("auth.yml", ""));
+	unlink(write_file("timing.yml", ""));
+	unlink(write_file("budget.yml", ""));
 	rmdir(dir);
 	return bt_test_done();
 }
