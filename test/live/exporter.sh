@@ -429,7 +429,7 @@ __attribute__((noinline)) static void bt_exporter_nap(void)
 }
 int main(int argc, char **argv)
 {
-	time_t end = time(NULL) + 8;
+	time_t end = time(NULL) + 60; /* killed when the profile is in: it may start late */
 	while (time(NULL) < end) {
 		if (argc > 1)
 			bt_exporter_nap();
@@ -445,7 +445,7 @@ EOF
 		[ $path = offcpu ] && fn=bt_exporter_nap
 		if [ $path = offcpu ]; then "$T/spin" nap & else "$T/spin" & fi
 		wl=$!
-		curl -s --max-time 20 -o "$T/p.pb.gz" -w '%{http_code}' "$U/$path?seconds=3" >"$T/p.status" &
+		curl -s --max-time 30 -o "$T/p.pb.gz" -w '%{http_code}' "$U/$path?seconds=3" >"$T/p.status" &
 		cp=$!
 		sleep 1
 		get "$U/profile?seconds=1"

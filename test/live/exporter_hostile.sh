@@ -195,8 +195,9 @@ reqs=$(tr ' ' '\n' <"$T/flood" | awk -F= '{ n += $2 } END { print n + 0 }')
 ok "10 s of wrong passwords from rotating addresses: $(cat "$T/flood"), $ms ms of CPU; 8 scrapes with the right password within 1 s"
 stop_within 1000
 
-# --- a profile whose hook blocks on a traced process's FIFO perf map ---
-# (symbolize/ opening the map blocked in open(); the exporter must hold without that fix)
+# --- a profile of processes whose perf map is a FIFO ---
+# (before issue 33 symbolize/ blocked in open() on it; now the map is refused unopened, and
+# the exporter's deadline would hold without that fix: 200, or 503 at the deadline)
 exporter --collect softirqs
 get_hook=$(curl -s --max-time 2 "$URL/")
 if echo "$get_hook" | grep -q '/debug/pprof/profile: not in this build'; then
@@ -250,7 +251,10 @@ for p in $SPIN $NAP; do
 done
 # (the threads of a profile left running, and any it started, are named bt_http_call)
 calls() { cat /proc/$EX/task/*/comm 2>/dev/null | grep -c '^bt_http_call$'; }
-[ $hung = 0 ] || [ "$(calls)" -ge $hung ] || fail "$hung profiles hung, but $(calls) of their threads run"
+# (symbolize/ now refuses a FIFO perf map without opening it, so a 503 here is a machine-wide
+# profile that was slow, not blocked: its thread may have ended already; the deadline of a call
+# that truly blocks is unit/test_http's, on a real FIFO)
+[ "$(calls)" -le $hung ] || fail "$(calls) profile threads run past $hung answered at their deadline"
 i=0
 while [ "$(calls)" != 0 ]; do
 	i=$((i + 1))
