@@ -95,11 +95,11 @@ ok "--flamegraph, --pprof and bpftools flamegraph -o on a full disk say so"
 
 RC=0
 "$BPFTOOLS" flamegraph "$T" >/dev/null 2>"$ERR" || RC=$?
-[ "$RC" = 1 ] && grep -Fxq "bpftools flamegraph: cannot read '$T': is a directory" "$ERR" ||
+[ "$RC" = 1 ] && grep -Fxq "bpftools flamegraph: cannot read '$T': not a regular file (a directory)" "$ERR" ||
 	fail "bpftools flamegraph DIR: exit $RC, $(head -n 1 "$ERR")"
 RC=0
 "$BPFTOOLS" flamegraph <"$T" >/dev/null 2>"$ERR" || RC=$?
-[ "$RC" = 1 ] && grep -Fxq "bpftools flamegraph: cannot read the folded input: is a directory" "$ERR" ||
+[ "$RC" = 1 ] && grep -Fxq "bpftools flamegraph: cannot read standard input: Is a directory" "$ERR" ||
 	fail "bpftools flamegraph < DIR: exit $RC, $(head -n 1 "$ERR")"
 ok "bpftools flamegraph of a directory says so"
 

@@ -29,7 +29,8 @@ files_ok() {
 
 # svg_total: the value of the SVG's root frame ("all (N unit, 100.00%)").
 svg_total() {
-	sed -n 's/.*<title>all (\([0-9]*\) .*/\1/p' "$SVG"
+	# (the root's tooltip writes thousands separators: 141,222 microseconds)
+	sed -n 's/.*<title>all (\([0-9,]*\) .*/\1/p' "$SVG" | tr -d ,
 }
 
 # stackcount: a uprobe on a PIE executable's leaf, reached 3 times through bt_path_a and 5
