@@ -223,7 +223,7 @@ static __always_inline int bt_block_completed(void *ctx, __u64 key)
 	 */
 	if (drop_completions && r->issue_ts && r->bio &&
 	    completions++ % drop_completions == drop_completions - 1)
-		return 0; /* as if the program had not run: the entry stays */
+		return 0;   /* as if the program had not run: the entry stays */
 	if (!r->issue_ts) { /* completed without being issued while we traced (a merge, a requeue) */
 		__sync_fetch_and_add(&not_issued, 1);
 		goto done;
