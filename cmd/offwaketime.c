@@ -101,6 +101,9 @@ static const struct bt_offcpu_tool tool = {
 	/* wakers can be any process: every running one is snapshotted (note_running) */
 	.any_waker = true,
 	.inflight = inflight,
+	.holder = { "wakers", sizeof(struct offwaketime_waker),
+		    offsetof(struct offwaketime_waker, kernel_stack),
+		    offsetof(struct offwaketime_waker, user_stack) },
 	.banner = print_banner,
 };
 

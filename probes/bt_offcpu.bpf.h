@@ -21,6 +21,7 @@
 #define BT_OFFCPU_BPF_H
 
 #include "bt_offcpu.h"
+#include "bt_common.bpf.h"
 #include "bt_inflight.bpf.h"
 #include "bt_stack.bpf.h"
 
@@ -58,6 +59,9 @@ static __always_inline bool bt_offcpu_wanted(__u32 tgid, __u32 tid, __u32 flags,
 {
 	if (!tid)
 		return false; /* the idle task is not blocked */
+	/* the tool's own blocks (system-wide) are the tracing's, not the system's */
+	if (bt_filter_not_tgid && tgid == bt_filter_not_tgid)
+		return false;
 	if (bt_offcpu_ntgids && !bt_offcpu_listed(bt_offcpu_tgids, bt_offcpu_ntgids, tgid))
 		return false;
 	if (bt_offcpu_ntids && !bt_offcpu_listed(bt_offcpu_tids, bt_offcpu_ntids, tid))
@@ -102,20 +106,6 @@ static __always_inline __u32 bt_task_state_btf(struct task_struct *t)
 		return t->__state;
 	return ((struct task_struct___pre514 *)t)->state;
 }
-
-/* A thread off-CPU now: when it left, its clocks then, and its stacks and name. */
-struct bt_offcpu_start {
-	__u64 ts;
-	__u64 runtime;	/* the thread's sum_exec_runtime at switch-out */
-	__u64 arrivals; /* and its sched_info.pcount */
-	__u64 kernel_stack;
-	__u64 user_stack;
-	__u32 tgid;
-	__u32 cookie; /* the process's (bt_note_pid): names its user stack after it is gone */
-	__u32 gen;
-	__u32 state; /* the thread's state as it left (profile --wall names it) */
-	char comm[BT_OFFCPU_COMM_LEN];
-};
 
 /*
  * Each thread's last block, by thread id, from its first switch-out to its exit (ts 0 once the

@@ -14,15 +14,6 @@
 #include "bt_offcpu.bpf.h"
 #include "offwaketime.h"
 
-struct waker {
-	__u64 kernel_stack;
-	__u64 user_stack;
-	__u32 tid, tgid;
-	__u32 cookie;
-	__u32 gen;
-	char comm[BT_OFFCPU_COMM_LEN];
-};
-
 /*
  * The last waker of each sleeping thread, by the sleeper's thread id: in-flight table 1 (0 is
  * bt_offcpu_starts).
@@ -31,7 +22,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 32768);
 	__type(key, __u32);
-	__type(value, struct waker);
+	__type(value, struct offwaketime_waker);
 } wakers SEC(".maps");
 
 struct {
@@ -43,7 +34,7 @@ struct {
 
 static __always_inline void waking(void *ctx, __u32 tgid, __u32 tid, __u32 flags, __u32 state)
 {
-	struct waker w = {};
+	struct offwaketime_waker w = {};
 	__u64 id = bpf_get_current_pid_tgid();
 
 	if (!bt_offcpu_wanted(tgid, tid, flags, state))
@@ -65,7 +56,7 @@ static __always_inline void bt_offcpu_add_block(__u32 tid, const struct bt_offcp
 						__u64 us)
 {
 	struct offwaketime_key key = {};
-	struct waker *w = bpf_map_lookup_elem(&wakers, &tid);
+	struct offwaketime_waker *w = bpf_map_lookup_elem(&wakers, &tid);
 
 	key.target_kernel_stack = s->kernel_stack;
 	key.target_user_stack = s->user_stack;

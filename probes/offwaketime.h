@@ -19,4 +19,17 @@ struct offwaketime_key {
 	char waker[BT_OFFCPU_COMM_LEN];
 };
 
+/*
+ * The last waker of a sleeping thread (the wakers map, by the sleeper's thread id): its stacks
+ * are held across a release until the sleeper's count names them.
+ */
+struct offwaketime_waker {
+	__u64 kernel_stack;
+	__u64 user_stack;
+	__u32 tid, tgid;
+	__u32 cookie;
+	__u32 gen;
+	char comm[BT_OFFCPU_COMM_LEN];
+};
+
 #endif

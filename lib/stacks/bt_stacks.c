@@ -621,8 +621,10 @@ int bt_stacks__release(struct bt_stacks *st, const uint64_t *held, size_t nheld)
 		err = release_in(st->deep_fd, closed, sorted, nheld);
 	free(sorted);
 	/* the closed generation is printed: so is every process that exited before the flip
-	 * before it (a count written late, a waker's stack, lands at most one flip later) */
-	bt_symbolizer__release_exited(st->sym, st->exits_at_flip[0]);
+	 * before it (a count written late, a waker's stack, lands at most one flip later); a
+	 * tool with a collector frees them past its collections instead (bt_stacks__poll) */
+	if (!st->collect)
+		bt_symbolizer__release_exited(st->sym, st->exits_at_flip[0]);
 	return err;
 }
 
@@ -643,6 +645,28 @@ int bt_stacks__hold(struct bt_stacks_held *held, uint64_t id)
 	return 0;
 }
 
+int bt_stacks__hold_entries(struct bt_stacks_held *held, int fd, size_t key_size, size_t value_size,
+			    bt_stacks_hold_entry_fn fn, void *ctx)
+{
+	void *keys = NULL, *value = malloc(value_size);
+	size_t n = 0, i;
+	int err;
+
+	if (!value)
+		return -ENOMEM;
+	err = collect_keys(fd, key_size, &keys, &n);
+	for (i = 0; !err && i < n; i++) {
+		const char *key = (const char *)keys + i * key_size;
+
+		/* gone meanwhile: what it held is in a count now, or nowhere */
+		if (!bpf_map_lookup_elem(fd, key, value))
+			err = fn(ctx, key, value, held);
+	}
+	free(keys);
+	free(value);
+	return err;
+}
+
 int bt_stacks__cycle(struct bt_stacks *st, const struct bt_stacks_cycle *c)
 {
 	struct bt_stacks_held held = { 0 };
@@ -653,7 +677,7 @@ int bt_stacks__cycle(struct bt_stacks *st, const struct bt_stacks_cycle *c)
 		err = c->hold ? c->hold(c->hold_ctx, &held) : 0;
 	if (!err)
 		err = c->consume(c->consume_ctx);
-	if (!err && !c->keep)
+	if (!err)
 		err = bt_stacks__release(st, held.ids, held.n);
 	free(held.ids);
 	return err;

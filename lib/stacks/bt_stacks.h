@@ -135,11 +135,19 @@ struct bt_stacks_held {
 };
 /* Add id when it names a stored stack (none and lost ones hold nothing). 0 or -ENOMEM. */
 int bt_stacks__hold(struct bt_stacks_held *held, uint64_t id);
+/*
+ * fn(ctx, key, value, held) for each entry of the hash map fd (keys of key_size, values of
+ * value_size), to hold the stacks it names. 0, or the first error (fn's or -errno).
+ */
+typedef int (*bt_stacks_hold_entry_fn)(void *ctx, const void *key, const void *value,
+				       struct bt_stacks_held *held);
+int bt_stacks__hold_entries(struct bt_stacks_held *held, int fd, size_t key_size, size_t value_size,
+			    bt_stacks_hold_entry_fn fn, void *ctx);
 
 /*
  * One generation cycle: flip, then hold(hold_ctx, held) notes the stacks still in use (NULL:
  * none), consume(consume_ctx) reads everything that may name the closed generation's stacks,
- * and the closed generation's stacks but the held ones are released (not with keep). Returns
+ * and the closed generation's stacks but the held ones are released. Returns
  * 0, a positive value consume() returned (then nothing is released), or -errno.
  */
 struct bt_stacks_cycle {
@@ -147,7 +155,6 @@ struct bt_stacks_cycle {
 	void *hold_ctx;
 	int (*consume)(void *ctx);
 	void *consume_ctx;
-	bool keep; /* the stacks stay stored (a tool that prints once, at the end) */
 };
 int bt_stacks__cycle(struct bt_stacks *st, const struct bt_stacks_cycle *c);
 

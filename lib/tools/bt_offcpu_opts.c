@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bt_args.h"
 #include "bt_err.h"
@@ -122,9 +123,13 @@ int bt_offcpu_apply(struct bpf_object *obj, const struct bt_offcpu_opts *o)
 	bool by_state = o->state >= 0, want_kernel = !o->user_only, want_user = !o->kernel_only;
 	__u32 state = by_state ? o->state : 0;
 	__u64 min = o->min_us, max = o->max_us;
+	/* system-wide, the tool leaves its own threads out, as the per-event tools do */
+	__u32 self = o->ntgids || o->ntids ? 0 : (__u32)getpid();
 	int err;
 
 	err = bt_rodata_set(obj, "bt_offcpu_ntgids", &o->ntgids, sizeof(__u32));
+	if (!err)
+		err = bt_rodata_set(obj, "bt_filter_not_tgid", &self, sizeof(self));
 	if (!err)
 		err = bt_rodata_set(obj, "bt_offcpu_tgids", o->tgids, sizeof(o->tgids));
 	if (!err)
@@ -315,18 +320,27 @@ static int offcpu_collect(void *counts);
  * as stacks.
  */
 static void counts_init(struct bt_offcpu_counts *c, struct bt_stacks *stacks,
-			const struct bpf_map *counts, size_t gen_offset, bt_stacks_entry_fn add_row,
-			void *ctx, struct bt_stack_table *table, const char *value_name)
+			const struct bpf_object *obj, const struct bpf_map *counts,
+			const struct bt_offcpu_tool *t, bt_stacks_entry_fn add_row, void *ctx,
+			struct bt_stack_table *table)
 {
+	const struct bpf_map *starts = bpf_object__find_map_by_name(obj, "bt_offcpu_starts");
+	const struct bpf_map *holder =
+		t->holder.map ? bpf_object__find_map_by_name(obj, t->holder.map) : NULL;
+
 	*c = (struct bt_offcpu_counts){
 		.stacks = stacks,
 		.fd = bpf_map__fd(counts),
 		.key_size = bpf_map__key_size(counts),
-		.gen_offset = gen_offset,
+		.gen_offset = t->gen_offset,
 		.add_row = add_row,
 		.ctx = ctx,
 		.table = table,
-		.value_name = value_name,
+		.value_name = t->value_name,
+		.procs = t->procs,
+		.starts_fd = starts ? bpf_map__fd(starts) : -1,
+		.holder_fd = holder ? bpf_map__fd(holder) : -1,
+		.holder = &t->holder,
 	};
 	bt_stacks__set_collector(stacks, offcpu_collect, c);
 }
@@ -362,6 +376,64 @@ static int drain_counts(void *counts)
 				c->add_row, c->ctx);
 }
 
+/* The stacks a thread off-CPU now left in its start, to be named when it is switched in. */
+static int hold_start(void *ctx, const void *key, const void *value, struct bt_stacks_held *held)
+{
+	const struct bt_offcpu_start *s = value;
+
+	if (!s->ts) /* its block is over and counted: what it names is in a count */
+		return 0;
+	return bt_stacks__hold(held, s->kernel_stack) ?: bt_stacks__hold(held, s->user_stack);
+}
+
+static int hold_holder(void *ctx, const void *key, const void *value, struct bt_stacks_held *held)
+{
+	const struct bt_offcpu_holder *h = ctx;
+	uint64_t kernel, user;
+
+	memcpy(&kernel, (const char *)value + h->kernel_stack, sizeof(kernel));
+	memcpy(&user, (const char *)value + h->user_stack, sizeof(user));
+	return bt_stacks__hold(held, kernel) ?: bt_stacks__hold(held, user);
+}
+
+static int hold_key(void *ctx, const void *key, const void *value, struct bt_stacks_held *held)
+{
+	const struct bt_offcpu_counts *c = ctx;
+	struct bt_row_proc procs[BT_ROW_PROCS] = { { 0 } };
+	int i, err = 0;
+
+	c->procs(key, procs);
+	for (i = 0; i < BT_ROW_PROCS && !err; i++)
+		err = bt_stacks__hold(held, procs[i].kernel_stack) ?:
+		      bt_stacks__hold(held, procs[i].user_stack) ?:
+		      bt_stacks__hold(held, procs[i].user_caller);
+	return err;
+}
+
+/*
+ * The stacks still in use past a release: those of the blocks and wake-ups in flight, whose
+ * counts are written later (in the generation their first stack was taken in, perhaps one
+ * drained already), and those of every count not drained yet. In that order: the kernel writes
+ * a count before it lets go of the start or wake-up, so a count whose start is gone by the
+ * time it is looked for is in the counts map by then.
+ */
+static int offcpu_hold(void *counts, struct bt_stacks_held *held)
+{
+	struct bt_offcpu_counts *c = counts;
+	int err = 0;
+
+	if (c->starts_fd >= 0)
+		err = bt_stacks__hold_entries(held, c->starts_fd, sizeof(__u32),
+					      sizeof(struct bt_offcpu_start), hold_start, NULL);
+	if (!err && c->holder_fd >= 0)
+		err = bt_stacks__hold_entries(held, c->holder_fd, sizeof(__u32),
+					      c->holder->value_size, hold_holder,
+					      (void *)c->holder);
+	if (!err)
+		err = bt_stacks__hold_entries(held, c->fd, c->key_size, sizeof(__u64), hold_key, c);
+	return err;
+}
+
 /*
  * Every count so far (both stack generations, whichever is current) read and deleted, each
  * made a row of the table, rows that print the same merged. A bt_stacks_collect_fn: it runs
@@ -369,10 +441,11 @@ static int drain_counts(void *counts)
  */
 static int offcpu_collect(void *counts)
 {
-	/* the stacks stay stored: a run that prints once does not recycle them */
-	struct bt_stacks_cycle cycle = { .consume = drain_counts,
-					 .consume_ctx = counts,
-					 .keep = true };
+	/* the stacks named are released, but for those still in use: memory stays flat */
+	struct bt_stacks_cycle cycle = { .hold = offcpu_hold,
+					 .hold_ctx = counts,
+					 .consume = drain_counts,
+					 .consume_ctx = counts };
 	struct bt_offcpu_counts *c = counts;
 	int gen, err = 0;
 
@@ -479,8 +552,7 @@ static int run_start(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
 	r->rows.thread = t->thread;
 	for (i = 0; i < BT_ROW_PROCS; i++)
 		r->rows.objects[i] = t->objects[i];
-	counts_init(&r->counts, r->stacks, counts, t->gen_offset, add_row, r, &r->table,
-		    t->value_name);
+	counts_init(&r->counts, r->stacks, *skel->obj, counts, t, add_row, r, &r->table);
 	return 0;
 }
 

@@ -98,6 +98,15 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 void bt_offcpu_banner(const struct bt_offcpu_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * An in-flight map of a tool (beside bt_offcpu_starts) whose entries name stacks that a count
+ * written later will use: the offsets of the two stack ids (__u64) in its values.
+ */
+struct bt_offcpu_holder {
+	const char *map;
+	size_t value_size, kernel_stack, user_stack;
+};
+
 /* Where a tool's off-CPU sums are and how they become rows. */
 struct bt_offcpu_counts {
 	struct bt_stacks *stacks;
@@ -107,6 +116,10 @@ struct bt_offcpu_counts {
 	void *ctx;		     /* add_row's */
 	struct bt_stack_table *table;
 	const char *value_name; /* --json: the member the sum is printed as */
+	/* the stacks in use past a release: those the keys name, and the in-flight maps' */
+	unsigned int (*procs)(const void *key, struct bt_row_proc *procs);
+	int starts_fd, holder_fd; /* bt_offcpu_starts, the tool's holder (-1: none) */
+	const struct bt_offcpu_holder *holder;
 };
 
 /* What makes one off-CPU tool differ from the other, for bt_offcpu_run(). */
@@ -125,6 +138,7 @@ struct bt_offcpu_tool {
 	/* the wakers can be any process: every running one is snapshotted, also with -p or -t */
 	bool any_waker;
 	const struct bt_inflight_table *inflight; /* probes/bt_inflight.bpf.h, in slot order */
+	struct bt_offcpu_holder holder;		  /* map NULL: none */
 	void (*banner)(const struct bt_offcpu_opts *o); /* "Tracing ..." (bt_offcpu_banner) */
 	/*
 	 * --flamegraph/--pprof: the sample type and unit (and title); a NULL sample_type is

@@ -143,6 +143,10 @@ soak_churn() {
 			[ "$c" = 0 ] || fail "$WHAT: entries of processes gone in $MAPS: $left(entries$e0 ->$e1)"
 		done
 		[ $((r1 - r0)) -le 2048 ] || fail "$WHAT: RSS grew from $r0 to $r1 KiB over 10,000 processes"
+		# every process's stacks are distinct (its own addresses): kept past being named,
+		# they fill the 16384 entries of the stack map within the churn
+		! grep -q 'the stack map was full' "$ERR" ||
+			fail "$WHAT: stacks kept after they were named (the stack map filled)"
 		ok "$WHAT: RSS $r0 -> $r1 KiB, none of 10,000 processes left in $MAPS (entries$e0 ->$e1)"
 	done
 	SOAKS=""
