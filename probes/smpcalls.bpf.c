@@ -22,6 +22,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "bt_arch.bpf.h"
 #include "bt_common.bpf.h"
 #include "bt_inflight.bpf.h"
 #include "bt_stack.bpf.h"
@@ -93,6 +94,18 @@ struct {
 /* Histograms dropped because the map was full. */
 __u64 lost;
 
+/*
+ * The caller of a call queued or run here fails the filters (-p, -t). A call queued in an
+ * interrupt (the tick's nohz_csd_func, an irq_work) is the interrupt's, not that of the thread
+ * it happened to interrupt.
+ */
+static __always_inline bool caller_filtered_out(void *ctx)
+{
+	if (bt_filtered_out())
+		return true;
+	return (bt_filter_tgid || bt_filter_tid) && bt_in_interrupt(ctx);
+}
+
 struct smpcall_hist zero_hist;
 
 static __always_inline void record(struct smpcall_key *key, __u64 delta)
@@ -131,7 +144,7 @@ static __always_inline int on_queue(void *ctx, __u64 func, __u64 csd)
 {
 	struct queued q = {};
 
-	if (!armed || bt_filtered_out())
+	if (!armed || caller_filtered_out(ctx))
 		return 0;
 	caller_of(ctx, &q.stack, q.comm);
 	q.ts = bpf_ktime_get_ns();
@@ -167,7 +180,7 @@ static __always_inline int on_entry(void *ctx, __u64 func, __u64 csd)
 		bpf_map_delete_elem(&queued, &csd);
 	} else {
 		/* the caller's own CPU, in the caller's context, with no IPI */
-		if (bt_filtered_out())
+		if (caller_filtered_out(ctx))
 			return 0;
 		r->key.kind = SMPCALL_LOCAL;
 		caller_of(ctx, &r->key.stack, r->key.comm);
@@ -220,7 +233,7 @@ static __always_inline int call_entry(void *ctx, __u64 func)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct call c = {};
 
-	if (!armed || bt_filtered_out())
+	if (!armed || caller_filtered_out(ctx))
 		return 0;
 	c.key.func = func;
 	caller_of(ctx, &c.key.stack, c.key.comm);
