@@ -400,9 +400,43 @@ cleanup:
 	return err;
 }
 
+/* One disk's series at 0, for each operation every disk has, where it has none yet. */
+struct zero_series {
+	struct collector *c;
+	struct bt_prom *p;
+	int err; /* the writer's */
+};
+
+static int zero_series(void *ctx, const struct bt_disk *disk)
+{
+	static const unsigned int ops[] = { BT_OP_READ, BT_OP_WRITE };
+	static const uint64_t none[BIOLAT_SLOTS];
+	struct zero_series *z = ctx;
+	size_t i, k, n = bt_summary__len(z->c->sum);
+	int err = 0;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]) && err >= 0; i++) {
+		const char *labels[] = { "disk", disk->name, "op", bt_block_op_label(ops[i]),
+					 NULL };
+		struct biolat_key key = { (disk->major << 20) | disk->minor, ops[i] };
+		bool seen = false;
+
+		for (k = 0; k < n && !seen; k++) {
+			const struct biolat_key *have = bt_summary__key(z->c->sum, k);
+
+			seen = have->dev == key.dev && (have->flags & 0xff) == key.flags;
+		}
+		if (!seen)
+			err = bt_prom_log2_hist(z->p, labels, none, BIOLAT_SLOTS, 1e-6, 0);
+	}
+	z->err = err < 0 ? err : 0;
+	return z->err;
+}
+
 static int collector_collect(void *state, struct bt_prom *p)
 {
 	struct collector *c = state;
+	struct zero_series z = { c, p, 0 };
 	size_t i;
 	int err;
 
@@ -421,6 +455,15 @@ static int collector_collect(void *state, struct bt_prom *p)
 
 		err = bt_prom_log2_hist(p, labels, (const uint64_t *)v->slots, BIOLAT_SLOTS, 1e-6,
 					v->total / 1e6);
+	}
+	/*
+	 * Every disk's reads and writes are there from the scrape after it appears, at 0: a
+	 * series born with its first burst would already hold it, and Prometheus sees no increase
+	 * in a counter's first sample (a failed sysfs read leaves only what was counted)
+	 */
+	if (err >= 0) {
+		bt_disk_each(zero_series, &z);
+		err = z.err;
 	}
 	return err < 0 ? err : 0;
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +104,35 @@ int bt_disk_by_name(const char *name, struct bt_disk *out)
 	if (parse_devno(text, &major, &minor))
 		return -ENOENT;
 	return bt_disk_by_dev(major, minor, out);
+}
+
+int bt_disk_each(int (*fn)(void *ctx, const struct bt_disk *disk), void *ctx)
+{
+	char path[512], text[64];
+	unsigned int major, minor;
+	struct bt_disk disk;
+	struct dirent *e;
+	int err = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/block", sysfs_root);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while (!err && (e = readdir(dir))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/block/%s/size", sysfs_root, e->d_name);
+		if (read_small(path, text, sizeof(text)) || !strtoull(text, NULL, 10))
+			continue;
+		snprintf(path, sizeof(path), "%s/block/%s/dev", sysfs_root, e->d_name);
+		if (read_small(path, text, sizeof(text)) || parse_devno(text, &major, &minor) ||
+		    bt_disk_by_dev(major, minor, &disk) || disk.partition)
+			continue;
+		err = fn(ctx, &disk);
+	}
+	closedir(dir);
+	return err;
 }
 
 struct cache_entry {

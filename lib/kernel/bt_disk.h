@@ -47,6 +47,13 @@ struct bt_disk_cache *bt_disk_cache__new(void);
 void bt_disk_cache__free(struct bt_disk_cache *c); /* NULL is fine */
 const struct bt_disk *bt_disk_cache__get(struct bt_disk_cache *c, uint32_t kdev);
 
+/*
+ * fn(ctx, disk) for each whole disk the kernel has now (sysfs's block class) that holds data
+ * (a size above 0: an unbound loop device does not), in no particular order; stops at fn's
+ * first non-zero, which it returns. 0, or -errno when the list cannot be read.
+ */
+int bt_disk_each(int (*fn)(void *ctx, const struct bt_disk *disk), void *ctx);
+
 /* Read sysfs under root instead of "/sys" (unit tests); NULL: back to "/sys". */
 void bt_disk_set_sysfs(const char *root);
 

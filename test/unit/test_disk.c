@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -70,6 +71,18 @@ static void make_tree(void)
 	link_to("../../devices/block/vda", "class/block/vda");
 	link_to("../../devices/block/vda/vda2", "class/block/vda2");
 	link_to("../../devices/block/cciss!c0d0", "class/block/cciss!c0d0");
+	/* block/: the whole disks, with their sizes (an unbound loop device's is 0) */
+	put_file("devices/block/vda/size", "2097152\n");
+	put_file("devices/block/cciss!c0d0/size", "8\n");
+	mk("devices/block/loop0");
+	put_file("devices/block/loop0/uevent", "MAJOR=7\nMINOR=0\nDEVNAME=loop0\nDEVTYPE=disk\n");
+	put_file("devices/block/loop0/dev", "7:0\n");
+	put_file("devices/block/loop0/size", "0\n");
+	link_to("../../devices/block/loop0", "dev/block/7:0");
+	mk("block");
+	link_to("../devices/block/vda", "block/vda");
+	link_to("../devices/block/cciss!c0d0", "block/cciss!c0d0");
+	link_to("../devices/block/loop0", "block/loop0");
 	bt_disk_set_sysfs(root);
 }
 
@@ -142,6 +155,38 @@ static void test_cache(void)
 	bt_disk_cache__free(NULL);
 }
 
+struct seen {
+	char names[4][BT_DISK_NAME_LEN];
+	int n, stop_at;
+};
+
+static int note_disk(void *ctx, const struct bt_disk *d)
+{
+	struct seen *s = ctx;
+
+	if (s->n < 4)
+		snprintf(s->names[s->n], sizeof(s->names[0]), "%s", d->name);
+	return ++s->n == s->stop_at ? 7 : 0;
+}
+
+static void test_each(void)
+{
+	struct seen s = { .stop_at = -1 };
+	int i, vda = 0, cciss = 0;
+
+	CHECK_INT(bt_disk_each(note_disk, &s), 0);
+	CHECK_INT(s.n, 2); /* not loop0: it holds nothing */
+	for (i = 0; i < s.n && i < 4; i++) {
+		vda += !strcmp(s.names[i], "vda");
+		cciss += !strcmp(s.names[i], "cciss/c0d0");
+	}
+	CHECK_INT(vda, 1);
+	CHECK_INT(cciss, 1);
+	s = (struct seen){ .stop_at = 1 };
+	CHECK_INT(bt_disk_each(note_disk, &s), 7); /* fn's value ends the walk */
+	CHECK_INT(s.n, 1);
+}
+
 static void test_real_sysfs(void)
 {
 	struct bt_disk d, back;
@@ -162,6 +207,7 @@ int main(void)
 	BT_RUN(test_by_dev);
 	BT_RUN(test_by_name);
 	BT_RUN(test_cache);
+	BT_RUN(test_each);
 	BT_RUN(test_real_sysfs);
 	remove_tree();
 	return bt_test_done();
