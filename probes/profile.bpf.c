@@ -46,7 +46,9 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	if (bt_filtered_out())
 		return 0;
-	kthread = !tid || (bpf_get_current_task_btf()->flags & BT_PF_KTHREAD);
+	/* bpf_get_current_task_btf() came with 5.11: a CO-RE read loads on 5.10 too */
+	kthread = !tid || (BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), flags) &
+			   BT_PF_KTHREAD);
 	key.gen = bt_stack_generation();
 	key.kernel_stack = bt_offcpu_want_kernel ? bt_get_stack(ctx, 0, key.gen) : BT_STACK_NONE;
 	/* a kernel thread (and the idle task) has no user stack to take */
