@@ -809,17 +809,24 @@ struct bt_ksyms *bt_symbolizer__ksyms(struct bt_symbolizer *s)
 size_t bt_symbolizer__kernel_trim(struct bt_symbolizer *s, const uint64_t *addrs, size_t n)
 {
 	const struct bt_ksym *k;
-	size_t i;
+	size_t i, trim = 0;
 
 	if (!s || load_ksyms(s))
 		return 0;
 	for (i = 0; i < n; i++) {
 		k = bt_ksyms__lookup(s->ks, addrs[i], NULL);
-		if (!k || !bt_ksym__is_trace_artefact(k->name, k->module))
+		/*
+		 * Code with no symbol at the top (a BPF program or trampoline the kernel does not
+		 * list, as arm64's below the kernel image) is ours only if an artefact follows
+		 */
+		if (!k)
+			continue;
+		if (!bt_ksym__is_trace_artefact(k->name, k->module))
 			break;
+		trim = i + 1;
 	}
 	/* never trim everything: a stack made only of artefacts is still worth printing */
-	return i == n ? 0 : i;
+	return trim == n ? 0 : trim;
 }
 
 static void resolve_kernel(struct bt_symbolizer *s, uint64_t addr, int is_ret, struct bt_frame *fr)

@@ -113,6 +113,15 @@ static void test_resolve_and_trim(void)
 
 	CHECK_INT(bt_symbolizer__new(&o, &s), 0);
 	CHECK_INT(bt_symbolizer__kernel_trim(s, stack, 7), 4);
+	{
+		/* code with no symbol first (arm64's BPF programs): trimmed when an artefact
+		 * follows, kept when the kernel's own code does */
+		uint64_t unnamed[] = { 8, M(0x4010), K(0x1b11), K(0x1001) };
+		uint64_t plain[] = { 8, K(0x1b11), K(0x1001) };
+
+		CHECK_INT(bt_symbolizer__kernel_trim(s, unnamed, 4), 2);
+		CHECK_INT(bt_symbolizer__kernel_trim(s, plain, 3), 0);
+	}
 	n = bt_symbolizer__resolve(s, BT_PID_KERNEL, stack, 7, BT_RESOLVE_STACK | BT_RESOLVE_TRIM,
 				   fr, 8);
 	CHECK_INT(n, 3);
