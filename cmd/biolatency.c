@@ -418,7 +418,7 @@ static int zero_series(void *ctx, const struct bt_disk *disk)
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]) && err >= 0; i++) {
 		const char *labels[] = { "disk", disk->name, "op", bt_block_op_label(ops[i]),
 					 NULL };
-		struct biolat_key key = { (disk->major << 20) | disk->minor, ops[i] };
+		struct biolat_key key = { bt_kdev(disk->major, disk->minor), ops[i] };
 		bool seen = false;
 
 		for (k = 0; k < n && !seen; k++) {

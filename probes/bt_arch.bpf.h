@@ -94,7 +94,8 @@ static __always_inline bool bt_in_interrupt(void *ctx)
 }
 #else
 #define BT_THREAD_SIZE 16384 /* THREAD_SIZE; 32768 with KASAN */
-#define BT_USER_CS 0x33	     /* __USER_CS; __USER32_CS is 0x23 */
+#define BT_USER_CS 0x33	     /* __USER_CS */
+#define BT_USER32_CS 0x23    /* __USER32_CS: a 32-bit task */
 #define BT_USER_DS 0x2b	     /* __USER_DS, the user ss */
 
 /* The user registers at the top of a thread stack of size bytes from base, if they are. */
@@ -102,7 +103,7 @@ static __always_inline bool bt_user_regs_at(__u64 base, __u64 size, struct pt_re
 {
 	if (bpf_probe_read_kernel(regs, sizeof(*regs), (void *)(base + size - sizeof(*regs))))
 		return false;
-	return (regs->cs == BT_USER_CS || regs->cs == 0x23) && regs->ss == BT_USER_DS;
+	return (regs->cs == BT_USER_CS || regs->cs == BT_USER32_CS) && regs->ss == BT_USER_DS;
 }
 
 static __always_inline bool bt_in_interrupt(void *ctx)
