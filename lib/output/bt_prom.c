@@ -8,6 +8,8 @@
 #include "bt_escape.h"
 #include "bt_prom.h"
 
+#define LE_CACHED 64
+
 struct family {
 	char *name;
 	char *help;
@@ -16,6 +18,13 @@ struct family {
 	char *text; /* the samples' lines */
 	size_t len;
 	FILE *f;
+	/*
+	 * A histogram's le bounds as text, written once per family: every series has the same
+	 * bounds, and the shortest text of each took most of a scrape's CPU when redone per line
+	 */
+	double le_unit;
+	unsigned int le_known;
+	char le_text[LE_CACHED][32];
 };
 
 struct bt_prom {
@@ -120,32 +129,34 @@ int bt_prom_family(struct bt_prom *p, const char *name, enum bt_prom_type type, 
 	return 0;
 }
 
-/* The shortest text that reads back as v (integers as integers). */
+/* The shortest text that reads back as v (integers as integers) into buf[32]. */
+static const char *number_text(char *buf, double v)
+{
+	int prec;
+
+	if (isinf(v))
+		return v > 0 ? "+Inf" : "-Inf";
+	if (isnan(v))
+		return "NaN";
+	if (v == trunc(v) && fabs(v) < 0x1p63) {
+		/* counts whole, as people read them (an integer's digits cost less than a double's) */
+		snprintf(buf, 32, "%lld", (long long)v);
+		return buf;
+	}
+	for (prec = 1; prec < 17; prec++) {
+		snprintf(buf, 32, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return buf;
+	}
+	snprintf(buf, 32, "%.17g", v);
+	return buf;
+}
+
 static void put_number(FILE *f, double v)
 {
 	char buf[32];
-	int prec;
 
-	if (isinf(v)) {
-		fputs(v > 0 ? "+Inf" : "-Inf", f);
-		return;
-	}
-	if (isnan(v)) {
-		fputs("NaN", f);
-		return;
-	}
-	if (v == trunc(v) && fabs(v) < 0x1p63) {
-		fprintf(f, "%.0f", v); /* counts whole, as people read them */
-		return;
-	}
-	for (prec = 1; prec < 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	if (prec == 17)
-		snprintf(buf, sizeof(buf), "%.17g", v);
-	fputs(buf, f);
+	fputs(number_text(buf, v), f);
 }
 
 /*
@@ -176,11 +187,11 @@ static void put_escaped(FILE *f, const char *s, bool help)
 }
 
 /*
- * One sample line: NAME SUFFIX {LABELS[,le="LE"]} VALUE. le < 0: no le label. Label names
+ * One sample line: NAME SUFFIX {LABELS[,le="LE"]} VALUE. le NULL: no le label. Label names
  * were checked by the caller.
  */
 static void put_sample(FILE *f, const char *name, const char *suffix, const char *const *labels,
-		       double le, double value)
+		       const char *le, double value)
 {
 	bool any = false;
 
@@ -191,10 +202,8 @@ static void put_sample(FILE *f, const char *name, const char *suffix, const char
 		fputc('"', f);
 		any = true;
 	}
-	if (le >= 0) {
-		fprintf(f, "%sle=\"", any ? "," : "{");
-		put_number(f, le);
-		fputc('"', f);
+	if (le) {
+		fprintf(f, "%sle=\"%s\"", any ? "," : "{", le);
 		any = true;
 	}
 	if (any)
@@ -227,7 +236,7 @@ int bt_prom_counter(struct bt_prom *p, const char *const *labels, double value)
 	int err = take_series(p, BT_PROM_COUNTER, labels);
 
 	if (!err)
-		put_sample(p->cur->f, p->cur->name, "_total", labels, -1, value);
+		put_sample(p->cur->f, p->cur->name, "_total", labels, NULL, value);
 	return err;
 }
 
@@ -236,8 +245,27 @@ int bt_prom_gauge(struct bt_prom *p, const char *const *labels, double value)
 	int err = take_series(p, BT_PROM_GAUGE, labels);
 
 	if (!err)
-		put_sample(p->cur->f, p->cur->name, "", labels, -1, value);
+		put_sample(p->cur->f, p->cur->name, "", labels, NULL, value);
 	return err;
+}
+
+/* The text of bound 2^i units, from the family's cache (or buf[32] past it). */
+static const char *le_text(struct family *fam, double unit, size_t i, char *buf)
+{
+	if (i >= LE_CACHED)
+		return number_text(buf, ldexp(unit, (int)i));
+	if (fam->le_unit != unit) {
+		fam->le_unit = unit;
+		fam->le_known = 0;
+	}
+	for (; fam->le_known <= i; fam->le_known++) {
+		char *t = fam->le_text[fam->le_known];
+		const char *s = number_text(t, ldexp(unit, (int)fam->le_known));
+
+		if (s != t)
+			snprintf(t, sizeof(fam->le_text[0]), "%s", s);
+	}
+	return fam->le_text[i];
 }
 
 int bt_prom_log2_hist(struct bt_prom *p, const char *const *labels, const uint64_t *slots,
@@ -245,6 +273,7 @@ int bt_prom_log2_hist(struct bt_prom *p, const char *const *labels, const uint64
 {
 	size_t i;
 	uint64_t count = 0;
+	char buf[32];
 	int err = take_series(p, BT_PROM_HISTOGRAM, labels);
 
 	if (err)
@@ -257,15 +286,14 @@ int bt_prom_log2_hist(struct bt_prom *p, const char *const *labels, const uint64
 	 * Slot 0 is never filled by the BPF side; were it, it is below 2^1 units too.
 	 */
 	for (i = 0; i < nslots; i++) {
-		double le = ldexp(unit, (int)i);
-
 		count += slots[i];
 		if (i >= 1 && i + 1 < nslots && ldexp(unit, (int)i - 1) < BT_PROM_LOG2_TOP)
-			put_sample(p->cur->f, p->cur->name, "_bucket", labels, le, (double)count);
+			put_sample(p->cur->f, p->cur->name, "_bucket", labels,
+				   le_text(p->cur, unit, i, buf), (double)count);
 	}
-	put_sample(p->cur->f, p->cur->name, "_bucket", labels, INFINITY, (double)count);
-	put_sample(p->cur->f, p->cur->name, "_sum", labels, -1, sum);
-	put_sample(p->cur->f, p->cur->name, "_count", labels, -1, (double)count);
+	put_sample(p->cur->f, p->cur->name, "_bucket", labels, "+Inf", (double)count);
+	put_sample(p->cur->f, p->cur->name, "_sum", labels, NULL, sum);
+	put_sample(p->cur->f, p->cur->name, "_count", labels, NULL, (double)count);
 	return 0;
 }
 

@@ -109,6 +109,18 @@ static void test_log2_hist_layout(void)
 	CHECK(strstr(text, "le=\"67.108864\"") == NULL);
 	free(text);
 	bt_prom_free(p);
+
+	/* the bounds' text is kept per family and unit: another unit gets its own */
+	p = bt_prom_new(0);
+	CHECK_INT(bt_prom_family(p, "bt_m_seconds", BT_PROM_HISTOGRAM, ""), 0);
+	CHECK_INT(bt_prom_log2_hist(p, (const char *[]){ "u", "us", NULL }, one, 65, 1e-6, 1), 0);
+	CHECK_INT(bt_prom_log2_hist(p, (const char *[]){ "u", "ns", NULL }, one, 65, 1e-9, 1), 0);
+	text = render(p, false);
+	CHECK(strstr(text, "bt_m_seconds_bucket{u=\"us\",le=\"8e-06\"} 1\n") != NULL);
+	CHECK(strstr(text, "bt_m_seconds_bucket{u=\"ns\",le=\"8e-09\"} 1\n") != NULL);
+	CHECK(strstr(text, "bt_m_seconds_bucket{u=\"ns\",le=\"34.359738368\"} 1\n") != NULL);
+	free(text);
+	bt_prom_free(p);
 }
 
 static void test_log2_hist(void)

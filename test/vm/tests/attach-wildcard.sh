@@ -8,19 +8,21 @@
 "$BPFTOOLS" --list | grep -q '^funccount ' || skip "no funccount command in this build"
 require_facility kprobes ftrace
 
-# kprobes, a few hundred functions
-run_tool -t 300 funccount -D --attach=kprobe -d 2 'tcp_*'
+# kprobes, over a hundred functions: 'tcp_[s-z]*' (~140 on 5.10), not 'tcp_*' (340), whose
+# one link and one program load per function took 57 s of the 5.10 guest's 248 (TCG) and
+# proves no more about the fallback's scale or its teardown
+run_tool -t 300 funccount -D --attach=kprobe -d 2 'tcp_[s-z]*'
 assert_rc 0
 n=$(sed -n 's/^Tracing \([0-9]*\) functions.*/\1/p' "$OUT")
-assert_ge "$n" 100 "functions matched by 'tcp_*'"
+assert_ge "$n" 100 "functions matched by 'tcp_[s-z]*'"
 if want_kprobe_multi; then
   assert_contains "$OUT" "kernel functions: 0 fentry, 0 kprobe, $n kprobe.multi, 0 failed" "how"
 else
   assert_contains "$OUT" "kernel functions: 0 fentry, [0-9]+ kprobe, 0 kprobe.multi" "how"
 fi
 assert_contains "$OUT" '^FUNC +COUNT$' "funccount output"
-assert_no_probes "after funccount 'tcp_*' ended"
-log "tcp_*: $n functions by kprobe"
+assert_no_probes "after funccount 'tcp_[s-z]*' ended"
+log "tcp_[s-z]*: $n functions by kprobe"
 
 # fentry, one program clone per function
 if has_facility fentry; then
