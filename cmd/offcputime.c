@@ -60,6 +60,7 @@ static const struct bt_row_part row[] = {
 	{ BT_ROW_USER },
 	{ BT_ROW_DELIM, .delim = BT_ROW_DELIM_STORED, .line = "    --\n" },
 	{ BT_ROW_KERNEL },
+	{ BT_ROW_STATE, .profile_only = true },
 	{ BT_ROW_END },
 };
 
@@ -76,6 +77,7 @@ static unsigned int key_procs(const void *key, struct bt_row_proc *p)
 		.proc = BT_PROC(k->tgid, k->cookie),
 		.user_stack = k->user_stack,
 		.kernel_stack = k->kernel_stack,
+		.state = bt_offcpu_state_frame(k->state),
 		.cpu = -1, /* a block is on no CPU */
 	};
 	return k->tgid;

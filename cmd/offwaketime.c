@@ -44,6 +44,7 @@ static const struct bt_row_part row[] = {
 	{ BT_ROW_USER, .proc = 0 },
 	{ BT_ROW_DELIM, .proc = 0, .delim = BT_ROW_DELIM_STORED, .line = "    -\n" },
 	{ BT_ROW_KERNEL, .proc = 0 },
+	{ BT_ROW_STATE, .proc = 0, .profile_only = true },
 	{ BT_ROW_MARK, .proc = 0, .word = "--", .line = "    --               --\n" },
 	{ BT_ROW_KERNEL, .proc = 1, .reversed = true },
 	{ BT_ROW_DELIM, .proc = 1, .delim = BT_ROW_DELIM_STORED, .line = "    -\n" },
@@ -72,6 +73,7 @@ static unsigned int key_procs(const void *key, struct bt_row_proc *p)
 
 	p[0] = task(k->target, k->target_tgid, k->target_tid, k->target_cookie,
 		    k->target_user_stack, k->target_kernel_stack);
+	p[0].state = bt_offcpu_state_frame(k->target_state);
 	p[1] = task(k->waker, k->waker_tgid, k->waker_tid, k->waker_cookie, k->waker_user_stack,
 		    k->waker_kernel_stack);
 	return k->target_tgid;

@@ -215,18 +215,6 @@ static const struct bt_row_part wall_row[] = {
 	{ BT_ROW_END },
 };
 
-/* A thread's state as it left the CPU, as ps names it (bt_offcpu_state_letter()): a frame. */
-static const char *state_frame(__u32 state)
-{
-	static const char *const frames[128] = {
-		['R'] = "[off-cpu: R]", ['S'] = "[off-cpu: S]", ['D'] = "[off-cpu: D]",
-		['I'] = "[off-cpu: I]", ['T'] = "[off-cpu: T]", ['t'] = "[off-cpu: t]",
-		['P'] = "[off-cpu: P]", ['?'] = "[off-cpu: ?]",
-	};
-
-	return frames[(unsigned char)bt_offcpu_state_letter(state)];
-}
-
 /* A row's one process. */
 static unsigned int key_procs(const void *key, struct bt_row_proc *p)
 {
@@ -240,7 +228,7 @@ static unsigned int key_procs(const void *key, struct bt_row_proc *p)
 		.proc = BT_PROC(k->tgid, k->cookie),
 		.user_stack = k->user_stack,
 		.kernel_stack = k->kernel_stack,
-		.state = k->state == PROFILE_ON_CPU ? NULL : state_frame(k->state),
+		.state = k->state == PROFILE_ON_CPU ? NULL : bt_offcpu_state_frame(k->state),
 		.cpu = k->cpu == PROFILE_NO_CPU ? -1 : (int)k->cpu,
 	};
 	return k->tgid;

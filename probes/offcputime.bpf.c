@@ -48,6 +48,7 @@ static __always_inline void bt_offcpu_add_block(__u32 tid, const struct bt_offcp
 	key.tgid = s->tgid;
 	key.cookie = s->cookie;
 	key.gen = s->gen;
+	key.state = s->state;
 	__builtin_memcpy(key.comm, s->comm, sizeof(key.comm));
 	bt_offcpu_sum(&counts, &key, us);
 }

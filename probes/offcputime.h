@@ -13,6 +13,8 @@ struct offcputime_key {
 	__u32 tgid;
 	__u32 gen;    /* the stack generation the entry was written in */
 	__u32 cookie; /* which process of tgid (probes/bt_stack.h: BT_PROC) */
+	__u32 state;  /* as the thread left the CPU: the graphs' "[off-cpu: S]" frame */
+	__u32 pad;
 	char comm[BT_OFFCPU_COMM_LEN];
 };
 

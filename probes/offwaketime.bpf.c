@@ -73,6 +73,7 @@ static __always_inline void bt_offcpu_add_block(__u32 tid, const struct bt_offcp
 		__builtin_memcpy(key.waker, w->comm, sizeof(key.waker));
 	}
 	key.gen = s->gen;
+	key.target_state = s->state;
 	bt_offcpu_sum(&counts, &key, us);
 }
 

@@ -15,6 +15,7 @@ struct offwaketime_key {
 	__u32 waker_tid, waker_tgid;
 	__u32 gen;			   /* the stack generation the entry was written in */
 	__u32 target_cookie, waker_cookie; /* which process of each tgid (BT_PROC) */
+	__u32 target_state; /* as the sleeper left the CPU: the graphs' "[off-cpu: S]" frame */
 	char target[BT_OFFCPU_COMM_LEN];
 	char waker[BT_OFFCPU_COMM_LEN];
 };

@@ -180,8 +180,14 @@ static void fold(const struct bt_stack_rows *r, FILE *f, struct bt_stack_out *ou
 			    p->missed ? BT_PROF_MISSED : BT_PROF_OTHER, false);
 			break;
 		case BT_ROW_STATE:
-			if (pr->state)
+			if (pr->state && p->profile_only) {
+				struct sink profile = { NULL, out, true };
+
+				put(&profile, pr->state, strlen(pr->state), NULL, BT_PROF_OFFCPU,
+				    false);
+			} else if (pr->state) {
 				put(&k, pr->state, strlen(pr->state), NULL, BT_PROF_OFFCPU, false);
+			}
 			break;
 		case BT_ROW_PROCESS: {
 			char pname[64];

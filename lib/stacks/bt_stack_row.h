@@ -85,6 +85,11 @@ struct bt_row_part {
 	bool tid;      /* COMM: a thread: its line and JSON give the tid (pid otherwise) */
 	bool json;     /* COMM: "comm" and "pid" (and "tid") members; MARK: json_member true */
 	bool missed;   /* MARK: a flame graph's missed frame rather than a name */
+	/*
+	 * STATE: a frame of the profile (flame graph, pprof) only, not of the folded line, whose
+	 * format is BCC's (offcputime -f): rows that differ only by it print as one
+	 */
+	bool profile_only;
 	enum bt_row_delim delim;
 	/*
 	 * The text form's line. COMM: a format of the name ("%.*s": its length, then it) and the

@@ -191,6 +191,17 @@ char bt_offcpu_state_letter(unsigned int state)
 	return '?';
 }
 
+const char *bt_offcpu_state_frame(unsigned int state)
+{
+	static const char *const frames[128] = {
+		['R'] = "[off-cpu: R]", ['S'] = "[off-cpu: S]", ['D'] = "[off-cpu: D]",
+		['I'] = "[off-cpu: I]", ['T'] = "[off-cpu: T]", ['t'] = "[off-cpu: t]",
+		['P'] = "[off-cpu: P]", ['?'] = "[off-cpu: ?]",
+	};
+
+	return frames[(unsigned char)bt_offcpu_state_letter(state)];
+}
+
 /* bt_offcpu_start(); a oneshot run (bt_offcpu_run_pprof()) does not look at the stop flag. */
 static int start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opts *o,
 		 const struct bt_offcpu_tool *t, const struct bt_probe *probes,

@@ -77,6 +77,8 @@ const char *bt_offcpu_stacks(const struct bt_offcpu_opts *o);
  * 'T', 't', 'P', else '?'.
  */
 char bt_offcpu_state_letter(unsigned int state);
+/* The frame that names it in a graph: "[off-cpu: S]" (profile --wall, offcputime, offwaketime). */
+const char *bt_offcpu_state_frame(unsigned int state);
 
 struct bt_offcpu_tool;
 

@@ -10,15 +10,38 @@ input they were made from.
 A tool's own --flamegraph/--pprof names each frame's module too: the SVG's tooltips say
 "name [module] (...)", and one folded path may be several frames (the same name from two
 files); their widths add up. TOLERANCE=N in the environment lets each stack's value differ
-from the folded one by N (folded lines that print a rounded value).
+from the folded one by N (folded lines that print a rounded value). STATE_FRAMES=1: every
+stack of the SVG and the profile has one "[off-cpu: X]" frame (offcputime's and offwaketime's
+state) that the folded lines, BCC's, leave out: it is checked there and then left out too.
 """
 import gzip
 import os
+import re
 import sys
 import xml.etree.ElementTree as ET
 
 SVG = "{http://www.w3.org/2000/svg}"
 TOL = int(os.environ.get("TOLERANCE", "0"))
+STATE_FRAMES = os.environ.get("STATE_FRAMES") == "1"
+STATE = re.compile(r"^\[off-cpu: [RSDITtP?]\]$")
+
+
+def without_states(got):
+    """STATE_FRAMES: the paths drawn with their state frame left out, merged. A path ending in
+    one is its caller's again (drawn as the caller); what follows it joins its caller's."""
+    if not STATE_FRAMES:
+        return got
+    if not any(STATE.match(p[-1]) for p in got):
+        fail("STATE_FRAMES: no [off-cpu: X] frame drawn")
+    merged = {}
+    for path, fs in got.items():
+        if STATE.match(path[-1]):
+            continue
+        states = [n for n in path if STATE.match(n)]
+        if len(states) > 1:
+            fail("a path with %d state frames: %r" % (len(states), path))
+        merged.setdefault(tuple(n for n in path if not STATE.match(n)), []).extend(fs)
+    return merged
 
 
 def fail(msg):
@@ -104,6 +127,7 @@ def check_svg(folded_path, svg_path, kinds):
             if f["path"] in got and f["title"] == got[f["path"]][0]["title"]:
                 fail("path drawn twice: %r" % (f["path"],))
             got.setdefault(f["path"], []).append(f)
+    got = without_states(got)
     # --minwidth (0.1 px by default): a path narrower than that is left out, with its callees
     minw = float(os.environ.get("MINWIDTH", "0.1"))
     hidden = {p for p in want if want[p] * scale < minw}
@@ -249,6 +273,10 @@ def check_pprof(folded_path, pb_path, want_type, want_unit, want_funcs):
             for fid in locations[lid]:
                 names.append(strings[functions[fid]])
         path = tuple(reversed(names))  # location_id[0] is the leaf
+        if STATE_FRAMES:
+            if sum(1 for n in path if STATE.match(n)) != 1:
+                fail("STATE_FRAMES: a sample without exactly one state frame: %r" % (path,))
+            path = tuple(n for n in path if not STATE.match(n))
         got[path] = got.get(path, 0) + s["val"][0]
     if set(got) != set(stacks) or any(abs(got[p] - stacks[p]) > TOL for p in got):
         diff = [(p, got.get(p), stacks.get(p)) for p in set(got) | set(stacks) if got.get(p) != stacks.get(p)]

@@ -90,11 +90,14 @@ BANNER_IN=err traced_workload "$W" sleep 2 20000 -- offcputime -f -d -p @PID \
 expect_rc 0 "offcputime -f --flamegraph --pprof"
 files_ok offcputime do_nanosleep
 grep -q 'leaf;-;.*do_nanosleep' "$OUT" || fail "offcputime -f printed no sleeping stack"
-$CHECK svg "$OUT" "$SVG" stack_many=other sm_a=user leaf=user -=other do_nanosleep=kernel \
-	schedule=kernel || fail "offcputime: SVG"
-$CHECK pprof "$OUT" "$PB" off_cpu microseconds sm_a@stack_many sm_b@stack_many \
+# the state each block began in, a frame of the graph and the profile only: -f stays BCC's
+! grep -q 'off-cpu' "$OUT" || fail "offcputime -f: a state frame in the folded lines"
+grep -q '<title>\[off-cpu: S\] (' "$SVG" || fail "offcputime: no [off-cpu: S] in the SVG"
+STATE_FRAMES=1 $CHECK svg "$OUT" "$SVG" stack_many=other sm_a=user leaf=user -=other \
+	do_nanosleep=kernel schedule=kernel || fail "offcputime: SVG"
+STATE_FRAMES=1 $CHECK pprof "$OUT" "$PB" off_cpu microseconds sm_a@stack_many sm_b@stack_many \
 	'do_nanosleep@[kernel.kallsyms]' || fail "offcputime: pprof"
-ok "offcputime -f -d: SVG and pprof hold exactly the folded stacks, user and kernel kinds"
+ok "offcputime -f -d: SVG and pprof hold exactly the folded stacks, user and kernel kinds, each block's state above it"
 
 # multi-line: the printed totals add up to the SVG's
 rm -f "$SVG" "$PB"
@@ -114,8 +117,8 @@ rm -f "$SVG" "$PB"
 run offcputime -f --flamegraph="$SVG" --pprof="$PB" 2
 expect_rc 0 "offcputime -f 2 --flamegraph --pprof"
 files_ok offcputime
-$CHECK svg "$OUT" "$SVG" || fail "offcputime system-wide: SVG"
-$CHECK pprof "$OUT" "$PB" off_cpu microseconds || fail "offcputime system-wide: pprof"
+STATE_FRAMES=1 $CHECK svg "$OUT" "$SVG" || fail "offcputime system-wide: SVG"
+STATE_FRAMES=1 $CHECK pprof "$OUT" "$PB" off_cpu microseconds || fail "offcputime system-wide: pprof"
 ok "offcputime system-wide: SVG and pprof hold exactly the folded stacks"
 
 # offwaketime: bt_pong blocked in pipe_read, woken by bt_ping's pipe_write.
@@ -136,9 +139,10 @@ finish_tool INT
 expect_rc 0 "offwaketime -f --flamegraph --pprof"
 files_ok offwaketime vfs_read
 expect_line '^bt_pong;.*pipe_read;.*;--;.*pipe_write;.*;bt_ping [0-9]+$'
-$CHECK svg "$OUT" "$SVG" bt_pong=other vfs_read=kernel vfs_write=kernel try_to_wake_up=kernel --=other -=other \
-	bt_ping=other || fail "offwaketime: SVG"
-$CHECK pprof "$OUT" "$PB" off_cpu microseconds 'vfs_read@[kernel.kallsyms]' \
+! grep -q 'off-cpu' "$OUT" || fail "offwaketime -f: a state frame in the folded lines"
+STATE_FRAMES=1 $CHECK svg "$OUT" "$SVG" bt_pong=other vfs_read=kernel vfs_write=kernel \
+	try_to_wake_up=kernel --=other -=other bt_ping=other || fail "offwaketime: SVG"
+STATE_FRAMES=1 $CHECK pprof "$OUT" "$PB" off_cpu microseconds 'vfs_read@[kernel.kallsyms]' \
 	'vfs_write@[kernel.kallsyms]' main@pingpong || fail "offwaketime: pprof"
 ok "offwaketime -f -d: SVG and pprof hold exactly the folded sleeper + waker stacks"
 

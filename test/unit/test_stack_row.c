@@ -330,6 +330,46 @@ static void test_profile_is_folded(void)
 	rmdir(dir);
 }
 
+/*
+ * offcputime's state: a frame of the flame graph (and pprof) only, not of the folded line,
+ * which stays BCC's; rows that differ only by it print as one line.
+ */
+static void test_state_profile_only(void)
+{
+	static const struct bt_row_part part[] = {
+		{ BT_ROW_COMM, .tid = true },
+		{ BT_ROW_STATE, .profile_only = true },
+		{ BT_ROW_END },
+	};
+	struct bt_row_proc p[2] = {
+		{ .comm = "w", .comm_len = 16, .pid = 7, .tid = 8, .state = "[off-cpu: D]" }
+	};
+	char dir[] = "/tmp/test_stack_row.XXXXXX", svg[64];
+	struct bt_stack_out_opts o = { 0 };
+	struct bt_profile_opts popts = { .unit = "microseconds" };
+	struct bt_stack_rows r = { .parts = part, .form = BT_ROW_FOLDED };
+	char *buf = NULL, *a;
+	size_t len = 0;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(svg, sizeof(svg), "%s/state.svg", dir);
+	o.flamegraph = svg;
+	CHECK_INT(bt_stack_out__new(&o, &popts, &r.out), 0);
+	f = open_memstream(&buf, &len);
+	CHECK_INT(bt_stack_rows__write(&r, f, p, 30), 0);
+	fclose(f);
+	CHECK_STR(buf, "w");
+	free(buf);
+	CHECK_INT(bt_stack_out__write(r.out), 0);
+	bt_stack_out__free(r.out);
+	a = slurp(svg);
+	CHECK(a && strstr(a, "<title>[off-cpu: D] (30 microseconds, 100.00%)</title>"));
+	free(a);
+	unlink(svg);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	BT_RUN(test_forms);
@@ -337,5 +377,6 @@ int main(void)
 	BT_RUN(test_state);
 	BT_RUN(test_thread);
 	BT_RUN(test_profile_is_folded);
+	BT_RUN(test_state_profile_only);
 	return bt_test_done();
 }
