@@ -10,6 +10,7 @@
 #include "bt_args.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
+#include "bt_irq.h"
 #include "bt_irq_opts.h"
 #include "bt_json.h"
 #include "bt_loop.h"
@@ -218,6 +219,8 @@ static const struct bt_probe probes[] = {
 struct collector {
 	struct hardirqs_bpf *skel;
 	struct bt_summary *sum;
+	struct hardirq_key *known; /* the handler names sysfs has, sorted, each once */
+	size_t nknown;
 };
 
 static void collector_stop(void *state)
@@ -228,6 +231,7 @@ static void collector_stop(void *state)
 		return;
 	bt_summary__free(c->sum);
 	hardirqs_bpf__destroy(c->skel);
+	free(c->known);
 	free(c);
 }
 
@@ -243,6 +247,11 @@ static int collector_start(const char *spec, void **state)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	c->known = calloc(HARDIRQ_MAX_NAMES, sizeof(*c->known));
+	if (!c->known) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
 	err = BT_SKEL_OPEN(hardirqs, &c->skel);
 	if (err)
 		goto cleanup;
@@ -262,32 +271,98 @@ cleanup:
 	return err;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+	return cmp_name(a, b, NULL);
+}
+
+/* Sorts the known names and keeps each once. */
+static void known_unique(struct collector *c)
+{
+	size_t i, n = 0;
+
+	qsort(c->known, c->nknown, sizeof(*c->known), cmp_key);
+	for (i = 0; i < c->nknown; i++)
+		if (!n || cmp_key(&c->known[n - 1], &c->known[i]))
+			c->known[n++] = c->known[i];
+	c->nknown = n;
+}
+
+static int add_known(void *ctx, unsigned int irq, const char *name)
+{
+	struct collector *c = ctx;
+	struct hardirq_key *k;
+
+	(void)irq;
+	/*
+	 * An action without a name reads "(null)" in sysfs, and "" in the probe (its name read
+	 * fails): its zero series would be a second one, named as no run of it is.
+	 */
+	if (!strcmp(name, "(null)"))
+		return 0;
+	if (c->nknown == HARDIRQ_MAX_NAMES) {
+		known_unique(c);
+		if (c->nknown == HARDIRQ_MAX_NAMES)
+			return 1; /* as many as the probe's map holds: the rest come when they run */
+	}
+	/* The probe's copy, a C string in the key: the same label, however long the name. */
+	k = &c->known[c->nknown++];
+	memset(k, 0, sizeof(*k));
+	snprintf(k->name, sizeof(k->name), "%s", name);
+	return 0;
+}
+
+/* One family: every handler the probe counted, and every one sysfs knows at 0, each once. */
+static int put_family(struct collector *c, struct bt_prom *p, bool runs)
+{
+	size_t i = 0, j = 0, n = bt_summary__len(c->sum);
+	int err, order;
+
+	err = runs ? bt_prom_family(p, "bpftools_hardirqs", BT_PROM_COUNTER,
+				    "Hard IRQ handler runs, per handler name.")
+		   : bt_prom_family(p, "bpftools_hardirq_seconds", BT_PROM_COUNTER,
+				    "Time spent in hard IRQ handlers, per handler name.");
+	while (err >= 0 && (i < n || j < c->nknown)) {
+		const struct hardirq_key *k = i < n ? bt_summary__key(c->sum, i) : NULL;
+		const struct hardirq_total *t;
+		char name[HARDIRQ_NAME_LEN + 1];
+		double v = 0;
+
+		order = !k ? 1 : j == c->nknown ? -1 : cmp_key(k, &c->known[j]);
+		if (order <= 0) {
+			t = (const void *)bt_summary__value(c->sum, i++);
+			v = runs ? (double)t->count : t->time_ns / 1e9;
+			j += !order;
+		} else {
+			k = &c->known[j++];
+		}
+		snprintf(name, sizeof(name), "%.*s", HARDIRQ_NAME_LEN, k->name);
+		err = bt_prom_counter(p, (const char *[]){ "handler", name, NULL }, v);
+	}
+	return err;
+}
+
 static int collector_collect(void *state, struct bt_prom *p)
 {
 	struct collector *c = state;
-	size_t i, n;
-	int err, pass;
+	int err;
 
 	err = bt_summary__collect(c->sum);
 	if (err)
 		return err;
 	bt_summary__sort_by_key(c->sum, cmp_name, NULL, false);
-	n = bt_summary__len(c->sum);
-	for (pass = 0; pass < 2 && err >= 0; pass++) {
-		err = pass ? bt_prom_family(p, "bpftools_hardirqs", BT_PROM_COUNTER,
-					    "Hard IRQ handler runs, per handler name.")
-			   : bt_prom_family(p, "bpftools_hardirq_seconds", BT_PROM_COUNTER,
-					    "Time spent in hard IRQ handlers, per handler name.");
-		for (i = 0; err >= 0 && i < n; i++) {
-			const struct hardirq_key *k = bt_summary__key(c->sum, i);
-			const struct hardirq_total *t = (const void *)bt_summary__value(c->sum, i);
-			char name[HARDIRQ_NAME_LEN + 1];
-
-			snprintf(name, sizeof(name), "%.*s", HARDIRQ_NAME_LEN, k->name);
-			err = bt_prom_counter(p, (const char *[]){ "handler", name, NULL },
-					      pass ? (double)t->count : t->time_ns / 1e9);
-		}
-	}
+	/*
+	 * Every handler is there from the scrape after it appears, at 0: a series born with its
+	 * first runs would already hold them, and Prometheus sees no increase in a counter's
+	 * first sample (a failed sysfs read leaves only what was counted). Read at each scrape,
+	 * as handlers come and go with their drivers.
+	 */
+	c->nknown = 0;
+	bt_irq_each_action(add_known, c);
+	known_unique(c);
+	err = put_family(c, p, false);
+	if (err >= 0)
+		err = put_family(c, p, true);
 	return err < 0 ? err : 0;
 }
 

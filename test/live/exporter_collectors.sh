@@ -1,12 +1,14 @@
 #!/bin/sh
-# The exporter's collectors of smpcalls, offcputime, funccount, funclatency and vfsstat, on
-# this kernel: series of a probe spec exist from the start at 0; after known workloads the
-# counters hold exactly their calls (two funclatency specs in one family, the sleeps in their
-# log2 bucket), a uniquely named sleeper's off-CPU seconds in state S, membarrier's cross calls
-# (ipi_mb, on any host) and the TLB shootdowns /proc/interrupts counted (where there are any);
-# a second round adds to the first (running totals, never read-and-clear, whoever scraped
-# between); promtool accepts every scrape; vfsstat runs where the kernel can attach it, else
-# --collect vfsstat is one line and exit 1.
+# The exporter's collectors of smpcalls, offcputime, hardirqs, funccount, funclatency and
+# vfsstat, on this kernel: series of a probe spec exist from the start at 0, and so do those of
+# every hard IRQ handler sysfs names, each once, named as the probe names it (a handler that
+# runs counts in that one series); after known workloads the counters hold exactly their calls
+# (two funclatency specs in one family, the sleeps in their log2 bucket), a uniquely named
+# sleeper's off-CPU seconds in state S, membarrier's cross calls (ipi_mb, on any host) and the
+# TLB shootdowns /proc/interrupts counted (where there are any); a second round adds to the
+# first (running totals, never read-and-clear, whoever scraped between); promtool accepts every
+# scrape; vfsstat runs where the kernel can attach it, else --collect vfsstat is one line and
+# exit 1.
 . "$(dirname "$0")/lib.sh"
 require root btf tracepoints
 
@@ -44,7 +46,7 @@ released() {
 }
 
 OUT=$T/out ERR=$T/err
-"$BPFTOOLS" exporter --listen "127.0.0.1:$PORT" --collect smpcalls,offcputime \
+"$BPFTOOLS" exporter --listen "127.0.0.1:$PORT" --collect smpcalls,offcputime,hardirqs \
 	--funccount "$FC:bt_work_*" --funclatency "$FL:fl_sleep_long" \
 	--funclatency "$FL:fl_sleep_short" >"$OUT" 2>"$ERR" &
 EX=$!
@@ -62,13 +64,74 @@ SHORT="spec=\"$FL:fl_sleep_short\",function=\"fl_sleep_short\""
 SMP='bpftools_smpcall_seconds_count{function="ipi_mb",kind="time"}'
 TLBF='bpftools_smpcall_seconds_count{function="flush_tlb_func",kind="time"}'
 
+# irqs snap FILE: each IRQ line's interrupts and handler names, from sysfs, into FILE.
+# irqs check SNAP SCRAPE: every handler name of SNAP (as the probe has it: the first 31 bytes)
+# has its series in both hardirqs families of SCRAPE, and no label set is there twice.
+# irqs ran SNAP0 SNAP1 SCRAPE0 SCRAPE1: the handler of the line with the most interrupts
+# between the snapshots, alone on its line, counted more runs in SCRAPE1 than in SCRAPE0.
+cat >"$T/irqs.py" <<'PY'
+import json, os, re, sys
+FAMS = ("bpftools_hardirqs_total", "bpftools_hardirq_seconds_total")
+def snap(path):
+    lines = {}
+    for n in os.listdir("/sys/kernel/irq"):
+        try:
+            with open("/sys/kernel/irq/%s/per_cpu_count" % n) as f:
+                count = sum(int(c) for c in f.read().split(","))
+            with open("/sys/kernel/irq/%s/actions" % n, "rb") as f:
+                names = f.read().rstrip(b"\n").split(b",")
+        except OSError:
+            continue
+        names = [x[:31].decode(errors="replace") for x in names if x and x != b"(null)"]
+        lines[n] = [count, names]
+    json.dump(lines, open(path, "w"))
+def series(path):
+    out = {f: {} for f in FAMS}
+    for line in open(path):
+        m = re.match(r'(\w+)\{handler="((?:[^"\\]|\\.)*)"\} (\S+)$', line)
+        if m and m.group(1) in FAMS:
+            name = re.sub(r"\\(.)", lambda e: "\n" if e.group(1) == "n" else e.group(1), m.group(2))
+            if name in out[m.group(1)]:
+                sys.exit("%s{handler=%r} twice" % (m.group(1), name))
+            out[m.group(1)][name] = float(m.group(3))
+    return out
+if sys.argv[1] == "snap":
+    snap(sys.argv[2])
+elif sys.argv[1] == "check":
+    names = {x for c, ns in json.load(open(sys.argv[2])).values() for x in ns}
+    s = series(sys.argv[3])
+    for f in FAMS:
+        missing = names - set(s[f])
+        if missing or not names:
+            sys.exit("%s: no series for %s of sysfs's %d handlers" % (f, sorted(missing), len(names)))
+    print("%d, %d of them at 0" % (len(names), sum(s[FAMS[0]][x] == 0 for x in names)))
+else:
+    a, b = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+    d = sorted((b[n][0] - a[n][0], b[n][1][0]) for n in a if n in b and len(b[n][1]) == 1)
+    if not d or d[-1][0] <= 0:
+        sys.exit("no interrupt between the scrapes")
+    name, s0, s1 = d[-1][1], series(sys.argv[4]), series(sys.argv[5])
+    runs = s1[FAMS[0]].get(name, 0) - s0[FAMS[0]].get(name, 0)
+    if runs <= 0:
+        sys.exit("%s: %d interrupts, its series %s -> %s" % (name, d[-1][0],
+                 s0[FAMS[0]].get(name), s1[FAMS[0]].get(name)))
+    print("%s ran (%d interrupts), %d runs counted in its one series" % (name, d[-1][0], runs))
+PY
+irqs() { python3 "$T/irqs.py" "$@"; }
+
+irqs snap "$T/irq0"
 scrape "$T/m0"
+n=$(irqs check "$T/irq0" "$T/m0") ||
+	fail "hardirqs: the first scrape lacks a handler sysfs names, or has one twice"
+ok "hardirqs: the series of every handler sysfs names ($n) in the first scrape, each once"
+irqs snap "$T/irq0b"
 [ "$(metric "$T/m0" "$FA")" = 0 ] && [ "$(metric "$T/m0" "$FB")" = 0 ] ||
 	fail "a spec's series are not there at 0 before any call: $(grep bt_work_ "$T/m0")"
 ok "funccount series from the start at 0"
 
 # The workloads: fc_work's A and B calls, funclatency_work's 3 sleeps of 5 ms and 5 of 1.5
-# ms, two 0.6 s sleeps by a process named btoc_sleeper, TLB shootdowns.
+# ms, two 0.6 s sleeps by a process named btoc_sleeper, TLB shootdowns, direct reads (disk
+# interrupts).
 released "$FC" $A $B 0 0
 released "$FL" 3 5 0 0
 cp "$(command -v sleep)" "$T/btoc_sleeper"
@@ -78,11 +141,18 @@ smp0=$(metric "$T/m0" "$SMP")
 tlb0=$(awk '$1 == "TLB:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; f = 1 } END { if (f) print n }' /proc/interrupts)
 "$TLB" 2000 || fail "tlb_shootdown exited $?"
 tlb1=$(awk '$1 == "TLB:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; f = 1 } END { if (f) print n }' /proc/interrupts)
+dd if=/dev/urandom of="$T/io" bs=4k count=64 2>/dev/null
+dd if="$T/io" of=/dev/null bs=4k iflag=direct 2>/dev/null
+irqs snap "$T/irq1"
 scrape "$T/m1"
 
 [ "$(metric "$T/m1" "$FA")" = $A ] && [ "$(metric "$T/m1" "$FB")" = $B ] ||
 	fail "funccount: bt_work_a $(metric "$T/m1" "$FA") of $A, bt_work_b $(metric "$T/m1" "$FB") of $B"
 ok "funccount: exact counts ($A, $B)"
+
+irqs check "$T/irq1" "$T/m1" >/dev/null || fail "hardirqs: a handler without its series, or one twice"
+r=$(irqs ran "$T/irq0b" "$T/irq1" "$T/m0" "$T/m1") || fail "hardirqs: the busiest handler not counted"
+ok "hardirqs: $r"
 
 [ "$(metric "$T/m1" "bpftools_funclatency_seconds_count{$LONG}")" = 3 ] &&
 	[ "$(metric "$T/m1" "bpftools_funclatency_seconds_count{$SHORT}")" = 5 ] ||
