@@ -441,7 +441,7 @@ cleanup:
 static int collector_collect(void *state, struct bt_prom *p)
 {
 	struct collector *c = state;
-	size_t i;
+	size_t i, r;
 	int err;
 
 	err = bt_summary__collect(c->s.sum);
@@ -452,14 +452,25 @@ static int collector_collect(void *state, struct bt_prom *p)
 	err = bt_prom_family(
 		p, "bpftools_funclatency_seconds", BT_PROM_HISTOGRAM,
 		"Time in each function of a --funclatency spec, from entry to return.");
-	for (i = 0; err >= 0 && i < bt_summary__len(c->s.sum); i++) {
-		const struct fl_hist *h = (const void *)bt_summary__value(c->s.sum, i);
-		const char *name =
-			c->s.targets->v[row_of(&c->s, bt_summary__key(c->s.sum, i))].name;
+	/*
+	 * Every function of the spec from the first scrape, at 0 until it is called: a series
+	 * born with its first calls would hold them already, an increase Prometheus never sees.
+	 * Rows are the targets that are their name's first; the summary is sorted by row.
+	 */
+	for (r = 0, i = 0; err >= 0 && r < c->s.nfuncs; r++) {
+		static const struct fl_hist none;
+		const struct fl_hist *h = &none;
 
-		err = bt_prom_log2_hist(
-			p, (const char *[]){ "spec", c->spec, "function", name, NULL },
-			(const uint64_t *)h->slots, FL_SLOTS, 1e-9, (double)h->total_ns / 1e9);
+		if (c->s.row_of[r] != r)
+			continue;
+		if (i < bt_summary__len(c->s.sum) &&
+		    row_of(&c->s, bt_summary__key(c->s.sum, i)) == r)
+			h = (const void *)bt_summary__value(c->s.sum, i++);
+		err = bt_prom_log2_hist(p,
+					(const char *[]){ "spec", c->spec, "function",
+							  c->s.targets->v[r].name, NULL },
+					(const uint64_t *)h->slots, FL_SLOTS, 1e-9,
+					(double)h->total_ns / 1e9);
 	}
 	return err < 0 ? err : 0; /* 1: the bound dropped a row, counted by the writer */
 }
