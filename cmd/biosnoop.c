@@ -370,9 +370,42 @@ cleanup:
 	return err;
 }
 
+/* One disk's counters at 0, for each operation every disk has, where it has none yet. */
+struct zero_counters {
+	struct collector *c;
+	struct bt_prom *p;
+	int err; /* the writer's */
+};
+
+static int zero_counters(void *ctx, const struct bt_disk *disk)
+{
+	static const unsigned int ops[] = { BT_OP_READ, BT_OP_WRITE };
+	struct zero_counters *z = ctx;
+	size_t i, k, n = bt_summary__len(z->c->sum);
+	int err = 0;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]) && err >= 0; i++) {
+		const char *labels[] = { "disk", disk->name, "op", bt_block_op_label(ops[i]),
+					 NULL };
+		unsigned int dev = bt_kdev(disk->major, disk->minor);
+		bool seen = false;
+
+		for (k = 0; k < n && !seen; k++) {
+			const struct biosnoop_io_key *have = bt_summary__key(z->c->sum, k);
+
+			seen = have->dev == dev && have->op == ops[i];
+		}
+		if (!seen)
+			err = bt_prom_counter(z->p, labels, 0);
+	}
+	z->err = err < 0 ? err : 0;
+	return z->err;
+}
+
 static int collector_collect(void *state, struct bt_prom *p)
 {
 	struct collector *c = state;
+	struct zero_counters z = { c, p, 0 };
 	size_t i, n;
 	int err, pass;
 
@@ -398,6 +431,11 @@ static int collector_collect(void *state, struct bt_prom *p)
 
 			err = bt_prom_counter(p, labels,
 					      pass ? (double)t->bytes : (double)t->requests);
+		}
+		/* every disk's reads and writes from the scrape after it appears, as biolatency's */
+		if (err >= 0) {
+			bt_disk_each(zero_counters, &z);
+			err = z.err;
 		}
 	}
 	return err < 0 ? err : 0;

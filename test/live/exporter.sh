@@ -247,14 +247,19 @@ ok "node_exporter serves the textfile's $LAT = $V"
 L1_NAME=$LOOP_NAME L1_DEV=$LOOP_DEV
 blk_loop || fail "cannot make a second loop device"
 LAT2="bpftools_bio_latency_seconds_count{disk=\"$LOOP_NAME\",op=\"read\"}"
+REQ2="bpftools_bio_requests_total{disk=\"$LOOP_NAME\",op=\"read\"}"
 until_prom "$LAT2" 0 || fail "Prometheus: $LAT2 is '$V' before any I/O to $LOOP_NAME, not 0"
+until_prom "$REQ2" 0 || fail "Prometheus: $REQ2 is '$V' before any I/O to $LOOP_NAME, not 0"
 M=25
 dd if="$LOOP_DEV" of=/dev/null bs=4k count=$M iflag=direct 2>/dev/null || fail "dd $LOOP_DEV"
 until_prom "$LAT2" $M || fail "Prometheus: $LAT2 went 0 -> '$V' after $M reads"
-V=$(prom "increase(${LAT2}[1m])")
-python3 -c "import sys; sys.exit(not (float('${V:-0}') >= $M / 2))" ||
-	fail "Prometheus: increase($LAT2[1m]) is '$V' after $M reads of a new disk"
-ok "a disk made after the start: $LAT2 at 0 before its I/O, increase() $V after $M reads"
+until_prom "$REQ2" $M || fail "Prometheus: $REQ2 went 0 -> '$V' after $M reads"
+for s in "$LAT2" "$REQ2"; do
+	V=$(prom "increase(${s}[1m])")
+	python3 -c "import sys; sys.exit(not (float('${V:-0}') >= $M / 2))" ||
+		fail "Prometheus: increase($s[1m]) is '$V' after $M reads of a new disk"
+done
+ok "a disk made after the start: $LAT2 and $REQ2 at 0 before its I/O, increase() $V after $M reads"
 LOOP_NAME=$L1_NAME LOOP_DEV=$L1_DEV
 # The dashboard's queries, its variables filled in, are ones Prometheus takes and answers.
 python3 - "$BT_SRC/docs/exporter-dashboard.json" "$PP" <<'EOF' || fail "docs/exporter-dashboard.json"
