@@ -240,6 +240,18 @@ wait_for() {
   done
 }
 
+# wait_sigwait PID [SECS]: until the workload PID waits for its signal (sigwait), so that the
+# signal finds its mask set; sent earlier, SIGUSR1 kills it (a loaded host's guest: 138).
+wait_sigwait() {
+  _i=0 _n=$((${2:-30} * 10))
+  until grep -q sigtimedwait "/proc/$1/wchan" 2>/dev/null; do
+    alive "$1" || fail "workload $1 exited before waiting for its signal"
+    [ $_i -ge $_n ] && fail "workload $1 not waiting for its signal after ${2:-30}s"
+    sleep 0.1
+    _i=$((_i + 1))
+  done
+}
+
 # show FILE: the file's contents, indented (at most 200 lines).
 show() {
   _l=$(wc -l <"$1")

@@ -18,7 +18,7 @@ for mode in $(attach_modes); do
   wait_for "$OUT" '^Tracing 1 functions' 60
   "$W" 0 0 0 $N &
   wpid=$!
-  sleep 0.3
+  wait_sigwait $wpid
   kill -USR1 $wpid
   wait $wpid || fail "workload fc_work exited with $?"
   sleep 0.5
