@@ -55,7 +55,8 @@ for mode in $(attach_modes); do
   assert_le "$(hist_sum "$OUT" "" 1024)" 0 "$sleepfn latencies under 1024 us for 1.5 ms sleeps"
   avg=$(awk '/^avg = / { print $3 }' "$OUT")
   assert_ge "$avg" 1500 "$sleepfn average (us) with --attach=$mode"
-  assert_le "$avg" 6000 "$sleepfn average (us) with --attach=$mode"
+  # 10x: a wrong unit is 1000x off; a guest beside a loaded host stretched them to 6.7 ms
+  assert_le "$avg" 15000 "$sleepfn average (us) with --attach=$mode"
   assert_no_probes "after funclatency --attach=$mode exited"
   log "$mode: $sleepfn $c calls, avg $avg us"
 
