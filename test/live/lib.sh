@@ -36,8 +36,42 @@ require() {
 			;;
 		uprobes) [ -e /sys/bus/event_source/devices/uprobe/type ] || skip "kernel has no uprobes (no uprobe PMU)" ;;
 		kprobes) [ -e /sys/bus/event_source/devices/kprobe/type ] || skip "kernel built without kprobes (no kprobe PMU)" ;;
+		syscalls)
+			require tracepoints
+			[ -d /sys/kernel/tracing/events/syscalls ] || [ -d /sys/kernel/debug/tracing/events/syscalls ] ||
+				skip "no syscalls:* tracepoints (kernel built without CONFIG_FTRACE_SYSCALLS)"
+			;;
 		*) fail "unknown facility '$f' in require" ;;
 		esac
+	done
+}
+
+# need COMMAND...: skip unless each COMMAND is on PATH (a tool of the host, not of the kernel).
+need() {
+	for c in "$@"; do
+		command -v "$c" >/dev/null || skip "no $c on this machine (PATH=$PATH)"
+	done
+}
+
+# The CPUs: CPUS, those this test may run a workload on (its affinity: taskset -c 0 narrows
+# it), ONLINE, those the kernel runs (a tool's -c/-C may name any of them), each a list of
+# numbers; NCPUS and NONLINE their counts. other_cpu CPU: an online CPU that is not CPU, or
+# nothing on a machine of one CPU. BT_TEST_ONLINE (a list, "0") stands in for the online CPUs:
+# a test tried as on a smaller machine.
+cpu_list() {
+	awk '{ n = split($0, r, ","); for (i = 1; i <= n; i++) { if (split(r[i], b, "-") == 2)
+		for (c = b[1]; c <= b[2]; c++) printf "%d ", c; else if (r[i] != "") printf "%d ", r[i] } }'
+}
+CPUS=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status | cpu_list)
+ONLINE=$(echo "${BT_TEST_ONLINE:-$(cat /sys/devices/system/cpu/online)}" | cpu_list)
+NCPUS=$(echo $CPUS | wc -w)
+NONLINE=$(echo $ONLINE | wc -w)
+other_cpu() {
+	for c in $ONLINE; do
+		[ "$c" = "$1" ] || {
+			echo "$c"
+			return
+		}
 	done
 }
 
