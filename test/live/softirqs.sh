@@ -6,6 +6,9 @@ require root btf tracepoints
 
 UDP=$BT_WORKLOADS/udp_flood
 [ -x "$UDP" ] || fail "workload $UDP not built"
+need python3
+# the traffic is loopback UDP: 127.0.0.1 must be up (a new network namespace has lo down)
+"$UDP" 1 2>"$T/udp.err" || skip "no loopback network: udp_flood cannot send over 127.0.0.1 ($(cat "$T/udp.err"))"
 
 # Counts: loopback UDP raises NET_RX softirqs on the sending CPU. The packets are sent once the
 # tool traces (its banner): sent before, 20,000 of them can be over while it still starts.
@@ -33,26 +36,34 @@ ns=$(value_of net_rx)
 [ "$ns" -ge 1000 ] || fail "net_rx time $ns ns is implausibly small"
 ok "time: net_rx=${ns}ns"
 
-# The CPU filter runs in the kernel: pin the traffic to CPU 0 and trace CPU 1 only.
-if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
-	taskset -c 0 "$UDP" 20000 2>/dev/null &
-	run softirqs -C -c 1 2 1
-	wait
-	expect_rc 0 "softirqs -C -c 1 2 1"
+# The CPU filter runs in the kernel: pin the traffic to one CPU we may run on (the first of
+# our affinity) and trace another online CPU only, then that one.
+c0=${CPUS%% *}
+c1=$(other_cpu "$c0")
+if [ -z "$c1" ]; then
+	echo "skipped: the CPU filter (one online CPU: no other CPU to exclude)"
+elif ! command -v taskset >/dev/null; then
+	echo "skipped: the CPU filter (no taskset on this machine to pin the traffic)"
+else
+	start_tool softirqs -C -c "$c1" 2 1
+	taskset -c "$c0" "$UDP" 20000 2>/dev/null
+	finish_tool
+	expect_rc 0 "softirqs -C -c $c1 2 1"
 	other=$(value_of net_rx)
-	taskset -c 0 "$UDP" 20000 2>/dev/null &
-	run softirqs -C -c 0 2 1
-	wait
+	start_tool softirqs -C -c "$c0" 2 1
+	taskset -c "$c0" "$UDP" 20000 2>/dev/null
+	finish_tool
+	expect_rc 0 "softirqs -C -c $c0 2 1"
 	here=$(value_of net_rx)
 	[ "$here" -ge 100 ] && [ "$other" -lt $((here / 10)) ] ||
-		fail "CPU filter: net_rx on CPU 0 = $here, on CPU 1 = $other (traffic pinned to CPU 0)"
-	ok "cpu filter: cpu0=$here cpu1=$other"
+		fail "CPU filter: net_rx on CPU $c0 = $here, on CPU $c1 = $other (traffic pinned to CPU $c0)"
+	ok "cpu filter: cpu$c0=$here cpu$c1=$other"
 fi
 
 # Histograms, with -T: a time line, then one section per vector with BCC's header.
-"$UDP" 20000 2>/dev/null &
-run softirqs -dT 2 1
-wait
+start_tool softirqs -dT 2 1
+"$UDP" 20000 2>/dev/null
+finish_tool
 expect_rc 0 "softirqs -dT 2 1"
 expect_line '^[0-9]{2}:[0-9]{2}:[0-9]{2}$'
 expect_line '^softirq = net_rx$'
@@ -61,9 +72,9 @@ expect_line '^ +[0-9]+ -> [0-9]+ +: [0-9]+ +\|\**\|$'
 ok "histograms"
 
 # JSON Lines, one object per output, in the table's order; -d gives buckets instead.
-"$UDP" 20000 2>/dev/null &
-run softirqs -C --json 1 2
-wait
+BANNER_IN=err start_tool softirqs -C --json 1 2
+"$UDP" 20000 2>/dev/null
+finish_tool
 expect_rc 0 "softirqs -C --json 1 2"
 python3 -c '
 import json, sys
@@ -75,9 +86,9 @@ counts = [r["count"] for r in rows[0]["softirqs"]]
 assert counts == sorted(counts, reverse=True) and counts[0] > 0, rows[0]
 assert sum(r["count"] for o in rows for r in o["softirqs"] if r["name"] == "net_rx") >= 100, rows
 ' "$OUT" || fail "JSON output"
-"$UDP" 20000 2>/dev/null &
-run softirqs -d --json 1 1
-wait
+BANNER_IN=err start_tool softirqs -d --json 1 1
+"$UDP" 20000 2>/dev/null
+finish_tool
 python3 -c '
 import json, sys
 o = json.load(open(sys.argv[1]))
@@ -88,11 +99,9 @@ ok "json"
 
 # Kernels where tp_btf cannot be loaded fall back to raw_tp (forced here through the test
 # hook): same counts, and the debug log says which programs were used.
-"$UDP" 20000 2>/dev/null &
-OUT=$T/raw ERR=$T/rawerr
-BPFTOOLS_NO_TP_BTF=1 BPFTOOLS_DEBUG=1 "$BPFTOOLS" softirqs -C 2 1 >"$OUT" 2>"$ERR"
-RC=$?
-wait
+BPFTOOLS_NO_TP_BTF=1 BPFTOOLS_DEBUG=1 start_tool softirqs -C 2 1
+"$UDP" 20000 2>/dev/null
+finish_tool
 expect_rc 0 "softirqs -C 2 1 without tp_btf"
 grep -q "using 'softirq_entry_raw' instead of 'softirq_entry_btf'" "$ERR" || fail "raw_tp fallback not taken"
 n=$(value_of net_rx)
@@ -100,13 +109,9 @@ n=$(value_of net_rx)
 ok "raw_tp fallback: net_rx=$n"
 
 # Ctrl-C before the first interval: the final table is printed and the exit status is 0.
-OUT=$T/int ERR=$T/interr
-"$BPFTOOLS" softirqs -C 60 >"$OUT" 2>"$ERR" &
-pid=$!
-sleep 2
-kill -INT $pid
-wait $pid
-RC=$?
+start_tool softirqs -C 60
+sleep 1
+finish_tool INT
 expect_rc 0 "softirqs -C 60, then SIGINT"
 expect_line '^SOFTIRQ          TOTAL_count$'
 ok "sigint prints the summary"
