@@ -12,7 +12,7 @@
 . "$(dirname "$0")/../live/lib.sh"
 HDIR=$(cd "$(dirname "$0")" && pwd)
 
-require root tracepoints
+require root tracepoints syscalls
 for c in cc unshare setpriv pivot_root mkfifo python3 curl; do
 	command -v $c >/dev/null || skip "no $c on this machine"
 done

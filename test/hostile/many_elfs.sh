@@ -7,6 +7,7 @@
 # must still be named.
 . "$(dirname "$0")/lib.sh"
 command -v prlimit >/dev/null || skip "no prlimit (util-linux)"
+need readelf # the build-id to rewrite in each copy
 build_victim
 N=5000
 

@@ -3,7 +3,7 @@
 # whose table has the shape the docs and the readers rely on (a floor beside the tool, a
 # ratio, a verdict), and a Ctrl-C in the middle that leaves no process of it behind.
 . "$(dirname "$0")/lib.sh"
-require root tracepoints
+require root tracepoints syscalls
 
 BT_SRC=${BT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 BT_BUILD=${BT_BUILD:-$(dirname "$BPFTOOLS")}

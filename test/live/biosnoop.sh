@@ -6,6 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/block.inc"
 require root btf tracepoints
+need python3
 
 blk_setup
 N=32

@@ -4,7 +4,7 @@
 # tracepoint, a kernel function, a workload's own function and USDT probe, and the PID of a
 # process started here; zsh and fish through the same binary; each answer within 200 ms.
 . "$(dirname "$0")/lib.sh"
-require root btf tracepoints
+require root btf tracepoints syscalls
 
 W=$BT_WORKLOADS/funclatency_work
 [ -x "$W" ] || fail "no workload $W"

@@ -6,7 +6,7 @@
 # paths left out: those are the small BTF's own). The cache file is small and reused; a cache
 # directory anyone else can write is not used.
 . "$(dirname "$0")/lib.sh"
-require root btf tracepoints uprobes
+require root btf tracepoints uprobes syscalls
 
 W=$BT_WORKLOADS/funcslower_work
 [ -x "$W" ] || fail "workload funcslower_work not built"

@@ -6,7 +6,7 @@
 # (names XML must escape, UTF-8, annotations, delimiters), then on offcputime's real output.
 . "$(dirname "$0")/lib.sh"
 CHECK="python3 $(dirname "$0")/flamegraph.py"
-command -v python3 >/dev/null || fail "python3 is needed to read the SVG and the profile back"
+need python3 # to read the SVG and the profile back
 
 fg() {
 	RC=0
@@ -117,7 +117,7 @@ ok "counts past 2^63-1: refused naming the line, exit 1"
 
 # Real folded output: offcputime -f -d (the "-" between user and kernel frames gives the kinds)
 # of a workload sleeping on four paths.
-require root btf
+require root btf syscalls
 W=$BT_WORKLOADS/stack_many
 [ -x "$W" ] || fail "workloads not built"
 BANNER_IN=err traced_workload "$W" sleep 2 20000 -- offcputime -f -d -p @PID

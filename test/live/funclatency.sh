@@ -5,6 +5,7 @@
 # Ctrl-C, kernel functions refused with the reason, and bad input.
 . "$(dirname "$0")/lib.sh"
 require root btf
+need python3
 
 WORK=$BT_WORKLOADS/funclatency_work
 [ -x "$WORK" ] || fail "workload $WORK not built"

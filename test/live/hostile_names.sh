@@ -6,7 +6,7 @@
 # trace it: no output holds a raw control byte, every folded line is one stack ("... COUNT"),
 # and the name is there, escaped as \xNN (a folded frame's ';' too).
 . "$(dirname "$0")/lib.sh"
-require root btf tracepoints
+require root btf tracepoints syscalls
 command -v python3 >/dev/null || skip "no python3 for the workload"
 
 COMM_RAW=$(printf '\033[2J\033]0;PWN\a\nX;') # 15 bytes: the whole comm

@@ -8,6 +8,7 @@
 # errors and usage errors in JSON mode are JSON lines, with no usage text.
 . "$(dirname "$0")/lib.sh"
 require root btf tracepoints uprobes
+need python3
 . "$(dirname "$0")/block.inc"
 
 SRC=${BT_SRC:-$(dirname "$0")/../..}

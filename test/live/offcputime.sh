@@ -4,6 +4,7 @@
 # second sleeper, folded and JSON output, 2048 distinct paths with nothing lost, bad input.
 . "$(dirname "$0")/lib.sh"
 require root btf
+need python3
 
 W=$BT_WORKLOADS/stack_many
 [ -x "$W" ] || fail "workloads not built"

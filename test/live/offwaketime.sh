@@ -5,6 +5,7 @@
 # other process out; bad input.
 . "$(dirname "$0")/lib.sh"
 require root btf
+need python3
 
 PP=$BT_WORKLOADS/pingpong
 [ -x "$PP" ] || fail "workloads not built"

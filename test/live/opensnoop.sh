@@ -7,6 +7,7 @@
 # --json parses; the perf buffer path; bad input.
 . "$(dirname "$0")/lib.sh"
 require root btf tracepoints
+need python3
 tfs=/sys/kernel/tracing
 [ -d $tfs/events ] || tfs=/sys/kernel/debug/tracing
 [ -d $tfs/events/syscalls/sys_enter_openat ] ||

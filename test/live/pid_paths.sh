@@ -5,6 +5,7 @@
 # kernel could not find.
 . "$(dirname "$0")/lib.sh"
 require root btf uprobes
+need python3
 
 LIB=$BT_WORKLOADS/libbtmany.so
 [ -f "$LIB" ] || fail "workload $LIB not built"

@@ -13,7 +13,7 @@ require root btf
 CHECK="python3 $(dirname "$0")/flamegraph.py"
 HOOK=${BT_BUILD:?BT_BUILD must point at the build tree}/test/pprof_hook
 [ -x "$HOOK" ] || fail "no $HOOK (scripts/build builds it)"
-command -v gcc >/dev/null || skip "no gcc to build the workload"
+need gcc python3 # to build the workload, to read the profile back
 export ASAN_OPTIONS=detect_leaks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 

@@ -7,7 +7,7 @@
 # second, exit 0, its last row whole; opensnoop does not show the opens it makes while it
 # attaches.
 . "$(dirname "$0")/lib.sh"
-require root btf tracepoints
+require root btf tracepoints syscalls
 
 N=2000
 now_ms() { echo $(($(date +%s%N) / 1000000)); }

@@ -8,6 +8,7 @@
 # Ctrl-C; bad input.
 . "$(dirname "$0")/lib.sh"
 require root btf tracepoints
+need python3
 [ "$(nproc)" -ge 2 ] || skip "one CPU: no cross calls to time"
 TRACEFS=/sys/kernel/tracing
 [ -d $TRACEFS/events/csd ] || require kprobes

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 require root btf tracepoints uprobes
 CHECK="python3 $(dirname "$0")/flamegraph.py"
-command -v python3 >/dev/null || fail "python3 is needed to read the JSON and the SVG"
+need python3 # to read the JSON and the SVG
 
 WI=$BT_WORKLOADS/inline_work
 WJ=$BT_WORKLOADS/jit_work

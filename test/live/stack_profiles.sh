@@ -7,9 +7,9 @@
 # tool's sample type, and the workload's functions in their files. Without -f, the tool prints
 # what it always prints and the files hold the same totals.
 . "$(dirname "$0")/lib.sh"
-require root btf tracepoints uprobes
+require root btf tracepoints uprobes syscalls
 CHECK="python3 $(dirname "$0")/flamegraph.py"
-command -v python3 >/dev/null || fail "python3 is needed to read the SVG and the profile back"
+need python3 # to read the SVG and the profile back
 command -v go >/dev/null || echo "note: no Go here: 'go tool pprof -top' does not read the profiles"
 command -v node >/dev/null || echo "note: no node here: the SVGs' script is not run"
 

@@ -3,7 +3,8 @@
 # method), names that survive the process's exit, kernel stacks of a syscall tracepoint,
 # folded output, and bad input.
 . "$(dirname "$0")/lib.sh"
-require root btf tracepoints uprobes
+require root btf tracepoints uprobes syscalls
+need python3
 
 W=$BT_WORKLOADS/stack_paths
 WXX=$BT_WORKLOADS/stack_paths_cxx

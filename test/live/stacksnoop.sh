@@ -4,7 +4,8 @@
 # ring buffer and the perf buffer), user stacks of a uprobe, Ctrl-C, a closed pipe, kernel
 # functions refused with the reason, and bad input.
 . "$(dirname "$0")/lib.sh"
-require root btf tracepoints
+require root btf tracepoints syscalls
+need python3
 
 WORK=$BT_WORKLOADS/fc_work
 PATHS=$BT_WORKLOADS/stack_paths

@@ -3,7 +3,8 @@
 # folded modes stdout is nothing but JSON values / "frames count" lines, and the banner, if
 # any, is on stderr; in the default mode the banner stays on stdout, where BCC prints it.
 . "$(dirname "$0")/lib.sh"
-require root btf tracepoints
+require root btf tracepoints syscalls
+need python3
 
 # a process that opens a file, sleeps (clock_nanosleep) and wakes 10 times a second, for -p:
 # every run has events, and few; it stops by itself within 40 s

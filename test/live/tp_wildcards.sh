@@ -6,7 +6,7 @@
 # where the slow path remains (BPFTOOLS_NO_RAW_TRACEPOINTS=1, older kernels) the first Ctrl-C
 # says what the tool is waiting for.
 . "$(dirname "$0")/lib.sh"
-require root btf tracepoints
+require root btf tracepoints syscalls
 
 WORK=$BT_WORKLOADS/fc_work
 [ -x "$WORK" ] || fail "workload $WORK not built"

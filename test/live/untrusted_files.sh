@@ -5,7 +5,7 @@
 # --debug line, and each run ends within its time with its output. A perf map owned by another
 # user (neither root nor the process's) is ignored, with a --debug line.
 . "$(dirname "$0")/lib.sh"
-require root btf tracepoints
+require root btf tracepoints syscalls
 
 # a shell that opens /dev/null in a loop: system calls of its own to count, CPU to sample
 sh -c 'while :; do read x </dev/null; done' &

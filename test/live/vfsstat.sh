@@ -6,6 +6,7 @@
 # with -p, the BCC layout, Ctrl-C. Bad input exits 2 either way.
 . "$(dirname "$0")/lib.sh"
 require root btf
+need python3
 
 HEADER='TIME         READ/s  WRITE/s  FSYNC/s   OPEN/s CREATE/s UNLINK/s  MKDIR/s  RMDIR/s'
 KPROBE_EVENTS=/sys/kernel/tracing/kprobe_events
