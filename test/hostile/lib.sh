@@ -20,6 +20,7 @@ done
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 chmod 755 "$T" # the victims run as nobody, from here
+nobody_enters "$T" || skip "the user nobody (uid 65534) cannot enter $T: a directory above it is closed to others (TMPDIR=${TMPDIR:-/tmp})"
 
 # What a run may take (seconds): to print its banner (loading BTF and attaching on a loaded
 # 2-core machine), to collect once started, and to exit once told to (issue 33: within 1 s

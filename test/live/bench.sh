@@ -22,7 +22,11 @@ BT_BUILD_DIR=$BT_BUILD "$BENCH" --only nosuchfigure >"$T/out" 2>"$T/err" || RC=$
 [ "$RC" = 2 ] || fail "--only nosuchfigure: exit $RC, not 2"
 grep -q "no figure 'nosuchfigure'" "$T/err" || fail "--only nosuchfigure says '$(cat "$T/err")'"
 # Not root: exit 1, saying so.
-if command -v setpriv >/dev/null; then
+if ! command -v setpriv >/dev/null; then
+	echo "skipped: the refusal as nobody (no setpriv on this machine)"
+elif ! nobody_enters "$(dirname "$BENCH")"; then
+	echo "skipped: the refusal as nobody (the user nobody, uid 65534, cannot enter $(dirname "$BENCH"))"
+else
 	RC=0
 	BT_BUILD_DIR=$BT_BUILD setpriv --reuid=65534 --regid=65534 --clear-groups "$BENCH" --quick \
 		>"$T/out" 2>"$T/err" || RC=$?

@@ -75,6 +75,13 @@ other_cpu() {
 	done
 }
 
+# nobody_enters DIR: the user nobody (uid 65534, as setpriv makes it: no passwd entry needed)
+# can enter DIR. A TMPDIR under a private directory (a home of mode 700) keeps it out of $T.
+nobody_enters() {
+	command -v setpriv >/dev/null &&
+		setpriv --reuid=65534 --regid=65534 --clear-groups -- sh -c 'cd "$1"' sh "$1" 2>/dev/null
+}
+
 # run ARGS...: run bpftools with a timeout, output in $OUT, stderr in $ERR, status in $RC.
 run() {
 	OUT=$T/out ERR=$T/err

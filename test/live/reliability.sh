@@ -14,6 +14,8 @@ printf 'hello\n' >"$T/notelf"
 : >"$T/empty"
 cp "$BPFTOOLS" "$T/x/bpftools"
 chmod 755 "$T" "$T/x" "$T/x/bpftools"
+nobody_ok=1
+nobody_enters "$T/x" || nobody_ok=""
 NOTELF=$T/notelf EMPTY=$T/empty DIR=$T/dir WORK=$BT_WORKLOADS/fc_work
 LONG=$(head -c 5000 /dev/zero | tr '\0' a)
 export NOTELF EMPTY DIR WORK
@@ -65,6 +67,11 @@ while IFS=$tab read -r num as cmd want msg; do
 	nobody | "no tracefs" | "bpf caps")
 		if [ -z "$has_setpriv" ] || { [ "$as" = "no tracefs" ] && [ -z "$has_unshare" ]; }; then
 			echo "skip: row $num ($as): no setpriv/unshare"
+			skipped=$((skipped + 1))
+			continue
+		fi
+		if [ -z "$nobody_ok" ]; then
+			echo "skip: row $num ($as): the user nobody (uid 65534) cannot enter $T/x (a directory above it is closed to others: TMPDIR=${TMPDIR:-/tmp})"
 			skipped=$((skipped + 1))
 			continue
 		fi
