@@ -149,7 +149,13 @@ run_case() {
 		tlb1=$(awk '$1 == "TLB:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i } END { print n + 0 }' /proc/interrupts)
 		jstop INT
 		expect_rc 0 "smpcalls --json"
-		check smpcalls min=1 tlb=$((tlb1 - tlb0))
+		# one CPU to run on: membarrier makes no cross call; the objects' shape is still checked
+		min=1
+		if [ "$NCPUS" -lt 2 ]; then
+			min=0
+			echo "skipped: smpcalls --json's ipi_mb count (one CPU to run on: CPUs $CPUS; no cross calls)"
+		fi
+		check smpcalls min=$min tlb=$((tlb1 - tlb0))
 		;;
 	softirqs)
 		jstart softirqs 1 1
