@@ -8,13 +8,15 @@ need python3
 
 # The interrupts come from the disk: direct reads of a small file, each one disk request, so
 # one completion interrupt or so (virtio-blk here). The file is where direct I/O reaches a
-# disk: $T, else the first of these that takes O_DIRECT (tmpfs, a common /tmp, refuses it).
+# disk: $T, else the first of these on a block device (/sys/dev/block) that takes O_DIRECT
+# (tmpfs, a common /tmp, is on none; since 6.6 it takes O_DIRECT, from memory).
 IO_FILE=""
 for d in "$T" "${BT_IO_DIR:-}" /var/tmp "$(dirname "$BPFTOOLS")" "$HOME"; do
 	[ -n "$d" ] && [ -d "$d" ] || continue
 	f=$d/bt-hardirqs-io.$$
 	[ "$d" = "$T" ] && f=$T/io
 	if dd if=/dev/urandom of="$f" bs=4k count=256 2>/dev/null &&
+		[ -e "/sys/dev/block/$(stat -c '%Hd:%Ld' "$f")" ] &&
 		dd if="$f" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null; then
 		IO_FILE=$f
 		break
@@ -22,7 +24,7 @@ for d in "$T" "${BT_IO_DIR:-}" /var/tmp "$(dirname "$BPFTOOLS")" "$HOME"; do
 	rm -f "$f"
 done
 [ -n "$IO_FILE" ] ||
-	skip "no disk I/O to interrupt: none of $T, ${BT_IO_DIR:+$BT_IO_DIR, }/var/tmp, $(dirname "$BPFTOOLS"), $HOME takes O_DIRECT reads"
+	skip "no disk I/O to interrupt: none of $T, ${BT_IO_DIR:+$BT_IO_DIR, }/var/tmp, $(dirname "$BPFTOOLS"), $HOME is on a block device that takes O_DIRECT reads"
 [ "$IO_FILE" = "$T/io" ] || trap 'rm -rf "$T" "$IO_FILE"' EXIT
 
 # Direct reads for $1 seconds, in the background; $IO is its pid.
