@@ -507,11 +507,27 @@ ncpu=$NONLINE
 # Within 70% to 110%: the windows are each tool's own, from attaching to detaching. -C: the
 # first online CPU (CPU 0 may be offline).
 c0=${ONLINE%% *}
+# A tool starved on a loaded machine detaches late: its window is then longer than the 2 s
+# asked (once 259 samples of CPU 0 at 49 Hz). A run over 3 s scales the upper bound by its
+# length (the window lies within it); hi WANT: that bound, from $MS.
+run_ms() {
+	s=$(date +%s%N)
+	run "$@"
+	MS=$((($(date +%s%N) - s) / 1000000))
+}
+hi() {
+	if [ "$MS" -gt 3000 ]; then
+		echo "note: the run took $MS ms for the 2 s asked (a loaded machine): its upper bound scaled" >&2
+		echo $(($1 * 11 * MS / 20000))
+	else
+		echo $(($1 * 11 / 10))
+	fi
+}
 if [ -n "$HAVE_PERF" ]; then
 	perf record -e cpu-clock -c 20408163 -a -o "$T/idle.data" -- sleep 2 >/dev/null 2>&1 &
 	pp=$!
 fi
-run profile -f -I 2
+run_ms profile -f -I 2
 expect_rc 0 "profile -f -I 2"
 total=$(folded_sum '.')
 want=$((49 * 2 * ncpu))
@@ -522,13 +538,14 @@ if [ -n "$HAVE_PERF" ]; then
 fi
 low=$((want * 7 / 10))
 [ -n "$HAVE_PERF" ] || low=1
-[ "$total" -le $((want * 11 / 10)) ] && [ "$total" -ge $low ] ||
-	fail "-I: $total samples in 2 s on $ncpu CPUs, not $want ($low to 110%)"
+high=$(hi "$want")
+[ "$total" -le "$high" ] && [ "$total" -ge $low ] ||
+	fail "-I: $total samples in 2 s ($MS ms) on $ncpu CPUs, not $want ($low to $high)"
 if [ -n "$HAVE_PERF" ]; then
 	perf record -e cpu-clock -c 20408163 -C "$c0" -o "$T/idle0.data" -- sleep 2 >/dev/null 2>&1 &
 	pp=$!
 fi
-run profile -f -C "$c0" -I 2
+run_ms profile -f -C "$c0" -I 2
 expect_rc 0 "profile -f -C $c0 -I 2"
 grep -q "on CPU#$c0 for 2 secs\\.\$" "$ERR" || fail "-C $c0: banner"
 total0=$(folded_sum '.')
@@ -540,8 +557,9 @@ if [ -n "$HAVE_PERF" ]; then
 fi
 low0=$((want0 * 7 / 10))
 [ -n "$HAVE_PERF" ] || low0=1
-[ "$total0" -le $((want0 * 11 / 10)) ] && [ "$total0" -ge $low0 ] ||
-	fail "-C $c0 -I: $total0 samples in 2 s, not CPU $c0's $want0 ($low0 to 110%)"
+high0=$(hi "$want0")
+[ "$total0" -le "$high0" ] && [ "$total0" -ge $low0 ] ||
+	fail "-C $c0 -I: $total0 samples in 2 s ($MS ms), not CPU $c0's $want0 ($low0 to $high0)"
 [ -n "$HAVE_PERF" ] ||
 	echo "skipped: -I's lower bounds (no perf on this machine to count the ticks this kernel delivers to idle CPUs)"
 how="delivered to perf meanwhile"
