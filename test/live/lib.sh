@@ -38,7 +38,8 @@ require() {
 		kprobes) [ -e /sys/bus/event_source/devices/kprobe/type ] || skip "kernel built without kprobes (no kprobe PMU)" ;;
 		syscalls)
 			require tracepoints
-			[ -d /sys/kernel/tracing/events/syscalls ] || [ -d /sys/kernel/debug/tracing/events/syscalls ] ||
+			ls /sys/kernel/tracing/events/syscalls /sys/kernel/debug/tracing/events/syscalls 2>/dev/null |
+				grep -q '^sys_enter_' ||
 				skip "no syscalls:* tracepoints (kernel built without CONFIG_FTRACE_SYSCALLS)"
 			;;
 		*) fail "unknown facility '$f' in require" ;;
