@@ -360,7 +360,7 @@ else
 	# (a preemption at the uprobe itself may add a line under fs_sleepy alone: not the sleeps)
 	jq -e --arg pid "$WPID" '.pid == ($pid | tonumber) and .comm == "fs_prof_work" and
 		.latency_ns > 30000000 and
-		([.blocked[] | select(any(.user_stack[]; .name | test("nanosleep"))) |
+		([.blocked[] | select(any(.user_stack[]; (.name // "") | test("nanosleep"))) |
 			select(any(.user_stack[]; .name == "fs_sleepy")) | [.count, .total_ns > 27000000]] ==
 			[[3, true]])' "$OUT" >/dev/null ||
 		fail "--json: not one object with 3 blocks of ~10 ms under nanosleep from fs_sleepy"
