@@ -240,11 +240,14 @@ wait_for() {
   done
 }
 
-# wait_sigwait PID [SECS]: until the workload PID waits for its signal (sigwait), so that the
-# signal finds its mask set; sent earlier, SIGUSR1 kills it (a loaded host's guest: 138).
+# wait_sigwait PID [SECS]: until the workload PID waits in sigwait() (rt_sigtimedwait in
+# /proc/PID/syscall: 128 on x86-64, 137 on arm64): sent earlier, before its mask is set, the
+# signal kills it (a loaded host's guest: exit 138). Not wchan (before 5.16 x86-64's ORC
+# kernels print 0 there), nor SigBlk (the kernel unblocks the waited signals during the wait).
 wait_sigwait() {
-  _i=0 _n=$((${2:-30} * 10))
-  until grep -q sigtimedwait "/proc/$1/wchan" 2>/dev/null; do
+  _i=0 _n=$((${2:-30} * 10)) _nr=128
+  [ "$(uname -m)" = aarch64 ] && _nr=137
+  until read -r _s _rest <"/proc/$1/syscall" 2>/dev/null && [ "$_s" = $_nr ]; do
     alive "$1" || fail "workload $1 exited before waiting for its signal"
     [ $_i -ge $_n ] && fail "workload $1 not waiting for its signal after ${2:-30}s"
     sleep 0.1
