@@ -9,9 +9,10 @@
 # of its programs loaded; the static binary says it has no server and still writes textfiles.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/block.inc"
+. "$(dirname "$0")/prom.inc"
 require root btf tracepoints
 
-for p in curl python3 promtool prometheus prometheus-node-exporter openssl losetup; do
+for p in curl jq python3 promtool prometheus prometheus-node-exporter openssl losetup; do
 	command -v $p >/dev/null || fail "no '$p' (scripts/deps --test installs it)"
 done
 
@@ -162,44 +163,13 @@ ls -A "$T/tf" | grep -v '^bpftools.prom$' | grep -q . && fail "the textfile dir 
 ok "the textfile: promtool accepts it"
 
 # --- Prometheus and node_exporter ---
-PP=$(free_port)
-cat >"$T/prom.yml" <<EOF
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: bpftools
-    static_configs:
-      - targets: ['127.0.0.1:$EXPORT']
-EOF
-prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/promdata" \
-	--web.listen-address="127.0.0.1:$PP" >"$T/prom.log" 2>&1 &
-PIDS="$PIDS $!"
+start_prometheus "127.0.0.1:$EXPORT" "$(free_port)"
+PIDS="$PIDS $PROM_PID"
 NP=$(free_port)
 prometheus-node-exporter --web.listen-address="127.0.0.1:$NP" --collector.disable-defaults \
 	--collector.textfile --collector.textfile.directory="$T/tf" >"$T/node.log" 2>&1 &
 PIDS="$PIDS $!"
 
-# prom QUERY: the value Prometheus has for an instant query now, or empty
-prom() {
-	curl -s --max-time 2 "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$1" |
-		python3 -c 'import json, sys
-try:
-    r = json.load(sys.stdin)["data"]["result"]
-    print(r[0]["value"][1] if r else "")
-except Exception:
-    print("")'
-}
-
-# until_prom QUERY VALUE: wait (up to 20 s) for Prometheus to have VALUE; $V is what it had
-until_prom() {
-	i=0
-	while V=$(prom "$1"); [ "$V" != "$2" ]; do
-		i=$((i + 1))
-		[ $i -le 100 ] || return 1
-		sleep 0.2
-	done
-}
 
 LAT="bpftools_bio_latency_seconds_count{disk=\"$LOOP_NAME\",op=\"read\"}"
 REQ="bpftools_bio_requests_total{disk=\"$LOOP_NAME\",op=\"read\"}"

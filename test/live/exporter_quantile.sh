@@ -7,6 +7,7 @@
 # of each histogram family has the same bounds, cumulative counts that never go down and a
 # +Inf bucket equal to its _count, so their sums by le never go down either.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prom.inc"
 require root btf tracepoints uprobes
 
 for p in curl jq python3 prometheus; do
@@ -56,44 +57,19 @@ until grep -q 'serving' "$ERR"; do
 	sleep 0.1
 done
 
-cat >"$T/prom.yml" <<EOF
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: bpftools
-    static_configs:
-      - targets: ['127.0.0.1:$EP']
-EOF
-prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/promdata" \
-	--web.listen-address="127.0.0.1:$PP" >"$T/prom.log" 2>&1 &
-PIDS="$PIDS $!"
+start_prometheus "127.0.0.1:$EP" "$PP"
+PIDS="$PIDS $PROM_PID"
 
-# prom QUERY: the value Prometheus has for an instant query now, or empty
-prom() {
-	curl -s --max-time 2 "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$1" |
-		jq -r '.data.result[0].value[1] // ""' 2>/dev/null
-}
-
-# until_prom QUERY VALUE: wait (up to 30 s) for Prometheus to have VALUE; $V is what it had
-until_prom() {
-	i=0
-	while V=$(prom "$1"); [ "$V" != "$2" ]; do
-		i=$((i + 1))
-		[ $i -le 150 ] || return 1
-		sleep 0.2
-	done
-}
 
 # Both functions' series are there at 0 before their first call: a series born holding the
 # mix would show no increase() of it.
 ZERO="count(bpftools_funclatency_seconds_count{spec=\"$SPEC\"} == 0)"
-until_prom "$ZERO" 2 ||
+until_prom "$ZERO" 2 30 ||
 	fail "Prometheus: $ZERO is '$V' before any call, not 2 ($(tail -3 "$T/prom.log"))"
 COUNT="sum(bpftools_funclatency_seconds_count{spec=\"$SPEC\"})"
 released $FAST "$FAST_US" $SLOW "$SLOW_US"
 [ "$(wc -l <"$T/times")" = $((FAST + SLOW)) ] || fail "quantile_work timed $(wc -l <"$T/times") calls"
-until_prom "$COUNT" $((FAST + SLOW)) || fail "Prometheus: $COUNT is '$V' after the mix"
+until_prom "$COUNT" $((FAST + SLOW)) 30 || fail "Prometheus: $COUNT is '$V' after the mix"
 
 # The quantiles, and the buckets that hold the true ones: the rank-th smallest of the calls'
 # own times, where rank = q * calls as histogram_quantile ranks. A call's time as the probe saw
