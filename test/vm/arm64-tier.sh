@@ -6,12 +6,7 @@
 # what is missing: never counted as passed.
 #
 #   arm64-tier.sh [VM-TEST ARGS...]   build and run it here
-#   arm64-tier.sh start STATE         ctest vm/arm64-start: run it in the background, its log,
-#                                     process and exit status in the directory STATE
-#   arm64-tier.sh wait STATE          ctest vm/arm64: wait for it, print its log, its result
-#   arm64-tier.sh stop STATE          ctest vm/arm64-stop: end it if it still runs
-# ctest starts it just before the x86-64 VM tier, whose guests run beside it (each is one TCG
-# thread: the two tiers take the time of the longer, not the sum; docs/testing-vm.md).
+# ctest runs it in the background beside the x86-64 tier (test/vm/tier.sh, docs/testing-vm.md).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${BT_ARM64_BUILD_DIR:-$top/build-arm64}
@@ -32,58 +27,11 @@ missing() {
 	fi
 }
 
-case ${1:-} in
-start)
-	state=$2
-	rm -rf "$state"
-	mkdir -p "$state" || exit 1
-	why=$(missing)
-	if [ -n "$why" ]; then
-		echo "$why" >"$state/skip"
-		skip "$why"
-	fi
-	# its own session, its output in files: ctest neither waits for it here nor kills it
-	# shellcheck disable=SC2016 # $0 and $1 are the inner shell's
-	setsid sh -c 'sh "$0" >"$1/log" 2>&1; echo $? >"$1/rc"' "$0" "$state" </dev/null \
-		>/dev/null 2>&1 &
-	echo $! >"$state/pid"
-	echo "arm64 tier started in the background (pid $!, log $state/log)"
-	exit 0
-	;;
-wait)
-	state=$2
-	[ -f "$state/skip" ] && skip "$(cat "$state/skip")"
-	[ -f "$state/pid" ] || {
-		echo "FAIL: the arm64 tier was not started (ctest vm/arm64-start)"
-		exit 1
-	}
-	while [ ! -f "$state/rc" ] && kill -0 "$(cat "$state/pid")" 2>/dev/null; do
-		sleep 2
-	done
-	cat "$state/log" 2>/dev/null
-	rc=$(cat "$state/rc" 2>/dev/null)
-	[ "$rc" = 77 ] && exit 77
-	[ "$rc" = 0 ] || {
-		echo "FAIL: the arm64 tier ended with ${rc:-no status}"
-		exit 1
-	}
-	exit 0
-	;;
-stop)
-	state=$2
-	pid=$(cat "$state/pid" 2>/dev/null)
-	if [ -n "$pid" ] && [ ! -f "$state/rc" ] && kill -0 "$pid" 2>/dev/null; then
-		echo "arm64 tier still running: ended"
-		kill -TERM -- "-$pid" 2>/dev/null
-	fi
-	exit 0
-	;;
-esac
-
 why=$(missing)
 [ -z "$why" ] || skip "$why"
 t0=$(date +%s)
-BT_BUILD_DIR=$dir "$top/scripts/build" --arch arm64 || {
+# only what the guest runs: not the sanitized unit tests and fuzzers
+BT_BUILD_DIR=$dir BT_BUILD_TARGETS="bpftools-static bt_workloads" "$top/scripts/build" --arch arm64 || {
 	echo "FAIL: the arm64 cross build failed (scripts/build --arch arm64)"
 	exit 1
 }

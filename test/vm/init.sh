@@ -8,7 +8,8 @@
 #   BTVM RESULT <test> PASS|FAIL|SKIP <seconds> <reason>
 #   BTVM DONE <number of tests>
 # then powers off. Kernel command line: btvm.timeout=SECS (default per-test limit; a test can
-# set its own with a `# vm-timeout: SECS` line), btvm.shell=1 (interactive shell, no tests).
+# set its own with a `# vm-timeout: SECS` line), btvm.timescale=N (every such limit N times
+# longer: a guest beside other work), btvm.shell=1 (interactive shell, no tests).
 
 export PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=dumb LANG=C LC_ALL=C
@@ -38,9 +39,11 @@ export BTVM=1
 
 cmdline=$(cat /proc/cmdline)
 default_timeout=120
+timescale=1
 for w in $cmdline; do
   case $w in
     btvm.timeout=*) default_timeout=${w#*=} ;;
+    btvm.timescale=*) timescale=${w#*=} ;;
     btvm.shell=1) shell=1 ;;
   esac
 done
@@ -79,6 +82,7 @@ for t in /opt/btvm/tests/*.sh; do
   name=${name%.sh}
   limit=$(sed -n 's/^# vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$t" | head -n 1)
   [ -n "$limit" ] || limit=$default_timeout
+  limit=$((limit * timescale))
   work=/tmp/btvm/$name
   mkdir -p "$work"
   out=$work/.output
