@@ -41,6 +41,18 @@ const volatile __u64 bt_offcpu_max_us = ~0ULL;
 const volatile bool bt_offcpu_want_kernel = true; /* not -U */
 const volatile bool bt_offcpu_want_user = true;	  /* not -K */
 
+/*
+ * The end of the trace (bpf_ktime_get_ns(), 0: none), set by user space as its duration
+ * starts: nothing past it counts, however late a starved tool gets round to stopping its
+ * programs. A block still going on at the end is not counted, as one is when a tool detaches.
+ */
+__u64 bt_offcpu_until = 0;
+
+static __always_inline bool bt_offcpu_ended(__u64 now)
+{
+	return bt_offcpu_until && now >= bt_offcpu_until;
+}
+
 static __always_inline bool bt_offcpu_listed(const volatile __u32 *ids, __u32 n, __u32 id)
 {
 	__u32 i;
@@ -181,6 +193,7 @@ static __always_inline void bt_offcpu_switch_out(void *ctx, __u32 tgid, __u32 ti
 {
 	struct bt_offcpu_start *s, *e;
 	__u32 zero = 0;
+	__u64 now;
 
 	/*
 	 * The thread's last switch: it never comes back, and its id may soon name another
@@ -193,11 +206,14 @@ static __always_inline void bt_offcpu_switch_out(void *ctx, __u32 tgid, __u32 ti
 	}
 	if (!bt_offcpu_wanted(tgid, tid, flags, state))
 		return;
+	/* first: the thread stops running its own code here, stack walks included */
+	now = bpf_ktime_get_ns();
+	if (bt_offcpu_ended(now))
+		return;
 	s = bpf_map_lookup_elem(&bt_offcpu_scratch, &zero);
 	if (!s)
 		return;
-	/* first: the thread stops running its own code here, stack walks included */
-	s->ts = bpf_ktime_get_ns();
+	s->ts = now;
 	s->gen = bt_stack_generation();
 	s->kernel_stack = bt_offcpu_want_kernel ? bt_get_stack(ctx, 0, s->gen) : 0;
 	s->user_stack = 0;
@@ -230,11 +246,14 @@ static __always_inline void bt_offcpu_switch_out(void *ctx, __u32 tgid, __u32 ti
 static __always_inline void bt_offcpu_switch_in(__u32 tid)
 {
 	struct bt_offcpu_start *s = bpf_map_lookup_elem(&bt_offcpu_starts, &tid);
-	__u64 us;
+	__u64 now, us;
 
 	if (!s || !s->ts)
 		return;
-	us = bt_offcpu_delta_us(s->ts, bpf_ktime_get_ns());
+	now = bpf_ktime_get_ns();
+	if (bt_offcpu_ended(now))
+		return;
+	us = bt_offcpu_delta_us(s->ts, now);
 	if (us)
 		bt_offcpu_add_block(tid, s, us);
 	s->ts = 0; /* over; the entry stays the thread's until it exits */

@@ -40,6 +40,8 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 	/* the idle task: pid 0 on every CPU, a CPU with nothing to run (BCC leaves it out) */
 	if (!tid && !include_idle)
 		return 0;
+	if (bt_offcpu_until && bt_offcpu_ended(bpf_ktime_get_ns()))
+		return 0;
 	if (bt_offcpu_ntgids && !bt_offcpu_listed(bt_offcpu_tgids, bt_offcpu_ntgids, tgid))
 		return 0;
 	if (bt_offcpu_ntids && !bt_offcpu_listed(bt_offcpu_tids, bt_offcpu_ntids, tid))

@@ -5,12 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bt_args.h"
 #include "bt_err.h"
 #include "bt_loop.h"
 #include "bt_offcpu_opts.h"
+#include "bt_rodata.h"
 #include "bt_skel.h"
 #include "bt_stacks.h"
 
@@ -357,6 +359,20 @@ static void counts_init(struct bt_offcpu_counts *c, struct bt_stacks *stacks,
 }
 
 /*
+ * The programs' end of the trace (bt_offcpu_until), ms from now: a tool starved of CPU reads
+ * its counts late, and would count until it stopped its programs.
+ */
+static void end_trace_in(struct bpf_object *obj, unsigned long long ms)
+{
+	uint64_t *until = bt_bss_var(obj, "bt_offcpu_until", sizeof(*until));
+	struct timespec now;
+
+	if (!until || clock_gettime(CLOCK_MONOTONIC, &now))
+		return;
+	*until = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec + ms * 1000000ULL;
+}
+
+/*
  * Trace until o's duration is over or Ctrl-C, reading the processes stacks announces as they
  * come; then print(ctx), the summary, and say what was lost: stacks, and the starts the
  * in-flight tables of obj (inflight, probes/bt_inflight.bpf.h) refused. print's result.
@@ -371,7 +387,11 @@ static int offcpu_loop(const struct bt_offcpu_opts *o, struct bt_stacks *stacks,
 		.count = 1,
 	};
 	struct bt_poll poll = { bt_stacks__fd(stacks), bt_stacks__poll, stacks };
-	int err = bt_interval_loop_poll(&iv, print, ctx, &poll);
+	int err;
+
+	if (o->duration)
+		end_trace_in(obj, o->duration * 1000ULL);
+	err = bt_interval_loop_poll(&iv, print, ctx, &poll);
 
 	bt_stacks__report_lost(stacks);
 	bt_inflight_report(obj, inflight);
@@ -599,6 +619,7 @@ int bt_offcpu_run_pprof(struct bt_offcpu_run *r, struct bpf_object_skeleton *ske
 	if (err)
 		return err;
 	poll = (struct bt_poll){ bt_stacks__fd(r->stacks), bt_stacks__poll, r->stacks };
+	end_trace_in(*skel->obj, seconds * 1000ULL);
 	err = bt_poll_for(seconds * 1000ULL, &poll);
 	/* the seconds are over: nothing more counts while the counts are read and named */
 	if (r->tool->stop)
