@@ -201,26 +201,29 @@ static const struct bt_row_part row[] = {
 };
 
 /* One line per interval: {"ts", "val_type": "count", "stacks": [{"count", ...row}]}. */
-static int print_json(const struct bt_stack_table *t)
+static int print_json(struct bt_stack_table *t)
 {
+	struct bt_stack_row r;
 	struct bt_json j;
+	int err = 0;
 	size_t i;
 
 	bt_summary_json_begin(&j, stdout, "count");
 	bt_json_begin_array(&j, "stacks");
-	for (i = 0; i < t->n; i++) {
+	for (i = 0; i < bt_stack_table__count(t) && !err; i++) {
 		char *obj = NULL;
 
+		err = bt_stack_table__row(t, i, &r);
 		/* the row's text is a whole object: the count goes in as its first member */
-		if (asprintf(&obj, "{\"count\": %llu, %s", t->rows[i].value, t->rows[i].text + 1) <
-		    0)
-			return -ENOMEM;
-		bt_json_raw(&j, NULL, obj);
+		if (!err && asprintf(&obj, "{\"count\": %llu, %s", r.value, r.text + 1) < 0)
+			err = -ENOMEM;
+		if (!err)
+			bt_json_raw(&j, NULL, obj);
 		free(obj);
 	}
 	bt_json_end_array(&j);
 	bt_summary_json_end(&j);
-	return 0;
+	return err;
 }
 
 static int add_row(void *ctx, const void *key, const void *value)
@@ -237,7 +240,7 @@ static int add_row(void *ctx, const void *key, const void *value)
 		.kernel_stack = k->kernel_stack,
 	};
 
-	return bt_stack_rows__add(&s->rows, &s->table, &p, k->tgid, *(const __u64 *)value);
+	return bt_stack_rows__add(&s->rows, &s->table, &p, *(const __u64 *)value);
 }
 
 /* The closed generation's counts, into the table. */
@@ -264,14 +267,34 @@ static int collect_counts(void *ctx)
 		bt_err("cannot read the stack counts: %s", strerror(-err));
 		return err;
 	}
-	bt_stack_table__sort(&s->table);
 	return 0;
+}
+
+/* The table's rows, sorted, in this run's form. 0 or -errno. */
+static int print_rows(struct bt_stack_table *t)
+{
+	struct bt_stack_row r;
+	size_t i;
+	int err;
+
+	err = bt_stack_table__sort(t);
+	if (!err && bt_json_mode())
+		return print_json(t);
+	for (i = 0; !err && i < bt_stack_table__count(t); i++) {
+		err = bt_stack_table__row(t, i, &r);
+		if (err)
+			break;
+		if (opts.folded)
+			printf("%s %llu\n", r.text[0] == ';' ? r.text + 1 : r.text, r.value);
+		else
+			printf("%s    %llu\n\n", r.text, r.value);
+	}
+	return err;
 }
 
 static int print_counts(void *ctx)
 {
 	struct state *s = ctx;
-	size_t i;
 	int err;
 
 	if (!opts.folded && !bt_json_mode())
@@ -283,22 +306,12 @@ static int print_counts(void *ctx)
 	err = collect_counts(s);
 	if (err)
 		return err;
-	if (bt_json_mode()) {
-		err = print_json(&s->table);
-		bt_stack_table__clear(&s->table);
-		return err ?: bt_stack_out__write(s->out);
-	}
-	for (i = 0; i < s->table.n; i++) {
-		const char *text = s->table.rows[i].text;
-
-		if (opts.folded)
-			printf("%s %llu\n", text[0] == ';' ? text + 1 : text,
-			       s->table.rows[i].value);
-		else
-			printf("%s    %llu\n\n", text, s->table.rows[i].value);
-	}
+	err = print_rows(&s->table);
+	if (err)
+		bt_err("cannot print the stack counts: %s", strerror(-err));
+	bt_stack_table__report(&s->table);
 	bt_stack_table__clear(&s->table);
-	return bt_stack_out__write(s->out);
+	return err ?: bt_stack_out__write(s->out);
 }
 
 /* The row as this run prints it: the parts asked for, as BCC's block, folded or JSON. */

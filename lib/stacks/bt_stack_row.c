@@ -359,12 +359,30 @@ int bt_stack_rows__profile(const struct bt_stack_rows *r, struct bt_stack_out *o
 	return bt_stack_out__add(out, value);
 }
 
+/* The [other] row's text in r's form: what a row past the cap is printed as a part of. */
+static int other_text(const struct bt_stack_rows *r, struct bt_stack_table *t)
+{
+	char text[64];
+
+	if (r->form == BT_ROW_FOLDED)
+		snprintf(text, sizeof(text), "[other]");
+	else if (r->form == BT_ROW_JSON)
+		snprintf(text, sizeof(text), "{\"other\": true}");
+	else
+		snprintf(text, sizeof(text), "%s[other]\n", r->style.indent ? r->style.indent : "");
+	return bt_stack_table__other(t, text);
+}
+
 int bt_stack_rows__add(const struct bt_stack_rows *r, struct bt_stack_table *t,
-		       const struct bt_row_proc *procs, unsigned int tgid, uint64_t value)
+		       const struct bt_row_proc *procs, uint64_t value)
 {
 	FILE *f = bt_stack_table__begin(t);
+	int err;
 
 	if (!f)
 		return -ENOMEM;
-	return bt_stack_rows__write(r, f, procs, value) ?: bt_stack_table__end(t, tgid, value);
+	err = bt_stack_rows__write(r, f, procs, value) ?: bt_stack_table__end(t, value);
+	if (err == 1)
+		err = t->other_text ? 0 : other_text(r, t);
+	return err;
 }

@@ -31,7 +31,7 @@
  *	struct bt_row_proc p = { .comm = k->comm, .comm_len = sizeof(k->comm), .pid = k->tgid,
  *				 .tid = k->tid, .proc = BT_PROC(k->tgid, k->cookie),
  *				 .user_stack = k->user_stack, .kernel_stack = k->kernel_stack };
- *	bt_stack_rows__add(&rows, &table, &p, k->tgid, value);
+ *	bt_stack_rows__add(&rows, &table, &p, value);
  */
 #ifndef BT_STACK_ROW_H
 #define BT_STACK_ROW_H
@@ -145,9 +145,13 @@ int bt_stack_rows__write(const struct bt_stack_rows *r, FILE *f, const struct bt
 /* Only the profile's sample (out): for a row printed apart from what is profiled. */
 int bt_stack_rows__profile(const struct bt_stack_rows *r, struct bt_stack_out *out,
 			   const struct bt_row_proc *procs, uint64_t value);
-/* bt_stack_rows__write(), as the next row of t (tgid: the process the row is counted for). */
+/*
+ * bt_stack_rows__write(), as the next row of t: added to the row that prints alike, or past
+ * t's cap to its [other] row, whose text (r's form: "[other]", a block of that line,
+ * {"other": true}) it sets then. 0 or -errno.
+ */
 int bt_stack_rows__add(const struct bt_stack_rows *r, struct bt_stack_table *t,
-		       const struct bt_row_proc *procs, unsigned int tgid, uint64_t value);
+		       const struct bt_row_proc *procs, uint64_t value);
 /* The JSON form's members, in an object the caller has open. */
 void bt_stack_rows__json(const struct bt_stack_rows *r, struct bt_json *j,
 			 const struct bt_row_proc *procs);

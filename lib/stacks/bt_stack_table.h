@@ -1,54 +1,116 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The rows of a stack summary (stackcount, offcputime, offwaketime): each row's printed text
- * and its value, merged and sorted as BCC prints them. Keys carry the process so that user
+ * The rows of a stack summary (stackcount, offcputime, offwaketime, profile): each row's printed
+ * text and its value, merged and sorted as BCC prints them. Keys carry the process so that user
  * frames can be named; once named, the same text from several processes is one row.
+ *
+ * A tool that prints at the end keeps its rows for the whole run, however many processes come
+ * and go, so a row costs what it says and no more: its text is cut into pieces (a frame each:
+ * a folded line's "name;", a block's line, a JSON member) interned once for every row, and the
+ * row holds their ids and its value. Rows that print alike are one as they come. Past
+ * max_rows rows, a row unlike every row kept is added to one [other] row, counted.
  *
  *	FILE *f = bt_stack_table__begin(&t);
  *	bt_stacks__print(st, f, ...);            // the row's text
- *	bt_stack_table__end(&t, tgid, value);
+ *	bt_stack_table__end(&t, value);          // 1: past the cap, in [other]
  *	...
- *	bt_stack_table__sort(&t);                // merged, ascending by value
- *	for (i = 0; i < t.n; i++) printf("%s    %llu\n", t.rows[i].text, t.rows[i].value);
+ *	bt_stack_table__sort(&t);                // ascending by value, then by text
+ *	for (i = 0; i < bt_stack_table__count(&t); i++) {
+ *		bt_stack_table__row(&t, i, &r);
+ *		printf("%s    %llu\n", r.text, r.value);
+ *	}
+ *	bt_stack_table__report(&t);              // what [other] holds, on stderr
  *	bt_stack_table__clear(&t);
  */
 #ifndef BT_STACK_TABLE_H
 #define BT_STACK_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
+/*
+ * Rows a table keeps by default. Under churn most rows are a process's own (offcputime's
+ * tid, JSON's addresses), and a row takes ~30-1,000 bytes: ~1-30 MiB at most. A
+ * system-wide offcputime -f printed 13,993 rows after 30 minutes of 200 processes a second.
+ */
+#define BT_STACK_TABLE_MAX_ROWS 32768
+
+/* A row as printed: text valid until the next bt_stack_table__row() call. */
 struct bt_stack_row {
-	char *text;
+	const char *text;
 	unsigned long long value;
-	unsigned int tgid;
 };
 
+struct bt_stack_piece; /* an interned piece of text */
+struct bt_stack_keep;  /* a row kept: its pieces and its value */
+
 struct bt_stack_table {
-	struct bt_stack_row *rows;
-	size_t n, cap;
-	FILE *cur; /* the row being written */
+	/* set before the first row; 0: BPFTOOLS_STACK_ROWS, else BT_STACK_TABLE_MAX_ROWS */
+	size_t max_rows;
+	/* rows unlike every row kept, past max_rows, and their values: the [other] row */
+	unsigned long long other_rows, other_value;
+	char *other_text; /* the [other] row's text in the tool's form (bt_stack_table__other) */
+	size_t n;	  /* rows kept */
+	/* below: the table's own */
+	struct bt_stack_keep *rows;
+	size_t cap;
+	uint32_t *ids; /* every row's piece ids, one after another */
+	size_t nids, ids_cap;
+	uint32_t *row_slots; /* a hash of rows by their pieces: index + 1, 0 empty */
+	size_t row_nslots;
+	struct bt_stack_piece *pieces; /* by id - 1 */
+	size_t npieces, pieces_cap;
+	uint32_t *piece_slots; /* a hash of pieces by text: id, 0 empty */
+	size_t piece_nslots;
+	char **chunks; /* the pieces' bytes */
+	size_t nchunks, chunks_cap, chunk_bytes;
+	char *chunk; /* the one being filled */
+	size_t chunk_used;
+	uint32_t *cut; /* the row being ended: where its pieces end */
+	size_t cut_cap;
+	size_t *order; /* after __sort: rows in print order ([other]: n) */
+	size_t norder;
+	FILE *cur; /* one stream for every row's text, rewound at each begin */
 	char *cur_buf;
 	size_t cur_len;
+	bool begun;
+	char *text; /* what __row() gives */
+	size_t text_cap;
 };
 
 /* A stream for the next row's text, or NULL (out of memory). */
 FILE *bt_stack_table__begin(struct bt_stack_table *t);
-/* Close the row begun last. 0 or -ENOMEM. */
-int bt_stack_table__end(struct bt_stack_table *t, unsigned int tgid, unsigned long long value);
 /*
- * Merge rows of equal text (adding values), then sort ascending by value, then by text. A row
- * is what prints: two stacks that read alike (a stack walked partly by frame pointers and
- * then through tables, [unknown] frames at other addresses) are one row, as in every output.
+ * Close the row begun last, with its value: added to the row of the same text, else a row of
+ * its own (0), else, past max_rows, to [other] (1). -ENOMEM, -EINVAL (no row begun).
  */
-void bt_stack_table__sort(struct bt_stack_table *t);
+int bt_stack_table__end(struct bt_stack_table *t, unsigned long long value);
+/* The [other] row's text, as the tool prints a row (set once, when first needed). 0 or -ENOMEM. */
+int bt_stack_table__other(struct bt_stack_table *t, const char *text);
+/*
+ * The rows in print order: ascending by value, then by text ([other] among them when it holds
+ * any). Rows kept are merged already: two stacks that read alike (a stack walked partly by
+ * frame pointers and then through tables, [unknown] frames at other addresses) are one row,
+ * as in every output.
+ */
+int bt_stack_table__sort(struct bt_stack_table *t);
+/* Rows in print order since the last __sort. */
+size_t bt_stack_table__count(const struct bt_stack_table *t);
+/* Row i of the print order into *r (its text valid until the next call). 0 or -errno. */
+int bt_stack_table__row(struct bt_stack_table *t, size_t i, struct bt_stack_row *r);
+/* "N rows past the cap of M printed as one [other] row ..." on stderr, when any were. */
+void bt_stack_table__report(const struct bt_stack_table *t);
+/* Bytes the table holds (rows, pieces, hashes), for the debug line and tests. */
+size_t bt_stack_table__bytes(const struct bt_stack_table *t);
 /*
  * A row whose text is a JSON object without its value (nor a newline), printed as one line
  * with the value
  * first: {"name": value, ...}.
  */
 void bt_stack_row__json(const struct bt_stack_row *r, const char *name, FILE *out);
-/* Drop every row (keeps the allocation). */
+/* Drop every row, [other] too (keeps the allocations but the pieces'). */
 void bt_stack_table__clear(struct bt_stack_table *t);
 void bt_stack_table__free(struct bt_stack_table *t);
 

@@ -486,7 +486,8 @@ static int offcpu_collect(void *counts)
 		bt_err("cannot read the off-CPU counts: %s", strerror(-err));
 		return err;
 	}
-	bt_stack_table__sort(c->table); /* merged: what is kept is what will print */
+	bt_debug("rows: %zu kept in %zu KiB, %llu more in [other]", c->table->n,
+		 bt_stack_table__bytes(c->table) >> 10, c->table->other_rows);
 	return 0;
 }
 
@@ -497,25 +498,34 @@ static int offcpu_collect(void *counts)
 static int offcpu_summary(const struct bt_offcpu_opts *o, struct bt_offcpu_counts *c)
 {
 	struct bt_stack_table *t = c->table;
+	struct bt_stack_row r;
 	int err = offcpu_collect(c);
 	size_t i;
 
 	if (err)
-		return err;
+		return err; /* said */
+	err = bt_stack_table__sort(t);
+	if (err)
+		goto cleanup;
 	if (!o->folded && !o->json)
 		printf("\n");
-	for (i = 0; i < t->n; i++) {
-		const struct bt_stack_row *r = &t->rows[i];
-
+	for (i = 0; i < bt_stack_table__count(t); i++) {
+		err = bt_stack_table__row(t, i, &r);
+		if (err)
+			break;
 		if (o->json)
-			bt_stack_row__json(r, c->value_name, stdout);
+			bt_stack_row__json(&r, c->value_name, stdout);
 		else if (o->folded)
-			printf("%s %llu\n", r->text, r->value);
+			printf("%s %llu\n", r.text, r.value);
 		else
-			printf("%s        %llu\n\n", r->text, r->value);
+			printf("%s        %llu\n\n", r.text, r.value);
 	}
+	bt_stack_table__report(t);
+cleanup:
+	if (err)
+		bt_err("cannot print the off-CPU counts: %s", strerror(-err));
 	bt_stack_table__clear(t);
-	return 0;
+	return err;
 }
 
 /* One row of the table, without its total, which offcpu_summary() prints. */
@@ -523,11 +533,10 @@ static int add_row(void *ctx, const void *key, const void *value)
 {
 	struct bt_offcpu_run *r = ctx;
 	struct bt_row_proc procs[BT_ROW_PROCS] = { { 0 } };
-	unsigned int tgid = r->tool->procs(key, procs);
-
+	r->tool->procs(key, procs);
 	if (r->oneshot)
 		return bt_stack_rows__profile(&r->rows, r->out, procs, *(const __u64 *)value);
-	return bt_stack_rows__add(&r->rows, &r->table, procs, tgid, *(const __u64 *)value);
+	return bt_stack_rows__add(&r->rows, &r->table, procs, *(const __u64 *)value);
 }
 
 static int print_summary(void *ctx)

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lib/stacks/bt_stacks' caller splice and lib/stacks/bt_stack_table's merging and sorting. */
+/*
+ * lib/stacks/bt_stacks' caller splice and lib/stacks/bt_stack_table's merging, sorting, cap and
+ * cost of a row.
+ */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,53 +57,185 @@ static void test_splice_full_stack(void)
 	CHECK_INT(ips[BT_MAX_STACK_DEPTH - 1], 0x1000 + BT_MAX_STACK_DEPTH - 2);
 }
 
-static void add(struct bt_stack_table *t, const char *text, unsigned int tgid, unsigned long long v)
+static int add(struct bt_stack_table *t, const char *text, unsigned long long v)
 {
 	FILE *f = bt_stack_table__begin(t);
 
 	CHECK(f != NULL);
 	fputs(text, f);
-	CHECK_INT(bt_stack_table__end(t, tgid, v), 0);
+	return bt_stack_table__end(t, v);
+}
+
+/* Row i of the print order, its text and value as "text=value". */
+static const char *row(struct bt_stack_table *t, size_t i)
+{
+	static char buf[4096];
+	struct bt_stack_row r;
+
+	if (bt_stack_table__row(t, i, &r))
+		return "(none)";
+	snprintf(buf, sizeof(buf), "%s=%llu", r.text, r.value);
+	return buf;
 }
 
 static void test_table_merges_alike_rows_and_sorts(void)
 {
 	struct bt_stack_table t = { 0 };
 
-	add(&t, "a;b", 1, 5);
-	add(&t, "c;d", 1, 2);
-	add(&t, "a;b", 2, 7); /* the same stack named alike in another process: merged */
-	add(&t, "x;[unknown]", 3, 1);
+	CHECK_INT(add(&t, "a;b", 5), 0);
+	CHECK_INT(add(&t, "c;d", 2), 0);
+	CHECK_INT(add(&t, "a;b", 7), 0); /* the same stack named alike in another process: merged */
+	CHECK_INT(add(&t, "x;[unknown]", 1), 0);
 	/* alike within one process (other addresses, or walked two ways): one row, as printed */
-	add(&t, "x;[unknown]", 3, 4);
-	bt_stack_table__sort(&t);
+	CHECK_INT(add(&t, "x;[unknown]", 4), 0);
 	CHECK_INT(t.n, 3);
-	CHECK_STR(t.rows[0].text, "c;d");
-	CHECK_INT(t.rows[0].value, 2);
-	CHECK_STR(t.rows[1].text, "x;[unknown]");
-	CHECK_INT(t.rows[1].value, 5);
-	CHECK_STR(t.rows[2].text, "a;b");
-	CHECK_INT(t.rows[2].value, 12);
-	bt_stack_table__sort(&t); /* sorting again (a collection, then the output) keeps them */
-	CHECK_INT(t.n, 3);
-	CHECK_INT(t.rows[1].value, 5);
+	CHECK_INT(bt_stack_table__sort(&t), 0);
+	CHECK_INT(bt_stack_table__count(&t), 3);
+	CHECK_STR(row(&t, 0), "c;d=2");
+	CHECK_STR(row(&t, 1), "x;[unknown]=5");
+	CHECK_STR(row(&t, 2), "a;b=12");
+	CHECK_INT(bt_stack_table__sort(&t), 0); /* sorting again keeps them */
+	CHECK_INT(bt_stack_table__count(&t), 3);
+	CHECK_STR(row(&t, 1), "x;[unknown]=5");
 	bt_stack_table__clear(&t);
 	CHECK_INT(t.n, 0);
-	add(&t, "again", 1, 1); /* reusable after a clear */
+	CHECK_INT(add(&t, "again", 1), 0); /* reusable after a clear */
 	CHECK_INT(t.n, 1);
+	CHECK_INT(bt_stack_table__sort(&t), 0);
+	CHECK_STR(row(&t, 0), "again=1");
 	bt_stack_table__free(&t);
 	bt_stack_table__free(NULL);
+}
+
+/*
+ * Rows of one value print in strcmp() order of their whole texts, whatever pieces they are
+ * cut into: a piece that ends one row's text where the other's goes on, a separator against
+ * a byte below or above it, a piece repeated within a row, an empty row.
+ */
+static void test_table_orders_as_strcmp(void)
+{
+	static const char *const texts[] = {
+		"a;bc",
+		"a;b",
+		"a!",
+		"a;x",
+		"a;b;b;b",
+		"",
+		"    f\n    g\n",
+		"    f\n    g\n  h\n",
+		"{\"a\": 1, \"b\": [2, 3]}",
+		"a;b;",
+		";a",
+	};
+	size_t n = sizeof(texts) / sizeof(texts[0]), i, j;
+	struct bt_stack_table t = { 0 };
+	const char *sorted[sizeof(texts) / sizeof(texts[0])];
+
+	for (i = 0; i < n; i++) {
+		CHECK_INT(add(&t, texts[i], 1), 0);
+		sorted[i] = texts[i];
+	}
+	for (i = 0; i < n; i++) /* the rows again: each merged with itself */
+		CHECK_INT(add(&t, texts[i], 2), 0);
+	CHECK_INT(t.n, n);
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && strcmp(sorted[j - 1], sorted[j]) > 0; j--) {
+			const char *x = sorted[j];
+
+			sorted[j] = sorted[j - 1];
+			sorted[j - 1] = x;
+		}
+	CHECK_INT(bt_stack_table__sort(&t), 0);
+	for (i = 0; i < n; i++) {
+		char want[256];
+
+		snprintf(want, sizeof(want), "%s=3", sorted[i]);
+		CHECK_STR(row(&t, i), want);
+	}
+	bt_stack_table__free(&t);
 }
 
 static void test_table_begin_twice(void)
 {
 	struct bt_stack_table t = { 0 };
 
-	/* a row begun and never ended is dropped, not leaked, by the next one */
+	/* a row begun and never ended is dropped by the next one */
 	CHECK(bt_stack_table__begin(&t) != NULL);
-	add(&t, "only", 1, 3);
+	fputs("dropped;row;longer;than;the;next", t.cur);
+	CHECK_INT(add(&t, "only", 3), 0);
 	CHECK_INT(t.n, 1);
-	CHECK_STR(t.rows[0].text, "only");
+	CHECK_INT(bt_stack_table__sort(&t), 0);
+	CHECK_STR(row(&t, 0), "only=3");
+	/* ended twice: the second has no row */
+	CHECK_INT(bt_stack_table__end(&t, 1), -EINVAL);
+	bt_stack_table__free(&t);
+}
+
+/*
+ * Past max_rows, a row unlike every row kept goes to [other], counted, with its value; a row
+ * like one kept still adds to it; nothing of a row past the cap is kept (its frames are not
+ * interned). [other] prints among the rows by its value, in the tool's form.
+ */
+static void test_table_cap_folds_into_other(void)
+{
+	struct bt_stack_table t = { .max_rows = 3 };
+	size_t bytes;
+	char text[64];
+	int i;
+
+	CHECK_INT(add(&t, "main;a", 10), 0);
+	CHECK_INT(add(&t, "main;b", 20), 0);
+	CHECK_INT(add(&t, "main;c", 30), 0);
+	CHECK_INT(t.n, 3);
+	CHECK_INT(add(&t, "main;d", 4), 1);
+	CHECK_INT(add(&t, "main;a", 1), 0); /* kept already: merged, not [other] */
+	CHECK_INT(bt_stack_table__other(&t, "[other]"), 0);
+	bytes = bt_stack_table__bytes(&t);
+	for (i = 0; i < 1000; i++) {
+		snprintf(text, sizeof(text), "main;new_%d;leaf_%d", i, i);
+		CHECK_INT(add(&t, text, 1), 1);
+	}
+	CHECK_INT(bt_stack_table__bytes(&t), bytes); /* no piece of them kept */
+	CHECK_INT(t.n, 3);
+	CHECK_INT(t.other_rows, 1001);
+	CHECK_INT(t.other_value, 1004);
+	CHECK_INT(bt_stack_table__sort(&t), 0);
+	CHECK_INT(bt_stack_table__count(&t), 4);
+	CHECK_STR(row(&t, 0), "main;a=11");
+	CHECK_STR(row(&t, 3), "[other]=1004");
+	bt_stack_table__clear(&t); /* an interval's output: [other] starts again */
+	CHECK_INT(t.other_rows, 0);
+	CHECK_INT(add(&t, "main;d", 4), 0);
+	CHECK_INT(bt_stack_table__sort(&t), 0);
+	CHECK_INT(bt_stack_table__count(&t), 1);
+	bt_stack_table__free(&t);
+}
+
+/*
+ * A kept row costs its frames' ids and its value, each frame's text kept once: 20,000 rows of
+ * 24 frames (~400 bytes of text each, ~8 MB in all) that share their frames but the leaf.
+ */
+static void test_table_row_cost(void)
+{
+	struct bt_stack_table t = { 0 };
+	char text[1024];
+	size_t len, bytes;
+	int i, f;
+
+	for (i = 0; i < 20000; i++) {
+		len = 0;
+		for (f = 0; f < 23; f++)
+			len += snprintf(text + len, sizeof(text) - len, "frame_of_the_stack_%d;",
+					f);
+		snprintf(text + len, sizeof(text) - len, "leaf_%d", i);
+		CHECK_INT(add(&t, text, 1), 0);
+	}
+	CHECK_INT(t.n, 20000);
+	bytes = bt_stack_table__bytes(&t);
+	/* 24 ids and a row's 24 bytes, hashes at most half full, the leaves' names */
+	CHECK(bytes < 20000 * 250);
+	fprintf(stderr, "# 20,000 rows of %zu bytes of text: %zu bytes held, %zu per row\n",
+		strlen(text), bytes, bytes / 20000);
 	bt_stack_table__free(&t);
 }
 
@@ -110,6 +246,9 @@ int main(void)
 	BT_RUN(test_splice_single_frame);
 	BT_RUN(test_splice_full_stack);
 	BT_RUN(test_table_merges_alike_rows_and_sorts);
+	BT_RUN(test_table_orders_as_strcmp);
 	BT_RUN(test_table_begin_twice);
+	BT_RUN(test_table_cap_folds_into_other);
+	BT_RUN(test_table_row_cost);
 	return bt_test_done();
 }
