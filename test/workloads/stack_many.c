@@ -6,7 +6,9 @@
  * raw clock_nanosleep system call of SLEEP_US (no libc frame between the leaf and the kernel,
  * so the frame-pointer walk sees every frame).
  * Usage: stack_many MODE [DEPTH [SLEEP_US [REPORT]]]: MODE "call" or "sleep"; waits for SIGUSR1
- * first. With REPORT, writes "PATH MICROSECONDS BLOCKED" lines there at the end: the wall time
+ * first. "stack_many one DEPTH SLEEP_US [N]" sleeps N times (default 1), at once, down the
+ * paths its pid numbers (pid * N + i, modulo 2^DEPTH): a churn of them gives each process N
+ * rows of its own (live/stack_churn). With REPORT, writes "PATH MICROSECONDS BLOCKED" lines there at the end: the wall time
  * each path really spent in its sleeps (runqueue waits included, as off-CPU time counts them),
  * and how many of its sleeps left the CPU. A short sleep need not: when the thread is held
  * between arming the timer and blocking (interrupts, or the host running another guest's vCPU)
@@ -115,7 +117,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return 2;
-	sleeping = !strcmp(argv[1], "sleep");
+	sleeping = !strcmp(argv[1], "sleep") || !strcmp(argv[1], "one");
 	if (argc > 2)
 		depth = atoi(argv[2]);
 	if (argc > 3)
@@ -125,7 +127,16 @@ int main(int argc, char **argv)
 	n = 1UL << depth;
 	slept_ns = calloc(n, sizeof(*slept_ns));
 	blocked = calloc(n, sizeof(*blocked));
-	if (!slept_ns || !blocked || wl_wait_start(-1))
+	if (!slept_ns || !blocked)
+		return 2;
+	if (!strcmp(argv[1], "one")) {
+		unsigned long k = argc > 4 ? strtoul(argv[4], NULL, 10) : 1;
+
+		for (p = 0; p < k; p++)
+			sm_a(((unsigned long)getpid() * k + p) % n, 0);
+		return 0;
+	}
+	if (wl_wait_start(-1))
 		return 2;
 	/* root first, a path reads main;sm_a;X0;...;X(DEPTH-1);leaf: Xd is sm_b where bit d is set */
 	for (p = 0; p < n; p++)
