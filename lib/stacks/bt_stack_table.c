@@ -71,10 +71,23 @@ static int reserve(void **v, size_t *cap, size_t want, size_t size, size_t first
 /* The cap of a table that has none of its own: BPFTOOLS_STACK_ROWS, else the default. */
 static size_t max_rows(void)
 {
+	static bool warned;
 	const char *v = bt_env_value("BPFTOOLS_STACK_ROWS");
-	unsigned long n = v ? strtoul(v, NULL, 10) : 0;
+	char *end = NULL;
+	unsigned long n;
 
-	return n && n <= UINT32_MAX - 1 ? n : BT_STACK_TABLE_MAX_ROWS;
+	if (!v)
+		return BT_STACK_TABLE_MAX_ROWS;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (!errno && end != v && !*end && *v != '-' && n && n <= UINT32_MAX - 1)
+		return n;
+	/* a typo must not pass for the default unseen; said once, not per table */
+	if (!warned)
+		bt_warn("BPFTOOLS_STACK_ROWS='%s' is not a number of rows from 1 to %u: %d kept", v,
+			UINT32_MAX - 1, BT_STACK_TABLE_MAX_ROWS);
+	warned = true;
+	return BT_STACK_TABLE_MAX_ROWS;
 }
 
 FILE *bt_stack_table__begin(struct bt_stack_table *t)

@@ -47,6 +47,12 @@ folded=$(sed -n 's/^offcputime: warning: \([0-9]*\) rows past the cap of 200 pri
 [ -n "$folded" ] && [ "$folded" -ge 150 ] || fail "no count of the rows in [other]: $(cat "$ERR")"
 ok "offcputime -f -U capped at 200 rows: $folded more in one [other] row, said on stderr"
 
+# a cap that is not a number is said, once, and the default kept
+BPFTOOLS_STACK_ROWS=12x "$BPFTOOLS" offcputime -f 1 >/dev/null 2>"$T/bad" || fail "offcputime with BPFTOOLS_STACK_ROWS=12x exited $?"
+[ "$(grep -c "BPFTOOLS_STACK_ROWS='12x' is not a number of rows" "$T/bad")" = 1 ] ||
+	fail "BPFTOOLS_STACK_ROWS=12x: not said once: $(cat "$T/bad")"
+ok "BPFTOOLS_STACK_ROWS=12x: one warning line, the default kept"
+
 # stackcount too, in its own form: each process's sleep is a row of its own at the system call
 if ls /sys/kernel/tracing/events/syscalls /sys/kernel/debug/tracing/events/syscalls 2>/dev/null |
 	grep -q '^sys_enter_clock_nanosleep$'; then
