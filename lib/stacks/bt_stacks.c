@@ -452,9 +452,9 @@ int bt_stacks__index_file(struct bt_stacks *st, const char *path)
 	return bt_unwind__index_file(st->unwind, path);
 }
 
-void bt_stacks__wait_indexed(struct bt_stacks *st)
+int bt_stacks__wait_indexed(struct bt_stacks *st, unsigned int max_ms)
 {
-	bt_unwind__wait_indexed(st->unwind);
+	return bt_unwind__wait_indexed(st->unwind, max_ms);
 }
 
 int bt_stacks__note_pid(struct bt_stacks *st, int pid)

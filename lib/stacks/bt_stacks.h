@@ -105,9 +105,9 @@ int bt_stacks__index_file(struct bt_stacks *st, const char *path);
  * Wait until the processes running at bt_stacks__new() (note_running) are indexed, so that
  * their user stacks walk whole from the first sample rather than partly by frame pointers:
  * for a one-shot profile, before its sampling starts. Nothing to wait for without the
- * unwinder.
+ * unwinder. max_ms at most: -ETIMEDOUT, and the rest walk partly until indexed.
  */
-void bt_stacks__wait_indexed(struct bt_stacks *st);
+int bt_stacks__wait_indexed(struct bt_stacks *st, unsigned int max_ms);
 
 /*
  * Close the current generation: programs write the other one from now on, and when this

@@ -279,6 +279,7 @@ struct bt_unwind {
 	unsigned int qhead, qtail; /* free-running; qtail - qhead queued */
 	unsigned long long dropped;
 	bool stop, scan, busy;
+	unsigned int waiters; /* in bt_unwind__wait_indexed(): the scan is no background work */
 	pthread_t thread;
 	bool thread_running;
 	struct bt_unwind_proc proc; /* built here: 2 KiB is too much for a stack frame */
@@ -368,6 +369,17 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 	return 0;
 }
 
+/* A deadline on the monotonic clock, which a clock set back or forth does not stretch. */
+static void init_monotonic_cond(pthread_cond_t *cond)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(cond, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
 int bt_unwind__new(struct bpf_object *obj, const struct bt_unwind_opts *opts,
 		   struct bt_unwind **out)
 {
@@ -377,7 +389,7 @@ int bt_unwind__new(struct bpf_object *obj, const struct bt_unwind_opts *opts,
 		return -ENOMEM;
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_mutex_init(&u->qlock, NULL);
-	pthread_cond_init(&u->qcond, NULL);
+	init_monotonic_cond(&u->qcond);
 	u->tables_fd = map_fd(obj, "bt_unwind_tables");
 	u->info_fd = map_fd(obj, "bt_unwind_info");
 	u->procs_fd = map_fd(obj, "bt_unwind_procs");
@@ -886,6 +898,28 @@ static int note_pid_locked(struct bt_unwind *u, int pid, uint64_t *startp)
 	return 0;
 }
 
+/*
+ * The caller is about to wait for u->lock, which the worker may hold through a table build of
+ * the start-up scan at nice 19: on a busy machine that wait is as long as the build is
+ * starved. The worker runs at the caller's priority until it next picks its work.
+ */
+static void boost_worker(struct bt_unwind *u)
+{
+	pid_t tid = __atomic_load_n(&u->worker_tid, __ATOMIC_RELAXED);
+
+	if (tid && tid != gettid() && __atomic_load_n(&u->worker_nice, __ATOMIC_RELAXED) > 0) {
+		__atomic_store_n(&u->worker_nice, 0, __ATOMIC_RELAXED);
+		setpriority(PRIO_PROCESS, (id_t)tid, 0);
+	}
+}
+
+/* u->lock for a caller other than the worker, which it may wait for: boosted first. */
+static void lock_tables(struct bt_unwind *u)
+{
+	boost_worker(u);
+	pthread_mutex_lock(&u->lock);
+}
+
 int bt_unwind__index_file(struct bt_unwind *u, const char *path)
 {
 	struct file_entry *f;
@@ -896,7 +930,7 @@ int bt_unwind__index_file(struct bt_unwind *u, const char *path)
 	fd = bt_procfile_open(-1, path, NULL, NULL);
 	if (fd < 0)
 		return fd;
-	pthread_mutex_lock(&u->lock);
+	lock_tables(u);
 	f = file_of(u, fd, path, "/proc/self/root");
 	flush_tables(u);
 	pthread_mutex_unlock(&u->lock);
@@ -912,7 +946,7 @@ int bt_unwind__note_pid(struct bt_unwind *u, int pid)
 
 	if (!u)
 		return 0;
-	pthread_mutex_lock(&u->lock);
+	lock_tables(u);
 	clock_gettime(CLOCK_BOOTTIME, &now);
 	err = note_pid_locked(u, pid, &start);
 	/*
@@ -925,21 +959,6 @@ int bt_unwind__note_pid(struct bt_unwind *u, int pid)
 					   &u->proc);
 	pthread_mutex_unlock(&u->lock);
 	return err;
-}
-
-/*
- * The caller is about to wait for u->lock, which the worker may hold through a table build of
- * the start-up scan at nice 19: on a busy machine that wait is as long as the build is
- * starved. The worker runs at the caller's priority until it next picks its work.
- */
-static void boost_worker(struct bt_unwind *u)
-{
-	pid_t tid = __atomic_load_n(&u->worker_tid, __ATOMIC_RELAXED);
-
-	if (tid && __atomic_load_n(&u->worker_nice, __ATOMIC_RELAXED) > 0) {
-		__atomic_store_n(&u->worker_nice, 0, __ATOMIC_RELAXED);
-		setpriority(PRIO_PROCESS, (id_t)tid, 0);
-	}
 }
 
 int bt_unwind__sample(struct bt_unwind *u, const void *data, size_t size)
@@ -971,7 +990,6 @@ int bt_unwind__sample_frames(struct bt_unwind *u, uint64_t id, uint64_t *ips, ui
 	 * worker is busy): index it here and now, at the cost of one table build at most, rather
 	 * than wait for the queue. A process gone meanwhile fails at once.
 	 */
-	boost_worker(u);
 	bt_unwind__note_pid(u, *pid);
 	return bt_unwind_samples__get(u->samples, id, ips, fallback, pid, start_ns);
 }
@@ -984,8 +1002,7 @@ void bt_unwind__note_gone(struct bt_unwind *u, int pid, uint64_t start_ns,
 
 	if (!u || !maps || !n)
 		return;
-	boost_worker(u); /* the event loop waits for the lock here */
-	pthread_mutex_lock(&u->lock);
+	lock_tables(u); /* the event loop waits for the lock here */
 	/* for its samples only: the kernel's table by pid is the next process's to have */
 	with = build_proc(u, pid, maps, n, &nmaps);
 	bt_debug("unwind: process %d, gone: %d mappings with tables (of %u logged)", pid, with,
@@ -1063,11 +1080,12 @@ static void *worker(void *arg)
 		 * The scan of a system-wide start runs below the event loop: it builds tables for
 		 * every file mapped, seconds of CPU that must not delay the loop noting new
 		 * processes before they exit. Queued processes are the ones being traced now, at
-		 * the loop's own priority: their stacks walk by frame pointers until indexed.
+		 * the loop's own priority: their stacks walk by frame pointers until indexed. So
+		 * is a scan that someone waits for: at nice 19 on a machine busy at nice 0, it
+		 * is starved for as long as the machine stays busy.
 		 */
-		nice = __atomic_load_n(&u->worker_nice, __ATOMIC_RELAXED);
-		if (nice != (u->qtail != u->qhead ? 0 : 19)) {
-			nice = u->qtail != u->qhead ? 0 : 19;
+		nice = u->qtail != u->qhead || u->waiters ? 0 : 19;
+		if (nice != __atomic_load_n(&u->worker_nice, __ATOMIC_RELAXED)) {
 			__atomic_store_n(&u->worker_nice, nice, __ATOMIC_RELAXED);
 			setpriority(PRIO_PROCESS, tid, nice);
 		}
@@ -1168,14 +1186,28 @@ int bt_unwind__index_running(struct bt_unwind *u)
 	return err;
 }
 
-void bt_unwind__wait_indexed(struct bt_unwind *u)
+int bt_unwind__wait_indexed(struct bt_unwind *u, unsigned int max_ms)
 {
+	struct timespec end;
+	int err = 0;
+
 	if (!u)
-		return;
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += max_ms / 1000;
+	end.tv_nsec += (long)(max_ms % 1000) * 1000000;
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
 	pthread_mutex_lock(&u->qlock);
-	while (u->thread_running && (u->scan || u->busy || u->qtail != u->qhead))
-		pthread_cond_wait(&u->qcond, &u->qlock);
+	u->waiters++;
+	boost_worker(u); /* a build under way at nice 19 */
+	while (!err && u->thread_running && (u->scan || u->busy || u->qtail != u->qhead))
+		err = -pthread_cond_timedwait(&u->qcond, &u->qlock, &end);
+	u->waiters--;
 	pthread_mutex_unlock(&u->qlock);
+	return err;
 }
 
 void bt_unwind__counts(struct bt_unwind *u, struct bt_unwind_counts *c)
@@ -1198,7 +1230,7 @@ void bt_unwind__counts(struct bt_unwind *u, struct bt_unwind_counts *c)
 	c->by_file = s[BT_UNWIND_STAT_BY_FILE];
 	c->find_vma = s[BT_UNWIND_STAT_FIND_VMA];
 	c->memo = s[BT_UNWIND_STAT_MEMO];
-	pthread_mutex_lock(&u->lock);
+	lock_tables(u);
 	c->tables = u->next_table - 1;
 	c->table_bytes = u->bytes;
 	c->files_without = u->files_without;

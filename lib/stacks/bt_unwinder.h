@@ -116,8 +116,11 @@ void bt_unwind__forget_pid(struct bt_unwind *u, int pid);
  * process is indexed its stacks are walked with frame pointers (and counted).
  */
 int bt_unwind__index_running(struct bt_unwind *u);
-/* Wait until the background indexing has nothing left to do (the bench). */
-void bt_unwind__wait_indexed(struct bt_unwind *u);
+/*
+ * Wait until the background indexing has nothing left to do, max_ms at most (then
+ * -ETIMEDOUT). While someone waits, the scan runs at the caller's priority, not below it.
+ */
+int bt_unwind__wait_indexed(struct bt_unwind *u, unsigned int max_ms);
 
 struct bt_unwind_counts {
 	unsigned long long stacks, not_indexed, frames_table, frames_fp, truncated;

@@ -204,6 +204,8 @@ const char *bt_offcpu_state_frame(unsigned int state)
 	return frames[(unsigned char)bt_offcpu_state_letter(state)];
 }
 
+#define ONESHOT_INDEX_MS 8000
+
 /* bt_offcpu_start(); a oneshot run (bt_offcpu_run_pprof()) does not look at the stop flag. */
 static int start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opts *o,
 		 const struct bt_offcpu_tool *t, const struct bt_probe *probes,
@@ -248,9 +250,16 @@ static int start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opts *
 		bt_stacks__note_pid(*stacks, o->tgids[i]);
 	if (!oneshot && bt_stop_requested())
 		return -EINTR;
-	/* a oneshot profile's seconds: every running process walked whole from the first */
-	if (oneshot && sopts->note_running)
-		bt_stacks__wait_indexed(*stacks);
+	/*
+	 * A oneshot profile's seconds: every running process walked whole from the first, if
+	 * the indexing ends in time. Its caller has a deadline (the exporter's, seconds + 20):
+	 * past ONESHOT_INDEX_MS, the rest are walked partly until indexed, and said.
+	 */
+	if (oneshot && sopts->note_running &&
+	    bt_stacks__wait_indexed(*stacks, ONESHOT_INDEX_MS) == -ETIMEDOUT)
+		bt_warn("the running processes were not all indexed within %u s; the stacks of "
+			"the rest are walked by frame pointers until they are",
+			ONESHOT_INDEX_MS / 1000);
 	err = bpf_object__attach_skeleton(skel);
 	if (err)
 		bt_err("cannot attach to %s: %s", t->attach_to, strerror(-err));
