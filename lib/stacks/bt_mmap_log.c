@@ -356,11 +356,18 @@ int bt_mmap_log__poll(struct bt_mmap_log *log)
 	log->nrefs = 0;
 	for (r = 0; r < log->nrings; r++)
 		read_ring(log, &log->rings[r]);
-	/* stable enough: records of one CPU are in time order already */
-	qsort(log->refs, log->nrefs, sizeof(*log->refs), cmp_ref);
+	/* stable enough: records of one CPU are in time order already (none yet: no array) */
+	if (log->nrefs)
+		qsort(log->refs, log->nrefs, sizeof(*log->refs), cmp_ref);
 	for (i = 0; i < log->nrefs; i++)
 		handle(log, (const void *)(log->batch + log->refs[i].off));
 	return 0;
+}
+
+void bt_mmap_log__handle(struct bt_mmap_log *log, const void *record)
+{
+	if (log)
+		handle(log, record);
 }
 
 int bt_mmap_log__fd(const struct bt_mmap_log *log)
@@ -480,18 +487,37 @@ static bool started_at(const struct bt_mmap_log *log, const struct proc_log *p, 
 	return start_ns <= log->opened_ns + SAME_START_NS && p->born_ns + SAME_START_NS >= start_ns;
 }
 
+/* How far p's fork is from start_ns; a process forked before the log is farther than any. */
+static uint64_t fork_distance(const struct proc_log *p, uint64_t start_ns)
+{
+	if (!p->forked)
+		return UINT64_MAX;
+	return p->born_ns > start_ns ? p->born_ns - start_ns : start_ns - p->born_ns;
+}
+
 int bt_mmap_log__maps(struct bt_mmap_log *log, int pid, uint64_t start_ns,
 		      const struct bt_sym_mapping **maps)
 {
 	struct proc_log *p, *best = NULL;
+	uint64_t d, best_d = UINT64_MAX;
 
 	if (!log)
 		return -ENOENT;
 	bt_mmap_log__poll(log);
-	for (p = *slot(log, pid); p; p = p->next)
-		if (p->pid == pid && started_at(log, p, start_ns) &&
-		    (!best || p->born_ns < best->born_ns))
+	/*
+	 * A pid can be taken twice within the tolerance of a start time: a short process (a
+	 * shell's readlink) forks, exits, and a fork 5 ms later has its pid. The fork closest to
+	 * start_ns is the process; the first of them was named for it by mistake ([unknown]).
+	 */
+	for (p = *slot(log, pid); p; p = p->next) {
+		if (p->pid != pid || !started_at(log, p, start_ns))
+			continue;
+		d = fork_distance(p, start_ns);
+		if (!best || d < best_d || (d == best_d && p->born_ns < best->born_ns)) {
 			best = p;
+			best_d = d;
+		}
+	}
 	if (!best || !best->n)
 		return -ENOENT;
 	*maps = best->maps;

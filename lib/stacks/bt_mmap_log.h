@@ -27,6 +27,11 @@ void bt_mmap_log__free(struct bt_mmap_log *log); /* NULL is fine */
 int bt_mmap_log__fd(const struct bt_mmap_log *log);
 /* Read every record waiting; 0 or -errno. */
 int bt_mmap_log__poll(struct bt_mmap_log *log);
+/*
+ * One record as the rings hold them (a perf_event_header first, the sample id last), from
+ * elsewhere: the unit tests' processes, whose pids and times no machine can be made to give.
+ */
+void bt_mmap_log__handle(struct bt_mmap_log *log, const void *record);
 
 /*
  * The executable mappings of the process pid that started at start_ns (boot time, ns; 0: the

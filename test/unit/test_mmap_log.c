@@ -3,9 +3,11 @@
  * lib/stacks/bt_mmap_log: a child that execs a program, maps nothing more and exits is found in the
  * log after it is gone, with the program's and libc's mappings as /proc/PID/maps had them; the
  * symbolizer names an address of it from those mappings alone (bt_symbolizer__note_proc_maps),
- * and not through a file that is no longer the inode mapped.
+ * and not through a file that is no longer the inode mapped. A pid that two processes took
+ * within milliseconds (made-up records) names each by its own mappings.
  */
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -141,9 +143,113 @@ static void test_note_proc_maps(void)
 		free((char *)m[n].path);
 }
 
+/* The records' layouts (linux/perf_event.h), each closed by the sample id: pid, tid, time. */
+struct sample_id {
+	__u32 pid, tid;
+	__u64 time;
+};
+
+static void feed_task(struct bt_mmap_log *log, __u32 type, int pid, int ppid, __u64 ns)
+{
+	struct {
+		struct perf_event_header h;
+		__u32 pid, ppid, tid, ptid;
+		__u64 time;
+		struct sample_id id;
+	} r = { { type, 0, sizeof(r) }, pid, ppid, pid, ppid, ns, { pid, pid, ns } };
+
+	bt_mmap_log__handle(log, &r);
+}
+
+static void feed_exec(struct bt_mmap_log *log, int pid, const char *comm, __u64 ns)
+{
+	struct {
+		struct perf_event_header h;
+		__u32 pid, tid;
+		char comm[16];
+		struct sample_id id;
+	} r = { { PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, sizeof(r) },
+		pid,
+		pid,
+		"",
+		{ pid, pid, ns } };
+
+	snprintf(r.comm, sizeof(r.comm), "%s", comm);
+	bt_mmap_log__handle(log, &r);
+}
+
+static void feed_mmap(struct bt_mmap_log *log, int pid, __u64 addr, const char *path, __u64 ns)
+{
+	struct {
+		struct perf_event_header h;
+		__u32 pid, tid;
+		__u64 addr, len, pgoff;
+		__u32 maj, min;
+		__u64 ino, ino_generation;
+		__u32 prot, flags;
+		char filename[32];
+		struct sample_id id;
+	} r = { { PERF_RECORD_MMAP2, 0, sizeof(r) },
+		pid,
+		pid,
+		addr,
+		0x1000,
+		0,
+		8,
+		1,
+		1234,
+		0,
+		5,
+		2,
+		"",
+		{ pid, pid, ns } };
+
+	snprintf(r.filename, sizeof(r.filename), "%s", path);
+	bt_mmap_log__handle(log, &r);
+}
+
+/*
+ * A shell's readlink forks at t, maps its files and exits; the fork that takes its pid 5 ms
+ * later execs reuse_b and exits too. Both forks are within the 20 ms that a start time from
+ * /proc is allowed: the one closest to reuse_b's start is reuse_b (the first was taken).
+ */
+static void test_pid_taken_twice(void)
+{
+	const struct bt_sym_mapping *maps = NULL;
+	struct bt_mmap_log *log = NULL;
+	const int pid = 4190001; /* above any pid_max: no process of the machine has it */
+	const __u64 t = 5000000000000ULL, ms = 1000000;
+	int err, n;
+
+	err = bt_mmap_log__open(&log);
+	if (err == -EACCES || err == -EPERM) {
+		fprintf(stderr, "# skip: perf events refused (%s)\n", strerror(-err));
+		return;
+	}
+	CHECK_INT(err, 0);
+	feed_task(log, PERF_RECORD_FORK, pid, 1, t);
+	feed_exec(log, pid, "readlink", t + ms / 2);
+	feed_mmap(log, pid, 0x10000, "/usr/bin/readlink", t + ms);
+	feed_task(log, PERF_RECORD_EXIT, pid, 1, t + 2 * ms);
+	feed_task(log, PERF_RECORD_FORK, pid, 1, t + 5 * ms);
+	feed_exec(log, pid, "reuse_b", t + 6 * ms);
+	feed_mmap(log, pid, 0x40000, "/work/reuse_b", t + 6 * ms);
+	feed_mmap(log, pid, 0x80000, "/usr/lib/libc.so.6", t + 6 * ms);
+	feed_task(log, PERF_RECORD_EXIT, pid, 1, t + 9 * ms);
+
+	n = bt_mmap_log__maps(log, pid, t + 5 * ms + 3000, &maps);
+	CHECK_INT(n, 2);
+	CHECK(n == 2 && find(maps, n, "/reuse_b") && find(maps, n, "/libc.so.6"));
+	n = bt_mmap_log__maps(log, pid, t + 20000, &maps);
+	CHECK_INT(n, 1);
+	CHECK(n == 1 && find(maps, n, "/readlink"));
+	bt_mmap_log__free(log);
+}
+
 int main(void)
 {
 	BT_RUN(test_exec_and_exit);
 	BT_RUN(test_note_proc_maps);
+	BT_RUN(test_pid_taken_twice);
 	return bt_test_done();
 }
