@@ -130,6 +130,15 @@ traced_workload() {
 	# shellcheck disable=SC2086
 	${PIN:-} $wl &
 	wpid=$!
+	# the tool starts once the workload sleeps (waiting for its signal), past its exec and its
+	# loader's opens: a tool started before them counts them under -p (funclatency counted
+	# 27 openat of 25, the two slower ones ld.so's, beside other tests' load)
+	i=0
+	until [ "$(sed 's/.*) //' /proc/$wpid/stat 2>/dev/null | cut -d' ' -f1)" = S ] ||
+		[ $i -ge 500 ] || ! kill -0 $wpid 2>/dev/null; do
+		i=$((i + 1))
+		sleep 0.01
+	done
 	i=0
 	while [ -n "${READY_MAPS:-}" ] && ! grep -q "$READY_MAPS" /proc/$wpid/maps 2>/dev/null &&
 		[ $i -le 100 ]; do
