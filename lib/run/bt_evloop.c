@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bt_clock.h"
 #include "bt_evloop.h"
 #include "bt_loop.h"
 
@@ -32,14 +33,6 @@ struct bt_evloop {
 	bool poll;     /* some source has BT_EVLOOP_POLL */
 	bool draining; /* bt_evloop__run() has ended and is draining the sources */
 };
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 static int watch(struct bt_evloop *loop, int fd, uint32_t events, uint32_t tag)
 {
@@ -202,7 +195,7 @@ static int drain(struct bt_evloop *loop)
 
 int bt_evloop__run(struct bt_evloop *loop)
 {
-	long long start = now_ms();
+	long long start = bt_now_ms();
 	long long end = loop->duration_ms ? start + (long long)loop->duration_ms : -1;
 	long long next_tick = loop->tick_ms ? start + (long long)loop->tick_ms : -1;
 	long long next_poll = loop->poll ? start + BT_EVENTS_BATCH_MS : -1;
@@ -216,7 +209,7 @@ int bt_evloop__run(struct bt_evloop *loop)
 		int timeout = -1, n, i;
 
 		if (deadline >= 0) {
-			long long left = deadline - now_ms();
+			long long left = deadline - bt_now_ms();
 
 			timeout = left < 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int)left;
 		}
@@ -250,7 +243,7 @@ int bt_evloop__run(struct bt_evloop *loop)
 		 */
 		if (out == GO_ON && bt_stop_requested())
 			out = STOP;
-		now = now_ms();
+		now = bt_now_ms();
 		if (out < CLOSED && next_poll >= 0 && now >= next_poll) {
 			out = worse(out, call_flagged(loop, BT_EVLOOP_POLL, &err, &again));
 			next_poll = now + BT_EVENTS_BATCH_MS;

@@ -5,20 +5,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bt_clock.h"
 #include "bt_err.h"
 #include "bt_evrun.h"
 #include "bt_loop.h"
 
 /* Without a pidfd (before 5.3), look for --exec's end this often. */
 #define CHILD_POLL_MS 100
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 /* -b: a ring buffer's size (a perf buffer's is per CPU, sized by the kernel's default) */
 static int size_buffer(struct bt_evrun *r)
@@ -145,7 +138,7 @@ static int on_tick(void *ctx)
 		return r->tick(r->tick_ctx);
 	if (bt_child__exited(r->child))
 		return BT_EVLOOP_STOP;
-	if (!r->tick_ms || (now = now_ms()) < r->next_tick)
+	if (!r->tick_ms || (now = bt_now_ms()) < r->next_tick)
 		return 0;
 	r->next_tick = now + (long long)r->tick_ms;
 	return r->tick(r->tick_ctx);
@@ -174,7 +167,7 @@ static int open_loop(struct bt_evrun *r, struct bt_events *ev)
 	poll_child = r->child && r->child->pidfd < 0;
 	if (!r->tick)
 		r->tick_ms = 0;
-	r->next_tick = now_ms() + (long long)r->tick_ms;
+	r->next_tick = bt_now_ms() + (long long)r->tick_ms;
 	if (poll_child || r->tick_ms)
 		bt_evloop__set_tick(r->loop, poll_child ? CHILD_POLL_MS : r->tick_ms, on_tick, r);
 	bt_evloop__set_duration(r->loop, r->duration_ms);

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bt_clock.h"
 #include "bt_err.h"
 #include "bt_http.h"
 #include "bt_input.h"
@@ -429,19 +430,6 @@ const char *bt_http_req_header(const struct bt_http_req *req, const char *name)
 	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-static struct timespec abs_ms(long long ms)
-{
-	return (struct timespec){ .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000 };
-}
-
 /*
  * What the per-address bounds key on: an IPv4 address (as ::ffff:a.b.c.d, as a dual-stack
  * socket reports it too), or an IPv6 address's /64, which one host commonly holds whole.
@@ -481,7 +469,7 @@ static bool rate_ok(struct bt_http *h, const struct sockaddr *sa)
 	unsigned char key[16];
 	uint64_t a, b;
 	struct bucket *bk;
-	long long now = now_ms();
+	long long now = bt_now_ms();
 	bool ok;
 
 	addr_prefix(sa, key);
@@ -596,7 +584,7 @@ static void on_connection(void *cls, struct MHD_Connection *mc, void **socket_co
 		c = &h->conns[i];
 		c->fd = fd->connect_fd;
 		c->state = C_READING;
-		c->since_ms = now_ms();
+		c->since_ms = bt_now_ms();
 		addr_prefix(addr ? addr->client_addr : NULL, c->prefix);
 		*socket_context = c;
 		conn_admit(h, c);
@@ -616,7 +604,7 @@ static void conn_set(struct bt_http *h, struct MHD_Connection *mc, enum conn_sta
 	pthread_mutex_lock(&h->lock);
 	if (c->state != C_CLOSING && c->state != C_FREE) {
 		c->state = state;
-		c->since_ms = now_ms();
+		c->since_ms = bt_now_ms();
 		pthread_cond_signal(&h->wake);
 	}
 	pthread_mutex_unlock(&h->lock);
@@ -643,7 +631,7 @@ static void *reaper(void *arg)
 
 	pthread_mutex_lock(&h->lock);
 	while (!atomic_load(&h->stopping)) {
-		long long now = now_ms(), next = LLONG_MAX, due;
+		long long now = bt_now_ms(), next = LLONG_MAX, due;
 		struct timespec ts;
 		size_t i;
 
@@ -665,7 +653,7 @@ static void *reaper(void *arg)
 		if (next == LLONG_MAX) {
 			pthread_cond_wait(&h->wake, &h->lock);
 		} else {
-			ts = abs_ms(next);
+			ts = bt_abs_ms(next);
 			pthread_cond_timedwait(&h->wake, &h->lock, &ts);
 		}
 	}
@@ -759,7 +747,7 @@ static void cache_add(struct bt_http *h, const unsigned char digest[32], long lo
  */
 static bool bcrypt_budgeted(struct bt_http *h, const char *hash, const char *pass, bool *busy)
 {
-	struct timespec until = abs_ms(now_ms() + AUTH_WAIT_MS);
+	struct timespec until = bt_abs_ms(bt_now_ms() + AUTH_WAIT_MS);
 	long long now;
 	double t0, cost;
 	bool ok;
@@ -768,7 +756,7 @@ static bool bcrypt_budgeted(struct bt_http *h, const char *hash, const char *pas
 	if (pthread_mutex_clocklock(&h->auth_work, CLOCK_MONOTONIC, &until))
 		return false;
 	pthread_mutex_lock(&h->lock);
-	now = now_ms();
+	now = bt_now_ms();
 	h->auth_tokens += (now - h->auth_last_ms) * (double)h->opts.auth_ms / 1000;
 	if (h->auth_tokens > AUTH_BURST_MS)
 		h->auth_tokens = AUTH_BURST_MS;
@@ -818,7 +806,7 @@ static enum auth user_ok(struct bt_http *h, struct MHD_Connection *conn)
 			     ulen + 1 + plen, digest))
 		goto cleanup;
 	pthread_mutex_lock(&h->lock);
-	ok = cache_hit(h, digest, now_ms());
+	ok = cache_hit(h, digest, bt_now_ms());
 	pthread_mutex_unlock(&h->lock);
 	if (ok) {
 		res = AUTH_OK;
@@ -837,7 +825,7 @@ static enum auth user_ok(struct bt_http *h, struct MHD_Connection *conn)
 	}
 	if (ok) {
 		pthread_mutex_lock(&h->lock);
-		cache_add(h, digest, now_ms());
+		cache_add(h, digest, bt_now_ms());
 		pthread_mutex_unlock(&h->lock);
 		res = AUTH_OK;
 	}
@@ -1068,8 +1056,7 @@ static void *call_thread(void *arg)
 int bt_http_call(struct bt_http_req *req, int (*fn)(void *arg, FILE *out), const void *arg,
 		 size_t size, unsigned int timeout_ms, FILE *out)
 {
-	long long deadline = now_ms() + timeout_ms;
-	pthread_condattr_t ca;
+	long long deadline = bt_now_ms() + timeout_ms;
 	pthread_attr_t ta;
 	pthread_t t;
 	struct call *c;
@@ -1081,10 +1068,7 @@ int bt_http_call(struct bt_http_req *req, int (*fn)(void *arg, FILE *out), const
 	if (!c)
 		return -ENOMEM;
 	pthread_mutex_init(&c->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&c->done_cond, &ca);
-	pthread_condattr_destroy(&ca);
+	bt_cond_init_monotonic(&c->done_cond);
 	c->refs = 2;
 	c->fn = fn;
 	if (size)
@@ -1100,7 +1084,7 @@ int bt_http_call(struct bt_http_req *req, int (*fn)(void *arg, FILE *out), const
 	}
 	pthread_mutex_lock(&c->lock);
 	while (!c->done) {
-		long long now = now_ms();
+		long long now = bt_now_ms();
 		struct timespec ts;
 
 		if (atomic_load(&req->h->stopping)) {
@@ -1111,7 +1095,7 @@ int bt_http_call(struct bt_http_req *req, int (*fn)(void *arg, FILE *out), const
 			err = -ETIMEDOUT;
 			break;
 		}
-		ts = abs_ms(deadline - now < CALL_SLICE_MS ? deadline : now + CALL_SLICE_MS);
+		ts = bt_abs_ms(deadline - now < CALL_SLICE_MS ? deadline : now + CALL_SLICE_MS);
 		pthread_cond_timedwait(&c->done_cond, &c->lock, &ts);
 	}
 	if (c->done) {
@@ -1254,7 +1238,6 @@ static int make_dummy(struct bt_http *h)
 
 int bt_http_new(struct bt_http **out, const struct bt_http_opts *opts)
 {
-	pthread_condattr_t ca;
 	struct bt_http *h;
 	int err;
 
@@ -1265,10 +1248,7 @@ int bt_http_new(struct bt_http **out, const struct bt_http_opts *opts)
 	h->fd = -1;
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_mutex_init(&h->auth_work, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&h->wake, &ca);
-	pthread_condattr_destroy(&ca);
+	bt_cond_init_monotonic(&h->wake);
 	h->opts = *opts;
 	h->opts.max_conns = opts->max_conns ?: 64;
 	h->opts.max_per_ip = opts->max_per_ip ?: 8;
@@ -1280,7 +1260,7 @@ int bt_http_new(struct bt_http **out, const struct bt_http_opts *opts)
 	h->opts.burst = opts->burst ?: 20;
 	h->opts.auth_ms = opts->auth_ms ?: 200;
 	h->auth_tokens = AUTH_BURST_MS;
-	h->auth_last_ms = now_ms();
+	h->auth_last_ms = bt_now_ms();
 	/* as many again for those closed and not yet gone, so a new one always finds a place */
 	h->nconns = 2 * (size_t)h->opts.max_conns;
 	h->conns = calloc(h->nconns, sizeof(*h->conns));

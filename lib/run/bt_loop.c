@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bt_clock.h"
 #include "bt_err.h"
 #include "bt_loop.h"
 #include "bt_input.h"
@@ -116,21 +117,13 @@ void bt_detach_note(unsigned int *seen, size_t left, size_t total, const char *w
 		what);
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 int bt_wait(int fd, long timeout_ms)
 {
 	struct pollfd pfd[2] = {
 		{ .fd = signal_fd, .events = POLLIN },
 		{ .fd = fd, .events = POLLIN },
 	};
-	long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	long long deadline = timeout_ms < 0 ? -1 : bt_now_ms() + timeout_ms;
 	int n;
 
 	if (stop_requested)
@@ -143,7 +136,7 @@ int bt_wait(int fd, long timeout_ms)
 		long wait = -1;
 
 		if (deadline >= 0) {
-			wait = deadline - now_ms();
+			wait = deadline - bt_now_ms();
 			if (wait < 0)
 				wait = 0;
 		}
@@ -164,7 +157,7 @@ int bt_wait(int fd, long timeout_ms)
 		}
 		if (fd >= 0 && pfd[1].revents)
 			return BT_WAKE_FD;
-		if (deadline >= 0 && now_ms() >= deadline)
+		if (deadline >= 0 && bt_now_ms() >= deadline)
 			return BT_WAKE_TIMEOUT;
 	}
 }
@@ -216,7 +209,7 @@ static int wait_until(long long deadline, const struct bt_poll *poll_fd, int *pi
 			{ .fd = poll_fd ? poll_fd->fd : -1, .events = POLLIN },
 			{ .fd = *pipe_fd, .events = 0 },
 		};
-		long long left = deadline - now_ms();
+		long long left = deadline - bt_now_ms();
 		int n, err;
 
 		if (stop_requested)
@@ -246,7 +239,7 @@ static int wait_until(long long deadline, const struct bt_poll *poll_fd, int *pi
 int bt_interval_loop_poll(const struct bt_interval *iv, bt_print_fn print, void *ctx,
 			  const struct bt_poll *poll_fd)
 {
-	long long end = iv->duration ? now_ms() + (long long)iv->duration * 1000 : -1;
+	long long end = iv->duration ? bt_now_ms() + (long long)iv->duration * 1000 : -1;
 	unsigned long left = iv->count ? iv->count : BT_FOREVER;
 	int pipe_fd = stdout_pipe();
 	int err;
@@ -254,7 +247,7 @@ int bt_interval_loop_poll(const struct bt_interval *iv, bt_print_fn print, void 
 	if (poll_fd && poll_fd->fd < 0)
 		poll_fd = NULL;
 	for (;;) {
-		long long deadline = now_ms() + (long long)iv->interval * 1000;
+		long long deadline = bt_now_ms() + (long long)iv->interval * 1000;
 		bool last = false;
 
 		if (end >= 0 && deadline >= end) {
@@ -284,13 +277,13 @@ int bt_interval_loop_poll(const struct bt_interval *iv, bt_print_fn print, void 
 
 int bt_poll_for(unsigned long long ms, const struct bt_poll *poll_fd)
 {
-	long long deadline = now_ms() + (long long)ms;
+	long long deadline = bt_now_ms() + (long long)ms;
 	struct pollfd pfd = { .fd = poll_fd ? poll_fd->fd : -1, .events = POLLIN };
 	long long left;
 	int n, err;
 
 	/* what is readable when the time is up is the caller's to read, after it stops tracing */
-	while ((left = deadline - now_ms()) > 0) {
+	while ((left = deadline - bt_now_ms()) > 0) {
 		n = poll(&pfd, 1, left > 1000000 ? 1000000 : (int)left);
 		if (n < 0 && errno != EINTR)
 			return -errno;

@@ -18,6 +18,7 @@
 #include <ctype.h>
 #include <bpf/bpf.h>
 
+#include "bt_clock.h"
 #include "bt_core_btf.h"
 #include "bt_err.h"
 #include "bt_features.h"
@@ -369,17 +370,6 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 	return 0;
 }
 
-/* A deadline on the monotonic clock, which a clock set back or forth does not stretch. */
-static void init_monotonic_cond(pthread_cond_t *cond)
-{
-	pthread_condattr_t attr;
-
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(cond, &attr);
-	pthread_condattr_destroy(&attr);
-}
-
 int bt_unwind__new(struct bpf_object *obj, const struct bt_unwind_opts *opts,
 		   struct bt_unwind **out)
 {
@@ -389,7 +379,7 @@ int bt_unwind__new(struct bpf_object *obj, const struct bt_unwind_opts *opts,
 		return -ENOMEM;
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_mutex_init(&u->qlock, NULL);
-	init_monotonic_cond(&u->qcond);
+	bt_cond_init_monotonic(&u->qcond);
 	u->tables_fd = map_fd(obj, "bt_unwind_tables");
 	u->info_fd = map_fd(obj, "bt_unwind_info");
 	u->procs_fd = map_fd(obj, "bt_unwind_procs");
@@ -1193,13 +1183,7 @@ int bt_unwind__wait_indexed(struct bt_unwind *u, unsigned int max_ms)
 
 	if (!u)
 		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += max_ms / 1000;
-	end.tv_nsec += (long)(max_ms % 1000) * 1000000;
-	if (end.tv_nsec >= 1000000000) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000;
-	}
+	end = bt_abs_ms(bt_now_ms() + max_ms);
 	pthread_mutex_lock(&u->qlock);
 	u->waiters++;
 	boost_worker(u); /* a build under way at nice 19 */
