@@ -897,7 +897,7 @@ static void boost_worker(struct bt_unwind *u)
 {
 	pid_t tid = __atomic_load_n(&u->worker_tid, __ATOMIC_RELAXED);
 
-	if (tid && tid != gettid() && __atomic_load_n(&u->worker_nice, __ATOMIC_RELAXED) > 0) {
+	if (tid && __atomic_load_n(&u->worker_nice, __ATOMIC_RELAXED) > 0 && tid != gettid()) {
 		__atomic_store_n(&u->worker_nice, 0, __ATOMIC_RELAXED);
 		setpriority(PRIO_PROCESS, (id_t)tid, 0);
 	}
