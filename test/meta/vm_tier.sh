@@ -1,7 +1,7 @@
 #!/bin/sh
 # test/vm/tier.sh, which ctest uses to run the VM tiers beside the live tests, with stand-ins
 # for the two tiers (no guest boots): `start` returns at once with both jobs running 10 nice levels
-# down in sessions of their own, on copies of the binary and workloads; `wait` prints a job's log
+# down in sessions of their own (their autogroup too), on copies of the binary and workloads; `wait` prints a job's log
 # and passes on 0, skips on 77, fails on anything else saying so; `stop` ends a job that still
 # runs with everything it started.
 . "$(dirname "$0")/lib.sh"
@@ -15,6 +15,8 @@ cat >"$T/x86" <<'EOS'
 #!/bin/sh
 echo "args: $*"
 awk '{ print "nice:", $19 }' /proc/$$/stat
+# its session's autogroup, where the kernel has them: "/autogroup-N nice K"
+[ -r /proc/self/autogroup ] && echo "autogroup: $(cat /proc/self/autogroup)"
 # (the session id is field 6 of /proc/PID/stat; the stand-in's name has no space)
 echo "session leader: $(($(awk '{ print $6 }' /proc/$$/stat) == PPID))"
 while [ ! -e "$(dirname "$0")/go" ]; do sleep 0.1; done
@@ -49,6 +51,12 @@ own=$(awk '{ print $19 }' /proc/$$/stat)
 want=$((own + 10 > 19 ? 19 : own + 10))
 grep -qx "nice: $want" "$T/state/x86.log" || bad "the x86 tier is not at nice $want (this test's + 10): $(grep nice "$T/state/x86.log")"
 grep -qx 'session leader: 1' "$T/state/x86.log" || bad "the x86 tier is not in a session of its own"
+# with autogroups the scheduler shares CPUs between sessions before nice counts: the tier's
+# session itself is 10 levels down (BT_VM_NICE), else the nice above weighs nothing
+if [ -r /proc/self/autogroup ]; then
+	grep -q '^autogroup: .* nice 10$' "$T/state/x86.log" ||
+		bad "the x86 tier's session (autogroup) is not at nice 10: $(grep autogroup "$T/state/x86.log")"
+fi
 
 # wait: a job that fails fails, and says so after its log
 echo 1 >"$T/go"
