@@ -197,9 +197,15 @@ static __always_inline void bt_offcpu_switch_out(void *ctx, __u32 tgid, __u32 ti
 
 	/*
 	 * The thread's last switch: it never comes back, and its id may soon name another
-	 * thread, whose first switch-in must not close a block begun here
+	 * thread, whose first switch-in must not close a block begun here. A block whose end
+	 * no event showed is closed first: a process that sleeps once and exits (a sleep(1)
+	 * run by a script) has no other switch-out to close it at, and lost its one block.
 	 */
 	if (state & BT_TASK_DEAD) {
+		e = bpf_map_lookup_elem(&bt_offcpu_starts, &tid);
+		now = bpf_ktime_get_ns();
+		if (e && e->ts && !bt_offcpu_ended(now))
+			bt_offcpu_close_unseen(tid, e, c, now);
 		bpf_map_delete_elem(&bt_offcpu_starts, &tid);
 		bt_offcpu_block_over(tid);
 		return;

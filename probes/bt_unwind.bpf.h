@@ -968,13 +968,17 @@ static __noinline __u64 bt_unwind_defer(void *ctx, __u64 fallback, __u32 gen, __
 	struct bt_stack_sample *s;
 	struct pt_regs *regs;
 	__u64 top, len, id;
+	__u32 why;
 
 	if (!bt_unwind_defer_on || !bt_use_ringbuf)
 		return 0;
 	st = bpf_map_lookup_elem(&bt_unwind_asked, &tgid);
-	if ((st && st->samples >= BT_UNWIND_SAMPLES_MAX) ||
-	    bpf_ringbuf_query(&bt_new_pids, BPF_RB_AVAIL_DATA) >
-		    bpf_ringbuf_query(&bt_new_pids, BPF_RB_RING_SIZE) / 2)
+	why = BT_UNWIND_STAT_KEPT_QUOTA;
+	if (st && st->samples >= BT_UNWIND_SAMPLES_MAX)
+		goto partial;
+	why = BT_UNWIND_STAT_KEPT_RING;
+	if (bpf_ringbuf_query(&bt_new_pids, BPF_RB_AVAIL_DATA) >
+	    bpf_ringbuf_query(&bt_new_pids, BPF_RB_RING_SIZE) / 2)
 		goto partial;
 	s = bpf_ringbuf_reserve(&bt_new_pids, sizeof(*s), 0);
 	if (!s)
@@ -1005,6 +1009,7 @@ static __noinline __u64 bt_unwind_defer(void *ctx, __u64 fallback, __u32 gen, __
 	}
 	if (k == 4) {
 		bpf_ringbuf_discard(s, BPF_RB_NO_WAKEUP);
+		why = BT_UNWIND_STAT_KEPT_READ;
 		goto partial;
 	}
 	s->len = len;
@@ -1023,6 +1028,7 @@ static __noinline __u64 bt_unwind_defer(void *ctx, __u64 fallback, __u32 gen, __
 		st->samples++;
 	return id;
 partial:
+	bt_unwind_count(why, 1);
 	if (st)
 		st->partial++;
 	return 0;

@@ -972,7 +972,7 @@ void bt_stacks__report_lost(struct bt_stacks *st)
 			bt_events__lost(st->pids));
 	if (st->missing)
 		bt_warn("%llu stacks were freed before they were printed", st->missing);
-	if (st->verbose) {
+	if (st->verbose || bt_debug_enabled()) {
 		bt_unwind__report(st->unwind, stderr);
 	} else if (st->unwind) {
 		struct bt_unwind_counts c;

@@ -186,7 +186,7 @@ expect_rc 0 "stackcount, a process started after the tool"
 expect_stack "$CHAIN_A 3" "unwound later"
 expect_stack "$CHAIN_B 5" "unwound later"
 grep -q '\[fp\]\|\[truncated\]' "$OUT" && fail "unwound later: frames marked: $(stacks | tr '\n' '|')"
-sent=$(sed -n 's/^unwind: .* not indexed yet (\([0-9]*\) of them sent to be unwound later, \([0-9]*\) unwound whole).*/\1 \2/p' "$ERR")
+sent=$(sed -n 's/^unwind: .* not indexed yet (\([0-9]*\) of them sent to be unwound later, \([0-9]*\) unwound whole;.*/\1 \2/p' "$ERR")
 set -- $sent
 [ $# = 2 ] && [ "$1" -ge 1 ] && [ "$1" = "$2" ] ||
 	fail "unwound later: not every stack sent unwound whole: $(grep '^unwind:' "$ERR")"
