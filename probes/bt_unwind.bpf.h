@@ -372,11 +372,13 @@ static __always_inline int bt_unwind_search(const struct bt_unwind_page *pg, __u
 	return lo & (BT_UNWIND_FANOUT - 1);
 }
 
+#define BT_VM_EXEC 0x4 /* include/linux/mm.h */
+
 struct bt_unwind_vma {
 	struct bt_unwind_file_key key; /* the mapping's file */
 	__u64 start, end, pgoff;
-	__u32 found;
-	__u32 tgid; /* the key of bt_unwind_found: here, the stack is full (below) */
+	__u32 found; /* 0: not yet; 1: anonymous code; 2: a file's code; 3: not code */
+	__u32 tgid;  /* the key of bt_unwind_found: here, the stack is full (below) */
 	struct bt_unwind_found fresh; /* a process's first bt_unwind_found entry, zeroed */
 };
 
@@ -404,8 +406,9 @@ static long bt_unwind_vma_cb(struct task_struct *task, struct vm_area_struct *vm
 		return 0;
 	c->start = vma->vm_start;
 	c->end = vma->vm_end;
-	c->found = 1;
-	if (!inode)
+	/* data, not code: a word read as a return address that is none (BT_UNWIND_NO_VMA) */
+	c->found = vma->vm_flags & BT_VM_EXEC ? 1 : 3;
+	if (c->found == 3 || !inode)
 		return 0; /* anonymous: JIT code, or the vdso (no table by file) */
 	c->pgoff = vma->vm_pgoff;
 	c->key.ino = inode->i_ino;
@@ -462,8 +465,10 @@ static __always_inline void bt_unwind_found_note(struct bt_unwind_found *f, __u6
  * since): first among those found so for the process before (bt_unwind_found), else the
  * kernel's vma, then the file's table if some process mapping it was indexed. What the
  * kernel said is kept for the process's later walks, a mapping without a table included.
+ * 1: found, with a table; 0: in a mapping without one (or not known now); -1: in no mapping
+ * at all (a frame-pointer step read a word that is no return address).
  */
-static __always_inline bool bt_unwind_by_file(struct bt_unwind_cache *w, __u64 pc)
+static __always_inline int bt_unwind_by_file(struct bt_unwind_cache *w, __u64 pc)
 {
 	struct bt_unwind_found *found;
 	struct bt_unwind_file *f;
@@ -474,11 +479,13 @@ static __always_inline bool bt_unwind_by_file(struct bt_unwind_cache *w, __u64 p
 
 	c = bpf_map_lookup_elem(&bt_unwind_vma_found, &i);
 	if (!c)
-		return false;
+		return 0;
 	c->tgid = w->tgid;
 	found = bpf_map_lookup_elem(&bt_unwind_found, &c->tgid);
 	if (found && bt_unwind_found_again(w, pc, found)) {
 		bt_unwind_count(BT_UNWIND_STAT_BY_FILE, !!w->table);
+		if (!w->table && w->bias == BT_UNWIND_NO_VMA)
+			return -1;
 		return w->table != 0;
 	}
 	if (!found) {
@@ -487,7 +494,7 @@ static __always_inline bool bt_unwind_by_file(struct bt_unwind_cache *w, __u64 p
 		 * entry would outlive the exit that cleared the others (bt_on_exit)
 		 */
 		if (!bpf_get_current_task_btf()->mm)
-			return false;
+			return 0;
 		/* zeroed in the callback's scratch, which is map memory: 6.1 takes no other */
 		__builtin_memset(&c->fresh, 0, sizeof(c->fresh));
 		bpf_map_update_elem(&bt_unwind_found, &c->tgid, &c->fresh, BPF_NOEXIST);
@@ -496,13 +503,16 @@ static __always_inline bool bt_unwind_by_file(struct bt_unwind_cache *w, __u64 p
 	c->found = 0;
 	err = bpf_find_vma(bpf_get_current_task_btf(), pc, bt_unwind_vma_cb, NULL, 0);
 	bt_unwind_count(BT_UNWIND_STAT_FIND_VMA, 1);
-	if (err == -BT_ENOENT && found) {
+	if ((err == -BT_ENOENT || (!err && c->found == 3)) && found) {
 		/* in no mapping (a return address that is not one): no table for its page */
-		bt_unwind_found_note(found, pc & ~4095ULL, (pc & ~4095ULL) + 4096, 0, 0);
-		return false;
+		bt_unwind_found_note(found, pc & ~4095ULL, (pc & ~4095ULL) + 4096, BT_UNWIND_NO_VMA,
+				     0);
+		return -1;
 	}
+	if (err == -BT_ENOENT || (!err && c->found == 3))
+		return -1;
 	if (err || !c->found)
-		return false; /* busy (an earlier call's unlock is pending): ask again next time */
+		return 0; /* busy (an earlier call's unlock is pending): ask again next time */
 	f = c->found == 2 ? bpf_map_lookup_elem(&bt_unwind_files, &c->key) : NULL;
 	if (f) {
 		off = c->pgoff << 12;
@@ -519,13 +529,13 @@ static __always_inline bool bt_unwind_by_file(struct bt_unwind_cache *w, __u64 p
 				if (found)
 					bt_unwind_found_note(found, w->start, w->end, w->bias,
 							     w->table);
-				return true;
+				return 1;
 			}
 		}
 	}
 	if (found)
 		bt_unwind_found_note(found, c->start, c->end, 0, 0);
-	return false;
+	return 0;
 }
 
 /*
@@ -540,6 +550,7 @@ static __always_inline bool bt_unwind_mapping(struct bt_unwind_cache *w,
 	struct bt_unwind_proc *p;
 	struct bt_unwind_mapping *m;
 	__u32 lo = 0, hi, mid, k, tgid;
+	int found;
 	__u64 gt;
 
 	if (pc >= w->start && pc < w->end)
@@ -586,8 +597,17 @@ static __always_inline bool bt_unwind_mapping(struct bt_unwind_cache *w,
 	w->table = m->table;
 	return true;
 by_file:
-	w->miss = 1;
-	return bt_unwind_by_file(w, pc);
+	/*
+	 * A mapping the table lacks asks for the process to be indexed again; a word that is in
+	 * no mapping does not (the walk stepped by frame pointers through a frame without CFI:
+	 * glibc's clone3 after its syscall, under posix_spawn's vfork wait). Indexing would find
+	 * nothing new there, and each such stack, sent to be unwound later, took the process's
+	 * quota of copies.
+	 */
+	found = bt_unwind_by_file(w, pc);
+	if (found >= 0)
+		w->miss = 1;
+	return found > 0;
 }
 
 /*

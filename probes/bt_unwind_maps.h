@@ -97,6 +97,8 @@ struct bt_unwind_file {
  */
 #define BT_UNWIND_FOUND 8
 #define BT_UNWIND_FOUND_CHECK 0x9e3779b97f4a7c15ULL
+/* the bias of a table-0 slot for a page in no mapping at all (a mapping's table-0 slot has 0) */
+#define BT_UNWIND_NO_VMA 1
 
 struct bt_unwind_found_slot {
 	__u64 start, end, bias;

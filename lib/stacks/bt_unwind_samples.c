@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,6 @@
 
 #define USER_TOP 0x800000000000ULL
 #define USER_TOP_A64 0x1000000000000ULL /* 48 bits, as probes/bt_arch.bpf.h has it */
-/* samples waiting for their process at once: 8 KiB each */
-#define MAX_WAITING 64
 /* inner table maps kept open (a process's stacks run through a handful of files) */
 #define TABLE_FDS 16
 /* processes named in the report of stacks left partly walked (the most such stacks first) */
@@ -35,7 +34,7 @@ struct bt_unwind_samples {
 	bool marks;
 	pthread_mutex_t lock;
 	struct sample *v; /* sorted by id */
-	size_t n, cap, waiting;
+	size_t n, cap, waiting, waiting_bytes;
 	struct {
 		__u32 table;
 		int fd;
@@ -389,6 +388,22 @@ static uint64_t rule_of(void *ctx, uint64_t pc)
 	       (uint64_t)r->cfa_rule << 48 | (uint64_t)r->rbp_rule << 56;
 }
 
+static size_t raw_size(const struct bt_stack_sample *raw)
+{
+	return offsetof(struct bt_stack_sample, stack) + raw->len;
+}
+
+/* s's copy is done with: unwound, fallen back or released */
+static void drop_raw(struct bt_unwind_samples *ss, struct sample *s)
+{
+	if (!s->raw)
+		return;
+	ss->waiting--;
+	ss->waiting_bytes -= raw_size(s->raw);
+	free(s->raw);
+	s->raw = NULL;
+}
+
 /*
  * Unwind s's raw copy through ss->proc (locked), or let it fall back; fresh says proc was read
  * after the stack was taken. False when it waits on: the walk met a pc in none of the
@@ -423,9 +438,7 @@ static bool unwind_one(struct bt_unwind_samples *ss, struct sample *s, bool have
 			 : end == BT_UNWIND_WALK_COPY_END ? "its copy ends first"
 							  : "no frame");
 	}
-	free(s->raw);
-	s->raw = NULL;
-	ss->waiting--;
+	drop_raw(ss, s);
 	return true;
 }
 
@@ -517,17 +530,19 @@ int bt_unwind_samples__add(struct bt_unwind_samples *ss, const void *data, size_
 			      .start_ns = in->note.start_ns,
 			      .tgid = (int)in->note.tgid };
 	/* past the bound the walker's stack stands: memory stays bounded whatever comes */
-	if (ss->waiting >= MAX_WAITING) {
+	if (ss->waiting_bytes + raw_size(in) > BT_UNWIND_WAITING_BYTES) {
 		ss->fell_back++;
 		goto out;
 	}
-	s->raw = malloc(sizeof(*s->raw));
+	/* the stack read, not the 8 KiB the ring's record has room for */
+	s->raw = malloc(raw_size(in));
 	if (!s->raw) {
 		ss->fell_back++;
 		goto out;
 	}
-	memcpy(s->raw, in, sizeof(*in));
+	memcpy(s->raw, in, raw_size(in));
 	ss->waiting++;
+	ss->waiting_bytes += raw_size(in);
 	/*
 	 * Indexed since the kernel sent it (the worker wrote its table meanwhile): unwind it now,
 	 * if the process that has the pid is still the one that sent it
@@ -643,9 +658,7 @@ int bt_unwind_samples__release(struct bt_unwind_samples *ss, unsigned int gen, c
 			ss->v[k++] = *s;
 			continue;
 		}
-		if (s->raw)
-			ss->waiting--;
-		free(s->raw);
+		drop_raw(ss, s);
 		free(s->ips);
 	}
 	ss->n = k;

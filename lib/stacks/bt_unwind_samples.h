@@ -41,6 +41,15 @@ int bt_unwind_walk_sample_a64(const struct bt_stack_sample *s, bt_unwind_rule_fn
 
 struct bt_unwind_samples;
 
+/*
+ * Bytes of the copies waiting for their process at once (each as long as the stack the kernel
+ * read, at most 8 KiB): a process sends at most 64 before it is indexed (the kernel's quota),
+ * so one that never is holds an eighth at most. A bound by count (64) once let one such
+ * process (a shell loop forking hundreds) take every place, and a short process beside it had
+ * all its stacks fall back.
+ */
+#define BT_UNWIND_WAITING_BYTES (4u << 20)
+
 /* Tables as lib/stacks/bt_unwinder.c stores them: the outer map, the infos, the processes' tables. */
 int bt_unwind_samples__new(int tables_fd, int info_fd, int procs_fd, bool marks,
 			   struct bt_unwind_samples **out);

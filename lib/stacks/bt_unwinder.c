@@ -953,6 +953,8 @@ int bt_unwind__note_pid(struct bt_unwind *u, int pid)
 	return err;
 }
 
+static int queue_pid(struct bt_unwind *u, int pid, bool first);
+
 int bt_unwind__sample(struct bt_unwind *u, const void *data, size_t size)
 {
 	const struct bt_pid_note *note = data;
@@ -961,9 +963,9 @@ int bt_unwind__sample(struct bt_unwind *u, const void *data, size_t size)
 	if (!u)
 		return 0;
 	err = bt_unwind_samples__add(u->samples, data, size);
-	/* waits for its process: announced, so queued, unless the queue was full then */
+	/* waits for its process: announced, so queued (unless the queue was full then): first now */
 	if (err == 1)
-		return bt_unwind__queue_pid(u, (int)note->tgid);
+		return queue_pid(u, (int)note->tgid, true);
 	return err;
 }
 
@@ -1132,21 +1134,33 @@ static int start_worker(struct bt_unwind *u)
 	return 0;
 }
 
-int bt_unwind__queue_pid(struct bt_unwind *u, int pid)
+/*
+ * Queue pid to be indexed; first: ahead of every process queued (a stack of its waits for
+ * it), else behind them. Under a churn the queue holds hundreds of processes, most of them
+ * gone by the time the worker gets to them; a stack waiting must not wait behind them too.
+ */
+static int queue_pid(struct bt_unwind *u, int pid, bool first)
 {
 	unsigned int i;
 	int err;
 
-	if (!u)
-		return 0;
 	pthread_mutex_lock(&u->qlock);
 	err = start_worker(u);
 	/* the announcement and the walker's first request come together: index once */
-	for (i = u->qhead; !err && i != u->qtail; i++)
-		if (u->queue[i % 256] == pid)
-			goto out;
+	for (i = u->qhead; !err && i != u->qtail; i++) {
+		if (u->queue[i % 256] != pid)
+			continue;
+		if (first) {
+			u->queue[i % 256] = u->queue[u->qhead % 256];
+			u->queue[u->qhead % 256] = pid;
+		}
+		goto out;
+	}
 	if (!err && u->qtail - u->qhead < 256) {
-		u->queue[u->qtail++ % 256] = pid;
+		if (first)
+			u->queue[--u->qhead % 256] = pid;
+		else
+			u->queue[u->qtail++ % 256] = pid;
 		/* a table build of the scan at nice 19 is under way: it waits for none of it */
 		boost_worker(u);
 	} else
@@ -1155,6 +1169,11 @@ out:
 	pthread_cond_broadcast(&u->qcond);
 	pthread_mutex_unlock(&u->qlock);
 	return err;
+}
+
+int bt_unwind__queue_pid(struct bt_unwind *u, int pid)
+{
+	return u ? queue_pid(u, pid, false) : 0;
 }
 
 int bt_unwind__index_running(struct bt_unwind *u)

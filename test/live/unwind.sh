@@ -193,6 +193,28 @@ set -- $sent
 grep -q 'walked partly' "$ERR" && fail "unwound later: a warning: $(cat "$ERR")"
 ok "not indexed yet: $1 stacks sent as copies, unwound whole in user space, exact counts"
 
+# a frame without CFI (glibc's clone3 after its syscall, where posix_spawn's parent waits for
+# the child's exec) steps by frame pointers to a word in no code mapping: that is no mapping
+# the process's table lacks, so neither a request to index the process again nor a copy to
+# unwind later. Each of 200 such waits once took a copy, and the process's 64 (its quota) were
+# gone after a third of them; a shell loop forking like this kept a short process beside it
+# partly walked (live/lifecycle).
+CHURN_STOP=1 "$BT_WORKLOADS/churn" 200 /bin/true &
+cpid=$!
+for i in $(seq 100); do
+	[ "$(awk '{print $3}' /proc/$cpid/stat 2>/dev/null)" = T ] && break
+	sleep 0.05
+done
+BANNER_IN=err start_tool offcputime --debug -f -U -p $cpid
+kill -CONT $cpid
+wait $cpid || fail "churn exited $?"
+finish_tool INT
+expect_rc 0 "offcputime -p, a loop of posix_spawn"
+grep -q '^churn;.*clone3 [0-9]*$' "$OUT" || fail "posix_spawn: no wait in clone3: $(grep '^churn' "$OUT" | tr '\n' '|')"
+quota=$(sed -n "s/^unwind: .*not sent: \([0-9]*\) past the process's quota.*/\1/p" "$ERR")
+[ "$quota" = 0 ] || fail "posix_spawn: stacks kept past the process's quota: $(grep '^unwind:' "$ERR")"
+ok "posix_spawn's wait in clone3 (no CFI): no copy sent for it, no quota spent"
+
 # a process started after the tool whose files already have tables (another process mapping
 # them was indexed): whole stacks from its first event, through the tables found by file
 "$W" call 3 5 -1 &

@@ -6,6 +6,7 @@
  * entry of 64.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,6 +191,7 @@ static void test_samples_store(void)
 	size_t nkeep = 0;
 	char who[128];
 	uint64_t started = 0;
+	size_t whole;
 	int pid = 0, i;
 
 	/* no maps: no process is found indexed at once, every sample waits */
@@ -258,17 +260,32 @@ static void test_samples_store(void)
 	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(2, 0), ips, &fb, &pid, &started), 0);
 	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(3, 0), ips, &fb, &pid, &started), -ENOENT);
 
-	/* bounded: past 64 waiting copies, a sample falls back at once */
+	/*
+	 * bounded by bytes: one process's 64 whole copies (its quota) leave room for the next
+	 * process's; at the bound a sample falls back at once; a short copy takes its length
+	 */
+	s.len = BT_STACK_SAMPLE_BYTES;
 	s.note.tgid = 99;
 	for (i = 0; i < 64; i++) {
 		s.id = deferred_id(100 + i, 0);
 		CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 1);
 	}
+	s.note.tgid = 100;
 	s.id = deferred_id(200, 0);
+	CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 1);
+	whole = offsetof(struct bt_stack_sample, stack) + BT_STACK_SAMPLE_BYTES;
+	for (i = 65; (i + 1) * whole <= BT_UNWIND_WAITING_BYTES; i++) {
+		s.id = deferred_id(200 + i, 0);
+		CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 1);
+	}
+	s.id = deferred_id(200 + i, 0);
 	CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 0);
 	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid, &started), 0);
+	s.len = 64;
+	s.id = deferred_id(201 + i, 0);
+	CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 1);
 	bt_unwind_samples__counts(ss, &c);
-	CHECK(c.received == 70 && c.unwound == 2 && c.fell_back == 4);
+	CHECK(c.received == (unsigned long long)i + 7 && c.unwound == 2 && c.fell_back == 4);
 	bt_unwind_samples__free(ss);
 }
 

@@ -5,9 +5,11 @@
  * environment it runs PROG once, as pid P: the kernel's last pid is set to P - 1 just before
  * the fork (root, /proc/sys/kernel/ns_last_pid), tried until the fork gets P (another fork on
  * the machine may take it in between); exit 3 when P could not be had. With CHURN_PIDS=FILE,
- * the pid of each process it ran is appended to FILE, one per line.
+ * the pid of each process it ran is appended to FILE, one per line. With CHURN_STOP set it
+ * stops itself (SIGSTOP) before the first, for a tool to be started on its pid.
  */
 #include <errno.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +74,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "churn: %s: %s\n", pids_path, strerror(errno));
 		return 1;
 	}
+	if (getenv("CHURN_STOP"))
+		raise(SIGSTOP);
 	for (i = 0; i < n; i++) {
 		pid_t pid;
 		int err = posix_spawn(&pid, prog[0], NULL, NULL, prog, environ);
