@@ -118,6 +118,11 @@ static int on_ready(void *run)
 	unsigned long long seen = r->seen;
 	int err = bt_evrun__consume(r);
 
+	if (!err && r->tick_now && r->tick) {
+		r->tick_now = false;
+		r->next_tick = bt_now_ms() + (long long)r->tick_ms;
+		err = r->tick(r->tick_ctx);
+	}
 	return !err && r->seen - seen >= BUSY_EVENTS ? BT_EVLOOP_AGAIN : err;
 }
 

@@ -54,6 +54,11 @@ struct bt_evrun {
 	unsigned long long tick_ms;
 	bt_evloop_fn tick;
 	void *tick_ctx;
+	/*
+	 * Set by before(): the tick is due now, after this read (what it frees has piled up
+	 * faster than its period, e.g. the snapshots of processes that exited under a churn)
+	 */
+	bool tick_now;
 	unsigned long long duration_ms; /* 0: until Ctrl-C */
 	/* --exec: released once tracing starts; its exit ends the run. NULL: none. */
 	struct bt_child *child;
