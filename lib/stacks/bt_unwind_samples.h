@@ -64,7 +64,7 @@ int bt_unwind_samples__add(struct bt_unwind_samples *ss, const void *data, size_
 /*
  * pid was indexed (proc: its table, read at read_ns, boot time; start_ns: its start time), or
  * could not be (proc NULL): its waiting samples are unwound, or fall back to the walker's own
- * stack.
+ * stack. A table without mappings (read as the process exited) leaves them waiting.
  */
 void bt_unwind_samples__indexed(struct bt_unwind_samples *ss, int pid, uint64_t start_ns,
 				uint64_t read_ns, const struct bt_unwind_proc *proc);

@@ -186,7 +186,9 @@ static void test_samples_store(void)
 	static struct bt_stack_sample s;
 	struct bt_unwind_samples *ss = NULL;
 	struct bt_unwind_sample_counts c;
-	struct bt_unwind_proc proc = { 0 };
+	/* one mapping without a table, away from the samples' pc: every walk misses it */
+	struct bt_unwind_proc proc = { .nr = 1, .maps[0] = { .start = 0x100000, .end = 0x101000 } };
+	struct bt_unwind_proc empty = { 0 };
 	uint64_t ips[BT_MAX_STACK_DEPTH], fb = 0, held, *keep = NULL;
 	size_t nkeep = 0;
 	char who[128];
@@ -213,6 +215,13 @@ static void test_samples_store(void)
 	s.id = deferred_id(2, 0);
 	s.fallback = 0x4560;
 	CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 1);
+	/*
+	 * read as it exited (a zombie: no mappings) after both were taken: no answer, they
+	 * wait on
+	 */
+	bt_unwind_samples__indexed(ss, 4242, 5000000000ULL, UINT64_MAX, &empty);
+	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(1, 1), ips, &fb, &pid, &started), -EAGAIN);
+	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(2, 0), ips, &fb, &pid, &started), -EAGAIN);
 	/* its process gone before it was indexed: both fall back to the walker's stacks */
 	bt_unwind_samples__indexed(ss, 4242, 0, 0, NULL);
 	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(1, 1), ips, &fb, &pid, &started), 0);
