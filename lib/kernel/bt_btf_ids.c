@@ -528,7 +528,12 @@ __u64 bt_btf_kernel_key(__u64 h)
 
 int bt_btf_cache_dir(void)
 {
-	static const char *const dirs[] = { "/run/bpftools", BT_BTF_CACHE_DIR };
+	return bt_cache_subdir(BT_BTF_CACHE_DIR);
+}
+
+int bt_cache_subdir(const char *sub)
+{
+	const char *const dirs[] = { "/run/bpftools", sub };
 	struct stat st;
 	size_t i;
 

@@ -53,6 +53,8 @@ int bt_btf_cache_write(const char *path, const void *head, size_t head_len, cons
 
 /* BT_BTF_CACHE_DIR, made 0700 when missing; -EPERM unless ours and writable by no one else. */
 int bt_btf_cache_dir(void);
+/* The same for sub, a directory in /run/bpftools (BT_BTF_CACHE_DIR, BT_UNWIND_CACHE_DIR). */
+int bt_cache_subdir(const char *sub);
 
 /*
  * Where kernel symbols keep their per-boot copy (bt_ksyms__load_cached): /run/bpftools, or

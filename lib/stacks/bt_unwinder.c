@@ -31,6 +31,7 @@
 #include "bt_btf_ids.h"
 #include "bt_unwind_probe.skel.h"
 #include "bt_unwind_table.h"
+#include "bt_unwind_cache.h"
 #include "bt_unwind_samples.h"
 
 /* The code this build runs: the walker's rules are its architecture's */
@@ -553,6 +554,32 @@ static int read_elf_layout(int fd, struct file_entry *f)
 }
 
 /* The cached entry of the file open as fd (path for debug links), building its table. */
+/*
+ * fd's table: kept from an earlier run (lib/stacks/bt_unwind_cache.h), else built, and kept
+ * for the next when the file is root's alone and has a build-id.
+ */
+static int build_table(int fd, const char *path, const char *root, const struct stat *s,
+		       const struct file_entry *f, struct bt_unwind_table **t)
+{
+	struct bt_unwind_cache_key key = { .size = (unsigned long long)s->st_size,
+					   .a64 = BT_ELF_MACHINE == EM_AARCH64 };
+	int err;
+
+	if (f->build_id_len <= sizeof(key.build_id) && bt_unwind_cache__eligible(s)) {
+		key.build_id_len = f->build_id_len;
+		memcpy(key.build_id, f->build_id, f->build_id_len);
+	}
+	if (!bt_unwind_cache__load(&key, t)) {
+		bt_debug("unwind: %s: table read from the cache (%zu rows)", path, (*t)->nr);
+		return 0;
+	}
+	err = bt_unwind_table_build_fd(fd, path, root, t);
+	if (!err && bt_unwind_cache__store(&key, *t) > 0)
+		bt_debug("unwind: %s: table built (%zu rows), kept for the next run", path,
+			 (*t)->nr);
+	return err;
+}
+
 static struct file_entry *file_of(struct bt_unwind *u, int fd, const char *path, const char *root)
 {
 	struct bt_unwind_table *t = NULL;
@@ -588,7 +615,7 @@ static struct file_entry *file_of(struct bt_unwind *u, int fd, const char *path,
 		/* the tables' budget is spent: nothing is read or built for this file */
 		u->over_budget++;
 	} else if (f.nloads) {
-		err = bt_unwind_table_build_fd(fd, path, root, &t);
+		err = build_table(fd, path, root, &s, &f, &t);
 		if (!err)
 			f.table = load_table(u, t);
 		else

@@ -215,6 +215,62 @@ quota=$(sed -n "s/^unwind: .*not sent: \([0-9]*\) past the process's quota.*/\1/
 [ "$quota" = 0 ] || fail "posix_spawn: stacks kept past the process's quota: $(grep '^unwind:' "$ERR")"
 ok "posix_spawn's wait in clone3 (no CFI): no copy sent for it, no quota spent"
 
+# tables kept across runs (docs/unwind.md): a root-owned copy of the library, its kept table
+# removed first: the first run builds and keeps it, the second reads it back, with the same
+# whole stacks and exact counts; a kept file cut short, or with rows out of order, is removed
+# and the table built again; BPFTOOLS_NO_UNWIND_CACHE=1 neither reads nor keeps one.
+KDIR=$T/kept
+mkdir -p "$KDIR"
+cp "$LIB" "$KDIR/"
+chmod 755 "$KDIR/libunwind_worklib.so"
+KLIB=$KDIR/libunwind_worklib.so
+kind=x64
+[ "$(uname -m)" = aarch64 ] && kind=a64
+bid=$(readelf -n "$KLIB" | sed -n 's/^ *Build ID: *//p')
+[ -n "$bid" ] || fail "no build-id in $KLIB"
+KEPT=/run/bpftools/unwind/$bid-$(printf %x "$(stat -c %s "$KLIB")")-$kind.uwt
+rm -f "$KEPT"
+kept_run() { # kept_run WHAT [ENV=VALUE]: stackcount on the copy, the workload through it
+	env ${2:-BT_NONE=1} "$BPFTOOLS" stackcount --debug -v -U "$KLIB:uwl_leaf" >"$T/out" 2>"$T/err" &
+	kpid=$!
+	for i in $(seq 100); do
+		grep -q '^Tracing' "$T/out" 2>/dev/null && break
+		sleep 0.1
+	done
+	LD_LIBRARY_PATH=$KDIR "$W" call 3 5 0 || fail "$1: workload exited $?"
+	kill -INT $kpid
+	wait $kpid || fail "$1: stackcount exited $?"
+	OUT=$T/out ERR=$T/err
+	expect_stack "$CHAIN_A 3" "$1"
+	expect_stack "$CHAIN_B 5" "$1"
+}
+kept_run "cache cold"
+built=$(sed -n "s|^stackcount: debug: unwind: $KLIB: table built (\([0-9]*\) rows), kept for the next run\$|\1|p" "$ERR")
+[ -n "$built" ] && [ -f "$KEPT" ] || fail "cache cold: no table kept: $(grep "$KLIB" "$ERR" | tr '\n' '|')"
+[ "$(stat -c '%u %a' "$KEPT")" = "0 600" ] || fail "cache: kept file is $(stat -c '%u %a' "$KEPT")"
+kept_run "cache warm"
+grep -qx "stackcount: debug: unwind: $KLIB: table read from the cache ($built rows)" "$ERR" ||
+	fail "cache warm: not read back: $(grep "$KLIB" "$ERR" | tr '\n' '|')"
+truncate -s -12 "$KEPT"
+kept_run "cache cut short"
+grep -q "not a table kept by this version: removed" "$ERR" && grep -q "$KLIB: table built ($built rows)" "$ERR" ||
+	fail "cache cut short: not refused and rebuilt: $(grep 'unwind:.*\(kept\|cache\)' "$ERR" | tr '\n' '|')"
+python3 -c '
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+h = 56
+b[h:h + 12], b[h + 12:h + 24] = b[h + 12:h + 24], b[h:h + 12]
+open(p, "wb").write(b)' "$KEPT"
+kept_run "cache unsorted"
+grep -q "not a table kept by this version: removed" "$ERR" && grep -q "$KLIB: table built ($built rows)" "$ERR" ||
+	fail "cache unsorted: not refused and rebuilt: $(grep 'unwind:.*\(kept\|cache\)' "$ERR" | tr '\n' '|')"
+rm -f "$KEPT"
+kept_run "cache off" BPFTOOLS_NO_UNWIND_CACHE=1
+[ ! -e "$KEPT" ] && ! grep -q 'read from the cache\|kept for the next run' "$ERR" ||
+	fail "cache off: a table kept or read: $(grep 'read from the cache\|kept for the next' "$ERR" | tr '\n' '|')"
+ok "tables kept across runs: built and kept ($built rows), read back with the same stacks; a kept file cut short or unsorted removed and rebuilt; off with BPFTOOLS_NO_UNWIND_CACHE"
+
 # a process started after the tool whose files already have tables (another process mapping
 # them was indexed): whole stacks from its first event, through the tables found by file
 "$W" call 3 5 -1 &
