@@ -555,8 +555,19 @@ static int read_elf_layout(int fd, struct file_entry *f)
 
 /* The cached entry of the file open as fd (path for debug links), building its table. */
 /*
+ * The file mapped (s) is the one at its path in our own root: not a container's, whose root
+ * (with no user namespace) may own a file that claims a host library's build-id.
+ */
+static bool in_our_root(const char *path, const struct stat *s)
+{
+	struct stat o;
+
+	return !stat(path, &o) && o.st_dev == s->st_dev && o.st_ino == s->st_ino;
+}
+
+/*
  * fd's table: kept from an earlier run (lib/stacks/bt_unwind_cache.h), else built, and kept
- * for the next when the file is root's alone and has a build-id.
+ * for the next when the file is root's alone, in our root, and has a build-id.
  */
 static int build_table(int fd, const char *path, const char *root, const struct stat *s,
 		       const struct file_entry *f, struct bt_unwind_table **t)
@@ -565,7 +576,8 @@ static int build_table(int fd, const char *path, const char *root, const struct 
 					   .a64 = BT_ELF_MACHINE == EM_AARCH64 };
 	int err;
 
-	if (f->build_id_len <= sizeof(key.build_id) && bt_unwind_cache__eligible(s)) {
+	if (f->build_id_len <= sizeof(key.build_id) && bt_unwind_cache__eligible(s) &&
+	    in_our_root(path, s)) {
 		key.build_id_len = f->build_id_len;
 		memcpy(key.build_id, f->build_id, f->build_id_len);
 	}
@@ -574,9 +586,9 @@ static int build_table(int fd, const char *path, const char *root, const struct 
 		return 0;
 	}
 	err = bt_unwind_table_build_fd(fd, path, root, t);
-	if (!err && bt_unwind_cache__store(&key, *t) > 0)
-		bt_debug("unwind: %s: table built (%zu rows), kept for the next run", path,
-			 (*t)->nr);
+	if (!err)
+		bt_debug("unwind: %s: table built (%zu rows)%s", path, (*t)->nr,
+			 bt_unwind_cache__store(&key, *t) > 0 ? ", kept for the next run" : "");
 	return err;
 }
 

@@ -43,12 +43,13 @@ start_in_ns() {
 	:
 }
 
-# trace_ns SPEC: funccount -p on the namespaced workload, released once attached.
+# trace_ns SPEC: funccount -p (or $TRACER -p) on the namespaced workload, released once attached.
 trace_ns() {
 	start_in_ns
 	OUT=$T/out ERR=$T/err
 	: >"$OUT"
-	"$BPFTOOLS" funccount -p "$WPID" "$1" >"$OUT" 2>"$ERR" &
+	# shellcheck disable=SC2086 # TRACER: the tool and its options, word by word
+	"$BPFTOOLS" ${TRACER:-funccount} -p "$WPID" "$1" >"$OUT" 2>"$ERR" &
 	fpid=$!
 	i=0
 	until grep -q '^Tracing' "$OUT" 2>/dev/null; do
@@ -82,3 +83,16 @@ trace_ns "fc_work:bt_work_a"
 expect_rc 0 "funccount -p PID fc_work:bt_work_a (inside the namespace)"
 [ "$(value_of bt_work_a)" = "$A" ] || fail "by name: expected $A calls of bt_work_a"
 ok "by name through /proc/PID/maps: bt_work_a=$A"
+
+# Its user stacks through the unwinder: tables of the files at their paths on the host too
+# (the library, libc) may be kept across runs; the program on the namespace's tmpfs, root's
+# and with a build-id, is not (docs/unwind.md: a rootful container's root owns its files too).
+if "$BPFTOOLS" features | grep -q '^unwinder.*yes'; then
+	TRACER="stackcount --debug -U" trace_ns "$NS/fc_work:bt_work_a"
+	expect_rc 0 "stackcount -U -p PID (inside the namespace)"
+	grep -q "unwind: $NS/fc_work: table built" "$ERR" ||
+		fail "stackcount: the namespaced program's table not built: $(grep 'unwind: /' "$ERR" | tr '\n' '|')"
+	grep -q "unwind: $NS/fc_work: table built ([0-9]* rows), kept\|unwind: $NS/fc_work: table read from the cache" "$ERR" &&
+		fail "stackcount: the namespaced program's table kept across runs: $(grep "$NS/fc_work" "$ERR" | tr '\n' '|')"
+	ok "stackcount -U inside the namespace: the program's table built, not kept across runs"
+fi
