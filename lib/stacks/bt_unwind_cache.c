@@ -141,6 +141,13 @@ static int cmp_aged(const void *a, const void *b)
 	return (x->at.tv_nsec > y->at.tv_nsec) - (x->at.tv_nsec < y->at.tv_nsec);
 }
 
+/*
+ * The directory's size as this process last counted it, plus what it wrote since; -1 before
+ * the first count. A cold start keeps tens of tables: the directory is read once, not once a
+ * table, and again only when the sum passes the bound.
+ */
+static long long dir_bytes = -1;
+
 /* The least recently used files out until the directory holds BT_UNWIND_CACHE_BYTES. */
 static void trim(void)
 {
@@ -173,6 +180,8 @@ static void trim(void)
 				total -= (unsigned long long)v[i].size;
 		}
 	}
+	if (v)
+		__atomic_store_n(&dir_bytes, (long long)total, __ATOMIC_RELAXED);
 	free(v);
 	closedir(dir);
 }
@@ -197,6 +206,9 @@ int bt_unwind_cache__store(const struct bt_unwind_cache_key *key, const struct b
 		bt_debug("unwind: cannot keep %s: %s", path, strerror(-err));
 		return err;
 	}
-	trim();
+	if (__atomic_load_n(&dir_bytes, __ATOMIC_RELAXED) < 0 ||
+	    __atomic_add_fetch(&dir_bytes, (long long)(sizeof(h) + bytes), __ATOMIC_RELAXED) >
+		    BT_UNWIND_CACHE_BYTES)
+		trim();
 	return 1;
 }
