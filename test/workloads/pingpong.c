@@ -4,7 +4,13 @@
  * then blocks reading the answer, "bt_pong" blocks reading and answers. Each wakes the other
  * from pipe_write. Usage: pingpong N (waits for SIGUSR1 before the first byte); prints the
  * child's pid.
+ *
+ * Each runs on a CPU of its own when two are allowed: on one CPU the woken bt_ping may preempt
+ * bt_pong on its way back from write, write the next byte before bt_pong reads again, and
+ * bt_pong then never blocks in pipe_read (a CI kernel did so on every round).
  */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -31,6 +37,24 @@ __attribute__((noinline)) static int ping_round(int out, int in)
 	return read(in, &c, 1) == 1 ? 0 : -1;
 }
 
+/* Pins the caller to the NTH CPU (0 or 1) it may run on, if it may run on two. */
+static void pin_to_nth_cpu(int nth)
+{
+	cpu_set_t allowed, one;
+	int cpu, seen = 0;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) || CPU_COUNT(&allowed) < 2)
+		return;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &allowed) || seen++ != nth)
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		sched_setaffinity(0, sizeof(one), &one);
+		return;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000, i;
@@ -51,6 +75,7 @@ int main(int argc, char **argv)
 		close(to_pong[1]);
 		close(to_ping[0]);
 		prctl(PR_SET_NAME, "bt_pong");
+		pin_to_nth_cpu(1);
 		while (pong_round(to_pong[0], to_ping[1]) == 0)
 			;
 		return 0;
@@ -58,6 +83,7 @@ int main(int argc, char **argv)
 	close(to_pong[0]);
 	close(to_ping[1]);
 	prctl(PR_SET_NAME, "bt_ping");
+	pin_to_nth_cpu(0);
 	printf("%d\n", (int)child);
 	fflush(stdout);
 	if (wl_wait_start(-1))
