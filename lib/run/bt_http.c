@@ -23,7 +23,10 @@
 #include "bt_input.h"
 
 #define MAX_ROUTES 16
-/* token buckets; an address's is picked by a keyed hash, and shared by colliding addresses */
+/*
+ * token buckets; an address has two, each picked by a keyed hash: two addresses share both
+ * one time in a million, not one in 1024
+ */
 #define RATE_SLOTS 1024
 #define AUTH_CACHE 16		    /* right passwords remembered (as keyed digests) */
 #define AUTH_TTL_MS (5 * 60 * 1000) /* ... while used at least this often */
@@ -84,7 +87,7 @@ struct bt_http {
 	struct conn *conns; /* max_conns live, as many closing */
 	size_t nconns;
 	struct bucket buckets[RATE_SLOTS];
-	uint64_t hash_key[2];
+	uint64_t hash_key[4];
 	unsigned char auth_key[32];
 	char dummy[64]; /* a bcrypt setting of the users' highest cost, for unknown names */
 	pthread_mutex_t auth_work; /* one bcrypt at a time */
@@ -458,25 +461,9 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-/*
- * A token bucket per client address: rate a second, up to burst at once. The table has a
- * fixed size and forgets no one: an address's bucket is picked by a hash under a key of this
- * process (a client cannot aim at another's), so a client rotating its address spreads its
- * requests over the buckets but never gets a full one back by pushing its own out.
- */
-static bool rate_ok(struct bt_http *h, const struct sockaddr *sa)
+/* Adds what rate gave bk since its last use, up to burst. */
+static void refill(struct bt_http *h, struct bucket *bk, long long now)
 {
-	unsigned char key[16];
-	uint64_t a, b;
-	struct bucket *bk;
-	long long now = bt_now_ms();
-	bool ok;
-
-	addr_prefix(sa, key);
-	memcpy(&a, key, 8);
-	memcpy(&b, key + 8, 8);
-	bk = &h->buckets[mix64(mix64(a ^ h->hash_key[0]) ^ b ^ h->hash_key[1]) % RATE_SLOTS];
-	pthread_mutex_lock(&h->lock);
 	if (!bk->last_ms)
 		bk->tokens = h->opts.burst;
 	else
@@ -484,9 +471,39 @@ static bool rate_ok(struct bt_http *h, const struct sockaddr *sa)
 	if (bk->tokens > h->opts.burst)
 		bk->tokens = h->opts.burst;
 	bk->last_ms = now ?: 1;
-	ok = bk->tokens >= 1;
-	if (ok)
-		bk->tokens -= 1;
+}
+
+/*
+ * Token buckets per client address: rate a second, up to burst at once. The table has a fixed
+ * size and forgets no one: an address's buckets are picked by hashes under keys of this
+ * process (a client cannot aim at another's), so a client rotating its address spreads its
+ * requests over the buckets but never gets a full one back by pushing its own out. A request
+ * spends a token from each of its two buckets that has one, and is refused when neither has:
+ * a busy client empties both of its own, and a quiet one that shares one of them with it still
+ * has its other (with one bucket each, two clients of a host shared it once in 1024 starts).
+ */
+static bool rate_ok(struct bt_http *h, const struct sockaddr *sa)
+{
+	unsigned char key[16];
+	uint64_t a, b;
+	size_t i, j;
+	long long now = bt_now_ms();
+	bool ok;
+
+	addr_prefix(sa, key);
+	memcpy(&a, key, 8);
+	memcpy(&b, key + 8, 8);
+	i = mix64(mix64(a ^ h->hash_key[0]) ^ b ^ h->hash_key[1]) % RATE_SLOTS;
+	j = mix64(mix64(a ^ h->hash_key[2]) ^ b ^ h->hash_key[3]) % (RATE_SLOTS - 1);
+	j += j >= i; /* two buckets, never the same one twice */
+	pthread_mutex_lock(&h->lock);
+	refill(h, &h->buckets[i], now);
+	refill(h, &h->buckets[j], now);
+	ok = h->buckets[i].tokens >= 1 || h->buckets[j].tokens >= 1;
+	if (h->buckets[i].tokens >= 1)
+		h->buckets[i].tokens -= 1;
+	if (h->buckets[j].tokens >= 1)
+		h->buckets[j].tokens -= 1;
 	pthread_mutex_unlock(&h->lock);
 	return ok;
 }
