@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <unistd.h>
 
 #include "sym_internal.h"
+
+static void seen_free(struct bt_ksym_seen *t);
 
 /*
  * While loading, a bt_ksym holds offsets into the string arena, not pointers (the arena
@@ -208,10 +210,11 @@ void bt_ksyms__free(struct bt_ksyms *ks)
 	if (!ks)
 		return;
 	free(ks->syms);
-	if (ks->map)
-		munmap(ks->map, ks->map_len);
-	else
-		free(ks->strs);
+	free(ks->strs);
+	seen_free(ks->seen);
+	free(ks->block_addr);
+	if (ks->from_cache)
+		close(ks->fd);
 	free(ks->by_name);
 	free(ks);
 }
@@ -243,6 +246,141 @@ const struct bt_ksym *bt_ksyms__miss(const struct bt_ksyms *ks, uint64_t addr, u
 	return &jit;
 }
 
+/*
+ * The copy's symbols looked up so far, by index: an open-addressed table of pointers to
+ * symbols made once (with their names), which stay where they are until bt_ksyms__free().
+ */
+struct bt_ksym_seen {
+	size_t cap, n; /* cap a power of two */
+	struct seen_slot {
+		size_t idx;
+		struct bt_ksym *sym; /* NULL: free */
+	} * slots;
+};
+
+struct bt_ksym_seen *bt_ksym_seen__new(void)
+{
+	return calloc(1, sizeof(struct bt_ksym_seen));
+}
+
+static void seen_free(struct bt_ksym_seen *t)
+{
+	size_t i;
+
+	for (i = 0; t && i < t->cap; i++)
+		free(t->slots[i].sym);
+	if (t)
+		free(t->slots);
+	free(t);
+}
+
+static int seen_grow(struct bt_ksym_seen *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 256, i, j;
+	struct seen_slot *slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < t->cap; i++) {
+		if (!t->slots[i].sym)
+			continue;
+		for (j = t->slots[i].idx & (cap - 1); slots[j].sym; j = (j + 1) & (cap - 1))
+			;
+		slots[j] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->cap = cap;
+	return 0;
+}
+
+/* The copy's name at offset off into buf[len] (NUL-terminated, cut if longer): 0 or -1. */
+static int copy_name(const struct bt_ksyms *ks, uint64_t off, char *buf, size_t len)
+{
+	size_t want = ks->strs_len - off < len - 1 ? ks->strs_len - off : len - 1;
+	ssize_t got = pread(ks->fd, buf, want, ks->strs_at + off);
+
+	if (got < 0)
+		return -1;
+	buf[got] = '\0';
+	return 0;
+}
+
+/* The copy's symbol idx (its record r) as struct bt_ksym, made once; NULL without memory. */
+static const struct bt_ksym *seen_sym(const struct bt_ksyms *ks, size_t idx,
+				      const struct bt_ksym_rec *r)
+{
+	struct bt_ksym_seen *t = ks->seen;
+	char name[BT_KSYM_NAME_MAX], module[BT_KSYM_NAME_MAX] = "";
+	size_t j = 0, nlen, mlen;
+	struct bt_ksym *sym;
+
+	for (j = t->cap ? idx & (t->cap - 1) : 0; t->cap && t->slots[j].sym;
+	     j = (j + 1) & (t->cap - 1))
+		if (t->slots[j].idx == idx)
+			return t->slots[j].sym;
+	if ((t->n + 1) * 2 > t->cap) {
+		if (seen_grow(t))
+			return NULL;
+		for (j = idx & (t->cap - 1); t->slots[j].sym; j = (j + 1) & (t->cap - 1))
+			;
+	}
+	if (copy_name(ks, r->name, name, sizeof(name)) ||
+	    (r->module && copy_name(ks, r->module - 1, module, sizeof(module))))
+		return NULL;
+	nlen = strlen(name) + 1;
+	mlen = r->module ? strlen(module) + 1 : 0;
+	/* the symbol and its names in one block */
+	sym = malloc(sizeof(*sym) + nlen + mlen);
+	if (!sym)
+		return NULL;
+	*sym = (struct bt_ksym){ .addr = r->addr, .size = r->size, .type = (char)r->type };
+	sym->name = memcpy(sym + 1, name, nlen);
+	sym->module = mlen ? memcpy((char *)(sym + 1) + nlen, module, mlen) : NULL;
+	t->slots[j] = (struct seen_slot){ idx, sym };
+	t->n++;
+	return sym;
+}
+
+/* The copy's last symbol at or below addr: one block read. NULL when there is none. */
+static const struct bt_ksym *cached_lookup(const struct bt_ksyms *ks, uint64_t addr)
+{
+	struct bt_ksym_rec recs[BT_KSYM_BLOCK];
+	size_t lo = 0, hi = (ks->n + BT_KSYM_BLOCK - 1) / BT_KSYM_BLOCK, block, count;
+	ssize_t want;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ks->block_addr[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	block = lo - 1;
+	count = ks->n - block * BT_KSYM_BLOCK;
+	if (count > BT_KSYM_BLOCK)
+		count = BT_KSYM_BLOCK;
+	want = (ssize_t)(count * sizeof(recs[0]));
+	if (pread(ks->fd, recs, want, ks->recs_at + block * BT_KSYM_BLOCK * sizeof(recs[0])) !=
+	    want)
+		return NULL;
+	/* the block's first address is block_addr[block], at or below addr */
+	lo = 1;
+	hi = count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (recs[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return seen_sym(ks, block * BT_KSYM_BLOCK + lo - 1, &recs[lo - 1]);
+}
+
 const struct bt_ksym *bt_ksyms__lookup(const struct bt_ksyms *ks, uint64_t addr, uint64_t *off)
 {
 	size_t lo = 0, hi;
@@ -250,16 +388,20 @@ const struct bt_ksym *bt_ksyms__lookup(const struct bt_ksyms *ks, uint64_t addr,
 
 	if (!ks || ks->restricted || !addr)
 		return NULL;
-	hi = ks->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	if (ks->from_cache) {
+		s = cached_lookup(ks, addr);
+	} else {
+		hi = ks->n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
 
-		if (ks->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+			if (ks->syms[mid].addr <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		s = lo ? &ks->syms[lo - 1] : NULL;
 	}
-	s = lo ? &ks->syms[lo - 1] : NULL;
 	if (!s || (s->size && addr - s->addr >= s->size))
 		return bt_ksyms__miss(ks, addr, off);
 	if (off)
@@ -282,12 +424,48 @@ static int cmp_by_name(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * By name in the copy: every record looked at, a block at a time (attaching looks up a few
+ * names, once; holding the copy's names sorted would cost every run their memory).
+ */
+static const struct bt_ksym *cached_find(const struct bt_ksyms *ks, const char *name,
+					 const char *module)
+{
+	struct bt_ksym_rec recs[BT_KSYM_BLOCK];
+	const struct bt_ksym *vmlinux = NULL, *s;
+	char buf[BT_KSYM_NAME_MAX];
+	size_t len = strlen(name), i, k, count;
+
+	if (len + 1 >= sizeof(buf))
+		return NULL;
+	for (i = 0; i < ks->n; i += count) {
+		count = ks->n - i < BT_KSYM_BLOCK ? ks->n - i : BT_KSYM_BLOCK;
+		if (pread(ks->fd, recs, count * sizeof(recs[0]),
+			  ks->recs_at + i * sizeof(recs[0])) != (ssize_t)(count * sizeof(recs[0])))
+			return NULL;
+		for (k = 0; k < count; k++) {
+			if (copy_name(ks, recs[k].name, buf, len + 2) || strcmp(buf, name))
+				continue;
+			s = seen_sym(ks, i + k, &recs[k]);
+			if (!s)
+				return NULL;
+			if (module ? s->module && !strcmp(s->module, module) : !s->module)
+				return s;
+			if (!module && !vmlinux)
+				vmlinux = s; /* a module's, if vmlinux has none */
+		}
+	}
+	return vmlinux;
+}
+
 const struct bt_ksym *bt_ksyms__find(struct bt_ksyms *ks, const char *name, const char *module)
 {
 	size_t lo = 0, hi, i;
 
 	if (!ks || !name)
 		return NULL;
+	if (ks->from_cache)
+		return cached_find(ks, name, module);
 	if (!ks->by_name) {
 		ks->by_name = malloc((ks->n ? ks->n : 1) * sizeof(*ks->by_name));
 		if (!ks->by_name)

@@ -35,13 +35,6 @@ struct cache_head {
 	uint64_t key, n, strs_len, vmlinux_end;
 };
 
-struct cache_sym {
-	uint64_t addr, size;
-	uint32_t name, module; /* offsets into the names; module + 1, 0 for vmlinux */
-	uint32_t type;
-	uint32_t pad;
-};
-
 struct module_range {
 	char name[64];
 	uint64_t start, end;
@@ -142,15 +135,20 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* The copy at path, checked from end to end; -ENOENT when there is none. */
+/*
+ * The copy at path, checked from end to end; -ENOENT when there is none. It is kept open and
+ * read a block of records and a name at a time (kallsyms.c). (The file is never changed in
+ * place: a new copy is a new file renamed over the name.)
+ */
 static int read_cache(const char *path, uint64_t key, struct bt_ksyms **out)
 {
-	struct cache_sym rec[CHUNK];
+	struct bt_ksym_rec rec[CHUNK];
 	struct cache_head h;
 	struct bt_ksyms *ks = NULL;
-	uint64_t strs_at, map_at;
+	uint64_t last = 0;
 	size_t i, k, got;
 	struct stat st;
+	char end;
 	int err, fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -159,50 +157,38 @@ static int read_cache(const char *path, uint64_t key, struct bt_ksyms **out)
 	err = -EINVAL;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 077) || read_all(fd, &h, sizeof(h)) || memcmp(h.magic, CACHE_MAGIC, 8) ||
-	    h.key != key || !h.n || !h.strs_len ||
+	    h.key != key || !h.n || !h.strs_len || h.n > SIZE_MAX / sizeof(rec[0]) ||
 	    (uint64_t)st.st_size != sizeof(h) + h.n * sizeof(rec[0]) + h.strs_len)
 		goto out;
 	err = -ENOMEM;
 	ks = calloc(1, sizeof(*ks));
-	if (!ks || !(ks->syms = calloc(h.n, sizeof(*ks->syms))))
+	if (!ks || !(ks->seen = bt_ksym_seen__new()) ||
+	    !(ks->block_addr = calloc(h.n / BT_KSYM_BLOCK + 1, sizeof(*ks->block_addr))))
 		goto out;
-	/*
-	 * The names are mapped, not read: the page cache holds them already, and a run touches
-	 * the few it prints (a read copy was 3 MB of every run's peak).
-	 */
-	strs_at = sizeof(h) + h.n * sizeof(rec[0]);
-	map_at = strs_at & ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
-	ks->map_len = st.st_size - map_at;
-	ks->map = mmap(NULL, ks->map_len, PROT_READ, MAP_PRIVATE, fd, map_at);
-	if (ks->map == MAP_FAILED) {
-		ks->map = NULL;
-		err = -errno;
-		goto out;
-	}
-	ks->strs = (char *)ks->map + (strs_at - map_at);
-	if (ks->strs[h.strs_len - 1]) {
-		err = -EINVAL;
-		goto out;
-	}
 	for (i = 0; i < h.n; i += got) {
 		got = h.n - i < CHUNK ? h.n - i : CHUNK;
 		err = read_all(fd, rec, got * sizeof(rec[0]));
 		if (err)
 			goto out;
+		err = -EINVAL;
 		for (k = 0; k < got; k++) {
-			struct bt_ksym *s = &ks->syms[i + k];
-
-			err = -EINVAL;
 			if (rec[k].name >= h.strs_len || rec[k].module > h.strs_len ||
-			    (i + k && rec[k].addr <= s[-1].addr))
+			    (i + k && rec[k].addr <= last))
 				goto out;
-			s->addr = rec[k].addr;
-			s->size = rec[k].size;
-			s->name = ks->strs + rec[k].name;
-			s->module = rec[k].module ? ks->strs + rec[k].module - 1 : NULL;
-			s->type = (char)rec[k].type;
+			last = rec[k].addr;
+			if ((i + k) % BT_KSYM_BLOCK == 0)
+				ks->block_addr[(i + k) / BT_KSYM_BLOCK] = last;
 		}
 	}
+	/* the names end in a NUL: a name read from its offset on ends inside them */
+	err = -EINVAL;
+	if (pread(fd, &end, 1, st.st_size - 1) != 1 || end)
+		goto out;
+	ks->fd = fd;
+	fd = -1;
+	ks->recs_at = sizeof(h);
+	ks->strs_at = sizeof(h) + h.n * sizeof(rec[0]);
+	ks->strs_len = h.strs_len;
 	ks->n = h.n;
 	ks->from_cache = 1;
 	ks->vmlinux_end = h.vmlinux_end;
@@ -211,7 +197,8 @@ static int read_cache(const char *path, uint64_t key, struct bt_ksyms **out)
 	err = 0;
 out:
 	bt_ksyms__free(ks);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return err;
 }
 
@@ -222,7 +209,7 @@ static int write_cache(const char *path, uint64_t key, const struct bt_ksyms *ks
 	const struct module_range *mod = NULL;
 	const char *last_module = NULL;
 	struct cache_head h = { .key = key };
-	struct cache_sym rec[CHUNK];
+	struct bt_ksym_rec rec[CHUNK];
 	char tmp[4200];
 	size_t i, k = 0, strs_len = 0, last_vmlinux = 0;
 	int err = 0, fd;
@@ -274,11 +261,11 @@ static int write_cache(const char *path, uint64_t key, const struct bt_ksyms *ks
 			size = 4096; /* the last of its kind: what follows may be run-time code */
 		if (!size)
 			size = 4096;
-		rec[k++] = (struct cache_sym){ .addr = s->addr,
-					       .size = size,
-					       .name = s->name - ks->strs,
-					       .module = s->module ? s->module - ks->strs + 1 : 0,
-					       .type = (unsigned char)s->type };
+		rec[k++] = (struct bt_ksym_rec){ .addr = s->addr,
+						 .size = size,
+						 .name = s->name - ks->strs,
+						 .module = s->module ? s->module - ks->strs + 1 : 0,
+						 .type = (unsigned char)s->type };
 		if (k == CHUNK) {
 			err = write_all(fd, rec, k * sizeof(rec[0]));
 			k = 0;

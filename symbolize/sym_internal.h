@@ -13,8 +13,21 @@
 #include "bt_sym.h"
 
 /* kallsyms.c, ksyms_cache.c */
+/* A symbol of the per-boot copy (ksyms_cache.c), as the file holds it. */
+struct bt_ksym_rec {
+	uint64_t addr, size;
+	uint32_t name, module; /* offsets into the names; module + 1, 0 for vmlinux */
+	uint32_t type;
+	uint32_t pad;
+};
+struct bt_ksym_seen; /* kallsyms.c: the copy's symbols looked up so far */
+struct bt_ksym_seen *bt_ksym_seen__new(void);
+/* The copy's records are read in blocks of this many, one block a lookup. */
+#define BT_KSYM_BLOCK 128
+/* A name read back from the copy: KSYM_NAME_LEN is 512 since 6.1; a longer one is cut. */
+#define BT_KSYM_NAME_MAX 1024
 struct bt_ksyms {
-	struct bt_ksym *syms; /* sorted by address, one per address */
+	struct bt_ksym *syms; /* read from kallsyms: sorted by address, one per address */
 	size_t n;
 	char *strs;	 /* every name and module, NUL-separated */
 	size_t *by_name; /* lazily: indexes into syms sorted by name */
@@ -25,8 +38,16 @@ struct bt_ksyms {
 	 */
 	int from_cache;
 	uint64_t vmlinux_end;
-	void *map; /* the copy's names, mapped (strs points into it) rather than read */
-	size_t map_len;
+	/*
+	 * The copy is not held whole (syms and strs NULL; it was 4.9 MB of every run's peak
+	 * copied, and mapped a binary search's probes touched most of its pages): the first
+	 * address of every block of records, and the file, read a block and a name at a time;
+	 * the symbols looked up are made struct bt_ksym once, in seen.
+	 */
+	int fd;
+	uint64_t recs_at, strs_at, strs_len;
+	uint64_t *block_addr;
+	struct bt_ksym_seen *seen;
 };
 /* The pseudo-modules kallsyms gives code made at run time: BPF, ftrace, kprobes. */
 int bt_ksym__runtime_module(const char *module);

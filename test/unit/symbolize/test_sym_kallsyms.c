@@ -269,6 +269,12 @@ static void test_cache(void)
 	CHECK(bt_ksyms__lookup(ks, K(-1), NULL) == NULL);
 	k = bt_ksyms__find(ks, "vfs_read", "fakemod");
 	CHECK(k && k->addr == M(0x2000));
+	k = bt_ksyms__find(ks, "vfs_read", NULL); /* vmlinux's first */
+	CHECK(k && k->addr == K(0x1110) && !k->module);
+	CHECK(bt_ksyms__find(ks, "vfs_rea", NULL) == NULL);
+	/* the copy's symbols are made once: a second lookup gives the same one */
+	k = bt_ksyms__lookup(ks, K(0x1115), NULL);
+	CHECK(k && k == bt_ksyms__lookup(ks, K(0x1116), NULL));
 	bt_ksyms__free(ks);
 
 	/* a damaged copy is read past: kallsyms again, and a good copy written */
@@ -308,7 +314,7 @@ static void test_cache_live(void)
 {
 	struct bt_ksyms *all = NULL, *ks = NULL;
 	size_t i, kept = 0, jit = 0, bad = 0;
-	const struct bt_ksym *c;
+	const struct bt_ksym *c, *first;
 	char path[256];
 	uint64_t off;
 
@@ -323,7 +329,10 @@ static void test_cache_live(void)
 	bt_ksyms__free(ks);
 	ks = NULL;
 	CHECK_INT(bt_ksyms__load_cached(cache_dir, NULL, NULL, &ks), 0);
-	CHECK(ks && ks->from_cache);
+	CHECK(ks && ks->from_cache && !ks->syms && ks->block_addr);
+	/* looked up first, it stays where it is while thousands more are made (ASan: no move) */
+	first = ks ? bt_ksyms__lookup(ks, all->syms[all->n / 2].addr, NULL) : NULL;
+	CHECK(first != NULL);
 	for (i = 0; ks && i < all->n; i++) {
 		const struct bt_ksym *s = &all->syms[i];
 		int dynamic = s->module && (!strcmp(s->module, "bpf") ||
@@ -345,6 +354,9 @@ static void test_cache_live(void)
 	       kept, jit, bad);
 	CHECK(kept > 1000);
 	CHECK_INT(bad, 0);
+	c = ks ? bt_ksyms__lookup(ks, all->syms[all->n / 2].addr, NULL) : NULL;
+	CHECK(c && c == first && first->addr == all->syms[all->n / 2].addr &&
+	      !strcmp(first->name, all->syms[all->n / 2].name));
 	bt_ksyms__free(ks);
 	bt_ksyms__free(all);
 	if (cache_files(path, sizeof(path)))
