@@ -271,6 +271,36 @@ kept_run "cache off" BPFTOOLS_NO_UNWIND_CACHE=1
 	fail "cache off: a table kept or read: $(grep 'read from the cache\|kept for the next' "$ERR" | tr '\n' '|')"
 ok "tables kept across runs: built and kept ($built rows), read back with the same stacks; a kept file cut short or unsorted removed and rebuilt; off with BPFTOOLS_NO_UNWIND_CACHE"
 
+# the bound: five old 15 MiB files (sparse) put the directory past its 64 MiB; keeping the
+# library's table removes the least recently used first, until it holds 64 MiB again: as many
+# of the fillers as that takes, oldest first (the directory's other files are newer)
+UDIR=/run/bpftools/unwind
+trap 'rm -f "$UDIR"/bt-test-fill-*.uwt; rm -rf "$T"' EXIT
+others=$(find "$UDIR" -maxdepth 1 -type f -printf '%s\n' | awk '{ t += $1 } END { print t + 0 }')
+for i in 1 2 3 4 5; do
+	truncate -s 15M "$UDIR/bt-test-fill-$i.uwt"
+	touch -d "2001-01-0$i" "$UDIR/bt-test-fill-$i.uwt"
+done
+kept_run "cache trim"
+[ -f "$KEPT" ] || fail "cache trim: the new table was not kept"
+total=$(find "$UDIR" -maxdepth 1 -type f -printf '%s\n' | awk '{ t += $1 } END { print t + 0 }')
+[ "$total" -le $((64 << 20)) ] || fail "cache trim: the directory holds $total bytes, over 64 MiB"
+room=$(((64 << 20) - others - $(stat -c %s "$KEPT")))
+want=$((room < 0 ? 0 : room / (15 << 20)))
+[ $want -le 5 ] || want=5
+left=""
+for i in 1 2 3 4 5; do
+	[ -e "$UDIR/bt-test-fill-$i.uwt" ] && left="$left $i"
+done
+expect=""
+for i in $(seq $((6 - want)) 5); do
+	[ $want -gt 0 ] && expect="$expect $i"
+done
+[ "$left" = "$expect" ] ||
+	fail "cache trim: fillers left [$left ], expected the $want newest [$expect ] ($others bytes of other tables)"
+rm -f "$UDIR"/bt-test-fill-*.uwt
+ok "tables kept across runs: past 64 MiB the least recently used go first ($((5 - want)) of 5 old fillers removed, $total bytes left)"
+
 # a process started after the tool whose files already have tables (another process mapping
 # them was indexed): whole stacks from its first event, through the tables found by file
 "$W" call 3 5 -1 &
