@@ -173,8 +173,16 @@ static int open_loop(struct bt_evrun *r, struct bt_events *ev)
 	if (!r->tick)
 		r->tick_ms = 0;
 	r->next_tick = bt_now_ms() + (long long)r->tick_ms;
+	/*
+	 * looking for the child's end as well: at the tool's tick where it is the shorter (a
+	 * tick of 30 ms ran every 100 ms, and a child ending at 200 ms left one tick run)
+	 */
 	if (poll_child || r->tick_ms)
-		bt_evloop__set_tick(r->loop, poll_child ? CHILD_POLL_MS : r->tick_ms, on_tick, r);
+		bt_evloop__set_tick(r->loop,
+				    poll_child && (!r->tick_ms || r->tick_ms > CHILD_POLL_MS)
+					    ? CHILD_POLL_MS
+					    : r->tick_ms,
+				    on_tick, r);
 	bt_evloop__set_duration(r->loop, r->duration_ms);
 	return 0;
 }

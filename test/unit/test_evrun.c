@@ -267,7 +267,13 @@ static void exec_ends_run(bool pidfd)
 	CHECK(c.released);
 	CHECK(took >= 200 && took < 2000); /* the command's 0.2 s, not the 5 s duration */
 	CHECK_INT(f.ends, 1);
-	CHECK(f.produced >= 2); /* the tool's tick ran beside the look for the exit */
+	/*
+	 * the tool's tick ran at its own 30 ms beside the look for the exit, not at the 100 ms of
+	 * that look (a tick's wake may be late on a loaded machine: one every 90 ms at least)
+	 */
+	CHECK(f.produced >= 2 && (long long)f.produced * 90 >= took);
+	if ((long long)f.produced * 90 < took)
+		printf("# %u ticks in %lld ms\n", (unsigned)f.produced, took);
 	CHECK_INT(f.delivered, f.produced);
 	bt_evrun__free(&r);
 	bt_child__end(&c);
