@@ -221,6 +221,10 @@ void bt_ksyms__free(struct bt_ksyms *ks);
 size_t bt_ksyms__count(const struct bt_ksyms *ks);
 /* All addresses were 0: kptr_restrict or no CAP_SYSLOG; lookups then fail. */
 int bt_ksyms__restricted(const struct bt_ksyms *ks);
+/*
+ * The symbol holding addr (its offset in *off), valid until bt_ksyms__free(). One thread at a
+ * time per ks: a lookup in the per-boot copy keeps the symbols it meets (ksyms_cache.c).
+ */
 const struct bt_ksym *bt_ksyms__lookup(const struct bt_ksyms *ks, uint64_t addr, uint64_t *off);
 /* By name (for the attach layer); module NULL matches any, vmlinux first. */
 const struct bt_ksym *bt_ksyms__find(struct bt_ksyms *ks, const char *name, const char *module);
