@@ -246,13 +246,13 @@ const struct bt_ksym *bt_ksyms__miss(const struct bt_ksyms *ks, uint64_t addr, u
 	return &jit;
 }
 
+/* addresses looked up, by a hash of the address: a stack tool names the same few again and again */
+#define KSYM_HITS 4096
+
 /*
  * The copy's symbols looked up so far, by index: an open-addressed table of pointers to
  * symbols made once (with their names), which stay where they are until bt_ksyms__free().
  */
-/* addresses looked up, by a hash of the address: a stack tool names the same few again and again */
-#define KSYM_HITS 4096
-
 struct bt_ksym_seen {
 	size_t cap, n; /* cap a power of two */
 	struct seen_slot {

@@ -674,8 +674,8 @@ static void test_rate_rotation(void)
 
 /*
  * A client at its bound leaves other clients their requests: 5,000 of them asking once each
- * are all served. With one bucket an address, some 5 of them shared the busy one's (refused
- * but for one run in 130); with two, a client is refused only when both of its are empty.
+ * are all served. With one bucket an address in a table of 1,024, 3-7 of them shared the busy
+ * one's and were refused; with two, a client is refused only when both of its are empty.
  */
 static void test_rate_neighbours(void)
 {
