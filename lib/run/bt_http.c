@@ -1259,6 +1259,7 @@ static int make_dummy(struct bt_http *h)
 int bt_http_new(struct bt_http **out, const struct bt_http_opts *opts)
 {
 	struct bt_http *h;
+	size_t i;
 	int err;
 
 	*out = NULL;
@@ -1278,6 +1279,13 @@ int bt_http_new(struct bt_http **out, const struct bt_http_opts *opts)
 	h->opts.max_header = opts->max_header ?: 32 * 1024;
 	h->opts.rate = opts->rate ?: 10;
 	h->opts.burst = opts->burst ?: 20;
+	/*
+	 * every bucket full from the start, and its page written now: left to calloc, each new
+	 * client's first request touched a page of the 64 KiB table, the RSS growing scrape by
+	 * scrape
+	 */
+	for (i = 0; i < RATE_SLOTS; i++)
+		h->buckets[i].tokens = h->opts.burst;
 	h->opts.auth_ms = opts->auth_ms ?: 200;
 	h->auth_tokens = AUTH_BURST_MS;
 	h->auth_last_ms = bt_now_ms();
