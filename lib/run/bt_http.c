@@ -511,6 +511,8 @@ static bool rate_ok(struct bt_http *h, const struct sockaddr *sa)
 	return ok;
 }
 
+#define LISTEN_BACKLOG 4096
+
 /* --- connections and their deadlines -------------------------------------------------- */
 
 static bool conn_live(const struct conn *c)
@@ -1198,7 +1200,13 @@ static int listen_on(struct bt_http *h)
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (ai->ai_family == AF_INET6 && !strcmp(host, "::"))
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-	if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 128)) {
+	/*
+	 * The accept queue as long as the kernel allows (net.core.somaxconn, 4096 since 5.4): at
+	 * 128, a thousand connections opened at once from one address overflowed it, the kernel
+	 * dropped the SYNs past it, and for the next seconds their retries filled it again, so
+	 * another client's SYN was dropped too and its connect took the 1 s of a retry.
+	 */
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, LISTEN_BACKLOG)) {
 		err = -errno;
 		if (errno == EADDRINUSE)
 			bt_err("cannot listen on %s: address in use (--listen picks another)", s);
