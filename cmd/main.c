@@ -4,6 +4,7 @@
  * named CMD are the same thing; this file only dispatches and handles the top-level options.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -281,6 +282,14 @@ int main(int argc, char **argv)
 	const struct bt_cmd *cmd;
 	int err;
 
+	/*
+	 * Large blocks (a table of a 30 MB binary's .eh_frame in passing, a file read whole)
+	 * mapped and unmapped on their own, always. glibc's default raises the threshold to the
+	 * largest block freed so far, and the trim threshold to twice it: the next such block
+	 * came from a thread's arena, whose top malloc_trim() does not give back, and a tool
+	 * tracing every process kept 7-30 MiB for each big binary started beside it (one gcc).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 << 10);
 	name = name ? name + 1 : (argc > 0 ? argv[0] : "bpftools");
 	if (name[0] == '-') /* login-shell style "-name" */
 		name++;
