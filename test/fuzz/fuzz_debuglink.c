@@ -33,6 +33,18 @@ static void copy_file(const char *from, const char *to)
 		fclose(out);
 }
 
+/* the directory made for the run, gone with it (libFuzzer ends with exit()) */
+static void remove_root(void)
+{
+	char p[PATH_MAX + 32];
+
+	snprintf(p, sizeof(p), "%s/fuzz/fx_stripped.debug", root);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/fuzz", root);
+	rmdir(p);
+	rmdir(root);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *debug = getenv("BT_FUZZ_DEBUG_FILE");
@@ -43,6 +55,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(root, sizeof(root), "/tmp/bt-fuzz-root-XXXXXX");
 	if (!mkdtemp(root))
 		abort();
+	atexit(remove_root);
 	snprintf(dir, sizeof(dir), "%s/fuzz", root);
 	mkdir(dir, 0755);
 	if (debug) {

@@ -23,7 +23,7 @@ A=1000 B=2000
 
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 EX=""
-trap '[ -n "$EX" ] && kill -TERM $EX 2>/dev/null; wait' EXIT
+trap '[ -n "$EX" ] && kill -TERM $EX 2>/dev/null; wait; rm -rf "$T"' EXIT
 
 # scrape FILE: /metrics into FILE, checked by promtool.
 scrape() {
