@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * funccount's collector over fixed rows: four targets, two of one name (a function and its
+ * compiler copy print as one row), one never called.
+ */
+#include "funccount.c"
+#include "fake_map.h"
+
+int golden_funccount(FILE *out);
+
+int golden_funccount(FILE *out)
+{
+	struct bt_target tv[] = {
+		{ .name = (char *)"vfs_write" },
+		{ .name = (char *)"vfs_read" },
+		{ .name = (char *)"vfs_open" },
+		{ .name = (char *)"vfs_read" },
+	};
+	struct bt_summary_opts o = counts_opts;
+	__u32 k0 = 0, k1 = 1, k3 = 3;
+	struct fake_map m = { sizeof(__u32), sizeof(__u64) };
+	struct collector c = { .spec = "vfs_[rwo]*\"\\", .targets = { tv, 4 } };
+	int err;
+
+	o.running = true;
+	*(uint64_t *)fake_add(&m, &k1) = 5;
+	err = build_rows(&c.s, &c.targets);
+	c.s.counts = fake_summary(&m, &o);
+	if (!err)
+		err = c.s.counts ? fake_scrape(collector_collect, &c, NULL) : -ENOMEM;
+	*(uint64_t *)fake_add(&m, &k0) += 7;
+	*(uint64_t *)fake_add(&m, &k1) += 1;
+	*(uint64_t *)fake_add(&m, &k3) += 100;
+	if (!err)
+		err = fake_scrape(collector_collect, &c, out);
+	free_rows(&c.s);
+	return err;
+}
