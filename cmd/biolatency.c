@@ -10,13 +10,13 @@
 #include "bt_block.h"
 #include "bt_block_probes.h"
 #include "bt_cmd.h"
+#include "bt_collector.h"
 #include "bt_disk.h"
 #include "bt_err.h"
 #include "bt_hist.h"
 #include "bt_inflight.h"
 #include "bt_json.h"
 #include "bt_loop.h"
-#include "bt_prom.h"
 #include "bt_skel.h"
 #include "bt_summary.h"
 #include "biolatency.h"
@@ -30,6 +30,7 @@ static struct biolatency_opts {
 	bool flags;
 	bool extension;
 	bool json;
+	bool op_only; /* the exporter's: the flags hold the operation alone */
 	const char *disk;
 	const char *cgroup;
 	struct bt_interval iv;
@@ -155,8 +156,9 @@ static void flags_str(__u32 key_flags, char *buf, size_t size)
 }
 
 struct state {
+	struct bt_disk_cache *disks; /* first: bt_block_labels() reads it */
 	struct bt_summary *sum;
-	struct bt_disk_cache *disks;
+	struct biolatency_bpf *skel;
 	const char *label;
 };
 
@@ -280,44 +282,63 @@ static const struct bt_summary_opts sum_opts = {
 	.what = "histograms",
 };
 
+static void stop(void *run)
+{
+	struct state *s = run;
+
+	bt_summary__free(s->sum);
+	biolatency_bpf__destroy(s->skel);
+	bt_disk_cache__free(s->disks);
+}
+
+static int start(struct state *s, const struct biolatency_opts *o, bool running)
+{
+	struct bt_block_run want = { .cgroup = o->cgroup,
+				     .queue_start = o->queued,
+				     .submitter = o->cgroup != NULL,
+				     .count_merges = o->cgroup != NULL };
+	struct bt_summary_opts so = sum_opts;
+	int err;
+
+	so.running = running;
+	err = bt_block_disk_arg(o->disk, &want.dev);
+	if (err)
+		return err;
+	s->disks = bt_disk_cache__new();
+	err = s->disks ? BT_SKEL_OPEN(biolatency, &s->skel) : -ENOMEM;
+	if (err)
+		return err;
+	s->skel->rodata->per_disk = o->disks;
+	s->skel->rodata->per_flags = o->flags;
+	s->skel->rodata->op_only = o->op_only;
+	s->skel->rodata->unit_ns = o->milliseconds ? 1000000 : 1000;
+	s->skel->rodata->queued = o->queued;
+	/* a preallocated per-CPU entry is 536 bytes per CPU: 1024 of them are 35 MB on 64 CPUs */
+	if (o->disks || o->flags)
+		err = bpf_map__set_map_flags(s->skel->maps.dist, BPF_F_NO_PREALLOC);
+	else
+		err = bpf_map__set_max_entries(s->skel->maps.dist, 1);
+	if (err) {
+		bt_err("cannot size the histogram map: %s", strerror(-err));
+		return err;
+	}
+	return bt_block_prepare(s->skel->obj, &want, bt_block_probes, NULL) ?:
+	       bt_skel_load_attach(s->skel->skeleton, "the block tracepoints") ?:
+	       bt_summary__open(&s->sum, bpf_map__fd(s->skel->maps.dist), &so);
+}
+
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_block_run want = { .cgroup = opts.cgroup,
-				     .queue_start = opts.queued,
-				     .submitter = opts.cgroup != NULL,
-				     .count_merges = opts.cgroup != NULL };
-	struct biolatency_bpf *skel;
 	struct state s = { .label = opts.milliseconds ? "msecs" : "usecs" };
+	struct biolatency_bpf *skel;
 	unsigned long long left;
 	int err;
 
-	err = bt_block_disk_arg(opts.disk, &want.dev);
-	if (err)
-		return err;
-	s.disks = bt_disk_cache__new();
-	if (!s.disks)
-		return -ENOMEM;
-	err = BT_SKEL_OPEN(biolatency, &skel);
+	(void)cmd;
+	err = start(&s, &opts, false);
 	if (err)
 		goto cleanup;
-	skel->rodata->per_disk = opts.disks;
-	skel->rodata->per_flags = opts.flags;
-	skel->rodata->unit_ns = opts.milliseconds ? 1000000 : 1000;
-	skel->rodata->queued = opts.queued;
-	/* a preallocated per-CPU entry is 536 bytes per CPU: 1024 of them are 35 MB on 64 CPUs */
-	if (opts.disks || opts.flags)
-		err = bpf_map__set_map_flags(skel->maps.dist, BPF_F_NO_PREALLOC);
-	else
-		err = bpf_map__set_max_entries(skel->maps.dist, 1);
-	if (err) {
-		bt_err("cannot size the histogram map: %s", strerror(-err));
-		goto cleanup;
-	}
-	err = bt_block_prepare(skel->obj, &want, cmd->probes, NULL) ?:
-	      bt_skel_load_attach(skel->skeleton, "the block tracepoints") ?:
-	      bt_summary__open(&s.sum, bpf_map__fd(skel->maps.dist), &sum_opts);
-	if (err)
-		goto cleanup;
+	skel = s.skel;
 	/* JSON mode: an info line on stderr, the same "attached" signal as every tool's */
 	bt_banner(stdout, "Tracing block device I/O... Hit Ctrl-C to end.\n");
 	if (bt_output_closed())
@@ -335,9 +356,7 @@ static int run(const struct bt_cmd *cmd)
 		bt_warn("%llu requests left out: no room for another histogram",
 			(unsigned long long)skel->bss->uncounted);
 cleanup:
-	bt_summary__free(s.sum);
-	biolatency_bpf__destroy(skel);
-	bt_disk_cache__free(s.disks);
+	stop(&s);
 	return err;
 }
 
@@ -345,135 +364,29 @@ cleanup:
  * The exporter's: a latency histogram per disk and operation since the start, in seconds
  * (microsecond log2 slots, BCC's default unit, as le bounds).
  */
-struct collector {
-	struct biolatency_bpf *skel;
-	struct bt_summary *sum;
-	struct bt_disk_cache *disks;
-};
-
-static void collector_stop(void *state)
+static int collector_start(void *run, const char *spec)
 {
-	struct collector *c = state;
-
-	if (!c)
-		return;
-	bt_summary__free(c->sum);
-	biolatency_bpf__destroy(c->skel);
-	bt_disk_cache__free(c->disks);
-	free(c);
-}
-
-static int collector_start(const char *spec, void **state)
-{
-	struct bt_block_run want = { 0 };
-	struct bt_summary_opts o = sum_opts;
-	struct collector *c;
-	int err;
+	static const struct biolatency_opts all = { .disks = true, .flags = true, .op_only = true };
 
 	(void)spec;
-	o.running = true;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	c->disks = bt_disk_cache__new();
-	err = c->disks ? BT_SKEL_OPEN(biolatency, &c->skel) : -ENOMEM;
-	if (err)
-		goto cleanup;
-	c->skel->rodata->per_disk = true;
-	c->skel->rodata->per_flags = true;
-	c->skel->rodata->op_only = true;
-	c->skel->rodata->unit_ns = 1000;
-	err = bpf_map__set_map_flags(c->skel->maps.dist, BPF_F_NO_PREALLOC);
-	if (err) {
-		bt_err("cannot size the histogram map: %s", strerror(-err));
-		goto cleanup;
-	}
-	err = bt_block_prepare(c->skel->obj, &want, bt_block_probes, NULL) ?:
-	      bt_skel_load_attach(c->skel->skeleton, "the block tracepoints") ?:
-	      bt_summary__open(&c->sum, bpf_map__fd(c->skel->maps.dist), &o);
-	if (err)
-		goto cleanup;
-	*state = c;
-	return 0;
-cleanup:
-	collector_stop(c);
-	return err;
-}
-
-/* One disk's series at 0, for each operation every disk has, where it has none yet. */
-struct zero_series {
-	struct collector *c;
-	struct bt_prom *p;
-	int err; /* the writer's */
-};
-
-static int zero_series(void *ctx, const struct bt_disk *disk)
-{
-	static const unsigned int ops[] = { BT_OP_READ, BT_OP_WRITE };
-	static const uint64_t none[BIOLAT_SLOTS];
-	struct zero_series *z = ctx;
-	size_t i, k, n = bt_summary__len(z->c->sum);
-	int err = 0;
-
-	for (i = 0; i < sizeof(ops) / sizeof(ops[0]) && err >= 0; i++) {
-		const char *labels[] = { "disk", disk->name, "op", bt_block_op_label(ops[i]),
-					 NULL };
-		struct biolat_key key = { bt_kdev(disk->major, disk->minor), ops[i] };
-		bool seen = false;
-
-		for (k = 0; k < n && !seen; k++) {
-			const struct biolat_key *have = bt_summary__key(z->c->sum, k);
-
-			seen = have->dev == key.dev && (have->flags & 0xff) == key.flags;
-		}
-		if (!seen)
-			err = bt_prom_log2_hist(z->p, labels, none, BIOLAT_SLOTS, 1e-6, 0);
-	}
-	z->err = err < 0 ? err : 0;
-	return z->err;
-}
-
-static int collector_collect(void *state, struct bt_prom *p)
-{
-	struct collector *c = state;
-	struct zero_series z = { c, p, 0 };
-	size_t i;
-	int err;
-
-	err = bt_summary__collect(c->sum);
-	if (err)
-		return err;
-	bt_summary__sort_by_key(c->sum, NULL, NULL, false);
-	err = bt_prom_family(p, "bpftools_bio_latency_seconds", BT_PROM_HISTOGRAM,
-			     "Block I/O latency from issue to completion, per disk and operation.");
-	for (i = 0; err >= 0 && i < bt_summary__len(c->sum); i++) {
-		const struct biolat_key *k = bt_summary__key(c->sum, i);
-		const struct biolat_val *v = (const void *)bt_summary__value(c->sum, i);
-		const struct bt_disk *d = bt_disk_cache__get(c->disks, k->dev);
-		const char *labels[] = { "disk", d ? d->name : "?", "op",
-					 bt_block_op_label(k->flags & 0xff), NULL };
-
-		err = bt_prom_log2_hist(p, labels, (const uint64_t *)v->slots, BIOLAT_SLOTS, 1e-6,
-					v->total / 1e6);
-	}
-	/*
-	 * Every disk's reads and writes are there from the scrape after it appears, at 0: a
-	 * series born with its first burst would already hold it, and Prometheus sees no increase
-	 * in a counter's first sample (a failed sysfs read leaves only what was counted)
-	 */
-	if (err >= 0) {
-		bt_disk_each(zero_series, &z);
-		err = z.err;
-	}
-	return err < 0 ? err : 0;
+	return start(run, &all, true);
 }
 
 static const struct bt_collector collector = {
 	.help = "block I/O latency histograms per disk and operation",
 	.flags = BT_COLLECT_DEFAULT,
-	.start = collector_start,
-	.collect = collector_collect,
-	.stop = collector_stop,
+	BT_COLLECTOR_RUN(struct state, sum, collector_start, stop),
+	.labels = { "disk", "op" },
+	.label = bt_block_labels,
+	.zeros = bt_block_zero_keys,
+	.zeros_after = true,
+	.families =
+		(const struct bt_family[]){
+			{ "bpftools_bio_latency_seconds", BT_PROM_HISTOGRAM,
+			  "Block I/O latency from issue to completion, per disk and operation.",
+			  BT_FIELD(struct biolat_val, total), 1e6,
+			  BT_FIELD(struct biolat_val, slots), BIOLAT_SLOTS, 1e-6 },
+			{ NULL } },
 };
 
 BT_COMMAND(biolatency) = {

@@ -13,6 +13,7 @@
 #include "bt_block.h"
 #include "bt_block_probes.h"
 #include "bt_cmd.h"
+#include "bt_collector.h"
 #include "bt_disk.h"
 #include "bt_env.h"
 #include "bt_err.h"
@@ -20,7 +21,6 @@
 #include "bt_evrun.h"
 #include "bt_json.h"
 #include "bt_loop.h"
-#include "bt_prom.h"
 #include "bt_skel.h"
 #include "bt_summary.h"
 #include "biosnoop.h"
@@ -124,10 +124,26 @@ static const char *const op_names[] = {
 };
 
 struct state {
-	struct bt_disk_cache *disks;
+	struct bt_disk_cache *disks; /* first: bt_block_labels() reads it */
 	__u64 first_us;
 	struct biosnoop_bpf *skel;
+	struct bt_summary *sum; /* the exporter's */
 };
+
+static void stop(void *run)
+{
+	struct state *s = run;
+
+	bt_summary__free(s->sum);
+	biosnoop_bpf__destroy(s->skel);
+	bt_disk_cache__free(s->disks);
+}
+
+static int start(struct state *s)
+{
+	s->disks = bt_disk_cache__new();
+	return s->disks ? BT_SKEL_OPEN(biosnoop, &s->skel) : -ENOMEM;
+}
 
 static void print_header(void *ctx)
 {
@@ -266,7 +282,7 @@ static int end(void *ctx, int err)
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
-	struct biosnoop_bpf *skel = NULL;
+	struct biosnoop_bpf *skel;
 	struct state s = { 0 };
 	struct bt_evrun ev = { .on_event = on_event,
 			       .ctx = &s,
@@ -280,12 +296,10 @@ static int run(const struct bt_cmd *cmd)
 	err = opts.disk ? bt_block_disk_arg(opts.disk, &kdev) : 0;
 	if (err)
 		return err;
-	s.disks = bt_disk_cache__new();
-	if (!s.disks)
-		return -ENOMEM;
-	err = BT_SKEL_OPEN(biosnoop, &skel);
+	err = start(&s);
 	if (err)
 		goto cleanup;
+	skel = s.skel;
 	skel->rodata->filter_dev = kdev;
 	skel->rodata->want_pattern = opts.pattern;
 	skel->rodata->min_ns = opts.min_ms * 1000000ULL;
@@ -294,7 +308,6 @@ static int run(const struct bt_cmd *cmd)
 		skel->rodata->drop_completions =
 			strtoul(bt_env_value("BPFTOOLS_DROP_COMPLETIONS"), NULL, 10);
 	filters.cgroup = opts.cgroup;
-	s.skel = skel;
 	ev.map = skel->maps.events;
 	err = bt_filters_apply(skel->obj, &filters);
 	if (!err)
@@ -313,140 +326,48 @@ static int run(const struct bt_cmd *cmd)
 		err = bt_evrun__run(&ev);
 cleanup:
 	bt_evrun__free(&ev);
-	biosnoop_bpf__destroy(skel);
-	bt_disk_cache__free(s.disks);
+	stop(&s);
 	return err;
 }
 
 /* The exporter's: requests and bytes per disk and operation since the start. */
-struct collector {
-	struct biosnoop_bpf *skel;
-	struct bt_summary *sum;
-	struct bt_disk_cache *disks;
-};
-
-static void collector_stop(void *state)
+static int collector_start(void *run, const char *spec)
 {
-	struct collector *c = state;
-
-	if (!c)
-		return;
-	bt_summary__free(c->sum);
-	biosnoop_bpf__destroy(c->skel);
-	bt_disk_cache__free(c->disks);
-	free(c);
-}
-
-static int collector_start(const char *spec, void **state)
-{
-	const struct bt_summary_opts sum_opts = {
-		.key_size = sizeof(struct biosnoop_io_key),
-		.value_size = sizeof(struct biosnoop_io_total),
-		.running = true,
-		.what = "I/O totals",
-	};
+	const struct bt_summary_opts so = { .key_size = sizeof(struct biosnoop_io_key),
+					    .value_size = sizeof(struct biosnoop_io_total),
+					    .running = true,
+					    .what = "I/O totals" };
 	struct bt_block_run want = { 0 };
-	struct collector *c;
+	struct state *s = run;
 	int err;
 
 	(void)spec;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	c->disks = bt_disk_cache__new();
-	err = c->disks ? BT_SKEL_OPEN(biosnoop, &c->skel) : -ENOMEM;
-	if (err)
-		goto cleanup;
-	c->skel->rodata->aggregate = true;
-	err = bt_block_prepare(c->skel->obj, &want, bt_block_probes, NULL) ?:
-	      bt_skel_load_attach(c->skel->skeleton, "the block tracepoints") ?:
-	      bt_summary__open(&c->sum, bpf_map__fd(c->skel->maps.io_totals), &sum_opts);
-	if (err)
-		goto cleanup;
-	*state = c;
-	return 0;
-cleanup:
-	collector_stop(c);
-	return err;
-}
-
-/* One disk's counters at 0, for each operation every disk has, where it has none yet. */
-struct zero_counters {
-	struct collector *c;
-	struct bt_prom *p;
-	int err; /* the writer's */
-};
-
-static int zero_counters(void *ctx, const struct bt_disk *disk)
-{
-	static const unsigned int ops[] = { BT_OP_READ, BT_OP_WRITE };
-	struct zero_counters *z = ctx;
-	size_t i, k, n = bt_summary__len(z->c->sum);
-	int err = 0;
-
-	for (i = 0; i < sizeof(ops) / sizeof(ops[0]) && err >= 0; i++) {
-		const char *labels[] = { "disk", disk->name, "op", bt_block_op_label(ops[i]),
-					 NULL };
-		unsigned int dev = bt_kdev(disk->major, disk->minor);
-		bool seen = false;
-
-		for (k = 0; k < n && !seen; k++) {
-			const struct biosnoop_io_key *have = bt_summary__key(z->c->sum, k);
-
-			seen = have->dev == dev && have->op == ops[i];
-		}
-		if (!seen)
-			err = bt_prom_counter(z->p, labels, 0);
-	}
-	z->err = err < 0 ? err : 0;
-	return z->err;
-}
-
-static int collector_collect(void *state, struct bt_prom *p)
-{
-	struct collector *c = state;
-	struct zero_counters z = { c, p, 0 };
-	size_t i, n;
-	int err, pass;
-
-	err = bt_summary__collect(c->sum);
+	err = start(s);
 	if (err)
 		return err;
-	bt_summary__sort_by_key(c->sum, NULL, NULL, false);
-	n = bt_summary__len(c->sum);
-	for (pass = 0; pass < 2 && err >= 0; pass++) {
-		err = pass ? bt_prom_family(p, "bpftools_bio_bytes", BT_PROM_COUNTER,
-					    "Bytes of completed block I/O requests, per disk and "
-					    "operation.")
-			   : bt_prom_family(
-				     p, "bpftools_bio_requests", BT_PROM_COUNTER,
-				     "Completed block I/O requests, per disk and operation.");
-		for (i = 0; err >= 0 && i < n; i++) {
-			const struct biosnoop_io_key *k = bt_summary__key(c->sum, i);
-			const struct biosnoop_io_total *t =
-				(const void *)bt_summary__value(c->sum, i);
-			const struct bt_disk *d = bt_disk_cache__get(c->disks, k->dev);
-			const char *labels[] = { "disk", d ? d->name : "?", "op",
-						 bt_block_op_label(k->op), NULL };
-
-			err = bt_prom_counter(p, labels,
-					      pass ? (double)t->bytes : (double)t->requests);
-		}
-		/* every disk's reads and writes from the scrape after it appears, as biolatency's */
-		if (err >= 0) {
-			bt_disk_each(zero_counters, &z);
-			err = z.err;
-		}
-	}
-	return err < 0 ? err : 0;
+	s->skel->rodata->aggregate = true;
+	return bt_block_prepare(s->skel->obj, &want, bt_block_probes, NULL) ?:
+	       bt_skel_load_attach(s->skel->skeleton, "the block tracepoints") ?:
+	       bt_summary__open(&s->sum, bpf_map__fd(s->skel->maps.io_totals), &so);
 }
 
 static const struct bt_collector collector = {
 	.help = "block I/O requests and bytes per disk and operation",
 	.flags = BT_COLLECT_DEFAULT,
-	.start = collector_start,
-	.collect = collector_collect,
-	.stop = collector_stop,
+	BT_COLLECTOR_RUN(struct state, sum, collector_start, stop),
+	.labels = { "disk", "op" },
+	.label = bt_block_labels,
+	.zeros = bt_block_zero_keys,
+	.zeros_after = true,
+	.families =
+		(const struct bt_family[]){
+			{ "bpftools_bio_requests", BT_PROM_COUNTER,
+			  "Completed block I/O requests, per disk and operation.",
+			  BT_FIELD(struct biosnoop_io_total, requests) },
+			{ "bpftools_bio_bytes", BT_PROM_COUNTER,
+			  "Bytes of completed block I/O requests, per disk and operation.",
+			  BT_FIELD(struct biosnoop_io_total, bytes) },
+			{ NULL } },
 };
 
 BT_COMMAND(biosnoop) = {

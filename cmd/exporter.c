@@ -16,6 +16,7 @@
 #include "bt_args.h"
 #include "bt_argp.h"
 #include "bt_cmd.h"
+#include "bt_collector.h"
 #include "bt_err.h"
 #include "bt_http.h"
 #include "bt_loop.h"
@@ -235,7 +236,7 @@ static int scrape(struct exporter *x, FILE *out, bool openmetrics)
 		struct active *a = &x->act[i];
 		double t0 = now_s();
 
-		err = a->cmd->collector->collect(a->state, p);
+		err = bt_collector_collect(a->cmd->collector, a->state, p);
 		a->seconds = now_s() - t0;
 		a->ok = err == 0;
 		if (err) /* counted in bpftools_exporter_collector_success; the rest go on */
@@ -467,7 +468,7 @@ static void stop_all(struct exporter *x)
 	size_t i;
 
 	for (i = x->nact; i-- > 0;)
-		x->act[i].cmd->collector->stop(x->act[i].state);
+		bt_collector_stop(x->act[i].cmd->collector, x->act[i].state);
 	free(x->act);
 	x->act = NULL;
 	x->nact = 0;
@@ -482,7 +483,7 @@ static int start_one(struct exporter *x, const struct bt_cmd *c, const char *spe
 		bt_err("this build has no %s collector", spec ? "probe-spec" : "such");
 		return -ENOTSUP;
 	}
-	err = c->collector->start(spec, &a->state);
+	err = bt_collector_start(c->collector, spec, &a->state);
 	if (err && optional && err != -EINTR) { /* a stop is no reason to leave it out */
 		bt_note("collector '%s' left out%s", c->name,
 			err == -EOPNOTSUPP ? ": this kernel cannot run it" : " (see above)");

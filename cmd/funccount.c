@@ -11,10 +11,10 @@
 #include "bt_args.h"
 #include "bt_attach.h"
 #include "bt_cmd.h"
+#include "bt_collector.h"
 #include "bt_err.h"
 #include "bt_json.h"
 #include "bt_loop.h"
-#include "bt_prom.h"
 #include "bt_skel.h"
 #include "bt_summary.h"
 #include "bt_trace.h"
@@ -235,50 +235,8 @@ static const struct bt_summary_opts counts_opts = {
 	.what = "counters",
 };
 
-static int run(const struct bt_cmd *cmd)
-{
-	struct bt_resolve_opts ropts = bt_common_resolve(&opts.c, opts.regex);
-	struct bt_interval iv = bt_interval_every(opts.c.interval, opts.c.duration);
-	struct bt_filters filters = { .cpu = opts.cpu, .tgid = opts.c.pid };
-	struct bt_targets targets = { 0 };
-	struct bt_attach *attach = NULL;
-	struct funccount_bpf *skel = NULL;
-	struct state s = { 0 };
-	int err;
-
-	err = bt_targets__from_pattern(opts.pattern, &ropts, &targets);
-	if (err < 0)
-		goto cleanup;
-	err = build_rows(&s, &targets) ?: BT_SKEL_OPEN(funccount, &skel);
-	if (err)
-		goto cleanup;
-	err = bpf_map__set_max_entries(skel->maps.counts, targets.n);
-	if (err) {
-		bt_err("cannot size the counters for %zu targets: %s", targets.n, strerror(-err));
-		goto cleanup;
-	}
-	err = bt_trace__load(skel->skeleton, &targets, &filters, opts.c.mode, &attach);
-	if (err)
-		goto cleanup;
-	err = bt_summary__open(&s.counts, bpf_map__fd(skel->maps.counts), &counts_opts);
-	if (err)
-		goto cleanup;
-	err = bt_trace__run(targets.n, opts.pattern, &iv, print_counts, &s);
-cleanup:
-	/* links before the object: every probe is gone before the programs are unloaded */
-	bt_attach__destroy(attach);
-	funccount_bpf__destroy(skel);
-	free_rows(&s);
-	bt_targets__free(&targets);
-	return err;
-}
-
-/*
- * The exporter's `--funccount SPEC`: SPEC is a pattern as above, with the defaults of every
- * option (all processes, --max-probes 1000, the attach layer's mechanism), counted for the
- * exporter's life.
- */
-struct collector {
+/* A run: its pattern's targets attached, and their counts as rows. */
+struct run {
 	const char *spec;
 	struct bt_targets targets;
 	struct bt_attach *attach;
@@ -286,87 +244,110 @@ struct collector {
 	struct state s;
 };
 
-static void collector_stop(void *state)
+static void stop(void *run)
 {
-	struct collector *c = state;
+	struct run *r = run;
 
-	if (!c)
-		return;
-	bt_attach__destroy(c->attach);
-	funccount_bpf__destroy(c->skel);
-	free_rows(&c->s);
-	bt_targets__free(&c->targets);
-	free(c);
+	/* links before the object: every probe is gone before the programs are unloaded */
+	bt_attach__destroy(r->attach);
+	funccount_bpf__destroy(r->skel);
+	free_rows(&r->s);
+	bt_targets__free(&r->targets);
 }
 
-static int collector_start(const char *spec, void **state)
+static int start(struct run *r, const char *pattern, const struct bt_common_opts *c, bool regex,
+		 long cpu, bool running)
 {
-	static const struct bt_common_opts defaults = BT_COMMON_OPTS_INIT;
-	struct bt_resolve_opts ropts = bt_common_resolve(&defaults, false);
-	struct bt_summary_opts running = counts_opts;
-	struct bt_filters filters = { .cpu = -1 };
-	struct collector *c = calloc(1, sizeof(*c));
+	struct bt_resolve_opts ropts = bt_common_resolve(c, regex);
+	struct bt_filters filters = { .cpu = cpu, .tgid = c->pid };
+	struct bt_summary_opts so = counts_opts;
 	int err;
 
-	if (!c)
-		return -ENOMEM;
-	c->spec = spec;
-	running.running = true;
-	err = bt_targets__from_pattern(spec, &ropts, &c->targets);
+	so.running = running;
+	r->spec = pattern;
+	err = bt_targets__from_pattern(pattern, &ropts, &r->targets);
 	if (err < 0)
-		goto cleanup;
-	err = build_rows(&c->s, &c->targets) ?: BT_SKEL_OPEN(funccount, &c->skel);
+		return err;
+	err = build_rows(&r->s, &r->targets) ?: BT_SKEL_OPEN(funccount, &r->skel);
 	if (err)
-		goto cleanup;
-	err = bpf_map__set_max_entries(c->skel->maps.counts, c->targets.n);
+		return err;
+	err = bpf_map__set_max_entries(r->skel->maps.counts, r->targets.n);
 	if (err) {
-		bt_err("cannot size the counters for %zu targets: %s", c->targets.n,
+		bt_err("cannot size the counters for %zu targets: %s", r->targets.n,
 		       strerror(-err));
-		goto cleanup;
+		return err;
 	}
-	err = bt_trace__load(c->skel->skeleton, &c->targets, &filters, BT_ATTACH_AUTO, &c->attach)
-		      ?: bt_summary__open(&c->s.counts, bpf_map__fd(c->skel->maps.counts),
-					  &running);
-cleanup:
-	if (err) {
-		collector_stop(c);
-		c = NULL;
-	}
-	*state = c;
+	return bt_trace__load(r->skel->skeleton, &r->targets, &filters, c->mode, &r->attach)
+		       ?: bt_summary__open(&r->s.counts, bpf_map__fd(r->skel->maps.counts), &so);
+}
+
+static int run(const struct bt_cmd *cmd)
+{
+	struct bt_interval iv = bt_interval_every(opts.c.interval, opts.c.duration);
+	struct run r = { 0 };
+	int err;
+
+	(void)cmd;
+	err = start(&r, opts.pattern, &opts.c, opts.regex, opts.cpu, false);
+	if (!err)
+		err = bt_trace__run(r.targets.n, opts.pattern, &iv, print_counts, &r.s);
+	stop(&r);
 	return err;
 }
 
-/* Every function of the pattern, 0 included: a series that exists from the start rates well. */
-static int collector_collect(void *state, struct bt_prom *p)
+/*
+ * The exporter's `--funccount SPEC`: SPEC is a pattern as above, with the defaults of every
+ * option (all processes, --max-probes 1000, the attach layer's mechanism), counted for the
+ * exporter's life: every function of the pattern, 0 included (a series there from the start
+ * rates well), a target's count in its name's row.
+ */
+static int collector_start(void *run, const char *spec)
 {
-	struct collector *c = state;
-	size_t i;
-	int err;
+	static const struct bt_common_opts defaults = BT_COMMON_OPTS_INIT;
 
-	err = bt_summary__collect(c->s.counts);
-	if (err)
-		return err;
-	for (i = 0; i < c->s.nrows; i++)
-		c->s.rows[i].count = 0;
-	for (i = 0; i < bt_summary__len(c->s.counts); i++)
-		c->s.rows[c->s.row_of[*(const __u32 *)bt_summary__key(c->s.counts, i)]].count +=
-			bt_summary__value(c->s.counts, i)[0];
-	err = bt_prom_family(
-		p, "bpftools_funccount_calls", BT_PROM_COUNTER,
-		"Calls of each function, tracepoint or USDT probe of a --funccount spec.");
-	for (i = 0; err >= 0 && i < c->s.nrows; i++)
-		err = bt_prom_counter(
-			p, (const char *[]){ "spec", c->spec, "function", c->s.rows[i].name, NULL },
-			(double)c->s.rows[i].count);
-	return err < 0 ? err : 0; /* 1: the bound dropped a row, counted by the writer */
+	return start(run, spec, &defaults, false, -1, true);
+}
+
+static int by_row(const void *a, const void *b, void *run)
+{
+	const size_t *row_of = ((const struct run *)run)->s.row_of;
+	size_t x = row_of[*(const __u32 *)a], y = row_of[*(const __u32 *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+static void function(void *run, const void *key, struct bt_labels *l)
+{
+	const struct run *r = run;
+
+	l->v[0] = r->spec;
+	l->v[1] = r->s.rows[r->s.row_of[*(const __u32 *)key]].name;
+}
+
+static int every_row(void *run, struct bt_keys *k)
+{
+	const struct run *r = run;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < r->s.nrows; i++)
+		err = bt_keys_add(k, &(__u32){ (__u32)r->s.rows[i].first });
+	return err;
 }
 
 static const struct bt_collector collector = {
 	.help = "calls per function of a probe spec (--funccount SPEC, repeatable)",
 	.flags = BT_COLLECT_SPEC,
-	.start = collector_start,
-	.collect = collector_collect,
-	.stop = collector_stop,
+	BT_COLLECTOR_RUN(struct run, s.counts, collector_start, stop),
+	.labels = { "spec", "function" },
+	.label = function,
+	.cmp = by_row,
+	.merge = true,
+	.zeros = every_row,
+	.families = (const struct bt_family[]){ { "bpftools_funccount_calls", BT_PROM_COUNTER,
+						  "Calls of each function, tracepoint or USDT "
+						  "probe of a --funccount spec." },
+						{ NULL } },
 };
 
 BT_COMMAND(funccount) = {

@@ -15,11 +15,11 @@
 #include "bt_calls.h"
 #include "bt_inflight.h"
 #include "bt_cmd.h"
+#include "bt_collector.h"
 #include "bt_err.h"
 #include "bt_hist.h"
 #include "bt_json.h"
 #include "bt_loop.h"
-#include "bt_prom.h"
 #include "bt_skel.h"
 #include "bt_summary.h"
 #include "bt_trace.h"
@@ -330,157 +330,131 @@ static const struct bt_summary_opts sum_opts = {
 	.what = "histograms",
 };
 
-static int run(const struct bt_cmd *cmd)
+/* A run: its calls attached, their histograms as rows. */
+struct run {
+	struct state s; /* first: the collector's cmp and labels take the run as the state */
+	const char *spec;
+	struct bt_calls calls;
+	struct bt_attach *attach;
+};
+
+static void stop(void *run)
 {
-	struct bt_resolve_opts ropts = bt_common_resolve(&opts.c, opts.regex);
-	struct bt_interval iv = bt_interval_every(opts.c.interval, opts.c.duration);
-	struct bt_filters filters = { .cpu = -1, .tgid = opts.c.pid };
-	struct bt_calls calls = { 0 };
-	struct bt_attach *attach = NULL;
-	struct funclatency_bpf *skel = NULL;
-	struct state s = { 0 };
+	struct run *r = run;
+
+	/* links before the object: every probe is gone before the programs are unloaded */
+	bt_attach__destroy(r->attach);
+	funclatency_bpf__destroy(r->s.skel);
+	bt_summary__free(r->s.sum);
+	free(r->s.row_of);
+	bt_calls__free(&r->calls);
+}
+
+/*
+ * The command's run with its options, or the exporter's (a histogram per function of the
+ * pattern, all processes together, in nanoseconds, running totals).
+ */
+static int start(struct run *r, const char *pattern, const struct bt_common_opts *c, bool regex,
+		 bool exporter)
+{
+	struct bt_resolve_opts ropts = bt_common_resolve(c, regex);
+	struct bt_filters filters = { .cpu = -1, .tgid = c->pid };
+	struct bt_summary_opts so = sum_opts;
+	struct funclatency_bpf *skel;
 	int err;
 
-	err = bt_calls__resolve(&calls, &opts.pattern, 1, &ropts, 0);
+	r->spec = pattern;
+	err = bt_calls__resolve(&r->calls, &r->spec, 1, &ropts, 0);
 	if (err < 0)
-		goto cleanup;
-	err = init_state(&s, &calls) ?: BT_SKEL_OPEN(funclatency, &skel);
+		return err;
+	err = init_state(&r->s, &r->calls) ?: BT_SKEL_OPEN(funclatency, &r->s.skel);
 	if (err)
-		goto cleanup;
-	s.skel = skel;
+		return err;
+	skel = r->s.skel;
 	skel->rodata->level = opts.level;
-	skel->rodata->unit_div = s.div;
+	skel->rodata->unit_div = exporter ? 1 : r->s.div;
 	/* BCC: a histogram per function with -F, and per function and process for user
 	 * functions traced everywhere (printed "NAME [PID]") */
-	skel->rodata->key_func = opts.per_func || (s.user && !opts.c.pid);
-	skel->rodata->key_tgid = skel->rodata->key_func && s.user;
-	err = size_maps(skel, s.nfuncs) ?:
-	      bt_calls__load(&calls, skel->skeleton, &filters, opts.c.mode, &attach) ?:
-	      bt_summary__open(&s.sum, bpf_map__fd(skel->maps.hists), &sum_opts);
+	skel->rodata->key_func = exporter || opts.per_func || (r->s.user && !c->pid);
+	skel->rodata->key_tgid = !exporter && skel->rodata->key_func && r->s.user;
+	so.running = exporter;
+	if (exporter)
+		so.what = NULL; /* the exporter names the collector */
+	return size_maps(skel, r->s.nfuncs) ?:
+	       bt_calls__load(&r->calls, skel->skeleton, &filters, c->mode, &r->attach) ?:
+	       bt_summary__open(&r->s.sum, bpf_map__fd(skel->maps.hists), &so);
+}
+
+static int run(const struct bt_cmd *cmd)
+{
+	struct bt_interval iv = bt_interval_every(opts.c.interval, opts.c.duration);
+	struct run r = { 0 };
+	int err;
+
+	(void)cmd;
+	err = start(&r, opts.pattern, &opts.c, opts.regex, false);
 	if (err)
 		goto cleanup;
 	if (opts.verbose)
-		describe(&calls.targets, attach, s.nfuncs);
-	err = bt_trace__run(s.nfuncs, opts.pattern, &iv, print_interval, &s);
-	if (!err && skel->bss->lost)
+		describe(&r.calls.targets, r.attach, r.s.nfuncs);
+	err = bt_trace__run(r.s.nfuncs, opts.pattern, &iv, print_interval, &r.s);
+	if (!err && r.s.skel->bss->lost)
 		bt_warn("%llu latencies not recorded: more than %zu histograms",
-			(unsigned long long)skel->bss->lost, (size_t)FL_MAX_HISTS);
+			(unsigned long long)r.s.skel->bss->lost, (size_t)FL_MAX_HISTS);
 	if (!err)
-		bt_inflight_report(skel->obj, inflight);
+		bt_inflight_report(r.s.skel->obj, inflight);
 cleanup:
-	/* links before the object: every probe is gone before the programs are unloaded */
-	bt_attach__destroy(attach);
-	funclatency_bpf__destroy(skel);
-	bt_summary__free(s.sum);
-	free(s.row_of);
-	bt_calls__free(&calls);
+	stop(&r);
 	return err;
 }
 
 /*
- * The exporter's `--funclatency SPEC`: a histogram per function of the pattern, all processes
- * together (bounded: a series per function, not per process), in nanosecond slots.
+ * The exporter's `--funclatency SPEC`: every function of the spec from the first scrape, at 0
+ * until it is called; a function's compiler copies in its row.
  */
-struct collector {
-	const char *spec;
-	struct bt_calls calls;
-	struct bt_attach *attach;
-	struct funclatency_bpf *skel;
-	struct state s;
-};
-
-static void collector_stop(void *state)
-{
-	struct collector *c = state;
-
-	if (!c)
-		return;
-	bt_attach__destroy(c->attach);
-	funclatency_bpf__destroy(c->skel);
-	bt_summary__free(c->s.sum);
-	free(c->s.row_of);
-	bt_calls__free(&c->calls);
-	free(c);
-}
-
-static int collector_start(const char *spec, void **state)
+static int collector_start(void *run, const char *spec)
 {
 	static const struct bt_common_opts defaults = BT_COMMON_OPTS_INIT;
-	struct bt_resolve_opts ropts = bt_common_resolve(&defaults, false);
-	struct bt_summary_opts running = sum_opts;
-	struct bt_filters filters = { .cpu = -1 };
-	struct collector *c = calloc(1, sizeof(*c));
-	int err;
 
-	if (!c)
-		return -ENOMEM;
-	c->spec = spec;
-	running.running = true;
-	running.what = NULL; /* the exporter names the collector */
-	err = bt_calls__resolve(&c->calls, &c->spec, 1, &ropts, 0);
-	if (err < 0)
-		goto cleanup;
-	err = init_state(&c->s, &c->calls) ?: BT_SKEL_OPEN(funclatency, &c->skel);
-	if (err)
-		goto cleanup;
-	c->s.skel = c->skel;
-	c->skel->rodata->unit_div = 1;
-	c->skel->rodata->key_func = true;
-	err = size_maps(c->skel, c->s.nfuncs) ?:
-	      bt_calls__load(&c->calls, c->skel->skeleton, &filters, BT_ATTACH_AUTO, &c->attach) ?:
-	      bt_summary__open(&c->s.sum, bpf_map__fd(c->skel->maps.hists), &running);
-cleanup:
-	if (err) {
-		collector_stop(c);
-		c = NULL;
-	}
-	*state = c;
-	return err;
+	return start(run, spec, &defaults, false, true);
 }
 
-static int collector_collect(void *state, struct bt_prom *p)
+static void function(void *run, const void *key, struct bt_labels *l)
 {
-	struct collector *c = state;
-	size_t i, r;
-	int err;
+	const struct run *r = run;
 
-	err = bt_summary__collect(c->s.sum);
-	if (err)
-		return err;
-	/* a function's compiler copies into its row */
-	bt_summary__sort_by_key(c->s.sum, cmp_section, &c->s, true);
-	err = bt_prom_family(
-		p, "bpftools_funclatency_seconds", BT_PROM_HISTOGRAM,
-		"Time in each function of a --funclatency spec, from entry to return.");
-	/*
-	 * Every function of the spec from the first scrape, at 0 until it is called: a series
-	 * born with its first calls would hold them already, an increase Prometheus never sees.
-	 * Rows are the targets that are their name's first; the summary is sorted by row.
-	 */
-	for (r = 0, i = 0; err >= 0 && r < c->s.nfuncs; r++) {
-		static const struct fl_hist none;
-		const struct fl_hist *h = &none;
+	l->v[0] = r->spec;
+	l->v[1] = r->s.targets->v[row_of(&r->s, key)].name;
+}
 
-		if (c->s.row_of[r] != r)
-			continue;
-		if (i < bt_summary__len(c->s.sum) &&
-		    row_of(&c->s, bt_summary__key(c->s.sum, i)) == r)
-			h = (const void *)bt_summary__value(c->s.sum, i++);
-		err = bt_prom_log2_hist(p,
-					(const char *[]){ "spec", c->spec, "function",
-							  c->s.targets->v[r].name, NULL },
-					(const uint64_t *)h->slots, FL_SLOTS, 1e-9,
-					(double)h->total_ns / 1e9);
-	}
-	return err < 0 ? err : 0; /* 1: the bound dropped a row, counted by the writer */
+static int every_row(void *run, struct bt_keys *k)
+{
+	const struct run *r = run;
+	__u32 i;
+	int err = 0;
+
+	for (i = 0; !err && i < r->s.nfuncs; i++)
+		if (r->s.row_of[i] == i)
+			err = bt_keys_add(k, &(struct fl_hist_key){ .func = i });
+	return err;
 }
 
 static const struct bt_collector collector = {
 	.help = "latency histograms per function of a probe spec (--funclatency SPEC, repeatable)",
 	.flags = BT_COLLECT_SPEC,
-	.start = collector_start,
-	.collect = collector_collect,
-	.stop = collector_stop,
+	BT_COLLECTOR_RUN(struct run, s.sum, collector_start, stop),
+	.labels = { "spec", "function" },
+	.label = function,
+	.cmp = cmp_section,
+	.merge = true,
+	.zeros = every_row,
+	.families =
+		(const struct bt_family[]){
+			{ "bpftools_funclatency_seconds", BT_PROM_HISTOGRAM,
+			  "Time in each function of a --funclatency spec, from entry to return.",
+			  BT_FIELD(struct fl_hist, total_ns), 1e9, BT_FIELD(struct fl_hist, slots),
+			  FL_SLOTS, 1e-9 },
+			{ NULL } },
 };
 
 BT_COMMAND(funclatency) = {

@@ -9,12 +9,12 @@
 
 #include "bt_args.h"
 #include "bt_cmd.h"
+#include "bt_collector.h"
 #include "bt_err.h"
 #include "bt_irq.h"
 #include "bt_irq_opts.h"
 #include "bt_json.h"
 #include "bt_loop.h"
-#include "bt_prom.h"
 #include "bt_skel.h"
 #include "bt_summary.h"
 #include "hardirqs.h"
@@ -65,6 +65,7 @@ static const struct argp argp = {
 };
 
 struct state {
+	struct hardirqs_bpf *skel;
 	struct bt_summary *totals, *dists;
 };
 
@@ -164,214 +165,128 @@ static int print_stats(void *ctx)
 	return bt_summary__print_rows(s->totals, stdout, print_row, s);
 }
 
-/* the map holds running totals; bt_summary reports each interval's growth */
-static const struct bt_summary_opts totals_opts = {
-	.key_size = sizeof(struct hardirq_key),
-	.value_size = sizeof(struct hardirq_total),
-	.what = "irq counters",
-};
-static const struct bt_summary_opts dists_opts = {
-	.key_size = sizeof(struct hardirq_key),
-	.value_size = sizeof(struct hardirq_dist),
-	.hist = BT_SUMMARY_LOG2,
-	.nslots = HARDIRQ_SLOTS,
-	.what = "irq counters",
-};
-
-static int run(const struct bt_cmd *cmd)
-{
-	struct hardirqs_bpf *skel;
-	struct state s = { 0 };
-	int err;
-
-	err = BT_SKEL_OPEN(hardirqs, &skel);
-	if (err)
-		return err;
-	err = bpf_map__set_max_entries(skel->maps.dists, opts.irq.dist ? HARDIRQ_MAX_NAMES : 1);
-	if (err) {
-		bt_err("cannot size the maps: %s", strerror(-err));
-		goto cleanup;
-	}
-	err = bt_irq_start(skel->skeleton, &opts.irq, cmd->probes, "irq:irq_handler_entry/exit") ?:
-	      bt_summary__open(&s.totals, bpf_map__fd(skel->maps.totals), &totals_opts) ?:
-	      bt_summary__open(&s.dists, bpf_map__fd(skel->maps.dists), &dists_opts);
-	if (err)
-		goto cleanup;
-	bt_irq_banner(&opts.irq, "hard irq");
-	err = bt_interval_run(&opts.irq.iv, print_stats, &s);
-	if (!err && skel->bss->lost)
-		bt_warn("%llu interrupts not counted: more than %d handler names",
-			(unsigned long long)skel->bss->lost, HARDIRQ_MAX_NAMES);
-cleanup:
-	bt_summary__free(s.dists);
-	bt_summary__free(s.totals);
-	hardirqs_bpf__destroy(skel);
-	return err;
-}
-
 static const struct bt_probe probes[] = {
 	{ "irq_entry_btf", "irq_entry_raw", "int, struct irqaction *" },
 	{ "irq_exit_btf", "irq_exit_raw", "int, struct irqaction *, int" },
 	{ NULL },
 };
 
-/* The exporter's: time and runs per handler name since the start. */
-struct collector {
-	struct hardirqs_bpf *skel;
-	struct bt_summary *sum;
-	struct hardirq_key *known; /* the handler names sysfs has, sorted, each once */
-	size_t nknown;
-};
-
-static void collector_stop(void *state)
+static void stop(void *run)
 {
-	struct collector *c = state;
+	struct state *s = run;
 
-	if (!c)
-		return;
-	bt_summary__free(c->sum);
-	hardirqs_bpf__destroy(c->skel);
-	free(c->known);
-	free(c);
+	bt_summary__free(s->dists);
+	bt_summary__free(s->totals);
+	hardirqs_bpf__destroy(s->skel);
 }
 
-static int collector_start(const char *spec, void **state)
+/* The maps hold running totals: bt_summary reports each interval's growth, or (running) all. */
+static int start(struct state *s, struct bt_irq_opts *o, bool running)
 {
-	struct bt_irq_opts o = BT_IRQ_OPTS_INIT("--count");
-	struct bt_summary_opts sum_opts = totals_opts;
-	struct collector *c;
+	const struct bt_summary_opts totals_opts = {
+		.key_size = sizeof(struct hardirq_key),
+		.value_size = sizeof(struct hardirq_total),
+		.running = running,
+		.what = "irq counters",
+	};
+	const struct bt_summary_opts dists_opts = {
+		.key_size = sizeof(struct hardirq_key),
+		.value_size = sizeof(struct hardirq_dist),
+		.hist = BT_SUMMARY_LOG2,
+		.nslots = HARDIRQ_SLOTS,
+		.what = "irq counters",
+	};
 	int err;
 
-	(void)spec;
-	sum_opts.running = true;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	c->known = calloc(HARDIRQ_MAX_NAMES, sizeof(*c->known));
-	if (!c->known) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	err = BT_SKEL_OPEN(hardirqs, &c->skel);
-	if (err)
-		goto cleanup;
-	err = bpf_map__set_max_entries(c->skel->maps.dists, 1);
-	if (err) {
-		bt_err("cannot size the maps: %s", strerror(-err));
-		goto cleanup;
-	}
-	err = bt_irq_start(c->skel->skeleton, &o, probes, "irq:irq_handler_entry/exit")
-		      ?: bt_summary__open(&c->sum, bpf_map__fd(c->skel->maps.totals), &sum_opts);
-	if (err)
-		goto cleanup;
-	*state = c;
-	return 0;
-cleanup:
-	collector_stop(c);
-	return err;
-}
-
-static int cmp_key(const void *a, const void *b)
-{
-	return cmp_name(a, b, NULL);
-}
-
-/* Sorts the known names and keeps each once. */
-static void known_unique(struct collector *c)
-{
-	size_t i, n = 0;
-
-	qsort(c->known, c->nknown, sizeof(*c->known), cmp_key);
-	for (i = 0; i < c->nknown; i++)
-		if (!n || cmp_key(&c->known[n - 1], &c->known[i]))
-			c->known[n++] = c->known[i];
-	c->nknown = n;
-}
-
-static int add_known(void *ctx, unsigned int irq, const char *name)
-{
-	struct collector *c = ctx;
-	struct hardirq_key *k;
-
-	(void)irq;
-	/*
-	 * An action without a name reads "(null)" in sysfs, and "" in the probe (its name read
-	 * fails): its zero series would be a second one, named as no run of it is.
-	 */
-	if (!strcmp(name, "(null)"))
-		return 0;
-	if (c->nknown == HARDIRQ_MAX_NAMES) {
-		known_unique(c);
-		if (c->nknown == HARDIRQ_MAX_NAMES)
-			return 1; /* as many as the probe's map holds: the rest come when they run */
-	}
-	/* The probe's copy, a C string in the key: the same label, however long the name. */
-	k = &c->known[c->nknown++];
-	memset(k, 0, sizeof(*k));
-	snprintf(k->name, sizeof(k->name), "%s", name);
-	return 0;
-}
-
-/* One family: every handler the probe counted, and every one sysfs knows at 0, each once. */
-static int put_family(struct collector *c, struct bt_prom *p, bool runs)
-{
-	size_t i = 0, j = 0, n = bt_summary__len(c->sum);
-	int err, order;
-
-	err = runs ? bt_prom_family(p, "bpftools_hardirqs", BT_PROM_COUNTER,
-				    "Hard IRQ handler runs, per handler name.")
-		   : bt_prom_family(p, "bpftools_hardirq_seconds", BT_PROM_COUNTER,
-				    "Time spent in hard IRQ handlers, per handler name.");
-	while (err >= 0 && (i < n || j < c->nknown)) {
-		const struct hardirq_key *k = i < n ? bt_summary__key(c->sum, i) : NULL;
-		const struct hardirq_total *t;
-		char name[HARDIRQ_NAME_LEN + 1];
-		double v = 0;
-
-		order = !k ? 1 : j == c->nknown ? -1 : cmp_key(k, &c->known[j]);
-		if (order <= 0) {
-			t = (const void *)bt_summary__value(c->sum, i++);
-			v = runs ? (double)t->count : t->time_ns / 1e9;
-			j += !order;
-		} else {
-			k = &c->known[j++];
-		}
-		snprintf(name, sizeof(name), "%.*s", HARDIRQ_NAME_LEN, k->name);
-		err = bt_prom_counter(p, (const char *[]){ "handler", name, NULL }, v);
-	}
-	return err;
-}
-
-static int collector_collect(void *state, struct bt_prom *p)
-{
-	struct collector *c = state;
-	int err;
-
-	err = bt_summary__collect(c->sum);
+	err = BT_SKEL_OPEN(hardirqs, &s->skel);
 	if (err)
 		return err;
-	bt_summary__sort_by_key(c->sum, cmp_name, NULL, false);
-	/*
-	 * Every handler is there from the scrape after it appears, at 0: a series born with its
-	 * first runs would already hold them, and Prometheus sees no increase in a counter's
-	 * first sample (a failed sysfs read leaves only what was counted). Read at each scrape,
-	 * as handlers come and go with their drivers.
-	 */
-	c->nknown = 0;
-	bt_irq_each_action(add_known, c);
-	known_unique(c);
-	err = put_family(c, p, false);
-	if (err >= 0)
-		err = put_family(c, p, true);
-	return err < 0 ? err : 0;
+	err = bpf_map__set_max_entries(s->skel->maps.dists, o->dist ? HARDIRQ_MAX_NAMES : 1);
+	if (err) {
+		bt_err("cannot size the maps: %s", strerror(-err));
+		return err;
+	}
+	return bt_irq_start(s->skel->skeleton, o, probes, "irq:irq_handler_entry/exit") ?:
+	       bt_summary__open(&s->totals, bpf_map__fd(s->skel->maps.totals), &totals_opts) ?:
+	       (running ? 0 :
+			  bt_summary__open(&s->dists, bpf_map__fd(s->skel->maps.dists), &dists_opts));
+}
+
+static int run(const struct bt_cmd *cmd)
+{
+	struct state s = { 0 };
+	int err;
+
+	(void)cmd;
+	err = start(&s, &opts.irq, false);
+	if (err)
+		goto cleanup;
+	bt_irq_banner(&opts.irq, "hard irq");
+	err = bt_interval_run(&opts.irq.iv, print_stats, &s);
+	if (!err && s.skel->bss->lost)
+		bt_warn("%llu interrupts not counted: more than %d handler names",
+			(unsigned long long)s.skel->bss->lost, HARDIRQ_MAX_NAMES);
+cleanup:
+	stop(&s);
+	return err;
+}
+
+/* The exporter's: time and runs per handler name since the start. */
+static int collector_start(void *run, const char *spec)
+{
+	struct bt_irq_opts o = BT_IRQ_OPTS_INIT("--count");
+
+	(void)spec;
+	return start(run, &o, true);
+}
+
+static void handler(void *run, const void *key, struct bt_labels *l)
+{
+	(void)run;
+	snprintf(l->buf[0], sizeof(l->buf[0]), "%.*s", HARDIRQ_NAME_LEN,
+		 ((const struct hardirq_key *)key)->name);
+	l->v[0] = l->buf[0];
+}
+
+/*
+ * Every handler sysfs has, at 0 until it runs; read at each scrape, as handlers come and go
+ * with their drivers. An action without a name reads "(null)" in sysfs, and "" in the probe
+ * (its name read fails): its zero series would be a second one, named as no run of it is.
+ */
+static int add_known(void *ctx, unsigned int irq, const char *name)
+{
+	struct hardirq_key k = { 0 };
+
+	(void)irq;
+	/* the probe's copy, a C string in the key: the same label, however long the name */
+	snprintf(k.name, sizeof(k.name), "%s", name);
+	return strcmp(name, "(null)") ? bt_keys_add(ctx, &k) : 0;
+}
+
+static int known(void *run, struct bt_keys *k)
+{
+	(void)run;
+	bt_irq_each_action(add_known, k);
+	return 0;
 }
 
 static const struct bt_collector collector = {
 	.help = "hard IRQ time and runs per handler",
 	.flags = BT_COLLECT_DEFAULT,
-	.start = collector_start,
-	.collect = collector_collect,
-	.stop = collector_stop,
+	BT_COLLECTOR_RUN(struct state, totals, collector_start, stop),
+	.labels = { "handler" },
+	.label = handler,
+	.cmp = cmp_name,
+	.zeros = known,
+	.max_zeros = HARDIRQ_MAX_NAMES, /* as many as the probe's map holds */
+	.families =
+		(const struct bt_family[]){ { "bpftools_hardirq_seconds", BT_PROM_COUNTER,
+					      "Time spent in hard IRQ handlers, per handler name.",
+					      BT_FIELD(struct hardirq_total, time_ns), 1e9 },
+					    { "bpftools_hardirqs", BT_PROM_COUNTER,
+					      "Hard IRQ handler runs, per handler name.",
+					      BT_FIELD(struct hardirq_total, count) },
+					    { NULL } },
 };
 
 BT_COMMAND(hardirqs) = {

@@ -8,9 +8,9 @@
 
 #include "bt_args.h"
 #include "bt_cmd.h"
+#include "bt_collector.h"
 #include "bt_err.h"
 #include "bt_offcpu_opts.h"
-#include "bt_prom.h"
 #include "bt_rodata.h"
 #include "bt_skel.h"
 #include "bt_stack_row.h"
@@ -190,16 +190,13 @@ static int collector_prepare(void *ctx, struct bpf_object *obj)
 	return err;
 }
 
-static void collector_stop(void *state)
+static void collector_stop(void *run)
 {
-	struct collector *c = state;
+	struct collector *c = run;
 
-	if (!c)
-		return;
 	bt_summary__free(c->sum);
 	bt_stacks__free(c->stacks);
 	offcputime_bpf__destroy(c->skel);
-	free(c);
 }
 
 /* Command names with the same state letter are one series (several raw states map to one). */
@@ -214,7 +211,7 @@ static int cmp_comm_state(const void *a, const void *b, void *ctx)
 	return bt_offcpu_state_letter(x->state) - bt_offcpu_state_letter(y->state);
 }
 
-static int collector_start(const char *spec, void **state)
+static int collector_start(void *run, const char *spec)
 {
 	static const struct bt_offcpu_opts all = BT_OFFCPU_OPTS_INIT;
 	static const struct bt_summary_opts sum_opts = {
@@ -226,61 +223,47 @@ static int collector_start(const char *spec, void **state)
 	};
 	struct bt_stacks_opts sopts = { .unwind = BT_UNWIND_FP };
 	struct bt_offcpu_tool t = tool;
-	struct collector *c = calloc(1, sizeof(*c));
+	struct collector *c = run;
 	int err;
 
 	(void)spec;
-	if (!c)
-		return -ENOMEM;
 	err = BT_SKEL_OPEN(offcputime, &c->skel);
 	if (err)
-		goto cleanup;
+		return err;
 	t.prepare = collector_prepare;
 	t.ctx = c->skel;
-	err = bt_offcpu_start(c->skel->skeleton, &all, &t, probes, &sopts, &c->stacks)
-		      ?: bt_summary__open(&c->sum, bpf_map__fd(c->skel->maps.comm_counts),
-					  &sum_opts);
-cleanup:
-	if (err) {
-		collector_stop(c);
-		c = NULL;
-	}
-	*state = c;
-	return err;
+	return bt_offcpu_start(c->skel->skeleton, &all, &t, probes, &sopts, &c->stacks)
+		       ?: bt_summary__open(&c->sum, bpf_map__fd(c->skel->maps.comm_counts),
+					   &sum_opts);
 }
 
-static int collector_collect(void *state, struct bt_prom *p)
+static void comm_state(void *run, const void *key, struct bt_labels *l)
 {
-	struct collector *c = state;
-	size_t i;
-	int err;
+	const struct offcputime_comm_key *k = key;
 
-	err = bt_summary__collect(c->sum);
-	if (err)
-		return err;
-	bt_summary__sort_by_key(c->sum, cmp_comm_state, NULL, true);
-	err = bt_prom_family(
-		p, "bpftools_offcpu_seconds", BT_PROM_COUNTER,
-		"Time threads spent off-CPU, by command name and the state they left "
-		"the CPU in (R preempted, S sleeping, D uninterruptible, I idle, ...).");
-	for (i = 0; err >= 0 && i < bt_summary__len(c->sum); i++) {
-		const struct offcputime_comm_key *k = bt_summary__key(c->sum, i);
-		char comm[BT_OFFCPU_COMM_LEN + 1], st[2] = { bt_offcpu_state_letter(k->state) };
-
-		memcpy(comm, k->comm, BT_OFFCPU_COMM_LEN);
-		comm[BT_OFFCPU_COMM_LEN] = '\0';
-		err = bt_prom_counter(p, (const char *[]){ "comm", comm, "state", st, NULL },
-				      (double)bt_summary__value(c->sum, i)[0] / 1e6);
-	}
-	return err < 0 ? err : 0; /* 1: the bound dropped a row, counted by the writer */
+	(void)run;
+	snprintf(l->buf[0], sizeof(l->buf[0]), "%.*s", BT_OFFCPU_COMM_LEN, k->comm);
+	l->buf[1][0] = bt_offcpu_state_letter(k->state);
+	l->v[0] = l->buf[0];
+	l->v[1] = l->buf[1];
 }
 
 static const struct bt_collector collector = {
 	.help = "off-CPU seconds per command name and thread state",
 	.flags = BT_COLLECT_DEFAULT,
-	.start = collector_start,
-	.collect = collector_collect,
-	.stop = collector_stop,
+	BT_COLLECTOR_RUN(struct collector, sum, collector_start, collector_stop),
+	.labels = { "comm", "state" },
+	.label = comm_state,
+	.cmp = cmp_comm_state,
+	.merge = true,
+	.families =
+		(const struct bt_family[]){
+			{ "bpftools_offcpu_seconds", BT_PROM_COUNTER,
+			  "Time threads spent off-CPU, by command name and the state they left the "
+			  "CPU in "
+			  "(R preempted, S sleeping, D uninterruptible, I idle, ...).",
+			  0, 1e6 },
+			{ NULL } },
 };
 
 BT_COMMAND(offcputime) = {

@@ -9,12 +9,12 @@
 #include "bt_args.h"
 #include "bt_btf_ids.h"
 #include "bt_cmd.h"
+#include "bt_collector.h"
 #include "bt_err.h"
 #include "bt_hist.h"
 #include "bt_inflight.h"
 #include "bt_json.h"
 #include "bt_loop.h"
-#include "bt_prom.h"
 #include "bt_skel.h"
 #include "bt_stacks.h"
 #include "bt_summary.h"
@@ -87,6 +87,7 @@ static const struct argp argp = {
 };
 
 struct state {
+	struct smpcalls_bpf *skel;
 	struct bt_summary *sum;
 	struct bt_ksyms *ksyms;
 	struct bt_stacks *stacks;
@@ -229,141 +230,108 @@ static const struct bt_summary_opts sum_opts = {
 	.what = "histograms",
 };
 
-static int load(struct smpcalls_bpf **skel, const struct bt_filters *filters,
-		const struct bt_probe *probes, bool stacks)
+static void stop(void *run)
 {
+	struct state *s = run;
+
+	bt_summary__free(s->sum);
+	bt_stacks__free(s->stacks);
+	bt_ksyms__free(s->ksyms);
+	smpcalls_bpf__destroy(s->skel);
+}
+
+static int start(struct state *s, long pid, bool stacks, bool running)
+{
+	struct bt_filters filters = { .cpu = -1, .tgid = pid };
 	struct bt_stacks_opts sopts = { 0 };
+	struct bt_summary_opts so = sum_opts;
 	int err;
 
-	err = BT_SKEL_OPEN(smpcalls, skel);
+	so.running = running;
+	err = BT_SKEL_OPEN(smpcalls, &s->skel);
 	if (err)
 		return err;
-	(*skel)->rodata->want_stack = stacks;
-	err = bt_stacks__configure((*skel)->obj, &sopts)
-		      ?: bt_skel_start((*skel)->skeleton, filters, probes, "the cross-call probes");
+	s->skel->rodata->want_stack = stacks;
+	err = bt_stacks__configure(s->skel->obj, &sopts)
+		      ?: bt_skel_start(s->skel->skeleton, &filters, smpcalls_probes,
+				       "the cross-call probes");
+	if (err)
+		return err;
 	/* count from here: attaching made cross calls of its own (see armed in the probes) */
-	if (!err)
-		(*skel)->bss->armed = true;
-	return err;
+	s->skel->bss->armed = true;
+	if (stacks) {
+		err = bt_stacks__new(s->skel->obj, &sopts, &s->stacks);
+		if (err) {
+			bt_err("cannot set up the stacks: %s", strerror(-err));
+			return err;
+		}
+	}
+	return bt_summary__open(&s->sum, bpf_map__fd(s->skel->maps.hists), &so);
 }
 
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_filters filters = { .cpu = -1, .tgid = opts.c.pid };
-	struct bt_stacks_opts sopts = { 0 };
-	struct smpcalls_bpf *skel;
 	struct state s = { .style = { .indent = "        ", .fmt = BT_FMT_OFFSET } };
 	int err;
 
-	err = load(&skel, &filters, cmd->probes, opts.stacks);
-	if (err)
-		goto cleanup;
-	if (opts.stacks) {
-		err = bt_stacks__new(skel->obj, &sopts, &s.stacks);
-		if (err) {
-			bt_err("cannot set up the stacks: %s", strerror(-err));
-			goto cleanup;
-		}
-	}
-	err = bt_summary__open(&s.sum, bpf_map__fd(skel->maps.hists), &sum_opts);
+	(void)cmd;
+	err = start(&s, opts.c.pid, opts.stacks, false);
 	if (err)
 		goto cleanup;
 	/* JSON readers get JSON only on stdout: the banner is an info line on stderr */
 	bt_banner(stdout, "Tracing SMP calls. Hit Ctrl-C to stop.\n");
 	err = bt_interval_run(&opts.iv, print_out, &s);
-	if (!err && skel->bss->lost)
+	if (!err && s.skel->bss->lost)
 		bt_warn("%llu calls not timed: more than %d histograms",
-			(unsigned long long)skel->bss->lost, SMPCALL_MAX_KEYS);
+			(unsigned long long)s.skel->bss->lost, SMPCALL_MAX_KEYS);
 	if (!err)
-		bt_inflight_report(skel->obj, inflight);
+		bt_inflight_report(s.skel->obj, inflight);
 	if (!err && s.stacks)
 		bt_stacks__report_lost(s.stacks);
 cleanup:
-	bt_summary__free(s.sum);
-	bt_stacks__free(s.stacks);
-	bt_ksyms__free(s.ksyms);
-	smpcalls_bpf__destroy(skel);
+	stop(&s);
 	return err;
 }
 
 /* The exporter's smpcalls: a histogram per called function and kind, all callers together. */
-struct collector {
-	struct smpcalls_bpf *skel;
-	struct state s;
-};
-
-static void collector_stop(void *state)
+static int collector_start(void *run, const char *spec)
 {
-	struct collector *c = state;
-
-	if (!c)
-		return;
-	bt_summary__free(c->s.sum);
-	bt_ksyms__free(c->s.ksyms);
-	smpcalls_bpf__destroy(c->skel);
-	free(c);
-}
-
-static int collector_start(const char *spec, void **state)
-{
-	struct bt_filters filters = { .cpu = -1 };
-	struct bt_summary_opts running = sum_opts;
-	struct collector *c = calloc(1, sizeof(*c));
+	struct state *s = run;
 	int err;
 
 	(void)spec;
-	if (!c)
-		return -ENOMEM;
-	running.running = true;
-	err = load(&c->skel, &filters, smpcalls_probes, false)
-		      ?: bt_summary__open(&c->s.sum, bpf_map__fd(c->skel->maps.hists), &running);
-	if (!err) {
-		err = bt_ksyms__load_cached(bt_ksyms_cache_dir(), NULL, NULL, &c->s.ksyms);
-		if (err)
-			bt_warn("cannot read kernel symbols, functions show as addresses: %s",
-				strerror(-err));
-		err = 0;
-	}
-	if (err) {
-		collector_stop(c);
-		c = NULL;
-	}
-	*state = c;
-	return err;
-}
-
-static int collector_collect(void *state, struct bt_prom *p)
-{
-	struct collector *c = state;
-	size_t i;
-	int err;
-
-	err = bt_summary__collect(c->s.sum);
+	err = start(s, 0, false, true);
 	if (err)
 		return err;
-	bt_summary__sort(c->s.sum, cmp_rows, &c->s);
-	err = bt_prom_family(p, "bpftools_smpcall_seconds", BT_PROM_HISTOGRAM,
-			     "SMP cross calls per called function: kind time (run on the target "
-			     "CPU), queue (queued to started), local (a CPU calling itself).");
-	for (i = 0; err >= 0 && i < bt_summary__len(c->s.sum); i++) {
-		const struct smpcall_key *k = bt_summary__key(c->s.sum, i);
-		const struct smpcall_hist *h = (const void *)bt_summary__value(c->s.sum, i);
+	err = bt_ksyms__load_cached(bt_ksyms_cache_dir(), NULL, NULL, &s->ksyms);
+	if (err)
+		bt_warn("cannot read kernel symbols, functions show as addresses: %s",
+			strerror(-err));
+	return 0;
+}
 
-		err = bt_prom_log2_hist(p,
-					(const char *[]){ "function", func_name(&c->s, k->func),
-							  "kind", kind_name(k->kind, true), NULL },
-					(const uint64_t *)h->slots, SMPCALL_SLOTS, 1e-9,
-					(double)h->total_ns / 1e9);
-	}
-	return err < 0 ? err : 0; /* 1: the bound dropped a row, counted by the writer */
+static void called(void *run, const void *key, struct bt_labels *l)
+{
+	l->v[0] = func_name(run, ((const struct smpcall_key *)key)->func);
+	l->v[1] = kind_name(((const struct smpcall_key *)key)->kind, true);
 }
 
 static const struct bt_collector collector = {
 	.help = "SMP cross-call latency histograms per called function",
 	.flags = BT_COLLECT_DEFAULT,
-	.start = collector_start,
-	.collect = collector_collect,
-	.stop = collector_stop,
+	BT_COLLECTOR_RUN(struct state, sum, collector_start, stop),
+	.labels = { "function", "kind" },
+	.label = called,
+	.sort = cmp_rows,
+	.families =
+		(const struct bt_family[]){ { "bpftools_smpcall_seconds", BT_PROM_HISTOGRAM,
+					      "SMP cross calls per called function: kind time (run "
+					      "on the target CPU), queue "
+					      "(queued to started), local (a CPU calling itself).",
+					      BT_FIELD(struct smpcall_hist, total_ns), 1e9,
+					      BT_FIELD(struct smpcall_hist, slots), SMPCALL_SLOTS,
+					      1e-9 },
+					    { NULL } },
 };
 
 BT_COMMAND(smpcalls) = {

@@ -7,11 +7,11 @@
 
 #include "bt_args.h"
 #include "bt_cmd.h"
+#include "bt_collector.h"
 #include "bt_hist.h"
 #include "bt_irq_opts.h"
 #include "bt_json.h"
 #include "bt_loop.h"
-#include "bt_prom.h"
 #include "bt_summary.h"
 #include "bt_skel.h"
 #include "softirqs.h"
@@ -77,6 +77,7 @@ static const struct argp argp = {
 };
 
 struct state {
+	struct softirqs_bpf *skel;
 	struct bt_summary *sum;
 };
 
@@ -138,127 +139,82 @@ static int print_stats(void *ctx)
 	return bt_summary__print_rows(s->sum, stdout, print_row, s);
 }
 
-static int run(const struct bt_cmd *cmd)
-{
-	struct softirqs_bpf *skel;
-	struct state s = { 0 };
-	/* the map holds running totals; bt_summary reports each interval's growth */
-	const struct bt_summary_opts sum_opts = {
-		.key_size = sizeof(__u32),
-		.value_size = sizeof(struct softirq_stat),
-		.hist = opts.irq.dist ? BT_SUMMARY_LOG2 : BT_SUMMARY_NONE,
-		.hist_off = offsetof(struct softirq_stat, slots) / 8,
-		.nslots = SOFTIRQ_SLOTS,
-		.what = "softirq counters",
-	};
-	int err;
-
-	err = BT_SKEL_OPEN(softirqs, &skel);
-	if (err)
-		return err;
-	err = bt_irq_start(skel->skeleton, &opts.irq, cmd->probes, "irq:softirq_entry/exit")
-		      ?: bt_summary__open(&s.sum, bpf_map__fd(skel->maps.stats), &sum_opts);
-	if (err)
-		goto cleanup;
-	bt_irq_banner(&opts.irq, "soft irq");
-	err = bt_interval_run(&opts.irq.iv, print_stats, &s);
-cleanup:
-	bt_summary__free(s.sum);
-	softirqs_bpf__destroy(skel);
-	return err;
-}
-
 static const struct bt_probe probes[] = {
 	{ "softirq_entry_btf", "softirq_entry_raw" },
 	{ "softirq_exit_btf", "softirq_exit_raw" },
 	{ NULL },
 };
 
-/* The exporter's: time and runs per vector since the start, every vector always shown. */
-struct collector {
-	struct softirqs_bpf *skel;
-	struct bt_summary *sum;
-};
-
-static void collector_stop(void *state)
+static void stop(void *run)
 {
-	struct collector *c = state;
+	struct state *s = run;
 
-	if (!c)
-		return;
-	bt_summary__free(c->sum);
-	softirqs_bpf__destroy(c->skel);
-	free(c);
+	bt_summary__free(s->sum);
+	softirqs_bpf__destroy(s->skel);
 }
 
-static int collector_start(const char *spec, void **state)
+/* The map holds running totals: bt_summary reports each interval's growth, or (running) all. */
+static int start(struct state *s, struct bt_irq_opts *o, bool running)
 {
-	struct bt_irq_opts o = BT_IRQ_OPTS_INIT("--events");
 	const struct bt_summary_opts sum_opts = {
 		.key_size = sizeof(__u32),
 		.value_size = sizeof(struct softirq_stat),
-		.running = true,
+		.hist = o->dist ? BT_SUMMARY_LOG2 : BT_SUMMARY_NONE,
+		.hist_off = offsetof(struct softirq_stat, slots) / 8,
+		.nslots = SOFTIRQ_SLOTS,
+		.running = running,
 		.what = "softirq counters",
 	};
-	struct collector *c;
-	int err;
 
-	(void)spec;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	err = BT_SKEL_OPEN(softirqs, &c->skel);
-	if (!err)
-		err = bt_irq_start(c->skel->skeleton, &o, probes, "irq:softirq_entry/exit")
-			      ?: bt_summary__open(&c->sum, bpf_map__fd(c->skel->maps.stats),
-						  &sum_opts);
-	if (err) {
-		collector_stop(c);
-		return err;
-	}
-	*state = c;
-	return 0;
+	return BT_SKEL_OPEN(softirqs, &s->skel) ?:
+	       bt_irq_start(s->skel->skeleton, o, probes, "irq:softirq_entry/exit") ?:
+	       bt_summary__open(&s->sum, bpf_map__fd(s->skel->maps.stats), &sum_opts);
 }
 
-static int collector_collect(void *state, struct bt_prom *p)
+static int run(const struct bt_cmd *cmd)
 {
-	struct collector *c = state;
-	uint64_t ns[SOFTIRQ_VECS] = { 0 }, count[SOFTIRQ_VECS] = { 0 };
-	size_t i;
+	struct state s = { 0 };
 	int err;
 
-	err = bt_summary__collect(c->sum);
-	if (err)
-		return err;
-	for (i = 0; i < bt_summary__len(c->sum); i++) {
-		__u32 vec = *(const __u32 *)bt_summary__key(c->sum, i);
-		const struct softirq_stat *st = (const void *)bt_summary__value(c->sum, i);
-
-		if (vec < SOFTIRQ_VECS) {
-			ns[vec] = st->total_ns;
-			count[vec] = st->count;
-		}
+	(void)cmd;
+	err = start(&s, &opts.irq, false);
+	if (!err) {
+		bt_irq_banner(&opts.irq, "soft irq");
+		err = bt_interval_run(&opts.irq.iv, print_stats, &s);
 	}
-	err = bt_prom_family(p, "bpftools_softirq_seconds", BT_PROM_COUNTER,
-			     "Time spent in soft IRQ handlers, per vector.");
-	for (i = 0; err >= 0 && i < SOFTIRQ_VECS; i++)
-		err = bt_prom_counter(p, (const char *[]){ "vector", vec_names[i], NULL },
-				      ns[i] / 1e9);
-	if (err >= 0)
-		err = bt_prom_family(p, "bpftools_softirqs", BT_PROM_COUNTER,
-				     "Soft IRQ handler runs, per vector.");
-	for (i = 0; err >= 0 && i < SOFTIRQ_VECS; i++)
-		err = bt_prom_counter(p, (const char *[]){ "vector", vec_names[i], NULL },
-				      (double)count[i]);
-	return err < 0 ? err : 0;
+	stop(&s);
+	return err;
+}
+
+/* The exporter's: time and runs per vector since the start, every vector always shown. */
+static int collector_start(void *run, const char *spec)
+{
+	struct bt_irq_opts o = BT_IRQ_OPTS_INIT("--events");
+
+	(void)spec;
+	return start(run, &o, true);
+}
+
+static void vector(void *run, const void *key, struct bt_labels *l)
+{
+	(void)run;
+	l->v[0] = vec_names[*(const __u32 *)key];
 }
 
 static const struct bt_collector collector = {
 	.help = "soft IRQ time and runs per vector",
 	.flags = BT_COLLECT_DEFAULT,
-	.start = collector_start,
-	.collect = collector_collect,
-	.stop = collector_stop,
+	BT_COLLECTOR_RUN(struct state, sum, collector_start, stop),
+	.labels = { "vector" },
+	.label = vector,
+	.index_keys = SOFTIRQ_VECS,
+	.families = (const struct bt_family[]){ { "bpftools_softirq_seconds", BT_PROM_COUNTER,
+						  "Time spent in soft IRQ handlers, per vector.",
+						  BT_FIELD(struct softirq_stat, total_ns), 1e9 },
+						{ "bpftools_softirqs", BT_PROM_COUNTER,
+						  "Soft IRQ handler runs, per vector.",
+						  BT_FIELD(struct softirq_stat, count) },
+						{ NULL } },
 };
 
 BT_COMMAND(softirqs) = {

@@ -9,11 +9,11 @@
 #include "bt_args.h"
 #include "bt_attach.h"
 #include "bt_cmd.h"
+#include "bt_collector.h"
 #include "bt_err.h"
 #include "bt_json.h"
 #include "bt_loop.h"
 #include "bt_percpu.h"
-#include "bt_prom.h"
 #include "bt_skel.h"
 #include "bt_summary.h"
 #include "bt_trace.h"
@@ -153,14 +153,38 @@ static void warn_unattached(const struct bt_attach *attach)
 		bt_warn("%d functions are not traced and their columns stay 0: %s", n, list);
 }
 
+/* A run: the row printer's state, and what start made. */
+struct run {
+	struct state s;
+	struct bt_attach *attach;
+	struct vfsstat_bpf *skel;
+	struct bt_summary *sum; /* the exporter's */
+};
+
+static void stop(void *run)
+{
+	struct run *r = run;
+
+	/* links before the object: every probe is gone before the programs are unloaded */
+	bt_attach__destroy(r->attach);
+	bt_summary__free(r->sum);
+	vfsstat_bpf__destroy(r->skel);
+}
+
 /*
  * A fixed list, one target per column, so that a target's index is its column. Not through
  * bt_targets__resolve(): it fails on a missing name, and a function a kernel lacks should only
- * leave its column at 0. The layer only reads these strings.
+ * leave its column at 0. The layer only reads these strings. The exporter's run (running) reads
+ * the counters as a summary.
  */
-static int load(struct vfsstat_bpf **skel, long pid, enum bt_attach_mode mode,
-		struct bt_attach **attach)
+static int start(struct run *r, long pid, enum bt_attach_mode mode, bool running)
 {
+	const struct bt_summary_opts sum_opts = {
+		.key_size = sizeof(__u32),
+		.value_size = sizeof(__u64),
+		.running = true,
+		.what = "counters",
+	};
 	struct bt_target tv[VFSSTAT_NCOLS] = {};
 	struct bt_targets targets = { .v = tv, .n = VFSSTAT_NCOLS };
 	struct bt_filters filters = { .cpu = -1, .tgid = pid };
@@ -171,30 +195,24 @@ static int load(struct vfsstat_bpf **skel, long pid, enum bt_attach_mode mode,
 		tv[i].name = tv[i].func = (char *)cols[i].func;
 		tv[i].copies = true; /* vfs_rmdir.part.0 on Debian 11's 5.10 */
 	}
-	err = BT_SKEL_OPEN(vfsstat, skel);
-	if (!err)
-		err = bt_trace__load((*skel)->skeleton, &targets, &filters, mode, attach);
-	if (!err)
-		warn_unattached(*attach);
-	return err;
+	err = BT_SKEL_OPEN(vfsstat, &r->skel)
+		      ?: bt_trace__load(r->skel->skeleton, &targets, &filters, mode, &r->attach);
+	if (err)
+		return err;
+	warn_unattached(r->attach);
+	r->s.fd = bpf_map__fd(r->skel->maps.counts);
+	return running ? bt_summary__open(&r->sum, r->s.fd, &sum_opts) : 0;
 }
 
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_attach *attach = NULL;
-	struct vfsstat_bpf *skel = NULL;
-	struct state s = { .interval = opts.iv.interval };
+	struct run r = { .s = { .interval = opts.iv.interval } };
 	int i, err;
 
 	(void)cmd;
-	err = bt_check_pid(opts.pid); /* BCC prints rows of zeros for ever */
-	if (err)
-		return err;
-	err = load(&skel, opts.pid, opts.mode, &attach);
+	err = bt_check_pid(opts.pid) ?: start(&r, opts.pid, opts.mode, false);
 	if (err)
 		goto cleanup;
-	s.fd = bpf_map__fd(skel->maps.counts);
-
 	/* BCC prints the header once, and no "Tracing..." line; JSON has the info line */
 	if (bt_json_mode()) {
 		bt_banner(stdout, "Tracing VFS calls... Hit Ctrl-C to end.\n");
@@ -204,75 +222,37 @@ static int run(const struct bt_cmd *cmd)
 			printf(" %8s", cols[i].label);
 		printf("\n");
 	}
-	err = bt_interval_run(&opts.iv, print_row, &s);
+	err = bt_interval_run(&opts.iv, print_row, &r.s);
 cleanup:
-	/* links before the object: every probe is gone before the programs are unloaded */
-	bt_attach__destroy(attach);
-	vfsstat_bpf__destroy(skel);
+	stop(&r);
 	return err;
 }
 
 /* The exporter's vfsstat: the same counters, never cleared, as they are. */
-struct collector {
-	struct bt_attach *attach;
-	struct vfsstat_bpf *skel;
-};
-
-static void collector_stop(void *state)
+static int collector_start(void *run, const char *spec)
 {
-	struct collector *c = state;
-
-	if (!c)
-		return;
-	bt_attach__destroy(c->attach);
-	vfsstat_bpf__destroy(c->skel);
-	free(c);
-}
-
-static int collector_start(const char *spec, void **state)
-{
-	struct collector *c = calloc(1, sizeof(*c));
-	int err;
-
 	(void)spec;
-	if (!c)
-		return -ENOMEM;
-	err = load(&c->skel, 0, BT_ATTACH_AUTO, &c->attach);
-	if (err) {
-		collector_stop(c);
-		c = NULL;
-	}
-	*state = c;
-	return err;
+	return start(run, 0, BT_ATTACH_AUTO, true);
 }
 
-static int collector_collect(void *state, struct bt_prom *p)
+static void column(void *run, const void *key, struct bt_labels *l)
 {
-	struct collector *c = state;
-	int i, err;
-
-	err = bt_prom_family(
-		p, "bpftools_vfs_calls", BT_PROM_COUNTER,
-		"VFS calls by operation (vfsstat's columns; the function in 'function').");
-	for (i = 0; err >= 0 && i < VFSSTAT_NCOLS; i++) {
-		uint64_t n;
-
-		err = bt_percpu_sum(bpf_map__fd(c->skel->maps.counts), i, &n, 1);
-		if (!err)
-			err = bt_prom_counter(p,
-					      (const char *[]){ "operation", cols[i].key,
-								"function", cols[i].func, NULL },
-					      (double)n);
-	}
-	return err < 0 ? err : 0;
+	(void)run;
+	l->v[0] = cols[*(const __u32 *)key].key;
+	l->v[1] = cols[*(const __u32 *)key].func;
 }
 
 static const struct bt_collector collector = {
 	.help = "VFS calls by operation: read, write, fsync, open, create, unlink, mkdir, rmdir",
 	.flags = BT_COLLECT_DEFAULT,
-	.start = collector_start,
-	.collect = collector_collect,
-	.stop = collector_stop,
+	BT_COLLECTOR_RUN(struct run, sum, collector_start, stop),
+	.labels = { "operation", "function" },
+	.label = column,
+	.index_keys = VFSSTAT_NCOLS,
+	.families = (const struct bt_family[]){ { "bpftools_vfs_calls", BT_PROM_COUNTER,
+						  "VFS calls by operation (vfsstat's columns; the "
+						  "function in 'function')." },
+						{ NULL } },
 };
 
 BT_COMMAND(vfsstat) = {

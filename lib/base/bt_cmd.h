@@ -98,36 +98,12 @@ enum bt_cmd_uses {
 	BT_USES_STACKS = 1 << 5,     /* stack trace maps */
 };
 
-struct bt_prom;
-
 /*
- * A command's part in `bpftools exporter`: its probes kept attached with
- * the command's defaults, its summary maps read as Prometheus metrics at every scrape. The
- * exporter finds collectors through the registry; `--collect NAME` names them by command.
+ * A command's part in `bpftools exporter` (lib/output/bt_collector.h): its probes kept
+ * attached with the command's defaults, its summary read as Prometheus metrics at every scrape.
+ * The exporter finds collectors through the registry; `--collect NAME` names them by command.
  */
-enum bt_collector_flags {
-	BT_COLLECT_DEFAULT = 1 << 0, /* in the default set, where the kernel can run it */
-	BT_COLLECT_SPEC = 1 << 1,    /* takes a probe spec (--NAME SPEC, repeatable); no default */
-};
-
-struct bt_collector {
-	const char *help;   /* one line: what it exposes, for --collect's list */
-	unsigned int flags; /* enum bt_collector_flags */
-	/*
-	 * Opens, loads and attaches (spec: the user's probe spec for BT_COLLECT_SPEC, else NULL);
-	 * *state is the collector's own. Returns 0, or -errno after one line on stderr;
-	 * -EOPNOTSUPP where this kernel cannot run it (the default set then leaves it out, with a
-	 * note).
-	 */
-	int (*start)(const char *spec, void **state);
-	/*
-	 * Adds its families to p: counters are totals since start (bt_summary's .running), never
-	 * read-and-clear, so every scraper sees them grow. One scrape at a time calls it; no
-	 * output to stdout. Returns 0 or -errno.
-	 */
-	int (*collect)(void *state, struct bt_prom *p);
-	void (*stop)(void *state); /* detaches and frees; state may be NULL */
-};
+struct bt_collector;
 
 struct bt_cmd {
 	const char *name;    /* the command, and the name of its symlink */

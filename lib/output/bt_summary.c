@@ -513,6 +513,16 @@ static int default_cmp(const struct bt_summary *s, const void *a, const void *b)
 	return memcmp(a, b, s->o.key_size);
 }
 
+int bt_summary__cmp_keys(const struct bt_summary *s, const void *a, const void *b)
+{
+	return default_cmp(s, a, b);
+}
+
+size_t bt_summary__key_size(const struct bt_summary *s)
+{
+	return s->o.key_size;
+}
+
 struct sort_ctx {
 	const struct bt_summary *s;
 	bt_summary_cmp_fn cmp;

@@ -109,6 +109,10 @@ uint64_t bt_summary__total(const struct bt_summary *s, size_t field);
 
 typedef int (*bt_summary_cmp_fn)(const void *key_a, const void *key_b, void *ctx);
 
+/* The default order of keys (above), and their size: for a caller merging keys of its own. */
+int bt_summary__cmp_keys(const struct bt_summary *s, const void *a, const void *b);
+size_t bt_summary__key_size(const struct bt_summary *s);
+
 /*
  * Sort rows by key with cmp (NULL: the default order above). With merge, rows whose keys
  * cmp calls equal become one (the first one's key, values added): several keys printing

@@ -10,6 +10,7 @@
 
 #include "bt_block.h"
 #include "bt_block_probes.h"
+#include "bt_collector.h"
 #include "bt_disk.h"
 #include "bt_env.h"
 #include "bt_err.h"
@@ -258,4 +259,34 @@ const char *bt_block_op_label(unsigned int op)
 	};
 
 	return op < sizeof(names) / sizeof(names[0]) && names[op] ? names[op] : "unknown";
+}
+
+void bt_block_labels(void *run, const void *key, struct bt_labels *l)
+{
+	const __u32 *k = key;
+	const struct bt_disk *d = bt_disk_cache__get(*(struct bt_disk_cache **)run, k[0]);
+
+	l->v[0] = d ? d->name : "?";
+	l->v[1] = bt_block_op_label(k[1] & 0xff);
+}
+
+static int add_disk(void *ctx, const struct bt_disk *disk)
+{
+	static const unsigned int ops[] = { BT_OP_READ, BT_OP_WRITE };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]) && !err; i++)
+		err = bt_keys_add(ctx,
+				  (const __u32[]){ bt_kdev(disk->major, disk->minor), ops[i] });
+	return err;
+}
+
+int bt_block_zero_keys(void *run, struct bt_keys *k)
+{
+	int err;
+
+	(void)run;
+	err = bt_disk_each(add_disk, k);
+	return err == -ENOMEM ? err : 0;
 }

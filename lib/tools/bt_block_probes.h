@@ -85,6 +85,17 @@ unsigned long long bt_block_left(volatile bool *draining, int map_fd, __u32 valu
 const char *bt_block_op_label(unsigned int op);
 
 /*
+ * The exporter's block collectors (lib/output/bt_collector.h), whose keys are { __u32 dev;
+ * __u32 op; } (biolatency's with the op alone in its flags) and whose run state begins with
+ * its struct bt_disk_cache *: a key's labels, disk ("?" for none) and op; and every disk's
+ * reads and writes as keys at 0 (a failed sysfs read leaves only the rows).
+ */
+struct bt_labels;
+struct bt_keys;
+void bt_block_labels(void *run, const void *key, struct bt_labels *l);
+int bt_block_zero_keys(void *run, struct bt_keys *k);
+
+/*
  * -d DISK as the kernel numbers the disk (name NULL: no -d, *kdev 0); -BT_EUSAGE after one
  * line saying why not.
  */

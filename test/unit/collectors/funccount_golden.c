@@ -8,6 +8,11 @@
 
 int golden_funccount(FILE *out);
 
+static int collect(void *run, struct bt_prom *p)
+{
+	return bt_collector_collect(&collector, run, p);
+}
+
 int golden_funccount(FILE *out)
 {
 	struct bt_target tv[] = {
@@ -19,7 +24,7 @@ int golden_funccount(FILE *out)
 	struct bt_summary_opts o = counts_opts;
 	__u32 k0 = 0, k1 = 1, k3 = 3;
 	struct fake_map m = { sizeof(__u32), sizeof(__u64) };
-	struct collector c = { .spec = "vfs_[rwo]*\"\\", .targets = { tv, 4 } };
+	struct run c = { .spec = "vfs_[rwo]*\"\\", .targets = { tv, 4 } };
 	int err;
 
 	o.running = true;
@@ -27,12 +32,12 @@ int golden_funccount(FILE *out)
 	err = build_rows(&c.s, &c.targets);
 	c.s.counts = fake_summary(&m, &o);
 	if (!err)
-		err = c.s.counts ? fake_scrape(collector_collect, &c, NULL) : -ENOMEM;
+		err = c.s.counts ? fake_scrape(collect, &c, NULL) : -ENOMEM;
 	*(uint64_t *)fake_add(&m, &k0) += 7;
 	*(uint64_t *)fake_add(&m, &k1) += 1;
 	*(uint64_t *)fake_add(&m, &k3) += 100;
 	if (!err)
-		err = fake_scrape(collector_collect, &c, out);
+		err = fake_scrape(collect, &c, out);
 	free_rows(&c.s);
 	return err;
 }

@@ -8,6 +8,11 @@
 
 int golden_funclatency(FILE *out);
 
+static int collect(void *run, struct bt_prom *p)
+{
+	return bt_collector_collect(&collector, run, p);
+}
+
 int golden_funclatency(FILE *out)
 {
 	struct bt_target tv[] = {
@@ -18,7 +23,7 @@ int golden_funclatency(FILE *out)
 	struct bt_summary_opts o = sum_opts;
 	struct fl_hist_key a = { 0, 0 }, b = { 2, 0 }; /* the exporter keys by function only */
 	struct fake_map m = { sizeof(struct fl_hist_key), sizeof(struct fl_hist) };
-	struct collector c = { .spec = "do_sys_openat2,vfs_fsync" };
+	struct run c = { .spec = "do_sys_openat2,vfs_fsync" };
 	struct fl_hist *h;
 	int err;
 
@@ -33,13 +38,13 @@ int golden_funclatency(FILE *out)
 	err = init_state(&c.s, &c.calls);
 	c.s.sum = fake_summary(&m, &o);
 	if (!err)
-		err = c.s.sum ? fake_scrape(collector_collect, &c, NULL) : -ENOMEM;
+		err = c.s.sum ? fake_scrape(collect, &c, NULL) : -ENOMEM;
 	h = fake_add(&m, &b);
 	h->total_ns = 1234567;
 	h->slots[20] = 1;
 	h->slots[2] = 3;
 	if (!err)
-		err = fake_scrape(collector_collect, &c, out);
+		err = fake_scrape(collect, &c, out);
 	bt_summary__free(c.s.sum);
 	free(c.s.row_of);
 	return err;

@@ -8,23 +8,30 @@
 
 int golden_hardirqs(FILE *out);
 
+static int collect(void *run, struct bt_prom *p)
+{
+	return bt_collector_collect(&collector, run, p);
+}
+
 int golden_hardirqs(FILE *out)
 {
-	struct bt_summary_opts o = totals_opts;
+	const struct bt_summary_opts o = {
+		.key_size = sizeof(struct hardirq_key),
+		.value_size = sizeof(struct hardirq_total),
+		.running = true,
+	};
 	struct hardirq_key timer = { "timer" }, gone = { "nvme0q1" }, big;
 	struct fake_map m = { sizeof(struct hardirq_key), sizeof(struct hardirq_total) };
-	struct collector c = { 0 };
+	struct state c = { 0 };
 	struct hardirq_total *t;
 	int err;
 
 	memset(big.name, 'x', sizeof(big.name));
-	o.running = true;
-	c.known = calloc(HARDIRQ_MAX_NAMES, sizeof(*c.known));
 	t = fake_add(&m, &timer);
 	t->time_ns = 2500000;
 	t->count = 1000;
-	c.sum = fake_summary(&m, &o);
-	err = c.sum && c.known ? fake_scrape(collector_collect, &c, NULL) : -ENOMEM;
+	c.totals = fake_summary(&m, &o);
+	err = c.totals ? fake_scrape(collect, &c, NULL) : -ENOMEM;
 	t = fake_add(&m, &gone);
 	t->time_ns = 1000;
 	t->count = 1;
@@ -32,8 +39,7 @@ int golden_hardirqs(FILE *out)
 	t->time_ns = 3;
 	t->count = 3;
 	if (!err)
-		err = fake_scrape(collector_collect, &c, out);
-	bt_summary__free(c.sum);
-	free(c.known);
+		err = fake_scrape(collect, &c, out);
+	bt_summary__free(c.totals);
 	return err;
 }

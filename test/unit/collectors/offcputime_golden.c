@@ -5,6 +5,11 @@
 
 int golden_offcputime(FILE *out);
 
+static int collect(void *run, struct bt_prom *p)
+{
+	return bt_collector_collect(&collector, run, p);
+}
+
 int golden_offcputime(FILE *out)
 {
 	const struct bt_summary_opts o = {
@@ -20,12 +25,12 @@ int golden_offcputime(FILE *out)
 
 	*(uint64_t *)fake_add(&m, &s1) = 1000000;
 	c.sum = fake_summary(&m, &o);
-	err = c.sum ? fake_scrape(collector_collect, &c, NULL) : -ENOMEM;
+	err = c.sum ? fake_scrape(collect, &c, NULL) : -ENOMEM;
 	*(uint64_t *)fake_add(&m, &s2) = 250000;
 	*(uint64_t *)fake_add(&m, &d) = 12345;
 	*(uint64_t *)fake_add(&m, &r) = 3;
 	if (!err)
-		err = fake_scrape(collector_collect, &c, out);
+		err = fake_scrape(collect, &c, out);
 	bt_summary__free(c.sum);
 	return err;
 }

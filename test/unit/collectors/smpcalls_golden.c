@@ -8,6 +8,11 @@
 
 int golden_smpcalls(FILE *out);
 
+static int collect(void *run, struct bt_prom *p)
+{
+	return bt_collector_collect(&collector, run, p);
+}
+
 int golden_smpcalls(FILE *out)
 {
 	struct bt_summary_opts o = sum_opts;
@@ -16,7 +21,7 @@ int golden_smpcalls(FILE *out)
 			   l = { .func = 0xffffffff81200000ull, .kind = SMPCALL_LOCAL },
 			   t2 = { .func = 0xffffffff81000000ull, .kind = SMPCALL_TIME };
 	struct fake_map m = { sizeof(struct smpcall_key), sizeof(struct smpcall_hist) };
-	struct collector c = { 0 };
+	struct state c = { 0 };
 	struct smpcall_hist *h;
 	int err;
 
@@ -25,8 +30,8 @@ int golden_smpcalls(FILE *out)
 	h->total_ns = 4000;
 	h->count = 2;
 	h->slots[11] = 2;
-	c.s.sum = fake_summary(&m, &o);
-	err = c.s.sum ? fake_scrape(collector_collect, &c, NULL) : -ENOMEM;
+	c.sum = fake_summary(&m, &o);
+	err = c.sum ? fake_scrape(collect, &c, NULL) : -ENOMEM;
 	h = fake_add(&m, &q);
 	h->total_ns = 900;
 	h->count = 3;
@@ -40,7 +45,7 @@ int golden_smpcalls(FILE *out)
 	h->count = 3;
 	h->slots[21] = 3;
 	if (!err)
-		err = fake_scrape(collector_collect, &c, out);
-	bt_summary__free(c.s.sum);
+		err = fake_scrape(collect, &c, out);
+	bt_summary__free(c.sum);
 	return err;
 }

@@ -5,6 +5,11 @@
 
 int golden_softirqs(FILE *out);
 
+static int collect(void *run, struct bt_prom *p)
+{
+	return bt_collector_collect(&collector, run, p);
+}
+
 int golden_softirqs(FILE *out)
 {
 	const struct bt_summary_opts o = {
@@ -14,7 +19,7 @@ int golden_softirqs(FILE *out)
 	};
 	__u32 timer = 1, rcu = 9;
 	struct fake_map m = { sizeof(__u32), sizeof(struct softirq_stat) };
-	struct collector c = { 0 };
+	struct state c = { 0 };
 	struct softirq_stat *st;
 	int err;
 
@@ -22,7 +27,7 @@ int golden_softirqs(FILE *out)
 	st->total_ns = 123456789;
 	st->count = 10;
 	c.sum = fake_summary(&m, &o);
-	err = c.sum ? fake_scrape(collector_collect, &c, NULL) : -ENOMEM;
+	err = c.sum ? fake_scrape(collect, &c, NULL) : -ENOMEM;
 	st = fake_add(&m, &timer);
 	st->total_ns = 5000;
 	st->count = 2;
@@ -30,7 +35,7 @@ int golden_softirqs(FILE *out)
 	st->total_ns += 1000000001;
 	st->count += 5;
 	if (!err)
-		err = fake_scrape(collector_collect, &c, out);
+		err = fake_scrape(collect, &c, out);
 	bt_summary__free(c.sum);
 	return err;
 }

@@ -1,43 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * vfsstat's collector over fixed counts. It reads its per-CPU array itself, which needs BPF:
- * the read is replaced here by one of these counts.
- */
-#include <bpf/libbpf.h>
-
-#include "bt_percpu.h"
-
-int fake_percpu_sum(int map_fd, uint32_t key, uint64_t *sum, size_t n);
-#define bt_percpu_sum fake_percpu_sum
-#define bpf_map__fd(map) ((void)(map), 3)
+/* vfsstat's collector over fixed counts: three columns counted, the rest at 0. */
 #include "vfsstat.c"
-#undef bt_percpu_sum
+#include "fake_map.h"
 
 int golden_vfsstat(FILE *out);
 
-static uint64_t counts[VFSSTAT_NCOLS];
-
-int fake_percpu_sum(int map_fd, uint32_t key, uint64_t *sum, size_t n)
+static int collect(void *run, struct bt_prom *p)
 {
-	(void)map_fd;
-	(void)n;
-	*sum = counts[key];
-	return 0;
+	return bt_collector_collect(&collector, run, p);
 }
 
 int golden_vfsstat(FILE *out)
 {
-	struct vfsstat_bpf skel = { 0 };
-	struct collector c = { .skel = &skel };
-	struct bt_prom *p = bt_prom_new(0);
+	const struct bt_summary_opts o = {
+		.key_size = sizeof(__u32),
+		.value_size = sizeof(__u64),
+		.running = true,
+	};
+	__u32 rd = VFSSTAT_READ, wr = VFSSTAT_WRITE, rm = VFSSTAT_RMDIR;
+	struct fake_map m = { sizeof(__u32), sizeof(__u64) };
+	struct run r = { 0 };
 	int err;
 
-	if (!p)
-		return -ENOMEM;
-	counts[VFSSTAT_READ] = 123;
-	counts[VFSSTAT_WRITE] = 45;
-	counts[VFSSTAT_RMDIR] = 1;
-	err = collector_collect(&c, p) ?: bt_prom_write(p, out, false);
-	bt_prom_free(p);
+	*(uint64_t *)fake_add(&m, &rd) = 123;
+	*(uint64_t *)fake_add(&m, &wr) = 45;
+	*(uint64_t *)fake_add(&m, &rm) = 1;
+	r.sum = fake_summary(&m, &o);
+	err = r.sum ? fake_scrape(collect, &r, out) : -ENOMEM;
+	bt_summary__free(r.sum);
 	return err;
 }
