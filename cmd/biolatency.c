@@ -42,6 +42,12 @@ static const struct bt_opt_vals vals = {
 	.json = &opts.json,
 	.disk = &opts.disk,
 	.cgroup = &opts.cgroup,
+	.flags = (const struct bt_argp_flag[]){ { 'Q', &opts.queued },
+						{ 'D', &opts.disks },
+						{ 'F', &opts.flags },
+						{ 'e', &opts.extension },
+						{ 0 } },
+	.iv = &opts.iv,
 };
 
 static const struct argp_option options[] = {
@@ -58,38 +64,11 @@ static const struct argp_child children[] = {
 	BT_ARGP_CHILD(bt_argp_cgroup),	  { NULL },
 };
 
-static const struct argp argp;
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
-	struct biolatency_opts *o = state->input;
-
-	switch (key) {
-	case ARGP_KEY_INIT:
-		bt_argp_vals_init(state, &argp, &vals);
-		break;
-	case 'Q':
-		o->queued = true;
-		break;
-	case 'D':
-		o->disks = true;
-		break;
-	case 'F':
-		o->flags = true;
-		break;
-	case 'e':
-		o->extension = true;
-		break;
-	case ARGP_KEY_ARG:
-		return bt_argp_interval_arg(state, arg, &o->iv);
-	case ARGP_KEY_END:
-		if (o->disks && o->flags)
-			return bt_argp_error(state, "can only use -D or -F");
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
+	if (key == ARGP_KEY_END && opts.disks && opts.flags)
+		return bt_argp_error(state, "can only use -D or -F");
+	return bt_argp_own(key, arg, state);
 }
 
 static const struct argp argp = {
@@ -394,6 +373,7 @@ BT_COMMAND(biolatency) = {
 	.summary = "Summarize block device I/O latency as a histogram",
 	.argp = &argp,
 	.opts = &opts,
+	.vals = &vals,
 	.probes = bt_block_probes,
 	.run = run,
 	.flags = BT_NEED_PRIV,

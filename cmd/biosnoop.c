@@ -43,6 +43,10 @@ static const struct bt_opt_vals vals = {
 	.json = &opts.json,
 	.disk = &opts.disk,
 	.cgroup = &opts.cgroup,
+	.flags = (const struct bt_argp_flag[]){ { 'Q', &opts.queue },
+						{ 'P', &opts.pattern },
+						{ 't', &opts.timestamp },
+						{ 0 } },
 };
 
 static const struct argp_option options[] = {
@@ -62,33 +66,19 @@ static const struct argp_child children[] = {
 	{ NULL },
 };
 
-static const struct argp argp;
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct biosnoop_opts *o = state->input;
 
 	switch (key) {
-	case ARGP_KEY_INIT:
-		bt_argp_vals_init(state, &argp, &vals);
-		break;
-	case 'Q':
-		o->queue = true;
-		break;
-	case 'P':
-		o->pattern = true;
-		break;
 	case 'm':
 		return bt_argp_ulong(state, arg, "minimum latency", 0, 1000000000, &o->min_ms);
-	case 't':
-		o->timestamp = true;
-		break;
 	case ARGP_KEY_ARG:
 		if (o->nargs++)
 			return bt_argp_error(state, "unexpected argument '%s'", arg);
 		return bt_argp_ulong(state, arg, "duration", 1, 100000000, &o->duration);
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return bt_argp_own(key, arg, state);
 	}
 	return 0;
 }
@@ -375,6 +365,7 @@ BT_COMMAND(biosnoop) = {
 	.summary = "Trace block device I/O with the issuing process and latency",
 	.argp = &argp,
 	.opts = &opts,
+	.vals = &vals,
 	.probes = bt_block_probes,
 	.run = run,
 	.flags = BT_NEED_PRIV,

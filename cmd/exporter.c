@@ -86,8 +86,6 @@ static const struct argp_option options[] = {
 /* -i/--interval: seconds between textfile writes */
 static const struct bt_opt_vals vals = { .interval = &opts.interval };
 
-static const struct argp argp;
-
 /* The command with a collector of this name, or NULL after a usage error. */
 static const struct bt_cmd *find_collector(struct argp_state *state, const char *name, size_t len)
 {
@@ -155,13 +153,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_ARGS_FILE:
 		o->args_file = arg;
 		break;
-	case ARGP_KEY_INIT:
-		bt_argp_vals_init(state, &argp, &vals);
-		break;
 	case ARGP_KEY_ARG:
 		return bt_argp_error(state, "takes no positional arguments ('%s')", arg);
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return bt_argp_own(key, arg, state);
 	}
 	return 0;
 }
@@ -791,6 +786,7 @@ BT_COMMAND(exporter) = {
 	.summary = "Serve the summary tools' totals as Prometheus metrics",
 	.argp = &argp,
 	.opts = &opts,
+	.vals = &vals,
 	.run = run,
 	.flags = BT_NEED_PRIV,
 	.uses = BT_USES_TP_BTF,

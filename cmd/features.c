@@ -24,18 +24,13 @@ static const struct argp_child children[] = {
 	{ NULL },
 };
 
-static const struct argp argp;
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
-	case ARGP_KEY_INIT:
-		bt_argp_vals_init(state, &argp, &vals);
-		break;
 	case ARGP_KEY_ARG:
 		return bt_argp_error(state, "unexpected argument '%s'", arg);
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return bt_argp_own(key, arg, state);
 	}
 	return 0;
 }
@@ -333,6 +328,7 @@ BT_COMMAND(features) = {
 	.summary = "Report which kernel facilities bpftools can use here",
 	.argp = &argp,
 	.opts = &opts,
+	.vals = &vals,
 	.run = run,
 	.flags = BT_NEED_PRIV | BT_NO_LINK,
 };

@@ -36,16 +36,11 @@ static const struct bt_opt_vals vals = {
 	.cpu = &opts.cpu,
 };
 
-static const struct argp argp;
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct funccount_opts *o = state->input;
 
 	switch (key) {
-	case ARGP_KEY_INIT:
-		bt_argp_vals_init(state, &argp, &vals);
-		break;
 	case ARGP_KEY_ARG:
 		if (o->pattern)
 			return bt_argp_error(state, "one pattern only: '%s' is extra", arg);
@@ -56,7 +51,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return bt_argp_error(state, "a pattern to trace is required");
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return bt_argp_own(key, arg, state);
 	}
 	return 0;
 }
@@ -355,6 +350,7 @@ BT_COMMAND(funccount) = {
 	.summary = "Count functions, tracepoints, and USDT probes",
 	.argp = &argp,
 	.opts = &opts,
+	.vals = &vals,
 	.run = run,
 	.flags = BT_NEED_PRIV,
 	.uses = BT_USES_KFUNC | BT_USES_TRACEPOINT | BT_USES_UPROBE,

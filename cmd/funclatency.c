@@ -38,6 +38,10 @@ static const struct bt_opt_vals vals = {
 	.timestamp = &opts.timestamp,
 	.regex = &opts.regex,
 	.milliseconds = &opts.msecs,
+	.flags = (const struct bt_argp_flag[]){ { 'u', &opts.usecs },
+						{ 'F', &opts.per_func },
+						{ 'v', &opts.verbose },
+						{ 0 } },
 };
 
 static const struct argp_option options[] = {
@@ -49,27 +53,13 @@ static const struct argp_option options[] = {
 	{ NULL },
 };
 
-static const struct argp argp;
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct funclatency_opts *o = state->input;
 
 	switch (key) {
-	case 'u':
-		o->usecs = true;
-		break;
-	case 'F':
-		o->per_func = true;
-		break;
 	case 'l':
 		return bt_argp_ulong(state, arg, "level", 1, FL_MAX_LEVEL, &o->level);
-	case 'v':
-		o->verbose = true;
-		break;
-	case ARGP_KEY_INIT:
-		bt_argp_vals_init(state, &argp, &vals);
-		break;
 	case ARGP_KEY_ARG:
 		if (o->pattern)
 			return bt_argp_error(state, "one pattern only: '%s' is extra", arg);
@@ -82,7 +72,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return bt_argp_error(state, "-u and -m are mutually exclusive");
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return bt_argp_own(key, arg, state);
 	}
 	return 0;
 }
@@ -462,6 +452,7 @@ BT_COMMAND(funclatency) = {
 	.summary = "Time functions and print latency as a histogram",
 	.argp = &argp,
 	.opts = &opts,
+	.vals = &vals,
 	.run = run,
 	.flags = BT_NEED_PRIV,
 	.uses = BT_USES_KFUNC | BT_USES_UPROBE | BT_USES_TRACEPOINT | BT_USES_TP_BTF,

@@ -58,6 +58,12 @@ static const struct bt_opt_vals vals = {
 	.max_probes = &opts.max_probes,
 	.out = &opts.out,
 	.unwind = &opts.unwind,
+	.flags = (const struct bt_argp_flag[]){ { 'T', &opts.time },
+						{ 't', &opts.timestamp },
+						{ 'v', &opts.verbose },
+						{ 'B', &opts.blocked },
+						{ 'S', &opts.sampled },
+						{ 0 } },
 };
 
 static const struct argp_option options[] = {
@@ -96,16 +102,11 @@ static int parse_threshold(struct argp_state *state, const char *arg, const char
 	return 0;
 }
 
-static const struct argp argp;
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct funcslower_opts *o = state->input;
 
 	switch (key) {
-	case ARGP_KEY_INIT:
-		bt_argp_vals_init(state, &argp, &vals);
-		break;
 	case 'm':
 		return parse_threshold(state, arg, "minimum duration", 1e6, &o->min_ms);
 	case 'u':
@@ -113,21 +114,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'a':
 		return bt_argp_ulong(state, arg, "argument count", 0, FUNCSLOWER_MAX_ARGS,
 				     &o->nargs);
-	case 'T':
-		o->time = true;
-		break;
-	case 't':
-		o->timestamp = true;
-		break;
-	case 'v':
-		o->verbose = true;
-		break;
-	case 'B':
-		o->blocked = true;
-		break;
-	case 'S':
-		o->sampled = true;
-		break;
 	case 'F':
 		return bt_argp_ulong(state, arg, "sample frequency", 1, 10000, &o->hz);
 	case ARGP_KEY_ARGS:
@@ -163,7 +149,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 					     "or of -S, not both");
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return bt_argp_own(key, arg, state);
 	}
 	return 0;
 }
@@ -816,6 +802,7 @@ BT_COMMAND(funcslower) = {
 	.summary = "Show kernel or user function calls slower than a threshold",
 	.argp = &argp,
 	.opts = &opts,
+	.vals = &vals,
 	.probes = probes,
 	.run = run,
 	.flags = BT_NEED_PRIV,

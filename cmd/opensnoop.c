@@ -45,8 +45,16 @@ static struct opensnoop_opts {
 } opts = { .c = BT_COMMON_OPTS_INIT, .buffer_pages = 64 };
 
 static const struct bt_opt_vals vals = {
-	BT_COMMON_VALS(opts.c),	      .timestamp = &opts.timestamp, .json = &opts.json,
-	.cgroupmap = &opts.cgroupmap, .mntnsmap = &opts.mntnsmap,
+	BT_COMMON_VALS(opts.c),
+	.timestamp = &opts.timestamp,
+	.json = &opts.json,
+	.cgroupmap = &opts.cgroupmap,
+	.mntnsmap = &opts.mntnsmap,
+	.flags = (const struct bt_argp_flag[]){ { 'U', &opts.print_uid },
+						{ 'x', &opts.failed },
+						{ 'e', &opts.extended },
+						{ 'F', &opts.full_path },
+						{ 0 } },
 };
 
 static const struct argp_option options[] = {
@@ -106,19 +114,11 @@ static int parse_flag(struct argp_state *state, const char *arg, struct opensnoo
 			     arg);
 }
 
-static const struct argp argp;
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct opensnoop_opts *o = state->input;
 
 	switch (key) {
-	case 'U':
-		o->print_uid = true;
-		break;
-	case 'x':
-		o->failed = true;
-		break;
 	case 't':
 		return bt_argp_long(state, arg, "TID", 1, INT_MAX, &o->tid);
 	case 'u':
@@ -132,14 +132,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 					     arg);
 		o->name = arg;
 		break;
-	case 'e':
-		o->extended = true;
-		break;
 	case 'f':
 		return parse_flag(state, arg, o);
-	case 'F':
-		o->full_path = true;
-		break;
 	case 'b':
 		/*
 		 * 256 MiB at most (4096 times the default), made in ~0.45 s; the kernel takes up to
@@ -161,9 +155,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->exec_argv = state->argv + state->next;
 		state->next = state->argc;
 		break;
-	case ARGP_KEY_INIT:
-		bt_argp_vals_init(state, &argp, &vals);
-		break;
 	case ARGP_KEY_ARG:
 		return bt_argp_error(state, "unexpected argument '%s'", arg);
 	case ARGP_KEY_END:
@@ -173,7 +164,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return bt_argp_error(state, "-p/-t and --exec cannot be used together");
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return bt_argp_own(key, arg, state);
 	}
 	return 0;
 }
@@ -419,6 +410,7 @@ BT_COMMAND(opensnoop) = {
 	.summary = "Trace open(), openat() and openat2() calls",
 	.argp = &argp,
 	.opts = &opts,
+	.vals = &vals,
 	.probes = opensnoop_probes,
 	.run = run,
 	.flags = BT_NEED_PRIV,

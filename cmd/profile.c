@@ -53,6 +53,9 @@ static const struct bt_opt_vals vals = {
 	.out = &opts.oc.out,
 	.cgroupmap = &opts.cgroupmap,
 	.mntnsmap = &opts.mntnsmap,
+	.flags = (const struct bt_argp_flag[]){ { 'I', &opts.include_idle },
+						{ OPT_WALL, &opts.wall },
+						{ 0 } },
 };
 
 static const struct argp_option options[] = {
@@ -72,16 +75,11 @@ static const struct argp_option options[] = {
 	{ NULL },
 };
 
-static const struct argp argp;
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct profile_opts *o = state->input;
 
 	switch (key) {
-	case ARGP_KEY_INIT:
-		bt_argp_vals_init(state, &argp, &vals);
-		break;
 	case 'p':
 		o->oc.tgid_arg = arg;
 		return bt_argp_id_list(state, arg, "PID", o->oc.tgids, BT_OFFCPU_MAX_IDS,
@@ -96,14 +94,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				     &o->freq);
 	case 'c':
 		return bt_argp_ulong(state, arg, "sample period", 1, ULONG_MAX, &o->period);
-	case 'I':
-		o->include_idle = true;
-		break;
 	case 'C':
 		return bt_argp_long(state, arg, "CPU", 0, libbpf_num_possible_cpus() - 1, &o->cpu);
-	case OPT_WALL:
-		o->wall = true;
-		break;
 	case OPT_EVENT:
 		if (strcmp(arg, "cpu-clock") && strcmp(arg, "cycles"))
 			return bt_argp_error(state, "invalid event '%s': cpu-clock or cycles", arg);
@@ -144,7 +136,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->by_thread = o->oc.json || o->oc.out.pprof;
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return bt_argp_own(key, arg, state);
 	}
 	return 0;
 }
@@ -418,6 +410,7 @@ BT_COMMAND(profile) = {
 	.summary = "Profile CPU stack traces at a timed interval",
 	.argp = &argp,
 	.opts = &opts,
+	.vals = &vals,
 	.probes = wall_probes,
 	.run = run,
 	.pprof = profile_pprof,

@@ -36,6 +36,8 @@ static const struct bt_opt_vals vals = {
 	.pid = &opts.c.pid,
 	.timestamp = &opts.timestamp,
 	.json = &opts.json,
+	.flags = (const struct bt_argp_flag[]){ { 'K', &opts.stacks }, { 0 } },
+	.iv = &opts.iv,
 };
 
 /* Not the stack tools' -K, --kernel-stack (bt_argp_stack_kinds): a key, not a stack printed */
@@ -43,27 +45,6 @@ static const struct argp_option options[] = {
 	{ "kernel-stack", 'K', NULL, 0, "Key by the caller's kernel stack and name too", 0 },
 	{ NULL },
 };
-
-static const struct argp argp;
-
-static error_t parse_opt(int key, char *arg, struct argp_state *state)
-{
-	struct smpcalls_opts *o = state->input;
-
-	switch (key) {
-	case 'K':
-		o->stacks = true;
-		break;
-	case ARGP_KEY_INIT:
-		bt_argp_vals_init(state, &argp, &vals);
-		break;
-	case ARGP_KEY_ARG:
-		return bt_argp_interval_arg(state, arg, &o->iv);
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
 
 static const struct argp_child children[] = {
 	BT_ARGP_CHILD(bt_argp_pid),
@@ -74,7 +55,7 @@ static const struct argp_child children[] = {
 
 static const struct argp argp = {
 	.options = options,
-	.parser = parse_opt,
+	.parser = bt_argp_own,
 	.children = children,
 	.args_doc = "[interval [count]]",
 	.doc = "Time SMP cross calls (functions run on other CPUs) as histograms of nanoseconds.\v"
@@ -339,6 +320,7 @@ BT_COMMAND(smpcalls) = {
 	.summary = "Time SMP cross calls per called function",
 	.argp = &argp,
 	.opts = &opts,
+	.vals = &vals,
 	.probes = smpcalls_probes,
 	.run = run,
 	.flags = BT_NEED_PRIV,

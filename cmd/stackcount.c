@@ -62,6 +62,11 @@ static const struct bt_opt_vals vals = {
 	.mode = &opts.mode,
 	.out = &opts.out,
 	.unwind = &opts.unwind,
+	.flags = (const struct bt_argp_flag[]){ { 'P', &opts.perpid },
+						{ 'v', &opts.verbose },
+						{ OPT_DEBUGINFO, &opts.debuginfo },
+						{ OPT_DEBUGINFOD, &opts.debuginfod },
+						{ 0 } },
 };
 
 /*
@@ -80,32 +85,15 @@ static const struct argp_option options[] = {
 	{ NULL },
 };
 
-static const struct argp argp;
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct stackcount_opts *o = state->input;
 
 	switch (key) {
-	case ARGP_KEY_INIT:
-		bt_argp_vals_init(state, &argp, &vals);
-		break;
 	case 'i':
 		return bt_argp_ulong(state, arg, "interval", 1, BT_FOREVER, &o->interval);
 	case 'D':
 		return bt_argp_ulong(state, arg, "duration", 1, BT_FOREVER, &o->duration);
-	case 'P':
-		o->perpid = true;
-		break;
-	case 'v':
-		o->verbose = true;
-		break;
-	case OPT_DEBUGINFO:
-		o->debuginfo = true;
-		break;
-	case OPT_DEBUGINFOD:
-		o->debuginfod = true;
-		break;
 	case ARGP_KEY_ARG:
 		if (o->pattern)
 			return bt_argp_error(state, "unexpected argument '%s'", arg);
@@ -123,7 +111,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			o->perpid = true; /* as BCC: one process is shown by itself */
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return bt_argp_own(key, arg, state);
 	}
 	return 0;
 }
@@ -410,6 +398,7 @@ BT_COMMAND(stackcount) = {
 	.summary = "Count events and their stack traces",
 	.argp = &argp,
 	.opts = &opts,
+	.vals = &vals,
 	.run = run,
 	.flags = BT_NEED_PRIV,
 	.uses = BT_USES_KFUNC | BT_USES_TRACEPOINT | BT_USES_UPROBE | BT_USES_STACKS,

@@ -46,6 +46,7 @@ static const struct bt_opt_vals vals = {
 	.max_probes = &opts.max_probes,
 	.mode = &opts.mode,
 	.unwind = &opts.unwind,
+	.flags = (const struct bt_argp_flag[]){ { 'v', &opts.verbose }, { 0 } },
 };
 
 static const struct argp_option options[] = {
@@ -68,19 +69,11 @@ static const struct argp_child children[] = {
 	{ NULL },
 };
 
-static const struct argp argp;
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct stacksnoop_opts *o = state->input;
 
 	switch (key) {
-	case ARGP_KEY_INIT:
-		bt_argp_vals_init(state, &argp, &vals);
-		break;
-	case 'v':
-		o->verbose = true;
-		break;
 	case ARGP_KEY_ARG:
 		if (o->pattern)
 			return bt_argp_error(state, "unexpected argument '%s'", arg);
@@ -91,7 +84,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return bt_argp_error(state, "missing the function to trace");
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return bt_argp_own(key, arg, state);
 	}
 	return 0;
 }
@@ -299,6 +292,7 @@ BT_COMMAND(stacksnoop) = {
 	.summary = "Trace a function and print the stack of each call",
 	.argp = &argp,
 	.opts = &opts,
+	.vals = &vals,
 	.run = run,
 	.flags = BT_NEED_PRIV,
 	.uses = BT_USES_KFUNC | BT_USES_TRACEPOINT | BT_USES_UPROBE | BT_USES_STACKS,

@@ -42,7 +42,7 @@ static const struct {
 	[VFSSTAT_RMDIR] = { "vfs_rmdir", "RMDIR/s", "rmdir" },
 };
 
-static const struct bt_opt_vals vals = { .pid = &opts.pid, .mode = &opts.mode };
+static const struct bt_opt_vals vals = { .pid = &opts.pid, .mode = &opts.mode, .iv = &opts.iv };
 
 static const struct argp_child children[] = {
 	BT_ARGP_CHILD(bt_argp_pid),
@@ -51,26 +51,8 @@ static const struct argp_child children[] = {
 	{ NULL },
 };
 
-static const struct argp argp;
-
-static error_t parse_opt(int key, char *arg, struct argp_state *state)
-{
-	struct vfsstat_opts *o = state->input;
-
-	switch (key) {
-	case ARGP_KEY_INIT:
-		bt_argp_vals_init(state, &argp, &vals);
-		break;
-	case ARGP_KEY_ARG:
-		return bt_argp_interval_arg(state, arg, &o->iv);
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
-
 static const struct argp argp = {
-	.parser = parse_opt,
+	.parser = bt_argp_own,
 	.children = children,
 	.args_doc = "[interval [count]]",
 	.doc = "Count some VFS calls.\v"
@@ -260,6 +242,7 @@ BT_COMMAND(vfsstat) = {
 	.summary = "Count some VFS calls",
 	.argp = &argp,
 	.opts = &opts,
+	.vals = &vals,
 	.run = run,
 	.flags = BT_NEED_PRIV,
 	.uses = BT_USES_KFUNC,

@@ -101,6 +101,13 @@ static bool wants_json(const struct bt_cmd *cmd, int argc, char **argv)
 	return false;
 }
 
+static const struct bt_cmd *args_cmd;
+
+const struct bt_cmd *bt_args_cmd(void)
+{
+	return args_cmd;
+}
+
 int bt_args_parse(const struct bt_cmd *cmd, int argc, char **argv)
 {
 	struct argp_child children[] = {
@@ -115,6 +122,7 @@ int bt_args_parse(const struct bt_cmd *cmd, int argc, char **argv)
 
 	help_printed = false;
 	btf_file = NULL;
+	args_cmd = cmd;
 	if (wants_json(cmd, argc, argv))
 		bt_set_json_mode(true);
 	/* ARGP_NO_EXIT: only main() exits; ARGP_NO_HELP: our own -h, as BCC has it. */

@@ -16,6 +16,8 @@
  * 1 when help or usage was printed (the caller stops and exits 0), or -BT_EUSAGE.
  */
 int bt_args_parse(const struct bt_cmd *cmd, int argc, char **argv);
+/* The command bt_args_parse() parses (or parsed last): its parsers' way to their descriptor. */
+const struct bt_cmd *bt_args_cmd(void);
 
 /*
  * --btf FILE, which every command that loads BPF (BT_NEED_PRIV) takes: the file given, or NULL.

@@ -104,6 +104,7 @@ enum bt_cmd_uses {
  * The exporter finds collectors through the registry; `--collect NAME` names them by command.
  */
 struct bt_collector;
+struct bt_opt_vals;
 
 struct bt_cmd {
 	const char *name;    /* the command, and the name of its symlink */
@@ -111,6 +112,8 @@ struct bt_cmd {
 	const struct argp
 		*argp; /* the only option table: help, usage and completion come from it */
 	void *opts;    /* the command's option struct, handed to its argp parser */
+	/* where its shared options and own flags go (lib/cli/bt_args.h, bt_argp_own()); or NULL */
+	const struct bt_opt_vals *vals;
 	const struct bt_probe *probes; /* { NULL }-terminated, or NULL */
 	/* Runs with options parsed; returns 0 or a negative errno (-BT_EUSAGE for bad input). */
 	int (*run)(const struct bt_cmd *cmd);

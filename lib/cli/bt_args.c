@@ -375,6 +375,29 @@ void bt_argp_vals_init(struct argp_state *state, const struct argp *argp,
 	}
 }
 
+error_t bt_argp_own(int key, char *arg, struct argp_state *state)
+{
+	const struct bt_cmd *cmd = bt_args_cmd();
+	const struct bt_opt_vals *v = cmd ? cmd->vals : NULL;
+	const struct bt_argp_flag *f;
+
+	if (!v)
+		return ARGP_ERR_UNKNOWN;
+	if (key == ARGP_KEY_INIT) {
+		bt_argp_vals_init(state, cmd->argp, v);
+		return 0;
+	}
+	if (key == ARGP_KEY_ARG && v->iv)
+		return bt_argp_interval_arg(state, arg, v->iv);
+	for (f = v->flags; f && f->set; f++) {
+		if (f->key == key) {
+			*f->set = true;
+			return 0;
+		}
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
 int bt_argp_attach_mode(struct argp_state *state, const char *arg, enum bt_attach_mode *mode)
 {
 	if (!bt_attach_mode_parse(arg, mode))

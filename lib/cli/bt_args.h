@@ -27,10 +27,10 @@
  *		BT_ARGP_CHILD(bt_argp_pid), BT_ARGP_CHILD(bt_argp_json), { NULL },
  *	};
  *	static const struct argp argp = { options, parse_opt, ..., .children = children };
- *	...in parse_opt:
- *	case ARGP_KEY_INIT:
- *		bt_argp_vals_init(state, &argp, &vals);
- *		break;
+ *	...in parse_opt, for every key it does not handle itself:
+ *	default:
+ *		return bt_argp_own(key, arg, state);
+ *	...and in the descriptor: .vals = &vals
  *
  * Bad values are usage errors naming the option ("invalid PID 'x': ..."), exit 2, alike in
  * every command. test/meta/shared_opts.py fails when cmd/ declares one of these options
@@ -59,7 +59,22 @@ struct bt_opt_vals {
 	const char **disk;		 /* -d, --disk DISK */
 	const char **cgroup;		 /* -c, --cgroup CGROUP */
 	const char **cgroupmap, **mntnsmap; /* --cgroupmap PATH, --mntnsmap PATH */
+	/* The command's own: flags set when given ({ key, &opts.flag }, { 0 }-ended), and the
+	 * positional [interval [count]] (bt_argp_interval_arg()). */
+	const struct bt_argp_flag {
+		int key;
+		bool *set;
+	} * flags;
+	struct bt_interval *iv;
 };
+
+/*
+ * The command's argp parser, or what its parser returns for the keys it leaves: at
+ * ARGP_KEY_INIT each shared block among the command's children gets the descriptor's vals
+ * (bt_argp_vals_init()), its flags are set, its [interval [count]] read; else
+ * ARGP_ERR_UNKNOWN.
+ */
+error_t bt_argp_own(int key, char *arg, struct argp_state *state);
 
 /* In the command's ARGP_KEY_INIT: give each shared block among argp's children v. */
 void bt_argp_vals_init(struct argp_state *state, const struct argp *argp,
