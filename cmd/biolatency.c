@@ -359,13 +359,12 @@ static const struct bt_collector collector = {
 	.label = bt_block_labels,
 	.zeros = bt_block_zero_keys,
 	.zeros_after = true,
-	.families =
-		(const struct bt_family[]){
-			{ "bpftools_bio_latency_seconds", BT_PROM_HISTOGRAM,
-			  "Block I/O latency from issue to completion, per disk and operation.",
-			  BT_FIELD(struct biolat_val, total), 1e6,
-			  BT_FIELD(struct biolat_val, slots), BIOLAT_SLOTS, 1e-6 },
-			{ NULL } },
+	.families = {
+		{ "bpftools_bio_latency_seconds", BT_PROM_HISTOGRAM,
+		  "Block I/O latency from issue to completion, per disk and operation.",
+		  BT_FIELD(struct biolat_val, total), 1e6, BT_FIELD(struct biolat_val, slots),
+		  BIOLAT_SLOTS, 1e-6 },
+	},
 };
 
 BT_COMMAND(biolatency) = {

@@ -349,15 +349,14 @@ static const struct bt_collector collector = {
 	.label = bt_block_labels,
 	.zeros = bt_block_zero_keys,
 	.zeros_after = true,
-	.families =
-		(const struct bt_family[]){
-			{ "bpftools_bio_requests", BT_PROM_COUNTER,
-			  "Completed block I/O requests, per disk and operation.",
-			  BT_FIELD(struct biosnoop_io_total, requests) },
-			{ "bpftools_bio_bytes", BT_PROM_COUNTER,
-			  "Bytes of completed block I/O requests, per disk and operation.",
-			  BT_FIELD(struct biosnoop_io_total, bytes) },
-			{ NULL } },
+	.families = {
+		{ "bpftools_bio_requests", BT_PROM_COUNTER,
+		  "Completed block I/O requests, per disk and operation.",
+		  BT_FIELD(struct biosnoop_io_total, requests) },
+		{ "bpftools_bio_bytes", BT_PROM_COUNTER,
+		  "Bytes of completed block I/O requests, per disk and operation.",
+		  BT_FIELD(struct biosnoop_io_total, bytes) },
+	},
 };
 
 BT_COMMAND(biosnoop) = {

@@ -95,131 +95,60 @@ static const struct argp argp = {
 	       "    funccount --json -i 1 c:malloc   # one line of JSON per second",
 };
 
-struct row {
-	const char *name;
-	uint64_t count;
-	size_t first; /* lowest target index: ties keep target order, as BCC's stable sort */
+/* A run: its pattern's targets (first: the shared rows' callbacks take the run), their counts. */
+struct run {
+	struct bt_target_rows rows; /* by name: targets of one name print as one row, summed */
+	struct bt_summary *counts;  /* per target: what each interval added */
+	struct bt_targets targets;
+	struct bt_attach *attach;
+	struct funccount_bpf *skel;
 };
 
-struct state {
-	struct bt_summary *counts; /* per target: what each interval added */
-	size_t nrows;
-	size_t *row_of; /* target -> row: targets of one name share a row */
-	struct row *rows;
-};
-
-static int cmp_name_idx(const void *a, const void *b, void *arg)
+/* BCC's order: fewest calls first, ties in target order (its stable sort) */
+static int cmp_count(const void *ka, const uint64_t *va, const void *kb, const uint64_t *vb,
+		     void *run)
 {
-	const struct bt_targets *t = arg;
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	int c = strcmp(t->v[x].name, t->v[y].name);
+	const size_t *row_of = ((const struct run *)run)->rows.row_of;
+	size_t x = row_of[*(const __u32 *)ka], y = row_of[*(const __u32 *)kb];
 
-	return c ? c : (x < y ? -1 : 1);
-}
-
-/*
- * Rows by name: kernel functions with compiler copies ("foo" and "foo.isra.0") and user
- * functions with several definitions (static functions, symbol versions) print once, summed.
- */
-static int build_rows(struct state *s, const struct bt_targets *t)
-{
-	size_t *order, i;
-
-	order = calloc(t->n, sizeof(*order));
-	s->row_of = calloc(t->n, sizeof(*s->row_of));
-	s->rows = calloc(t->n, sizeof(*s->rows));
-	if (!order || !s->row_of || !s->rows) {
-		free(order);
-		return -ENOMEM;
-	}
-	for (i = 0; i < t->n; i++)
-		order[i] = i;
-	qsort_r(order, t->n, sizeof(*order), cmp_name_idx, (void *)t);
-	for (i = 0; i < t->n; i++) {
-		size_t ti = order[i];
-
-		if (!i || strcmp(t->v[ti].name, s->rows[s->nrows - 1].name)) {
-			s->rows[s->nrows].name = t->v[ti].name;
-			s->rows[s->nrows].first = ti;
-			s->nrows++;
-		} else if (ti < s->rows[s->nrows - 1].first) {
-			s->rows[s->nrows - 1].first = ti;
-		}
-		s->row_of[ti] = s->nrows - 1;
-	}
-	free(order);
-	return 0;
-}
-
-static void free_rows(struct state *s)
-{
-	free(s->row_of);
-	free(s->rows);
-	bt_summary__free(s->counts);
-}
-
-static int cmp_row(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count < y->count ? -1 : 1;
-	return x->first < y->first ? -1 : x->first > y->first;
+	if (va[0] != vb[0])
+		return va[0] < vb[0] ? -1 : 1;
+	return x < y ? -1 : x > y;
 }
 
 /* One line per interval: {"ts", "val_type": "count", "functions": [{"function", "count"}]}. */
-static void print_json(const struct row *rows, size_t n)
+static void json_row(struct bt_json *j, const void *key, const uint64_t *val, void *run)
 {
-	struct bt_json j;
-	size_t i;
+	bt_json_string(j, "function", bt_target_rows__name(run, *(const __u32 *)key));
+	bt_json_uint(j, "count", val[0]);
+}
 
-	bt_summary_json_begin(&j, stdout, "count");
-	bt_json_begin_array(&j, "functions");
-	for (i = 0; i < n; i++) {
-		if (!rows[i].count)
-			continue;
-		bt_json_begin_object(&j, NULL);
-		bt_json_string(&j, "function", rows[i].name);
-		bt_json_uint(&j, "count", rows[i].count);
-		bt_json_end_object(&j);
-	}
-	bt_json_end_array(&j);
-	bt_summary_json_end(&j);
+static void print_row(FILE *out, const void *key, const uint64_t *val, void *run)
+{
+	fprintf(out, "%-36s %8llu\n", bt_target_rows__name(run, *(const __u32 *)key),
+		(unsigned long long)val[0]);
 }
 
 static int print_counts(void *ctx)
 {
-	struct state *s = ctx;
-	struct row *sorted;
-	size_t i;
+	struct run *r = ctx;
+	struct bt_json j;
 	int err;
 
-	err = bt_summary__collect(s->counts);
+	err = bt_summary__collect(r->counts);
 	if (err)
 		return err;
-	for (i = 0; i < s->nrows; i++)
-		s->rows[i].count = 0;
-	for (i = 0; i < bt_summary__len(s->counts); i++)
-		s->rows[s->row_of[*(const __u32 *)bt_summary__key(s->counts, i)]].count +=
-			bt_summary__value(s->counts, i)[0];
-	sorted = malloc(s->nrows * sizeof(*sorted));
-	if (!sorted)
-		return -ENOMEM;
-	memcpy(sorted, s->rows, s->nrows * sizeof(*sorted));
-	qsort(sorted, s->nrows, sizeof(*sorted), cmp_row);
-
+	bt_summary__sort_by_key(r->counts, bt_target_rows_cmp, r, true);
+	bt_summary__sort(r->counts, cmp_count, r);
 	if (bt_json_mode()) {
-		print_json(sorted, s->nrows);
-		free(sorted);
+		bt_summary_json_begin(&j, stdout, "count");
+		bt_summary__json(r->counts, &j, "functions", json_row, r);
+		bt_summary_json_end(&j);
 		return 0;
 	}
 	bt_print_interval_head(opts.timestamp);
 	printf("%-36s %8s\n", "FUNC", "COUNT");
-	for (i = 0; i < s->nrows; i++)
-		if (sorted[i].count)
-			printf("%-36s %8llu\n", sorted[i].name,
-			       (unsigned long long)sorted[i].count);
-	free(sorted);
+	bt_summary__print_rows(r->counts, stdout, print_row, r);
 	return 0;
 }
 
@@ -230,15 +159,6 @@ static const struct bt_summary_opts counts_opts = {
 	.what = "counters",
 };
 
-/* A run: its pattern's targets attached, and their counts as rows. */
-struct run {
-	const char *spec;
-	struct bt_targets targets;
-	struct bt_attach *attach;
-	struct funccount_bpf *skel;
-	struct state s;
-};
-
 static void stop(void *run)
 {
 	struct run *r = run;
@@ -246,7 +166,8 @@ static void stop(void *run)
 	/* links before the object: every probe is gone before the programs are unloaded */
 	bt_attach__destroy(r->attach);
 	funccount_bpf__destroy(r->skel);
-	free_rows(&r->s);
+	bt_summary__free(r->counts);
+	bt_target_rows__free(&r->rows);
 	bt_targets__free(&r->targets);
 }
 
@@ -259,11 +180,13 @@ static int start(struct run *r, const char *pattern, const struct bt_common_opts
 	int err;
 
 	so.running = running;
-	r->spec = pattern;
+	r->rows.spec = pattern;
+	r->rows.by_name = true;
 	err = bt_targets__from_pattern(pattern, &ropts, &r->targets);
 	if (err < 0)
 		return err;
-	err = build_rows(&r->s, &r->targets) ?: BT_SKEL_OPEN(funccount, &r->skel);
+	err = bt_target_rows__init(&r->rows, &r->targets, r->targets.n)
+		      ?: BT_SKEL_OPEN(funccount, &r->skel);
 	if (err)
 		return err;
 	err = bpf_map__set_max_entries(r->skel->maps.counts, r->targets.n);
@@ -273,7 +196,7 @@ static int start(struct run *r, const char *pattern, const struct bt_common_opts
 		return err;
 	}
 	return bt_trace__load(r->skel->skeleton, &r->targets, &filters, c->mode, &r->attach)
-		       ?: bt_summary__open(&r->s.counts, bpf_map__fd(r->skel->maps.counts), &so);
+		       ?: bt_summary__open(&r->counts, bpf_map__fd(r->skel->maps.counts), &so);
 }
 
 static int run(const struct bt_cmd *cmd)
@@ -285,7 +208,7 @@ static int run(const struct bt_cmd *cmd)
 	(void)cmd;
 	err = start(&r, opts.pattern, &opts.c, opts.regex, opts.cpu, false);
 	if (!err)
-		err = bt_trace__run(r.targets.n, opts.pattern, &iv, print_counts, &r.s);
+		err = bt_trace__run(r.targets.n, opts.pattern, &iv, print_counts, &r);
 	stop(&r);
 	return err;
 }
@@ -303,46 +226,19 @@ static int collector_start(void *run, const char *spec)
 	return start(run, spec, &defaults, false, -1, true);
 }
 
-static int by_row(const void *a, const void *b, void *run)
-{
-	const size_t *row_of = ((const struct run *)run)->s.row_of;
-	size_t x = row_of[*(const __u32 *)a], y = row_of[*(const __u32 *)b];
-
-	return x < y ? -1 : x > y;
-}
-
-static void function(void *run, const void *key, struct bt_labels *l)
-{
-	const struct run *r = run;
-
-	l->v[0] = r->spec;
-	l->v[1] = r->s.rows[r->s.row_of[*(const __u32 *)key]].name;
-}
-
-static int every_row(void *run, struct bt_keys *k)
-{
-	const struct run *r = run;
-	size_t i;
-	int err = 0;
-
-	for (i = 0; !err && i < r->s.nrows; i++)
-		err = bt_keys_add(k, &(__u32){ (__u32)r->s.rows[i].first });
-	return err;
-}
-
 static const struct bt_collector collector = {
 	.help = "calls per function of a probe spec (--funccount SPEC, repeatable)",
 	.flags = BT_COLLECT_SPEC,
-	BT_COLLECTOR_RUN(struct run, s.counts, collector_start, stop),
+	BT_COLLECTOR_RUN(struct run, counts, collector_start, stop),
 	.labels = { "spec", "function" },
-	.label = function,
-	.cmp = by_row,
+	.label = bt_target_rows_label,
+	.cmp = bt_target_rows_cmp,
 	.merge = true,
-	.zeros = every_row,
-	.families = (const struct bt_family[]){ { "bpftools_funccount_calls", BT_PROM_COUNTER,
-						  "Calls of each function, tracepoint or USDT "
-						  "probe of a --funccount spec." },
-						{ NULL } },
+	.zeros = bt_target_rows_zeros,
+	.families = {
+		{ "bpftools_funccount_calls", BT_PROM_COUNTER,
+		  "Calls of each function, tracepoint or USDT probe of a --funccount spec." },
+	},
 };
 
 BT_COMMAND(funccount) = {

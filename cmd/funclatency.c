@@ -111,62 +111,29 @@ static const struct argp argp = {
 };
 
 struct state {
+	struct bt_target_rows rows; /* first: the shared rows' callbacks take the state */
 	struct bt_summary *sum;
-	size_t nfuncs;
-	const struct bt_targets *targets;
-	size_t *row_of; /* entry target -> row (the first target of its name) */
-	bool user;	/* sections print "NAME [PID]" */
+	bool user; /* sections print "NAME [PID]" */
 	const char *label;
 	uint64_t div;
 	struct funclatency_bpf *skel;
 };
 
-static int cmp_name_idx(const void *a, const void *b, void *arg)
-{
-	const struct bt_targets *t = arg;
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	int c = strcmp(t->v[x].name, t->v[y].name);
-
-	return c ? c : (x < y ? -1 : 1);
-}
-
-/*
- * The state of a run tracing calls: its units (-m, -u), and its rows. Functions that share a
- * name (a kernel function and its compiler copies "foo.isra.0", a user function defined twice)
- * print as one, as funccount's rows do: row = first target so named.
- */
+/* Its units (-m, -u), and its rows: functions that share a name print as one (funccount's). */
 static int init_state(struct state *s, const struct bt_calls *calls)
 {
-	size_t *order, i;
-
-	s->targets = &calls->targets;
-	s->nfuncs = calls->n;
 	s->user = calls->targets.v[0].kind == BT_SPEC_UFUNC;
 	s->label = opts.msecs ? "msecs" : opts.usecs ? "usecs" : "nsecs";
 	s->div = opts.msecs ? 1000000 : opts.usecs ? 1000 : 1;
-	order = calloc(s->nfuncs, sizeof(*order));
-	s->row_of = calloc(s->nfuncs, sizeof(*s->row_of));
-	if (!order || !s->row_of) {
-		free(order);
-		bt_err("out of memory");
-		return -ENOMEM;
-	}
-	for (i = 0; i < s->nfuncs; i++)
-		order[i] = i;
-	qsort_r(order, s->nfuncs, sizeof(*order), cmp_name_idx, (void *)s->targets);
-	for (i = 0; i < s->nfuncs; i++) {
-		bool same = i &&
-			    !strcmp(s->targets->v[order[i]].name, s->targets->v[order[i - 1]].name);
-
-		s->row_of[order[i]] = same ? s->row_of[order[i - 1]] : order[i];
-	}
-	free(order);
-	return 0;
+	if (!bt_target_rows__init(&s->rows, &calls->targets, calls->n))
+		return 0;
+	bt_err("out of memory");
+	return -ENOMEM;
 }
 
 static size_t row_of(const struct state *s, const struct fl_hist_key *k)
 {
-	return k->func < s->nfuncs ? s->row_of[k->func] : 0;
+	return k->func < s->rows.n ? s->rows.row_of[k->func] : 0;
 }
 
 /* Sections by function row, then process: keys of one name and process print as one. */
@@ -186,9 +153,10 @@ static void print_section(FILE *out, const void *key, void *ctx)
 	const struct fl_hist_key *k = key;
 
 	if (s->user)
-		fprintf(out, "\nFunction = %s [%u]\n", s->targets->v[row_of(s, k)].name, k->tgid);
+		fprintf(out, "\nFunction = %s [%u]\n", bt_target_rows__name(&s->rows, k->func),
+			k->tgid);
 	else
-		fprintf(out, "\nFunction = %s\n", s->targets->v[row_of(s, k)].name);
+		fprintf(out, "\nFunction = %s\n", bt_target_rows__name(&s->rows, k->func));
 }
 
 static void json_section(struct bt_json *j, const void *key, const uint64_t *val, void *ctx)
@@ -197,7 +165,7 @@ static void json_section(struct bt_json *j, const void *key, const uint64_t *val
 	const struct fl_hist_key *k = key;
 
 	(void)val;
-	bt_json_string(j, "function", s->targets->v[row_of(s, k)].name);
+	bt_json_string(j, "function", bt_target_rows__name(&s->rows, k->func));
 	if (s->user)
 		bt_json_uint(j, "pid", k->tgid);
 }
@@ -322,8 +290,7 @@ static const struct bt_summary_opts sum_opts = {
 
 /* A run: its calls attached, their histograms as rows. */
 struct run {
-	struct state s; /* first: the collector's cmp and labels take the run as the state */
-	const char *spec;
+	struct state s; /* first: the collector's callbacks take the run as the state */
 	struct bt_calls calls;
 	struct bt_attach *attach;
 };
@@ -336,7 +303,7 @@ static void stop(void *run)
 	bt_attach__destroy(r->attach);
 	funclatency_bpf__destroy(r->s.skel);
 	bt_summary__free(r->s.sum);
-	free(r->s.row_of);
+	bt_target_rows__free(&r->s.rows);
 	bt_calls__free(&r->calls);
 }
 
@@ -353,8 +320,8 @@ static int start(struct run *r, const char *pattern, const struct bt_common_opts
 	struct funclatency_bpf *skel;
 	int err;
 
-	r->spec = pattern;
-	err = bt_calls__resolve(&r->calls, &r->spec, 1, &ropts, 0);
+	r->s.rows.spec = pattern;
+	err = bt_calls__resolve(&r->calls, &r->s.rows.spec, 1, &ropts, 0);
 	if (err < 0)
 		return err;
 	err = init_state(&r->s, &r->calls) ?: BT_SKEL_OPEN(funclatency, &r->s.skel);
@@ -370,7 +337,7 @@ static int start(struct run *r, const char *pattern, const struct bt_common_opts
 	so.running = exporter;
 	if (exporter)
 		so.what = NULL; /* the exporter names the collector */
-	return size_maps(skel, r->s.nfuncs) ?:
+	return size_maps(skel, r->s.rows.n) ?:
 	       bt_calls__load(&r->calls, skel->skeleton, &filters, c->mode, &r->attach) ?:
 	       bt_summary__open(&r->s.sum, bpf_map__fd(skel->maps.hists), &so);
 }
@@ -386,8 +353,8 @@ static int run(const struct bt_cmd *cmd)
 	if (err)
 		goto cleanup;
 	if (opts.verbose)
-		describe(&r.calls.targets, r.attach, r.s.nfuncs);
-	err = bt_trace__run(r.s.nfuncs, opts.pattern, &iv, print_interval, &r.s);
+		describe(&r.calls.targets, r.attach, r.s.rows.n);
+	err = bt_trace__run(r.s.rows.n, opts.pattern, &iv, print_interval, &r.s);
 	if (!err && r.s.skel->bss->lost)
 		bt_warn("%llu latencies not recorded: more than %zu histograms",
 			(unsigned long long)r.s.skel->bss->lost, (size_t)FL_MAX_HISTS);
@@ -409,42 +376,21 @@ static int collector_start(void *run, const char *spec)
 	return start(run, spec, &defaults, false, true);
 }
 
-static void function(void *run, const void *key, struct bt_labels *l)
-{
-	const struct run *r = run;
-
-	l->v[0] = r->spec;
-	l->v[1] = r->s.targets->v[row_of(&r->s, key)].name;
-}
-
-static int every_row(void *run, struct bt_keys *k)
-{
-	const struct run *r = run;
-	__u32 i;
-	int err = 0;
-
-	for (i = 0; !err && i < r->s.nfuncs; i++)
-		if (r->s.row_of[i] == i)
-			err = bt_keys_add(k, &(struct fl_hist_key){ .func = i });
-	return err;
-}
-
 static const struct bt_collector collector = {
 	.help = "latency histograms per function of a probe spec (--funclatency SPEC, repeatable)",
 	.flags = BT_COLLECT_SPEC,
 	BT_COLLECTOR_RUN(struct run, s.sum, collector_start, stop),
 	.labels = { "spec", "function" },
-	.label = function,
+	.label = bt_target_rows_label,
 	.cmp = cmp_section,
 	.merge = true,
-	.zeros = every_row,
-	.families =
-		(const struct bt_family[]){
-			{ "bpftools_funclatency_seconds", BT_PROM_HISTOGRAM,
-			  "Time in each function of a --funclatency spec, from entry to return.",
-			  BT_FIELD(struct fl_hist, total_ns), 1e9, BT_FIELD(struct fl_hist, slots),
-			  FL_SLOTS, 1e-9 },
-			{ NULL } },
+	.zeros = bt_target_rows_zeros,
+	.families = {
+		{ "bpftools_funclatency_seconds", BT_PROM_HISTOGRAM,
+		  "Time in each function of a --funclatency spec, from entry to return.",
+		  BT_FIELD(struct fl_hist, total_ns), 1e9, BT_FIELD(struct fl_hist, slots), FL_SLOTS,
+		  1e-9 },
+	},
 };
 
 BT_COMMAND(funclatency) = {

@@ -11,7 +11,6 @@
 #include "bt_cmd.h"
 #include "bt_collector.h"
 #include "bt_err.h"
-#include "bt_irq.h"
 #include "bt_irq_opts.h"
 #include "bt_json.h"
 #include "bt_loop.h"
@@ -240,53 +239,22 @@ static int collector_start(void *run, const char *spec)
 	return start(run, &o, true);
 }
 
-static void handler(void *run, const void *key, struct bt_labels *l)
-{
-	(void)run;
-	snprintf(l->buf[0], sizeof(l->buf[0]), "%.*s", HARDIRQ_NAME_LEN,
-		 ((const struct hardirq_key *)key)->name);
-	l->v[0] = l->buf[0];
-}
-
-/*
- * Every handler sysfs has, at 0 until it runs; read at each scrape, as handlers come and go
- * with their drivers. An action without a name reads "(null)" in sysfs, and "" in the probe
- * (its name read fails): its zero series would be a second one, named as no run of it is.
- */
-static int add_known(void *ctx, unsigned int irq, const char *name)
-{
-	struct hardirq_key k = { 0 };
-
-	(void)irq;
-	/* the probe's copy, a C string in the key: the same label, however long the name */
-	snprintf(k.name, sizeof(k.name), "%s", name);
-	return strcmp(name, "(null)") ? bt_keys_add(ctx, &k) : 0;
-}
-
-static int known(void *run, struct bt_keys *k)
-{
-	(void)run;
-	bt_irq_each_action(add_known, k);
-	return 0;
-}
-
 static const struct bt_collector collector = {
 	.help = "hard IRQ time and runs per handler",
 	.flags = BT_COLLECT_DEFAULT,
 	BT_COLLECTOR_RUN(struct state, totals, collector_start, stop),
 	.labels = { "handler" },
-	.label = handler,
+	.label = bt_label_key_string,
 	.cmp = cmp_name,
-	.zeros = known,
+	.zeros = bt_irq_name_keys,
 	.max_zeros = HARDIRQ_MAX_NAMES, /* as many as the probe's map holds */
-	.families =
-		(const struct bt_family[]){ { "bpftools_hardirq_seconds", BT_PROM_COUNTER,
-					      "Time spent in hard IRQ handlers, per handler name.",
-					      BT_FIELD(struct hardirq_total, time_ns), 1e9 },
-					    { "bpftools_hardirqs", BT_PROM_COUNTER,
-					      "Hard IRQ handler runs, per handler name.",
-					      BT_FIELD(struct hardirq_total, count) },
-					    { NULL } },
+	.families = {
+		{ "bpftools_hardirq_seconds", BT_PROM_COUNTER,
+		  "Time spent in hard IRQ handlers, per handler name.",
+		  BT_FIELD(struct hardirq_total, time_ns), 1e9 },
+		{ "bpftools_hardirqs", BT_PROM_COUNTER, "Hard IRQ handler runs, per handler name.",
+		  BT_FIELD(struct hardirq_total, count) },
+	},
 };
 
 BT_COMMAND(hardirqs) = {

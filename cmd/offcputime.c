@@ -256,14 +256,12 @@ static const struct bt_collector collector = {
 	.label = comm_state,
 	.cmp = cmp_comm_state,
 	.merge = true,
-	.families =
-		(const struct bt_family[]){
-			{ "bpftools_offcpu_seconds", BT_PROM_COUNTER,
-			  "Time threads spent off-CPU, by command name and the state they left the "
-			  "CPU in "
-			  "(R preempted, S sleeping, D uninterruptible, I idle, ...).",
-			  0, 1e6 },
-			{ NULL } },
+	.families = {
+		{ "bpftools_offcpu_seconds", BT_PROM_COUNTER,
+		  "Time threads spent off-CPU, by command name and the state they left the CPU in "
+		  "(R preempted, S sleeping, D uninterruptible, I idle, ...).",
+		  0, 1e6 },
+	},
 };
 
 BT_COMMAND(offcputime) = {

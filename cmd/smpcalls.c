@@ -163,6 +163,20 @@ static void json_row(struct bt_json *j, const void *key, const uint64_t *val, vo
 	bt_json_uint(j, "total_ns", h->total_ns);
 }
 
+/* Kernel symbols, once: at the first output, or at the exporter's start. */
+static void load_names(struct state *s, const char *verb)
+{
+	int err;
+
+	if (s->ksyms || s->ksyms_tried)
+		return;
+	s->ksyms_tried = true;
+	err = bt_ksyms__load_cached(bt_ksyms_cache_dir(), NULL, NULL, &s->ksyms);
+	if (err)
+		bt_warn("cannot read kernel symbols, functions %s as addresses: %s", verb,
+			strerror(-err));
+}
+
 static int print_out(void *ctx)
 {
 	struct state *s = ctx;
@@ -171,13 +185,7 @@ static int print_out(void *ctx)
 	err = bt_summary__collect(s->sum);
 	if (err)
 		return err;
-	if (!s->ksyms && !s->ksyms_tried) {
-		s->ksyms_tried = true;
-		err = bt_ksyms__load_cached(bt_ksyms_cache_dir(), NULL, NULL, &s->ksyms);
-		if (err)
-			bt_warn("cannot read kernel symbols, functions print as addresses: %s",
-				strerror(-err));
-	}
+	load_names(s, "print");
 	bt_summary__sort(s->sum, cmp_rows, s);
 	if (opts.json) {
 		struct bt_json j;
@@ -247,7 +255,10 @@ static int start(struct state *s, long pid, bool stacks, bool running)
 			return err;
 		}
 	}
-	return bt_summary__open(&s->sum, bpf_map__fd(s->skel->maps.hists), &so);
+	err = bt_summary__open(&s->sum, bpf_map__fd(s->skel->maps.hists), &so);
+	if (!err && running)
+		load_names(s, "show");
+	return err;
 }
 
 static int run(const struct bt_cmd *cmd)
@@ -277,18 +288,8 @@ cleanup:
 /* The exporter's smpcalls: a histogram per called function and kind, all callers together. */
 static int collector_start(void *run, const char *spec)
 {
-	struct state *s = run;
-	int err;
-
 	(void)spec;
-	err = start(s, 0, false, true);
-	if (err)
-		return err;
-	err = bt_ksyms__load_cached(bt_ksyms_cache_dir(), NULL, NULL, &s->ksyms);
-	if (err)
-		bt_warn("cannot read kernel symbols, functions show as addresses: %s",
-			strerror(-err));
-	return 0;
+	return start(run, 0, false, true);
 }
 
 static void called(void *run, const void *key, struct bt_labels *l)
@@ -304,15 +305,13 @@ static const struct bt_collector collector = {
 	.labels = { "function", "kind" },
 	.label = called,
 	.sort = cmp_rows,
-	.families =
-		(const struct bt_family[]){ { "bpftools_smpcall_seconds", BT_PROM_HISTOGRAM,
-					      "SMP cross calls per called function: kind time (run "
-					      "on the target CPU), queue "
-					      "(queued to started), local (a CPU calling itself).",
-					      BT_FIELD(struct smpcall_hist, total_ns), 1e9,
-					      BT_FIELD(struct smpcall_hist, slots), SMPCALL_SLOTS,
-					      1e-9 },
-					    { NULL } },
+	.families = {
+		{ "bpftools_smpcall_seconds", BT_PROM_HISTOGRAM,
+		  "SMP cross calls per called function: kind time (run on the target CPU), queue "
+		  "(queued to started), local (a CPU calling itself).",
+		  BT_FIELD(struct smpcall_hist, total_ns), 1e9, BT_FIELD(struct smpcall_hist, slots),
+		  SMPCALL_SLOTS, 1e-9 },
+	},
 };
 
 BT_COMMAND(smpcalls) = {

@@ -195,26 +195,20 @@ static int collector_start(void *run, const char *spec)
 	return start(run, &o, true);
 }
 
-static void vector(void *run, const void *key, struct bt_labels *l)
-{
-	(void)run;
-	l->v[0] = vec_names[*(const __u32 *)key];
-}
-
 static const struct bt_collector collector = {
 	.help = "soft IRQ time and runs per vector",
 	.flags = BT_COLLECT_DEFAULT,
 	BT_COLLECTOR_RUN(struct state, sum, collector_start, stop),
 	.labels = { "vector" },
-	.label = vector,
+	.names = vec_names,
 	.index_keys = SOFTIRQ_VECS,
-	.families = (const struct bt_family[]){ { "bpftools_softirq_seconds", BT_PROM_COUNTER,
-						  "Time spent in soft IRQ handlers, per vector.",
-						  BT_FIELD(struct softirq_stat, total_ns), 1e9 },
-						{ "bpftools_softirqs", BT_PROM_COUNTER,
-						  "Soft IRQ handler runs, per vector.",
-						  BT_FIELD(struct softirq_stat, count) },
-						{ NULL } },
+	.families = {
+		{ "bpftools_softirq_seconds", BT_PROM_COUNTER,
+		  "Time spent in soft IRQ handlers, per vector.",
+		  BT_FIELD(struct softirq_stat, total_ns), 1e9 },
+		{ "bpftools_softirqs", BT_PROM_COUNTER, "Soft IRQ handler runs, per vector.",
+		  BT_FIELD(struct softirq_stat, count) },
+	},
 };
 
 BT_COMMAND(softirqs) = {

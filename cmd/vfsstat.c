@@ -231,10 +231,10 @@ static const struct bt_collector collector = {
 	.labels = { "operation", "function" },
 	.label = column,
 	.index_keys = VFSSTAT_NCOLS,
-	.families = (const struct bt_family[]){ { "bpftools_vfs_calls", BT_PROM_COUNTER,
-						  "VFS calls by operation (vfsstat's columns; the "
-						  "function in 'function')." },
-						{ NULL } },
+	.families = {
+		{ "bpftools_vfs_calls", BT_PROM_COUNTER,
+		  "VFS calls by operation (vfsstat's columns; the function in 'function')." },
+	},
 };
 
 BT_COMMAND(vfsstat) = {

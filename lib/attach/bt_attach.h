@@ -95,6 +95,35 @@ void bt_targets__free(struct bt_targets *t); /* NULL is fine */
  */
 int bt_targets__add_returns(struct bt_targets *t);
 
+/*
+ * Rows by name over the first n targets (funccount's and funclatency's): a kernel function and
+ * its compiler copies ("foo.isra.0"), a user function defined twice, print as one row, named
+ * by its lowest index: row_of[i]. by_name: rows in name order (funccount's), else in the order
+ * of that index. init: 0 or -ENOMEM; free: also of a zeroed struct.
+ */
+struct bt_target_rows {
+	const char *spec; /* as given: the exporter's label */
+	const struct bt_targets *targets;
+	size_t n;
+	size_t *row_of;
+	bool by_name;
+};
+int bt_target_rows__init(struct bt_target_rows *r, const struct bt_targets *t, size_t n);
+void bt_target_rows__free(struct bt_target_rows *r);
+const char *bt_target_rows__name(const struct bt_target_rows *r, size_t target);
+
+/*
+ * For a run state that begins with its struct bt_target_rows, whose keys begin with the
+ * target's __u32 index: keys of one row equal (in the rows' order), as bt_summary's cmp and
+ * the exporter's; and the exporter's collector labels (spec, function) and every row at 0
+ * (lib/output/bt_collector.h).
+ */
+struct bt_labels;
+struct bt_keys;
+int bt_target_rows_cmp(const void *a, const void *b, void *run);
+void bt_target_rows_label(void *run, const void *key, struct bt_labels *l);
+int bt_target_rows_zeros(void *run, struct bt_keys *k);
+
 /* How kernel functions are attached: --attach=auto|fentry|kprobe on every such command. */
 enum bt_attach_mode {
 	BT_ATTACH_AUTO,

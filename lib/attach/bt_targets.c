@@ -4,11 +4,13 @@
  * (lib/attach/bt_resolve.c, lib/attach/bt_kfuncs.c) and the attach layer that reads it.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bt_attach_internal.h"
+#include "bt_collector.h"
 
 static void target_free(struct bt_target *t)
 {
@@ -96,6 +98,91 @@ int bt_targets__add_returns(struct bt_targets *t)
 			r.event = exit_event;
 		}
 		err = bt_targets__add(t, &r);
+	}
+	return err;
+}
+
+static int cmp_name_idx(const void *a, const void *b, void *arg)
+{
+	const struct bt_targets *t = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(t->v[x].name, t->v[y].name);
+
+	return c ? c : (x < y ? -1 : 1);
+}
+
+int bt_target_rows__init(struct bt_target_rows *r, const struct bt_targets *t, size_t n)
+{
+	size_t *order, i;
+
+	r->targets = t;
+	r->n = n;
+	order = calloc(n, sizeof(*order));
+	r->row_of = calloc(n, sizeof(*r->row_of));
+	if (!order || !r->row_of) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), cmp_name_idx, (void *)t);
+	for (i = 0; i < n; i++) {
+		bool same = i && !strcmp(t->v[order[i]].name, t->v[order[i - 1]].name);
+
+		r->row_of[order[i]] = same ? r->row_of[order[i - 1]] : order[i];
+	}
+	free(order);
+	return 0;
+}
+
+void bt_target_rows__free(struct bt_target_rows *r)
+{
+	free(r->row_of);
+	r->row_of = NULL;
+}
+
+static size_t row_of(const struct bt_target_rows *r, const void *key)
+{
+	uint32_t i;
+
+	memcpy(&i, key, sizeof(i));
+	return i < r->n ? r->row_of[i] : 0;
+}
+
+const char *bt_target_rows__name(const struct bt_target_rows *r, size_t target)
+{
+	return r->targets->v[target < r->n ? r->row_of[target] : 0].name;
+}
+
+int bt_target_rows_cmp(const void *a, const void *b, void *run)
+{
+	const struct bt_target_rows *r = run;
+	size_t x = row_of(r, a), y = row_of(r, b);
+
+	if (r->by_name && x != y)
+		return strcmp(r->targets->v[x].name, r->targets->v[y].name);
+	return x < y ? -1 : x > y;
+}
+
+void bt_target_rows_label(void *run, const void *key, struct bt_labels *l)
+{
+	const struct bt_target_rows *r = run;
+
+	l->v[0] = r->spec;
+	l->v[1] = r->targets->v[row_of(r, key)].name;
+}
+
+int bt_target_rows_zeros(void *run, struct bt_keys *k)
+{
+	const struct bt_target_rows *r = run;
+	uint32_t key[16] = { 0 }; /* the rest of a key 0: funclatency's process */
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < r->n; i++) {
+		key[0] = (uint32_t)i;
+		if (r->row_of[i] == i)
+			err = bt_keys_add(k, key);
 	}
 	return err;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The exporter's one collector over the commands' declared families (see bt_collector.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,13 @@ static void keys_unique(struct bt_keys *k)
 	k->n = n + 1;
 }
 
+void bt_label_key_string(void *run, const void *key, struct bt_labels *l)
+{
+	(void)run;
+	snprintf(l->buf[0], sizeof(l->buf[0]), "%.*s", (int)l->key_size, (const char *)key);
+	l->v[0] = l->buf[0];
+}
+
 int bt_keys_add(struct bt_keys *k, const void *key)
 {
 	size_t max = k->c->max_zeros;
@@ -66,16 +74,20 @@ int bt_keys_add(struct bt_keys *k, const void *key)
 }
 
 /* One series: the key's labels, its row's value (vals NULL: a key at 0). */
-static int put(const struct bt_collector *c, const struct bt_family *f, void *run,
-	       struct bt_prom *p, const void *key, const uint64_t *vals)
+static int put(const struct bt_keys *k, const struct bt_family *f, struct bt_prom *p,
+	       const void *key, const uint64_t *vals)
 {
 	static const uint64_t none[128];
+	const struct bt_collector *c = k->c;
 	const char *lv[2 * BT_LABELS_MAX + 1] = { NULL };
-	struct bt_labels l = { { NULL } };
+	struct bt_labels l = { .key_size = k->key_size };
 	double x = vals ? (double)vals[f->field] : 0;
 	size_t i;
 
-	c->label(run, key, &l);
+	if (c->names)
+		l.v[0] = c->names[*(const uint32_t *)key];
+	else
+		c->label(k->run, key, &l);
 	for (i = 0; i < BT_LABELS_MAX && c->labels[i]; i++) {
 		lv[2 * i] = c->labels[i];
 		lv[2 * i + 1] = l.v[i];
@@ -108,7 +120,7 @@ static int put_merged(const struct bt_keys *k, const struct bt_family *f, struct
 		} else {
 			key = key_at(k, j++);
 		}
-		err = put(k->c, f, k->run, p, key, vals);
+		err = put(k, f, p, key, vals);
 	}
 	return err;
 }
@@ -120,12 +132,12 @@ static int put_after(const struct bt_keys *k, const struct bt_family *f, struct 
 	int err = 0;
 
 	for (i = 0; err >= 0 && i < n; i++)
-		err = put(k->c, f, k->run, p, bt_summary__key(k->s, i), bt_summary__value(k->s, i));
+		err = put(k, f, p, bt_summary__key(k->s, i), bt_summary__value(k->s, i));
 	for (j = 0; err >= 0 && j < k->n; j++) {
 		for (i = 0; i < n && cmp_keys(k, bt_summary__key(k->s, i), key_at(k, j)); i++)
 			;
 		if (i == n)
-			err = put(k->c, f, k->run, p, key_at(k, j), NULL);
+			err = put(k, f, p, key_at(k, j), NULL);
 	}
 	return err;
 }
@@ -151,7 +163,7 @@ int bt_collector_collect(const struct bt_collector *c, void *run, struct bt_prom
 		err = c->zeros(run, &k);
 	if (err >= 0 && !c->zeros_after)
 		keys_unique(&k);
-	for (f = c->families; err >= 0 && f->name; f++) {
+	for (f = c->families; err >= 0 && f < c->families + BT_FAMILIES_MAX && f->name; f++) {
 		err = bt_prom_family(p, f->name, f->type, f->help);
 		if (err >= 0)
 			err = c->zeros_after ? put_after(&k, f, p) : put_merged(&k, f, p);

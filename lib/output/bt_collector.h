@@ -7,19 +7,15 @@
  * at 0 before their first event (a series born with its first events would already hold them,
  * and Prometheus sees no increase in a counter's first sample). softirqs' is the smallest:
  *
- *	static void label(void *run, const void *key, struct bt_labels *l)
- *	{
- *		l->v[0] = vec_names[*(const __u32 *)key];
- *	}
  *	static const struct bt_collector collector = {
  *		.help = "soft IRQ time and runs per vector",
  *		.flags = BT_COLLECT_DEFAULT,
- *		BT_COLLECTOR_RUN(struct run, sum, collector_start, stop),
- *		.labels = { "vector" }, .label = label, .index_keys = SOFTIRQ_VECS,
- *		.families = (const struct bt_family[]){
+ *		BT_COLLECTOR_RUN(struct state, sum, collector_start, stop),
+ *		.labels = { "vector" }, .names = vec_names, .index_keys = SOFTIRQ_VECS,
+ *		.families = {
  *			{ "bpftools_softirq_seconds", BT_PROM_COUNTER, "Time spent ...",
  *			  BT_FIELD(struct softirq_stat, total_ns), 1e9 },
- *			{ NULL } },
+ *		},
  *	};
  *
  * The exporter finds collectors through the registry (struct bt_cmd's collector) and drives
@@ -40,6 +36,7 @@ enum bt_collector_flags {
 };
 
 #define BT_LABELS_MAX 4
+#define BT_FAMILIES_MAX 3
 
 /* A u64 field of a row, as a family's field or slots. */
 #define BT_FIELD(type, member) (offsetof(type, member) / 8)
@@ -61,7 +58,11 @@ struct bt_family {
 struct bt_labels {
 	const char *v[BT_LABELS_MAX];
 	char buf[BT_LABELS_MAX][64];
+	size_t key_size;
 };
+
+/* A label callback for keys that are a name (a char array, NUL-padded or full). */
+void bt_label_key_string(void *run, const void *key, struct bt_labels *l);
 
 /* Keys at 0, added by a collector's zeros(); 1 from bt_keys_add(): full, stop adding. */
 struct bt_keys;
@@ -81,9 +82,13 @@ struct bt_collector {
 	int (*start)(void *run, const char *spec);
 	void (*stop)(void *run);
 	size_t sum_off; /* offsetof the run's struct bt_summary *: made with .running */
-	/* The labels' names (NULL-ended), and their values for a key; run is the ctx of all. */
+	/*
+	 * The labels' names (NULL-ended), and their values for a key: label(), or for u32 keys
+	 * that index a table of names, names[key]. run is the ctx of every callback.
+	 */
 	const char *labels[BT_LABELS_MAX + 1];
 	void (*label)(void *run, const void *key, struct bt_labels *l);
+	const char *const *names;
 	/*
 	 * The order of the series: rows by key with cmp (NULL: bt_summary's key order), those cmp
 	 * calls equal merged into one; or by sort, keys and values.
@@ -100,7 +105,7 @@ struct bt_collector {
 	int (*zeros)(void *run, struct bt_keys *k);
 	size_t max_zeros;
 	bool zeros_after;
-	const struct bt_family *families; /* { NULL }-ended, in the order written */
+	struct bt_family families[BT_FAMILIES_MAX]; /* in the order written */
 };
 
 /* The run state and its summary, the start and the stop: one line of a declaration. */

@@ -2,9 +2,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bt_collector.h"
 #include "bt_err.h"
+#include "bt_irq.h"
 #include "bt_irq_opts.h"
 #include "bt_loop.h"
+#include "hardirqs.h"
 
 static const struct argp_option options[] = {
 	{ "nanoseconds", 'N', NULL, 0, "Output in nanoseconds", 0 },
@@ -93,4 +96,27 @@ void bt_irq_banner(const struct bt_irq_opts *o, const char *what)
 	/* JSON readers get JSON only on stdout: the banner is an info line on stderr */
 	bt_banner(stdout, "Tracing %s %s... Hit Ctrl-C to end.\n", what,
 		  o->count ? "events" : "event time");
+}
+
+static int add_name(void *ctx, unsigned int irq, const char *name)
+{
+	char key[HARDIRQ_NAME_LEN] = { 0 };
+
+	(void)irq;
+	/*
+	 * An action without a name reads "(null)" in sysfs, and "" in the probe (its name read
+	 * fails): its zero series would be a second one, named as no run of it is.
+	 */
+	if (!strcmp(name, "(null)"))
+		return 0;
+	/* the probe's copy, a C string in the key: the same label, however long the name */
+	snprintf(key, sizeof(key), "%s", name);
+	return bt_keys_add(ctx, key);
+}
+
+int bt_irq_name_keys(void *run, struct bt_keys *k)
+{
+	(void)run;
+	bt_irq_each_action(add_name, k);
+	return 0;
 }

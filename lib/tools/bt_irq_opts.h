@@ -47,4 +47,12 @@ int bt_irq_start(struct bpf_object_skeleton *skel, const struct bt_irq_opts *o,
 /* "Tracing soft irq event time... Hit Ctrl-C to end." (what: "soft irq"), on stderr in JSON mode. */
 void bt_irq_banner(const struct bt_irq_opts *o, const char *what);
 
+/*
+ * hardirqs' collector (lib/output/bt_collector.h): every handler sysfs has as a key at 0 (a
+ * name of HARDIRQ_NAME_LEN bytes, as the probe keys it), read at each scrape, as handlers come
+ * and go with their drivers.
+ */
+struct bt_keys;
+int bt_irq_name_keys(void *run, struct bt_keys *k);
+
 #endif

@@ -24,20 +24,22 @@ int golden_funccount(FILE *out)
 	struct bt_summary_opts o = counts_opts;
 	__u32 k0 = 0, k1 = 1, k3 = 3;
 	struct fake_map m = { sizeof(__u32), sizeof(__u64) };
-	struct run c = { .spec = "vfs_[rwo]*\"\\", .targets = { tv, 4 } };
+	struct run c = { .rows = { .spec = "vfs_[rwo]*\"\\", .by_name = true },
+			 .targets = { tv, 4 } };
 	int err;
 
 	o.running = true;
 	*(uint64_t *)fake_add(&m, &k1) = 5;
-	err = build_rows(&c.s, &c.targets);
-	c.s.counts = fake_summary(&m, &o);
+	err = bt_target_rows__init(&c.rows, &c.targets, 4);
+	c.counts = fake_summary(&m, &o);
 	if (!err)
-		err = c.s.counts ? fake_scrape(collect, &c, NULL) : -ENOMEM;
+		err = c.counts ? fake_scrape(collect, &c, NULL) : -ENOMEM;
 	*(uint64_t *)fake_add(&m, &k0) += 7;
 	*(uint64_t *)fake_add(&m, &k1) += 1;
 	*(uint64_t *)fake_add(&m, &k3) += 100;
 	if (!err)
 		err = fake_scrape(collect, &c, out);
-	free_rows(&c.s);
+	bt_summary__free(c.counts);
+	bt_target_rows__free(&c.rows);
 	return err;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * funclatency's collector over fixed rows: three targets, two of one name (one row), one never
- * called, rows of two processes added together.
+ * called.
  */
 #include "funclatency.c"
 #include "fake_map.h"
@@ -23,7 +23,7 @@ int golden_funclatency(FILE *out)
 	struct bt_summary_opts o = sum_opts;
 	struct fl_hist_key a = { 0, 0 }, b = { 2, 0 }; /* the exporter keys by function only */
 	struct fake_map m = { sizeof(struct fl_hist_key), sizeof(struct fl_hist) };
-	struct run c = { .spec = "do_sys_openat2,vfs_fsync" };
+	struct run c = { .s.rows.spec = "do_sys_openat2,vfs_fsync" };
 	struct fl_hist *h;
 	int err;
 
@@ -46,6 +46,6 @@ int golden_funclatency(FILE *out)
 	if (!err)
 		err = fake_scrape(collect, &c, out);
 	bt_summary__free(c.s.sum);
-	free(c.s.row_of);
+	bt_target_rows__free(&c.s.rows);
 	return err;
 }
