@@ -2,7 +2,6 @@
 /* funcslower: show kernel or user function calls slower than a threshold, as BCC's funcslower. */
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,31 +85,17 @@ static const struct argp_option options[] = {
 	{ NULL },
 };
 
-/* A threshold: a number >= 0, fractions allowed, whose nanoseconds fit in 63 bits. */
-static int parse_threshold(struct argp_state *state, const char *arg, const char *what,
-			   double scale, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (!*arg || *end || errno || !isfinite(v) || v < 0 || v * scale >= 9e18)
-		return bt_argp_error(state, "invalid %s '%s': expected a number of %s >= 0", what,
-				     arg, scale == 1e6 ? "milliseconds" : "microseconds");
-	*out = v;
-	return 0;
-}
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct funcslower_opts *o = state->input;
 
 	switch (key) {
 	case 'm':
-		return parse_threshold(state, arg, "minimum duration", 1e6, &o->min_ms);
+		return bt_argp_fraction(state, arg, "minimum duration", "milliseconds", 1e6,
+					&o->min_ms);
 	case 'u':
-		return parse_threshold(state, arg, "minimum duration", 1e3, &o->min_us);
+		return bt_argp_fraction(state, arg, "minimum duration", "microseconds", 1e3,
+					&o->min_us);
 	case 'a':
 		return bt_argp_ulong(state, arg, "argument count", 0, FUNCSLOWER_MAX_ARGS,
 				     &o->nargs);
@@ -193,16 +178,16 @@ struct state {
 	double divisor;
 	bool have_base;
 	__u64 base_ns;
-	bool profile;		       /* -B or -S: events carry a struct funcslower_profile */
-	int entries_fd;		       /* calls in flight: their stacks stay stored */
-	int profiles_fd;	       /* ... and the stacks where they blocked or ran */
-	unsigned long long no_profile; /* slow calls whose profile found no room */
-	struct funcslower_profile p;   /* the event being printed (aligned) */
-	struct bt_stack_out *out;      /* --flamegraph, --pprof */
-	struct bt_stack_rows call, line, other, key; /* the rows below: how this run prints them */
-	struct bt_stack_lines blocks, samples;	     /* the call's B and S lines */
-	struct bpf_link *switch_link;		     /* -B */
-	struct bt_perf *perf;			     /* -S */
+	bool profile;			 /* -B or -S: events carry a struct funcslower_profile */
+	int entries_fd;			 /* calls in flight: their stacks stay stored */
+	int profiles_fd;		 /* ... and the stacks where they blocked or ran */
+	unsigned long long no_profile;	 /* slow calls whose profile found no room */
+	struct funcslower_profile p;	 /* the event being printed (aligned) */
+	struct bt_stack_out *out;	 /* --flamegraph, --pprof */
+	struct bt_stack_rows call, line; /* the rows below: how this run prints them */
+	struct bt_stack_lines blocks, samples; /* the call's B and S lines */
+	struct bpf_link *switch_link;	       /* -B */
+	struct bt_perf *perf;		       /* -S */
 };
 
 /*
@@ -213,21 +198,6 @@ static const struct bt_row_part call_row[] = {
 	{ BT_ROW_COMM }, /* folded only: the text and JSON forms have it in the call's row */
 	{ BT_ROW_USER },
 	{ BT_ROW_DELIM, .delim = BT_ROW_DELIM_FRAMES }, /* after user frames, before a stack */
-	{ BT_ROW_KERNEL },
-	{ BT_ROW_END },
-};
-
-/* A B or S line's stack: a call's without the comm (call_row + 1), or the stacks past its slots */
-static const struct bt_row_part other_row[] = {
-	{ BT_ROW_MARK, .word = "[other stacks]", .line = "    [other stacks]\n", .missed = true,
-	  .json = true, .json_member = "other_stacks" },
-	{ BT_ROW_END },
-};
-
-/* What B and S lines are merged by: the folded stacks, always with the "-" between them. */
-static const struct bt_row_part key_row[] = {
-	{ BT_ROW_USER },
-	{ BT_ROW_DELIM },
 	{ BT_ROW_KERNEL },
 	{ BT_ROW_END },
 };
@@ -251,37 +221,6 @@ static struct bt_row_proc call_proc(const struct funcslower_event *e)
 				     .user_stack = e->user_stack,
 				     .user_caller = e->user_caller,
 				     .kernel_stack = e->kernel_stack };
-}
-
-/* A B or S line's stacks, of the call being printed (s->p) */
-static struct bt_row_proc line_proc(const struct state *s, const struct bt_stack_line *l)
-{
-	return (struct bt_row_proc){ .proc = proc_of(&s->p.ev),
-				     .user_stack = l->user_stack,
-				     .kernel_stack = l->kernel_stack };
-}
-
-static void print_stacks(struct state *s, const struct funcslower_event *e)
-{
-	struct bt_row_proc p = call_proc(e);
-
-	bt_stack_rows__write(&s->call, stdout, &p, 0);
-	if (opts.folded)
-		printf(" 1\n");
-}
-
-/*
- * The stack of a B or S line: multi-line below it, or folded after it (then BCC's
- * prototype's " 1").
- */
-static void print_line_stack(struct state *s, const struct bt_stack_line *l)
-{
-	struct bt_row_proc p = line_proc(s, l);
-
-	putchar(opts.folded ? ' ' : '\n');
-	bt_stack_rows__write(l->other ? &s->other : &s->line, stdout, &p, 0);
-	if (opts.folded)
-		printf(" 1\n");
 }
 
 static int add_block(struct bt_stack_lines *l, const struct funcslower_block *b, bool other)
@@ -332,29 +271,12 @@ static void print_profile(struct state *s)
 		       (double)(l->first_ns - s->p.ev.start_ns) / s->divisor,
 		       (double)(l->last_ns - l->first_ns) / s->divisor,
 		       (double)l->total_ns / s->divisor);
-		print_line_stack(s, l);
+		bt_stack_lines__write(&s->blocks, l, stdout, opts.folded);
 	}
 	for (i = 0; opts.sampled && i < s->samples.n; i++) {
 		printf("S %8llu", (unsigned long long)s->samples.v[i].count);
-		print_line_stack(s, &s->samples.v[i]);
+		bt_stack_lines__write(&s->samples, &s->samples.v[i], stdout, opts.folded);
 	}
-}
-
-static void json_line(struct state *s, struct bt_json *j, const struct bt_stack_line *l, bool times)
-{
-	const struct funcslower_profile *p = &s->p;
-	struct bt_row_proc lp;
-
-	bt_json_begin_object(j, NULL);
-	bt_json_uint(j, "count", l->count);
-	if (times) {
-		bt_json_uint(j, "first_ns", l->first_ns - p->ev.start_ns);
-		bt_json_uint(j, "span_ns", l->last_ns - l->first_ns);
-		bt_json_uint(j, "total_ns", l->total_ns);
-	}
-	lp = line_proc(s, l);
-	bt_stack_rows__json(l->other ? &s->other : &s->line, j, &lp);
-	bt_json_end_object(j);
 }
 
 /* One object per slow call; times in nanoseconds, whatever the LAT unit. */
@@ -395,18 +317,10 @@ static void print_json(struct state *s, bool profile)
 		/* "kernel_stack" and "user_stack", as far as they were asked */
 		bt_stack_rows__json(&s->call, &j, &cp);
 	}
-	if (opts.blocked && profile) {
-		bt_json_begin_array(&j, "blocked");
-		for (i = 0; i < s->blocks.n; i++)
-			json_line(s, &j, &s->blocks.v[i], true);
-		bt_json_end_array(&j);
-	}
-	if (opts.sampled && profile) {
-		bt_json_begin_array(&j, "samples");
-		for (i = 0; i < s->samples.n; i++)
-			json_line(s, &j, &s->samples.v[i], false);
-		bt_json_end_array(&j);
-	}
+	if (opts.blocked && profile)
+		bt_stack_lines__json(&s->blocks, &j, "blocked", true, e->start_ns);
+	if (opts.sampled && profile)
+		bt_stack_lines__json(&s->samples, &j, "samples", false, 0);
 	bt_json_end_object(&j);
 	bt_json_finish(&j);
 }
@@ -417,23 +331,14 @@ static void print_json(struct state *s, bool profile)
  */
 static int put_profile(struct state *s, bool profile)
 {
-	const struct bt_stack_lines *lines = opts.blocked ? &s->blocks : &s->samples;
 	struct bt_row_proc p = call_proc(&s->p.ev);
-	size_t i;
-	int err = 0;
 
 	if (!s->profile)
 		return bt_stack_rows__profile(&s->call, s->out, &p, 1);
 	if (!profile)
 		return 0;
-	for (i = 0; i < lines->n && !err; i++) {
-		const struct bt_stack_line *l = &lines->v[i];
-
-		p = line_proc(s, l);
-		err = bt_stack_rows__profile(l->other ? &s->other : &s->line, s->out, &p,
-					     opts.blocked ? l->total_ns : l->count);
-	}
-	return err;
+	return bt_stack_lines__profile(opts.blocked ? &s->blocks : &s->samples, s->out,
+				       opts.blocked);
 }
 
 static void print_row(struct state *s, const struct funcslower_event *e)
@@ -484,10 +389,15 @@ static int on_event(void *ctx, const void *data, size_t size)
 	} else {
 		if (!opts.folded || s->profile)
 			print_row(s, e);
-		if (profile)
+		if (profile) {
 			print_profile(s);
-		else if (s->stacks && !s->profile)
-			print_stacks(s, e);
+		} else if (s->stacks && !s->profile) {
+			struct bt_row_proc p = call_proc(e);
+
+			bt_stack_rows__write(&s->call, stdout, &p, 0);
+			if (opts.folded) /* BCC's prototype's count */
+				printf(" 1\n");
+		}
 	}
 	if (s->out && s->stacks) {
 		int err = put_profile(s, profile);
@@ -500,27 +410,34 @@ static int on_event(void *ctx, const void *data, size_t size)
 	return bt_output_closed() ? -EPIPE : 0;
 }
 
-/* The stacks a call's profile refers to so far. */
-static int hold_profile(const struct funcslower_profile *p, struct bt_stacks_held *held)
+/* The stacks a call in flight refers to: its own, and those its profile has so far. */
+static int hold_call(void *ctx, const void *key, const void *value, struct bt_stacks_held *held)
 {
-	uint64_t ids[2 + 4 * FUNCSLOWER_MAX_STACKS];
-	size_t k = 0, i;
-	int err = 0;
+	const struct funcslower_inflight *v = value;
 
-	ids[k++] = p->off_kernel_stack;
-	ids[k++] = p->off_user_stack;
-	for (i = 0; i < FUNCSLOWER_MAX_STACKS; i++) {
-		if (i < p->nblocks) {
-			ids[k++] = p->blocks[i].kernel_stack;
-			ids[k++] = p->blocks[i].user_stack;
-		}
-		if (i < p->nsamples) {
-			ids[k++] = p->samples[i].kernel_stack;
-			ids[k++] = p->samples[i].user_stack;
-		}
+	(void)ctx;
+	(void)key;
+	return bt_stacks__hold(held, v->kernel_stack) ?: bt_stacks__hold(held, v->user_stack);
+}
+
+static int hold_profile(void *ctx, const void *key, const void *value, struct bt_stacks_held *held)
+{
+	const struct funcslower_profile *p = value;
+	size_t i;
+	int err;
+
+	(void)ctx;
+	(void)key;
+	err = bt_stacks__hold(held, p->off_kernel_stack)
+		      ?: bt_stacks__hold(held, p->off_user_stack);
+	for (i = 0; i < FUNCSLOWER_MAX_STACKS && !err; i++) {
+		if (i < p->nblocks)
+			err = bt_stacks__hold(held, p->blocks[i].kernel_stack)
+				      ?: bt_stacks__hold(held, p->blocks[i].user_stack);
+		if (!err && i < p->nsamples)
+			err = bt_stacks__hold(held, p->samples[i].kernel_stack)
+				      ?: bt_stacks__hold(held, p->samples[i].user_stack);
 	}
-	for (i = 0; i < k && !err; i++)
-		err = bt_stacks__hold(held, ids[i]);
 	return err;
 }
 
@@ -534,28 +451,14 @@ static int hold_profile(const struct funcslower_profile *p, struct bt_stacks_hel
 static int hold_in_flight(void *ctx, struct bt_stacks_held *held)
 {
 	struct state *s = ctx;
-	struct funcslower_inflight v;
-	__u64 key, next, *prev = NULL;
-	int err = 0;
+	int err;
 
-	while (!err && bpf_map_get_next_key(s->entries_fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(s->entries_fd, &key, &v))
-			continue;
-		err = bt_stacks__hold(held, v.kernel_stack);
-		if (!err)
-			err = bt_stacks__hold(held, v.user_stack);
-	}
-	if (!s->profile)
-		return err;
-	prev = NULL;
-	while (!err && bpf_map_get_next_key(s->profiles_fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (!bpf_map_lookup_elem(s->profiles_fd, &key, &s->p))
-			err = hold_profile(&s->p, held);
-	}
+	err = bt_stacks__hold_entries(held, s->entries_fd, sizeof(__u64),
+				      sizeof(struct funcslower_inflight), hold_call, NULL);
+	if (!err && s->profile)
+		err = bt_stacks__hold_entries(held, s->profiles_fd, sizeof(__u64),
+					      sizeof(struct funcslower_profile), hold_profile,
+					      NULL);
 	return err;
 }
 
@@ -621,8 +524,7 @@ static int end(void *ctx, int err)
 		err = bt_stack_out__write(s->out);
 	if (s->no_profile)
 		bt_err("%llu slow calls shown without -B/-S lines: more threads had calls in "
-		       "flight "
-		       "than could be followed",
+		       "flight than could be followed",
 		       s->no_profile);
 	return err;
 }
@@ -640,12 +542,8 @@ static void declare_rows(struct state *s)
 	};
 	s->line = s->call;
 	s->line.parts = call_row + 1;
-	s->other = s->call;
-	s->other.parts = other_row;
-	s->key = s->line;
-	s->key.parts = key_row;
-	s->key.form = BT_ROW_FOLDED;
-	s->blocks.key = s->samples.key = &s->key;
+	bt_stack_lines__init(&s->blocks, &s->line);
+	bt_stack_lines__init(&s->samples, &s->line);
 }
 
 /* --flamegraph and --pprof: of the calls (1 each), of -B's blocked time or of -S's samples */
@@ -720,22 +618,17 @@ static int run(const struct bt_cmd *cmd)
 	struct bt_calls calls = { 0 };
 	struct bt_attach *attach = NULL;
 	struct funcslower_bpf *skel = NULL;
-	struct state s = { .calls = &calls };
+	struct state s = { .calls = &calls,
+			   .profile = opts.blocked || opts.sampled,
+			   .divisor = opts.min_us >= 0 ? 1e3 : 1e6 };
 	int err;
 
-	s.profile = opts.blocked || opts.sampled;
-	s.divisor = opts.min_us >= 0 ? 1e3 : 1e6;
-	err = bt_stack_out__new(&opts.out,
-				&profiles[opts.blocked	 ? 1
-					  : opts.sampled ? 2
-							 : 0],
-				&s.out);
 	/* a spec matching over twice the limit is refused as it resolves, more in all after it */
-	if (!err)
-		err = bt_calls__resolve(&calls, (const char *const *)opts.funcs, opts.nfuncs,
-					&ropts, opts.max_probes);
-	if (!err)
-		err = BT_SKEL_OPEN(funcslower, &skel);
+	err = bt_stack_out__new(&opts.out, &profiles[opts.blocked ? 1 : opts.sampled ? 2 : 0],
+				&s.out) ?:
+	      bt_calls__resolve(&calls, (const char *const *)opts.funcs, opts.nfuncs, &ropts,
+				opts.max_probes) ?:
+	      BT_SKEL_OPEN(funcslower, &skel);
 	if (err)
 		goto cleanup;
 	skel->rodata->min_ns = (__u64)(threshold() * s.divisor);
@@ -752,15 +645,11 @@ static int run(const struct bt_cmd *cmd)
 				   .ctx = &s,
 				   .header = opts.folded ? NULL : print_header,
 				   .end = end };
-	err = profile_select(skel, cmd, s.profile);
-	if (!err)
-		err = bt_trace__configure_stacks(skel->obj, &sopts);
-	if (!err)
-		err = bt_evrun__configure(&s.run, skel->obj);
-	if (!err)
-		err = bt_calls__load(&calls, skel->skeleton, &filters, opts.mode, &attach);
-	if (!err)
-		err = profile_attach(&s, skel);
+	err = profile_select(skel, cmd, s.profile) ?:
+	      bt_trace__configure_stacks(skel->obj, &sopts) ?:
+	      bt_evrun__configure(&s.run, skel->obj) ?:
+	      bt_calls__load(&calls, skel->skeleton, &filters, opts.mode, &attach) ?:
+	      profile_attach(&s, skel);
 	if (!err && stacks)
 		err = bt_trace__new_stacks(skel->obj, &sopts, opts.pid, &calls.targets, &s.stacks);
 	if (err)

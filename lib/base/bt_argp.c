@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,6 +221,21 @@ int bt_parse_long(const char *s, const char *what, long min, long max, long *out
 		return -BT_EUSAGE;
 	}
 	*out = (long)v;
+	return 0;
+}
+
+int bt_argp_fraction(struct argp_state *state, const char *s, const char *what, const char *unit,
+		     double scale, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v) || v < 0 || v * scale >= 9e18)
+		return bt_argp_error(state, "invalid %s '%s': expected a number of %s >= 0", what,
+				     s, unit);
+	*out = v;
 	return 0;
 }
 

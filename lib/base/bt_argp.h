@@ -44,6 +44,14 @@ int bt_parse_ulong(const char *s, const char *what, unsigned long min, unsigned 
 		   unsigned long *out);
 int bt_parse_long(const char *s, const char *what, long min, long max, long *out);
 
+/*
+ * A number >= 0, fractions allowed, whose value times scale fits in 63 bits (a threshold of
+ * funcslower's in units of scale nanoseconds); else "invalid WHAT 'S': expected a number of
+ * UNIT >= 0" and the usage line. 0 or EINVAL.
+ */
+int bt_argp_fraction(struct argp_state *state, const char *s, const char *what, const char *unit,
+		     double scale, double *out);
+
 /* argp wrappers of the above: return 0 or EINVAL after printing the usage line. */
 int bt_argp_ulong(struct argp_state *state, const char *s, const char *what, unsigned long min,
 		  unsigned long max, unsigned long *out);

@@ -6,6 +6,33 @@
 
 #include "bt_stack_lines.h"
 
+/* What lines are merged by: the folded stacks, always with the "-" between them. */
+static const struct bt_row_part key_row[] = {
+	{ BT_ROW_USER },
+	{ BT_ROW_DELIM },
+	{ BT_ROW_KERNEL },
+	{ BT_ROW_END },
+};
+
+/* The stacks past the slots: no stacks of their own */
+static const struct bt_row_part other_row[] = {
+	{ BT_ROW_MARK, .word = "[other stacks]", .line = "    [other stacks]\n", .missed = true,
+	  .json = true, .json_member = "other_stacks" },
+	{ BT_ROW_END },
+};
+
+void bt_stack_lines__init(struct bt_stack_lines *l, const struct bt_stack_rows *line)
+{
+	l->line = line;
+	l->own_key = *line;
+	l->own_key.parts = key_row;
+	l->own_key.form = BT_ROW_FOLDED;
+	l->own_other = *line;
+	l->own_other.parts = other_row;
+	l->key = &l->own_key;
+	l->other = &l->own_other;
+}
+
 /* What a line's stacks print as; NULL (out of memory) leaves it unmerged. */
 static char *key_of(const struct bt_stack_lines *l, const struct bt_stack_line *line)
 {
@@ -103,4 +130,61 @@ void bt_stack_lines__free(struct bt_stack_lines *l)
 	free(l->v);
 	l->v = NULL;
 	l->cap = 0;
+}
+
+static struct bt_row_proc line_proc(const struct bt_stack_lines *l,
+				    const struct bt_stack_line *line)
+{
+	return (struct bt_row_proc){ .proc = l->proc,
+				     .user_stack = line->user_stack,
+				     .kernel_stack = line->kernel_stack };
+}
+
+void bt_stack_lines__write(const struct bt_stack_lines *l, const struct bt_stack_line *line,
+			   FILE *out, bool folded)
+{
+	struct bt_row_proc p = line_proc(l, line);
+
+	fputc(folded ? ' ' : '\n', out);
+	bt_stack_rows__write(line->other ? l->other : l->line, out, &p, 0);
+	if (folded)
+		fputs(" 1\n", out);
+}
+
+void bt_stack_lines__json(const struct bt_stack_lines *l, struct bt_json *j, const char *member,
+			  bool times, uint64_t base_ns)
+{
+	size_t i;
+
+	bt_json_begin_array(j, member);
+	for (i = 0; i < l->n; i++) {
+		const struct bt_stack_line *line = &l->v[i];
+		struct bt_row_proc p = line_proc(l, line);
+
+		bt_json_begin_object(j, NULL);
+		bt_json_uint(j, "count", line->count);
+		if (times) {
+			bt_json_uint(j, "first_ns", line->first_ns - base_ns);
+			bt_json_uint(j, "span_ns", line->last_ns - line->first_ns);
+			bt_json_uint(j, "total_ns", line->total_ns);
+		}
+		bt_stack_rows__json(line->other ? l->other : l->line, j, &p);
+		bt_json_end_object(j);
+	}
+	bt_json_end_array(j);
+}
+
+int bt_stack_lines__profile(const struct bt_stack_lines *l, struct bt_stack_out *out, bool by_time)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < l->n && !err; i++) {
+		const struct bt_stack_line *line = &l->v[i];
+		struct bt_row_proc p = line_proc(l, line);
+
+		err = bt_stack_rows__profile(line->other ? l->other : l->line, out, &p,
+					     by_time ? line->total_ns : line->count);
+	}
+	return err;
 }

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bt_stack_row.h"
 
@@ -36,10 +37,19 @@ enum bt_lines_order {
 
 struct bt_stack_lines {
 	const struct bt_stack_rows *key; /* the form lines are merged by: one line per stack pair */
-	uint64_t proc;			 /* BT_PROC(pid, cookie): whose mappings name user frames */
+	/* the forms lines are written in: their stacks, and the stacks past the slots' mark */
+	const struct bt_stack_rows *line, *other;
+	struct bt_stack_rows own_key, own_other; /* bt_stack_lines__init()'s */
+	uint64_t proc; /* BT_PROC(pid, cookie): whose mappings name user frames */
 	struct bt_stack_line *v;
 	size_t n, cap;
 };
+
+/*
+ * Lines whose stacks print as line (a call's rows without the comm): merged by their folded
+ * stacks, user;-;kernel, and the stacks past the slots marked "[other stacks]".
+ */
+void bt_stack_lines__init(struct bt_stack_lines *l, const struct bt_stack_rows *line);
 
 /*
  * Add a slot: counts and times merged into the line that prints the same (count and total
@@ -51,5 +61,17 @@ void bt_stack_lines__sort(struct bt_stack_lines *l, enum bt_lines_order order);
 /* Drop every line (keeps the allocation), for the next call, of process proc. */
 void bt_stack_lines__clear(struct bt_stack_lines *l, uint64_t proc);
 void bt_stack_lines__free(struct bt_stack_lines *l); /* NULL is fine */
+
+/* A line's stacks after its text: below it, or folded after it with BCC's prototype's " 1". */
+void bt_stack_lines__write(const struct bt_stack_lines *l, const struct bt_stack_line *line,
+			   FILE *out, bool folded);
+/*
+ * The lines as a JSON array named member: {"count", with times "first_ns" (from base_ns),
+ * "span_ns", "total_ns", and the stacks}.
+ */
+void bt_stack_lines__json(const struct bt_stack_lines *l, struct bt_json *j, const char *member,
+			  bool times, uint64_t base_ns);
+/* Each line's stacks into out, weighing its total time (by_time) or its count. 0 or -errno. */
+int bt_stack_lines__profile(const struct bt_stack_lines *l, struct bt_stack_out *out, bool by_time);
 
 #endif
