@@ -9,9 +9,7 @@
 #include "bt_args.h"
 #include "bt_cmd.h"
 #include "bt_collector.h"
-#include "bt_err.h"
 #include "bt_offcpu_opts.h"
-#include "bt_rodata.h"
 #include "bt_skel.h"
 #include "bt_stack_row.h"
 #include "bt_summary.h"
@@ -173,23 +171,6 @@ struct collector {
 	struct bt_summary *sum;
 };
 
-static int collector_prepare(void *ctx, struct bpf_object *obj)
-{
-	struct offcputime_bpf *skel = ctx;
-	bool yes = true, no = false;
-	int err;
-
-	(void)obj;
-	err = bt_rodata_set(skel->obj, "by_comm", &yes, sizeof(yes)) ?:
-	      bt_rodata_set(skel->obj, "bt_offcpu_want_kernel", &no, sizeof(no)) ?:
-	      bt_rodata_set(skel->obj, "bt_offcpu_want_user", &no, sizeof(no)) ?:
-	      bpf_map__set_max_entries(skel->maps.comm_counts, OFFCPU_COMM_KEYS) ?:
-	      bpf_map__set_max_entries(skel->maps.counts, 1);
-	if (err)
-		bt_err("cannot set up the BPF maps: %s", strerror(-err));
-	return err;
-}
-
 static void collector_stop(void *run)
 {
 	struct collector *c = run;
@@ -199,53 +180,14 @@ static void collector_stop(void *run)
 	offcputime_bpf__destroy(c->skel);
 }
 
-/* Command names with the same state letter are one series (several raw states map to one). */
-static int cmp_comm_state(const void *a, const void *b, void *ctx)
-{
-	const struct offcputime_comm_key *x = a, *y = b;
-	int c = strncmp(x->comm, y->comm, BT_OFFCPU_COMM_LEN);
-
-	(void)ctx;
-	if (c)
-		return c;
-	return bt_offcpu_state_letter(x->state) - bt_offcpu_state_letter(y->state);
-}
-
 static int collector_start(void *run, const char *spec)
 {
-	static const struct bt_offcpu_opts all = BT_OFFCPU_OPTS_INIT;
-	static const struct bt_summary_opts sum_opts = {
-		.key_size = sizeof(struct offcputime_comm_key),
-		.value_size = sizeof(__u64),
-		.retire_idle = true,
-		.running = true,
-		.what = "off-CPU totals",
-	};
-	struct bt_stacks_opts sopts = { .unwind = BT_UNWIND_FP };
-	struct bt_offcpu_tool t = tool;
 	struct collector *c = run;
-	int err;
 
 	(void)spec;
-	err = BT_SKEL_OPEN(offcputime, &c->skel);
-	if (err)
-		return err;
-	t.prepare = collector_prepare;
-	t.ctx = c->skel;
-	return bt_offcpu_start(c->skel->skeleton, &all, &t, probes, &sopts, &c->stacks)
-		       ?: bt_summary__open(&c->sum, bpf_map__fd(c->skel->maps.comm_counts),
-					   &sum_opts);
-}
-
-static void comm_state(void *run, const void *key, struct bt_labels *l)
-{
-	const struct offcputime_comm_key *k = key;
-
-	(void)run;
-	snprintf(l->buf[0], sizeof(l->buf[0]), "%.*s", BT_OFFCPU_COMM_LEN, k->comm);
-	l->buf[1][0] = bt_offcpu_state_letter(k->state);
-	l->v[0] = l->buf[0];
-	l->v[1] = l->buf[1];
+	return BT_SKEL_OPEN(offcputime, &c->skel)
+		       ?: bt_offcpu_comm_start(c->skel->skeleton, &tool, probes, &c->stacks,
+					       &c->sum);
 }
 
 static const struct bt_collector collector = {
@@ -253,8 +195,8 @@ static const struct bt_collector collector = {
 	.flags = BT_COLLECT_DEFAULT,
 	BT_COLLECTOR_RUN(struct collector, sum, collector_start, collector_stop),
 	.labels = { "comm", "state" },
-	.label = comm_state,
-	.cmp = cmp_comm_state,
+	.label = bt_offcpu_comm_label,
+	.cmp = bt_offcpu_comm_cmp,
 	.merge = true,
 	.families = {
 		{ "bpftools_offcpu_seconds", BT_PROM_COUNTER,

@@ -9,12 +9,15 @@
 #include <unistd.h>
 
 #include "bt_args.h"
+#include "bt_collector.h"
 #include "bt_err.h"
 #include "bt_loop.h"
 #include "bt_offcpu_opts.h"
 #include "bt_rodata.h"
 #include "bt_skel.h"
 #include "bt_stacks.h"
+#include "bt_summary.h"
+#include "offcputime.h"
 
 enum {
 	OPT_STATE = 0x1200,
@@ -662,4 +665,67 @@ void bt_offcpu_run__free(struct bt_offcpu_run *r)
 	bt_stacks__free(r->stacks);
 	bt_stack_out__free(r->out);
 	bt_stack_table__free(&r->table);
+}
+
+/* No stacks, a count per command name and state: offcputime.bpf.c's by_comm. */
+static int comm_prepare(void *ctx, struct bpf_object *obj)
+{
+	bool yes = true, no = false;
+	int err;
+
+	(void)ctx;
+	err = bt_rodata_set(obj, "by_comm", &yes, sizeof(yes)) ?:
+	      bt_rodata_set(obj, "bt_offcpu_want_kernel", &no, sizeof(no)) ?:
+	      bt_rodata_set(obj, "bt_offcpu_want_user", &no, sizeof(no)) ?:
+	      bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "comm_counts"),
+				       OFFCPU_COMM_KEYS) ?:
+	      bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "counts"), 1);
+	if (err)
+		bt_err("cannot set up the BPF maps: %s", strerror(-err));
+	return err;
+}
+
+int bt_offcpu_comm_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_tool *t,
+			 const struct bt_probe *probes, struct bt_stacks **stacks,
+			 struct bt_summary **sum)
+{
+	static const struct bt_offcpu_opts all = BT_OFFCPU_OPTS_INIT;
+	static const struct bt_summary_opts sum_opts = {
+		.key_size = sizeof(struct offcputime_comm_key),
+		.value_size = sizeof(__u64),
+		.retire_idle = true,
+		.running = true,
+		.what = "off-CPU totals",
+	};
+	struct bt_stacks_opts sopts = { .unwind = BT_UNWIND_FP };
+	struct bt_offcpu_tool comm = *t;
+
+	comm.prepare = comm_prepare;
+	return bt_offcpu_start(skel, &all, &comm, probes, &sopts, stacks)
+		       ?: bt_summary__open(sum,
+					   bpf_map__fd(bpf_object__find_map_by_name(*skel->obj,
+										    "comm_counts")),
+					   &sum_opts);
+}
+
+int bt_offcpu_comm_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct offcputime_comm_key *x = a, *y = b;
+	int c = strncmp(x->comm, y->comm, BT_OFFCPU_COMM_LEN);
+
+	(void)ctx;
+	if (c)
+		return c;
+	return bt_offcpu_state_letter(x->state) - bt_offcpu_state_letter(y->state);
+}
+
+void bt_offcpu_comm_label(void *run, const void *key, struct bt_labels *l)
+{
+	const struct offcputime_comm_key *k = key;
+
+	(void)run;
+	snprintf(l->buf[0], sizeof(l->buf[0]), "%.*s", BT_OFFCPU_COMM_LEN, k->comm);
+	l->buf[1][0] = bt_offcpu_state_letter(k->state);
+	l->v[0] = l->buf[0];
+	l->v[1] = l->buf[1];
 }

@@ -94,6 +94,21 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 		    const struct bt_stacks_opts *sopts, struct bt_stacks **stacks);
 
 /*
+ * offcputime's exporter collector (lib/output/bt_collector.h): t's run over every thread with
+ * no stacks, its off-CPU time summed per command name and state in the object's comm_counts
+ * map (keys struct offcputime_comm_key), read as running totals (*sum). Keys of one name and
+ * state letter are one series (bt_offcpu_comm_cmp), labelled comm and state
+ * (bt_offcpu_comm_label). 0 or -errno (said on stderr).
+ */
+struct bt_summary;
+struct bt_labels;
+int bt_offcpu_comm_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_tool *t,
+			 const struct bt_probe *probes, struct bt_stacks **stacks,
+			 struct bt_summary **sum);
+int bt_offcpu_comm_cmp(const void *a, const void *b, void *ctx);
+void bt_offcpu_comm_label(void *run, const void *key, struct bt_labels *l);
+
+/*
  * "Tracing ..." (fmt) and " for N secs." or "... Hit Ctrl-C to end.", on stdout, or on stderr
  * when stdout holds data only (-f, --json).
  */
