@@ -132,7 +132,6 @@ static void print_row(FILE *out, const void *key, const uint64_t *val, void *run
 static int print_counts(void *ctx)
 {
 	struct run *r = ctx;
-	struct bt_json j;
 	int err;
 
 	err = bt_summary__collect(r->counts);
@@ -141,9 +140,7 @@ static int print_counts(void *ctx)
 	bt_summary__sort_by_key(r->counts, bt_target_rows_cmp, r, true);
 	bt_summary__sort(r->counts, cmp_count, r);
 	if (bt_json_mode()) {
-		bt_summary_json_begin(&j, stdout, "count");
-		bt_summary__json(r->counts, &j, "functions", json_row, r);
-		bt_summary_json_end(&j);
+		bt_summary__json_line(r->counts, stdout, "count", "functions", json_row, r);
 		return 0;
 	}
 	bt_print_interval_head(opts.timestamp);

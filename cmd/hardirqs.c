@@ -111,19 +111,6 @@ static void json_dist(struct bt_json *j, const void *key, const uint64_t *val, v
 	json_name(j, key);
 }
 
-static int print_json(struct state *s)
-{
-	struct bt_json j;
-
-	bt_summary_json_begin(&j, stdout, opts.irq.unit);
-	if (opts.irq.dist)
-		bt_summary__json(s->dists, &j, "irqs", json_dist, s);
-	else
-		bt_summary__json(s->totals, &j, "irqs", json_total, s);
-	bt_summary_json_end(&j);
-	return 0;
-}
-
 /* BCC's "%-26s %11d" row */
 static void print_row(FILE *out, const void *key, const uint64_t *val, void *ctx)
 {
@@ -152,8 +139,11 @@ static int print_stats(void *ctx)
 						  ? offsetof(struct hardirq_total, count) / 8
 						  : offsetof(struct hardirq_total, time_ns) / 8,
 					  true);
-	if (opts.irq.json)
-		return print_json(s);
+	if (opts.irq.json) {
+		bt_summary__json_line(opts.irq.dist ? s->dists : s->totals, stdout, opts.irq.unit,
+				      "irqs", opts.irq.dist ? json_dist : json_total, s);
+		return 0;
+	}
 
 	bt_print_interval_head(opts.irq.timestamp);
 	if (opts.irq.dist)

@@ -188,11 +188,7 @@ static int print_out(void *ctx)
 	load_names(s, "print");
 	bt_summary__sort(s->sum, cmp_rows, s);
 	if (opts.json) {
-		struct bt_json j;
-
-		bt_summary_json_begin(&j, stdout, "nsecs");
-		bt_summary__json(s->sum, &j, "calls", json_row, s);
-		bt_summary_json_end(&j);
+		bt_summary__json_line(s->sum, stdout, "nsecs", "calls", json_row, s);
 		return 0;
 	}
 	if (opts.timestamp) {

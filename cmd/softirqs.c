@@ -124,11 +124,7 @@ static int print_stats(void *ctx)
 		bt_summary__sort_by_value(s->sum, offsetof(struct softirq_stat, total_ns) / 8,
 					  true);
 	if (opts.irq.json) {
-		struct bt_json j;
-
-		bt_summary_json_begin(&j, stdout, opts.irq.unit);
-		bt_summary__json(s->sum, &j, "softirqs", json_row, s);
-		bt_summary_json_end(&j);
+		bt_summary__json_line(s->sum, stdout, opts.irq.unit, "softirqs", json_row, s);
 		return 0;
 	}
 	bt_print_interval_head(opts.irq.timestamp);

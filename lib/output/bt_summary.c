@@ -694,6 +694,16 @@ void bt_summary__json(const struct bt_summary *s, struct bt_json *j, const char 
 	bt_json_end_array(j);
 }
 
+void bt_summary__json_line(const struct bt_summary *s, FILE *out, const char *val_type,
+			   const char *member, bt_summary_json_fn row_fn, void *ctx)
+{
+	struct bt_json j;
+
+	bt_summary_json_begin(&j, out, val_type);
+	bt_summary__json(s, &j, member, row_fn, ctx);
+	bt_summary_json_end(&j);
+}
+
 void bt_summary_json_begin(struct bt_json *j, FILE *out, const char *val_type)
 {
 	time_t now = time(NULL);

@@ -160,6 +160,9 @@ void bt_summary__json(const struct bt_summary *s, struct bt_json *j, const char 
  */
 void bt_summary_json_begin(struct bt_json *j, FILE *out, const char *val_type);
 void bt_summary_json_end(struct bt_json *j);
+/* Such an output holding only the rows (bt_summary__json() as member): the common case. */
+void bt_summary__json_line(const struct bt_summary *s, FILE *out, const char *val_type,
+			   const char *member, bt_summary_json_fn row_fn, void *ctx);
 
 /* One histogram as such a JSON array (also for commands that print a lone histogram). */
 void bt_json_hist(struct bt_json *j, const char *member, enum bt_summary_hist kind,
