@@ -84,6 +84,8 @@ static int put(const struct bt_keys *k, const struct bt_family *f, struct bt_pro
 	double x = vals ? (double)vals[f->field] : 0;
 	size_t i;
 
+	if (c->names && c->index_keys && *(const uint32_t *)key >= c->index_keys)
+		return 0; /* a key past the table's names: none in the map the table is for */
 	if (c->names)
 		l.v[0] = c->names[*(const uint32_t *)key];
 	else

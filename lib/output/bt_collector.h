@@ -84,7 +84,8 @@ struct bt_collector {
 	size_t sum_off; /* offsetof the run's struct bt_summary *: made with .running */
 	/*
 	 * The labels' names (NULL-ended), and their values for a key: label(), or for u32 keys
-	 * that index a table of names, names[key]. run is the ctx of every callback.
+	 * that index a table of names, names[key] (with index_keys, keys past it are left out).
+	 * run is the ctx of every callback.
 	 */
 	const char *labels[BT_LABELS_MAX + 1];
 	void (*label)(void *run, const void *key, struct bt_labels *l);
