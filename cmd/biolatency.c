@@ -140,6 +140,8 @@ struct state {
 	struct biolatency_bpf *skel;
 	const char *label;
 };
+_Static_assert(offsetof(struct state, disks) == 0,
+	       "bt_block_labels() takes the state as its disk cache");
 
 static const char *disk_name(struct state *s, __u32 dev)
 {

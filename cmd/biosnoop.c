@@ -4,6 +4,7 @@
  * it, as BCC's biosnoop (plus libbpf-tools' -c, -m, -t and duration).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,8 @@ struct state {
 	struct biosnoop_bpf *skel;
 	struct bt_summary *sum; /* the exporter's */
 };
+_Static_assert(offsetof(struct state, disks) == 0,
+	       "bt_block_labels() takes the state as its disk cache");
 
 static void stop(void *run)
 {

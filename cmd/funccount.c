@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* funccount: count kernel functions, user functions, tracepoints and USDT probes, as BCC's. */
 #include <errno.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +104,8 @@ struct run {
 	struct bt_attach *attach;
 	struct funccount_bpf *skel;
 };
+_Static_assert(offsetof(struct run, rows) == 0,
+	       "bt_target_rows' callbacks take the run as its rows");
 
 /* BCC's order: fewest calls first, ties in target order (its stable sort) */
 static int cmp_count(const void *ka, const uint64_t *va, const void *kb, const uint64_t *vb,

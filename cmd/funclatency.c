@@ -118,6 +118,8 @@ struct state {
 	uint64_t div;
 	struct funclatency_bpf *skel;
 };
+_Static_assert(offsetof(struct state, rows) == 0,
+	       "bt_target_rows' callbacks take the state as its rows");
 
 /* Its units (-m, -u), and its rows: functions that share a name print as one (funccount's). */
 static int init_state(struct state *s, const struct bt_calls *calls)
