@@ -202,8 +202,32 @@ start_tool() {
 
 finish_tool() {
 	[ -n "${1:-}" ] && kill -"$1" $FPID
+	wait_tool $FPID
+}
+
+# wait_tool PID: its exit status in RC. A tool still running 60 s after it was told to stop
+# fails the test with what each of its threads waits in and its signal masks: a hang says
+# where it is, rather than running into the suite's timeout.
+wait_tool() {
+	i=0
+	while [ -e /proc/$1 ] && [ "$(cut -d' ' -f3 /proc/$1/stat 2>/dev/null)" != Z ]; do
+		i=$((i + 1))
+		if [ $i -gt 600 ]; then
+			{
+				grep '^Sig\|^ShdPnd' /proc/$1/status
+				for t in /proc/$1/task/*; do
+					echo "thread $(cat $t/comm) $(cut -d' ' -f3 $t/stat) in $(cat $t/wchan)"
+					cat $t/stack 2>/dev/null | head -8
+				done
+			} >"$T/hang" 2>&1
+			kill -KILL $1 2>/dev/null
+			wait $1
+			fail "pid $1 still running 60 s after it was told to stop: $(tr '\n' '|' <"$T/hang")"
+		fi
+		sleep 0.1
+	done
 	RC=0
-	wait $FPID || RC=$?
+	wait $1 || RC=$?
 }
 
 # flood_opens LOST TOOL ARGS...: FLOOD (10,400) threads of one process (open_flood) blocked opening

@@ -233,13 +233,16 @@ rm -f "$KEPT"
 kept_run() { # kept_run WHAT [ENV=VALUE]: stackcount on the copy, the workload through it
 	env ${2:-BT_NONE=1} "$BPFTOOLS" stackcount --debug -v -U "$KLIB:uwl_leaf" >"$T/out" 2>"$T/err" &
 	kpid=$!
-	for i in $(seq 100); do
-		grep -q '^Tracing' "$T/out" 2>/dev/null && break
+	i=0
+	until grep -q '^Tracing' "$T/out" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -le 600 ] && kill -0 $kpid 2>/dev/null || fail "$1: stackcount did not start"
 		sleep 0.1
 	done
 	LD_LIBRARY_PATH=$KDIR "$W" call 3 5 0 || fail "$1: workload exited $?"
 	kill -INT $kpid
-	wait $kpid || fail "$1: stackcount exited $?"
+	wait_tool $kpid
+	[ "$RC" = 0 ] || fail "$1: stackcount exited $RC"
 	OUT=$T/out ERR=$T/err
 	expect_stack "$CHAIN_A 3" "$1"
 	expect_stack "$CHAIN_B 5" "$1"
