@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,7 +16,15 @@
 #include "bt_input.h"
 
 static int signal_fd = -1;
+/*
+ * Read from any thread (a worker's long read checks it between chunks), written by the
+ * thread that waits in the loops only: a signal read from the signalfd elsewhere would leave
+ * that thread polling a descriptor with nothing more to say, for the rest of its wait (a
+ * table read in the unwind worker took a Ctrl-C from stackcount's loop, which then waited
+ * on forever: live/unwind's kept runs, twice in one day).
+ */
 static bool stop_requested;
+static pthread_t loop_thread;
 static unsigned int stop_signals; /* how many have arrived */
 static bool hup_reloads;	  /* SIGHUP is a reload, not a stop */
 static bool reload_requested;
@@ -41,6 +50,7 @@ int bt_signals_init(void)
 	signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (signal_fd < 0)
 		return -errno;
+	loop_thread = pthread_self();
 	bt_input_set_stop(signal_fd, input_stopped);
 	return 0;
 }
@@ -50,18 +60,24 @@ int bt_signals_fd(void)
 	return signal_fd;
 }
 
+/* The signalfd to wait on in this thread: the loop's only (another sees the flag it sets). */
+static int signal_fd_here(void)
+{
+	return pthread_equal(pthread_self(), loop_thread) ? signal_fd : -1;
+}
+
 static void drain_signals(void)
 {
 	struct signalfd_siginfo si;
 
-	if (signal_fd < 0)
+	if (signal_fd < 0 || !pthread_equal(pthread_self(), loop_thread))
 		return;
 	while (read(signal_fd, &si, sizeof(si)) == sizeof(si)) {
 		if (hup_reloads && si.ssi_signo == SIGHUP) {
 			reload_requested = true;
 			continue;
 		}
-		stop_requested = true;
+		__atomic_store_n(&stop_requested, true, __ATOMIC_RELEASE);
 		stop_signals++;
 		last_signo = si.ssi_signo;
 		last_code = si.ssi_code;
@@ -95,9 +111,9 @@ void bt_signals_hup_reloads(bool on)
  */
 bool bt_stop_requested(void)
 {
-	if (!stop_requested)
+	if (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE))
 		drain_signals();
-	return stop_requested;
+	return __atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE);
 }
 
 unsigned int bt_stop_signals(void)
@@ -120,13 +136,13 @@ void bt_detach_note(unsigned int *seen, size_t left, size_t total, const char *w
 int bt_wait(int fd, long timeout_ms)
 {
 	struct pollfd pfd[2] = {
-		{ .fd = signal_fd, .events = POLLIN },
+		{ .fd = signal_fd_here(), .events = POLLIN },
 		{ .fd = fd, .events = POLLIN },
 	};
 	long long deadline = timeout_ms < 0 ? -1 : bt_now_ms() + timeout_ms;
 	int n;
 
-	if (stop_requested)
+	if (__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE))
 		return BT_WAKE_SIGNAL;
 	if (reload_requested) { /* drained by a bt_stop_requested() meanwhile */
 		reload_requested = false;
@@ -205,14 +221,14 @@ static int wait_until(long long deadline, const struct bt_poll *poll_fd, int *pi
 {
 	for (;;) {
 		struct pollfd pfd[3] = {
-			{ .fd = signal_fd, .events = POLLIN },
+			{ .fd = signal_fd_here(), .events = POLLIN },
 			{ .fd = poll_fd ? poll_fd->fd : -1, .events = POLLIN },
 			{ .fd = *pipe_fd, .events = 0 },
 		};
 		long long left = deadline - bt_now_ms();
 		int n, err;
 
-		if (stop_requested)
+		if (__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE))
 			return BT_WAKE_SIGNAL;
 		if (left <= 0)
 			return BT_WAKE_TIMEOUT;

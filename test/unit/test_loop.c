@@ -8,9 +8,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bt_loop.h"
@@ -167,6 +169,49 @@ static void test_hup_reloads(void)
 	CHECK(!bt_stop_requested());
 }
 
+static void *stop_from_a_thread(void *arg)
+{
+	long long *seen_at = arg, t0;
+
+	usleep(100 * 1000); /* the loop's thread is in bt_wait() by now */
+	kill(getpid(), SIGTERM);
+	for (t0 = ms_now(); ms_now() - t0 < 3000;) {
+		if (bt_stop_requested()) {
+			*seen_at = ms_now();
+			break;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A stop that a worker thread asks about while the loop's thread waits: the loop wakes with
+ * it at once, and the worker sees it too. When the worker's bt_stop_requested() read the
+ * signalfd, the loop's poll() found nothing left to read and slept on (stackcount waited
+ * forever). In a child: stops are sticky.
+ */
+static void test_stop_beside_a_thread(void)
+{
+	pid_t pid = fork();
+	int status = 0;
+
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		long long seen_at = 0, t0 = ms_now();
+		pthread_t t;
+		int r;
+
+		if (pthread_create(&t, NULL, stop_from_a_thread, &seen_at))
+			_exit(3);
+		r = bt_wait(-1, 3000);
+		pthread_join(t, NULL);
+		_exit(r != BT_WAKE_SIGNAL ? 1 : ms_now() - t0 > 1500 ? 2 : !seen_at ? 4 : 0);
+	}
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status));
+	CHECK_INT(WEXITSTATUS(status), 0);
+}
+
 static void test_stop_seen_without_waiting(void)
 {
 	unsigned int before = bt_stop_signals();
@@ -297,6 +342,7 @@ int main(void)
 	BT_RUN(test_interval_every);
 	BT_RUN(test_interval_run);
 	BT_RUN(test_hup_reloads);
+	BT_RUN(test_stop_beside_a_thread);
 	BT_RUN(test_stop_seen_without_waiting);
 	BT_RUN(test_wait_after_stop);
 	BT_RUN(test_interval_after_stop);
