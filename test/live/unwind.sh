@@ -231,6 +231,11 @@ bid=$(readelf -n "$KLIB" | sed -n 's/^ *Build ID: *//p')
 KEPT=/run/bpftools/unwind/$bid-$(printf %x "$(stat -c %s "$KLIB")")-$kind.uwt
 rm -f "$KEPT"
 kept_run() { # kept_run WHAT [ENV=VALUE]: stackcount on the copy, the workload through it
+	# emptied here, not by the background job's redirection: until its shell opens the file,
+	# the last run's banner is still in it, and the Ctrl-C below reached a process that did
+	# not block it yet, where a background job ignores it (the run hung, 3 clean runs in 3)
+	: >"$T/out"
+	: >"$T/err"
 	env ${2:-BT_NONE=1} "$BPFTOOLS" stackcount --debug -v -U "$KLIB:uwl_leaf" >"$T/out" 2>"$T/err" &
 	kpid=$!
 	i=0
