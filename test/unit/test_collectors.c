@@ -13,6 +13,7 @@
 
 #include "bt_disk.h"
 #include "bt_irq.h"
+#include "fake_tree.h"
 #include "harness.h"
 
 int golden_biolatency(FILE *out);
@@ -24,38 +25,6 @@ int golden_offcputime(FILE *out);
 int golden_smpcalls(FILE *out);
 int golden_softirqs(FILE *out);
 int golden_vfsstat(FILE *out);
-
-static char root[64];
-
-static void put_file(const char *rel, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
-static void mk(const char *rel)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	mkdir(path, 0755);
-}
-
-static void link_to(const char *target, const char *rel)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	if (symlink(target, path))
-		perror(path);
-}
 
 /* One disk, vda (254:0), and four IRQ handlers on three lines, as sysfs has them. */
 static void make_tree(void)

@@ -8,39 +8,8 @@
 #include <unistd.h>
 
 #include "bt_disk.h"
+#include "fake_tree.h"
 #include "harness.h"
-
-static char root[64];
-
-static void put_file(const char *rel, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
-static void mk(const char *rel)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	mkdir(path, 0755);
-}
-
-static void link_to(const char *target, const char *rel)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	if (symlink(target, path))
-		perror(path);
-}
 
 /* As the kernel lays it out: devices/.../block/DISK[/PART], linked from dev/block and class. */
 static void make_tree(void)

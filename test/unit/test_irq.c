@@ -6,30 +6,8 @@
 #include <sys/stat.h>
 
 #include "bt_irq.h"
+#include "fake_tree.h"
 #include "harness.h"
-
-static char root[64];
-
-static void put_file(const char *rel, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
-static void mk(const char *rel)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	mkdir(path, 0755);
-}
 
 /* irq N with this actions file (NULL: a directory without one) */
 static void line(unsigned int irq, const char *actions)
