@@ -42,15 +42,19 @@ const volatile bool bt_offcpu_want_kernel = true; /* not -U */
 const volatile bool bt_offcpu_want_user = true;	  /* not -K */
 
 /*
- * The end of the trace (bpf_ktime_get_ns(), 0: none), set by user space as its duration
- * starts: nothing past it counts, however late a starved tool gets round to stopping its
- * programs. A block still going on at the end is not counted, as one is when a tool detaches.
+ * The trace's window (bpf_ktime_get_ns(); 0: open), set by user space once every program is
+ * attached, as its duration starts: a block counts when it begins and ends inside it. Before
+ * it, the time attaching the rest (a starved CI machine took a third of a second) would be
+ * counted beyond the seconds asked for; after it, however late a starved tool gets round to
+ * stopping its programs. A block still going on at the end is not counted, as one is when a
+ * tool detaches.
  */
+__u64 bt_offcpu_from = 0;
 __u64 bt_offcpu_until = 0;
 
-static __always_inline bool bt_offcpu_ended(__u64 now)
+static __always_inline bool bt_offcpu_outside(__u64 now)
 {
-	return bt_offcpu_until && now >= bt_offcpu_until;
+	return now < bt_offcpu_from || (bt_offcpu_until && now >= bt_offcpu_until);
 }
 
 static __always_inline bool bt_offcpu_listed(const volatile __u32 *ids, __u32 n, __u32 id)
@@ -204,7 +208,7 @@ static __always_inline void bt_offcpu_switch_out(void *ctx, __u32 tgid, __u32 ti
 	if (state & BT_TASK_DEAD) {
 		e = bpf_map_lookup_elem(&bt_offcpu_starts, &tid);
 		now = bpf_ktime_get_ns();
-		if (e && e->ts && !bt_offcpu_ended(now))
+		if (e && e->ts && !bt_offcpu_outside(now))
 			bt_offcpu_close_unseen(tid, e, c, now);
 		bpf_map_delete_elem(&bt_offcpu_starts, &tid);
 		bt_offcpu_block_over(tid);
@@ -214,7 +218,7 @@ static __always_inline void bt_offcpu_switch_out(void *ctx, __u32 tgid, __u32 ti
 		return;
 	/* first: the thread stops running its own code here, stack walks included */
 	now = bpf_ktime_get_ns();
-	if (bt_offcpu_ended(now))
+	if (bt_offcpu_outside(now))
 		return;
 	s = bpf_map_lookup_elem(&bt_offcpu_scratch, &zero);
 	if (!s)
@@ -257,7 +261,7 @@ static __always_inline void bt_offcpu_switch_in(__u32 tid)
 	if (!s || !s->ts)
 		return;
 	now = bpf_ktime_get_ns();
-	if (bt_offcpu_ended(now))
+	if (bt_offcpu_outside(now))
 		return;
 	us = bt_offcpu_delta_us(s->ts, now);
 	if (us)

@@ -40,8 +40,8 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 	/* the idle task: pid 0 on every CPU, a CPU with nothing to run (BCC leaves it out) */
 	if (!tid && !include_idle)
 		return 0;
-	/* the end of the trace: the clock is read only when a duration set one */
-	if (bt_offcpu_until && bt_offcpu_ended(bpf_ktime_get_ns()))
+	/* the trace's window: the clock is read only once user space has set one */
+	if ((bt_offcpu_from || bt_offcpu_until) && bt_offcpu_outside(bpf_ktime_get_ns()))
 		return 0;
 	if (bt_offcpu_ntgids && !bt_offcpu_listed(bt_offcpu_tgids, bt_offcpu_ntgids, tgid))
 		return 0;

@@ -371,17 +371,23 @@ static void counts_init(struct bt_offcpu_counts *c, struct bt_stacks *stacks,
 }
 
 /*
- * The programs' end of the trace (bt_offcpu_until), ms from now: a tool starved of CPU reads
- * its counts late, and would count until it stopped its programs.
+ * The programs' window (bt_offcpu_from, bt_offcpu_until): from now, for ms (0: until
+ * stopped). Set once all is attached: a tool starved of CPU attaches slowly and reads its
+ * counts late, and would count beyond the seconds asked for at either end.
  */
-static void end_trace_in(struct bpf_object *obj, unsigned long long ms)
+static void trace_window(struct bpf_object *obj, unsigned long long ms)
 {
+	uint64_t *from = bt_bss_var(obj, "bt_offcpu_from", sizeof(*from));
 	uint64_t *until = bt_bss_var(obj, "bt_offcpu_until", sizeof(*until));
 	struct timespec now;
+	uint64_t ns;
 
-	if (!until || clock_gettime(CLOCK_MONOTONIC, &now))
+	if (!from || !until || clock_gettime(CLOCK_MONOTONIC, &now))
 		return;
-	*until = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec + ms * 1000000ULL;
+	ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+	if (ms)
+		*until = ns + ms * 1000000ULL;
+	*from = ns;
 }
 
 /*
@@ -401,8 +407,7 @@ static int offcpu_loop(const struct bt_offcpu_opts *o, struct bt_stacks *stacks,
 	struct bt_poll poll = { bt_stacks__fd(stacks), bt_stacks__poll, stacks };
 	int err;
 
-	if (o->duration)
-		end_trace_in(obj, o->duration * 1000ULL);
+	trace_window(obj, o->duration * 1000ULL);
 	err = bt_interval_loop_poll(&iv, print, ctx, &poll);
 
 	bt_stacks__report_lost(stacks);
@@ -640,7 +645,7 @@ int bt_offcpu_run_pprof(struct bt_offcpu_run *r, struct bpf_object_skeleton *ske
 	if (err)
 		return err;
 	poll = (struct bt_poll){ bt_stacks__fd(r->stacks), bt_stacks__poll, r->stacks };
-	end_trace_in(*skel->obj, seconds * 1000ULL);
+	trace_window(*skel->obj, seconds * 1000ULL);
 	err = bt_poll_for(seconds * 1000ULL, &poll);
 	/* the seconds are over: nothing more counts while the counts are read and named */
 	if (r->tool->stop)
