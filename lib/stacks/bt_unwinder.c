@@ -410,7 +410,7 @@ void bt_unwind__free(struct bt_unwind *u)
 		return;
 	if (u->thread_running) {
 		pthread_mutex_lock(&u->qlock);
-		u->stop = true;
+		__atomic_store_n(&u->stop, true, __ATOMIC_RELAXED);
 		pthread_cond_broadcast(&u->qcond);
 		pthread_mutex_unlock(&u->qlock);
 		pthread_join(u->thread, NULL);
@@ -862,6 +862,9 @@ static int build_proc(struct bt_unwind *u, int pid, const struct bt_sym_mapping 
 	}
 	memset(&u->proc, 0, sizeof(u->proc));
 	for (i = 0; n < BT_UNWIND_ALL_MAPPINGS; i++) {
+		/* a process of 5,000 files takes seconds: the tool's exit does not wait for them */
+		if (__atomic_load_n(&u->stop, __ATOMIC_RELAXED))
+			break;
 		if (given) {
 			if (i >= ngiven)
 				break;
