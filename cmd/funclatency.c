@@ -388,8 +388,7 @@ static const struct bt_collector collector = {
 	.families = {
 		{ "bpftools_funclatency_seconds", BT_PROM_HISTOGRAM,
 		  "Time in each function of a --funclatency spec, from entry to return.",
-		  BT_FIELD(struct fl_hist, total_ns), 1e9, BT_FIELD(struct fl_hist, slots), FL_SLOTS,
-		  1e-9 },
+		  BT_LOG2_SECONDS(struct fl_hist, total_ns, slots, 1e9) },
 	},
 };
 
