@@ -364,8 +364,7 @@ static const struct bt_collector collector = {
 	.families = {
 		{ "bpftools_bio_latency_seconds", BT_PROM_HISTOGRAM,
 		  "Block I/O latency from issue to completion, per disk and operation.",
-		  BT_FIELD(struct biolat_val, total), 1e6, BT_FIELD(struct biolat_val, slots),
-		  BIOLAT_SLOTS, 1e-6 },
+		  BT_LOG2_SECONDS(struct biolat_val, total, slots, 1e6) },
 	},
 };
 

@@ -37,13 +37,14 @@ static struct biosnoop_opts {
 	const char *cgroup;
 	unsigned long min_ms;
 	unsigned long duration;
-	int nargs;
 } opts;
 
 static const struct bt_opt_vals vals = {
 	.json = &opts.json,
 	.disk = &opts.disk,
 	.cgroup = &opts.cgroup,
+	.duration_arg = &opts.duration,
+	.duration_max = 100000000,
 	.flags = (const struct bt_argp_flag[]){ { 'Q', &opts.queue },
 						{ 'P', &opts.pattern },
 						{ 't', &opts.timestamp },
@@ -69,19 +70,9 @@ static const struct argp_child children[] = {
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
-	struct biosnoop_opts *o = state->input;
-
-	switch (key) {
-	case 'm':
-		return bt_argp_ulong(state, arg, "minimum latency", 0, 1000000000, &o->min_ms);
-	case ARGP_KEY_ARG:
-		if (o->nargs++)
-			return bt_argp_error(state, "unexpected argument '%s'", arg);
-		return bt_argp_ulong(state, arg, "duration", 1, 100000000, &o->duration);
-	default:
-		return bt_argp_own(key, arg, state);
-	}
-	return 0;
+	if (key == 'm')
+		return bt_argp_ulong(state, arg, "minimum latency", 0, 1000000000, &opts.min_ms);
+	return bt_argp_own(key, arg, state);
 }
 
 static const struct argp argp = {

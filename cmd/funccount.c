@@ -35,27 +35,10 @@ static const struct bt_opt_vals vals = {
 	.timestamp = &opts.timestamp,
 	.regex = &opts.regex,
 	.cpu = &opts.cpu,
+	.word = &opts.pattern,
+	.word_extra = "one pattern only: '%s' is extra",
+	.word_missing = "a pattern to trace is required",
 };
-
-static error_t parse_opt(int key, char *arg, struct argp_state *state)
-{
-	struct funccount_opts *o = state->input;
-
-	switch (key) {
-	case ARGP_KEY_ARG:
-		if (o->pattern)
-			return bt_argp_error(state, "one pattern only: '%s' is extra", arg);
-		o->pattern = arg;
-		break;
-	case ARGP_KEY_END:
-		if (!o->pattern)
-			return bt_argp_error(state, "a pattern to trace is required");
-		break;
-	default:
-		return bt_argp_own(key, arg, state);
-	}
-	return 0;
-}
 
 static const struct argp_child children[] = {
 	BT_ARGP_CHILD(bt_argp_pid),
@@ -72,7 +55,7 @@ static const struct argp_child children[] = {
 };
 
 static const struct argp argp = {
-	.parser = parse_opt,
+	.parser = bt_argp_own,
 	.children = children,
 	.args_doc = "PATTERN",
 	.doc = "Count functions, tracepoints, and USDT probes.\v"

@@ -42,6 +42,9 @@ static const struct bt_opt_vals vals = {
 						{ 'F', &opts.per_func },
 						{ 'v', &opts.verbose },
 						{ 0 } },
+	.word = &opts.pattern,
+	.word_extra = "one pattern only: '%s' is extra",
+	.word_missing = "a pattern to trace is required",
 };
 
 static const struct argp_option options[] = {
@@ -60,14 +63,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'l':
 		return bt_argp_ulong(state, arg, "level", 1, FL_MAX_LEVEL, &o->level);
-	case ARGP_KEY_ARG:
-		if (o->pattern)
-			return bt_argp_error(state, "one pattern only: '%s' is extra", arg);
-		o->pattern = arg;
-		break;
 	case ARGP_KEY_END:
-		if (!o->pattern)
-			return bt_argp_error(state, "a pattern to trace is required");
+		if (bt_argp_words_end(state))
+			return EINVAL;
 		if (o->usecs && o->msecs)
 			return bt_argp_error(state, "-u and -m are mutually exclusive");
 		break;
@@ -390,8 +388,7 @@ static const struct bt_collector collector = {
 	.families = {
 		{ "bpftools_funclatency_seconds", BT_PROM_HISTOGRAM,
 		  "Time in each function of a --funclatency spec, from entry to return.",
-		  BT_FIELD(struct fl_hist, total_ns), 1e9, BT_FIELD(struct fl_hist, slots), FL_SLOTS,
-		  1e-9 },
+		  BT_LOG2_SECONDS(struct fl_hist, total_ns, slots, 1e9) },
 	},
 };
 

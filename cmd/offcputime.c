@@ -161,50 +161,23 @@ static int offcputime_pprof(unsigned int seconds, FILE *out)
 	return run_offcputime(&t, &o, seconds, out);
 }
 
-/*
- * The exporter's offcputime: off-CPU seconds per command name and state, no stacks (a bounded
- * series set on a host where threads come and go, and no stack walk per switch).
- */
-struct collector {
-	struct offcputime_bpf *skel;
-	struct bt_stacks *stacks;
-	struct bt_summary *sum;
-};
-
-static void collector_stop(void *run)
-{
-	struct collector *c = run;
-
-	bt_summary__free(c->sum);
-	bt_stacks__free(c->stacks);
-	offcputime_bpf__destroy(c->skel);
-}
-
+/* The exporter's offcputime (lib/tools/bt_offcpu_opts.h): this skeleton, the shared run. */
 static int collector_start(void *run, const char *spec)
 {
-	struct collector *c = run;
+	struct bt_offcpu_comm *c = run;
+	struct offcputime_bpf *skel;
+	int err;
 
 	(void)spec;
-	return BT_SKEL_OPEN(offcputime, &c->skel)
-		       ?: bt_offcpu_comm_start(c->skel->skeleton, &tool, probes, &c->stacks,
-					       &c->sum);
+	err = BT_SKEL_OPEN(offcputime, &skel);
+	if (err)
+		return err;
+	c->skel = skel;
+	c->skeleton = skel->skeleton;
+	return bt_offcpu_comm_start(c, &tool, probes);
 }
 
-static const struct bt_collector collector = {
-	.help = "off-CPU seconds per command name and thread state",
-	.flags = BT_COLLECT_DEFAULT,
-	BT_COLLECTOR_RUN(struct collector, sum, collector_start, collector_stop),
-	.labels = { "comm", "state" },
-	.label = bt_offcpu_comm_label,
-	.cmp = bt_offcpu_comm_cmp,
-	.merge = true,
-	.families = {
-		{ "bpftools_offcpu_seconds", BT_PROM_COUNTER,
-		  "Time threads spent off-CPU, by command name and the state they left the CPU in "
-		  "(R preempted, S sleeping, D uninterruptible, I idle, ...).",
-		  0, 1e6 },
-	},
-};
+static const struct bt_collector collector = BT_OFFCPU_COMM_COLLECTOR(collector_start);
 
 BT_COMMAND(offcputime) = {
 	.name = "offcputime",

@@ -53,6 +53,7 @@ static const struct bt_opt_vals vals = {
 	.out = &opts.oc.out,
 	.cgroupmap = &opts.cgroupmap,
 	.mntnsmap = &opts.mntnsmap,
+	.duration_arg = &opts.oc.duration,
 	.flags = (const struct bt_argp_flag[]){ { 'I', &opts.include_idle },
 						{ OPT_WALL, &opts.wall },
 						{ 0 } },
@@ -101,10 +102,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return bt_argp_error(state, "invalid event '%s': cpu-clock or cycles", arg);
 		o->cycles = !strcmp(arg, "cycles");
 		break;
-	case ARGP_KEY_ARG:
-		if (o->oc.duration)
-			return bt_argp_error(state, "unexpected argument '%s'", arg);
-		return bt_argp_ulong(state, arg, "duration", 1, BT_FOREVER, &o->oc.duration);
 	case ARGP_KEY_END:
 		if (o->freq && o->period)
 			return bt_argp_error(state, "-F and -c are mutually exclusive");

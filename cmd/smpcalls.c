@@ -305,8 +305,7 @@ static const struct bt_collector collector = {
 		{ "bpftools_smpcall_seconds", BT_PROM_HISTOGRAM,
 		  "SMP cross calls per called function: kind time (run on the target CPU), queue "
 		  "(queued to started), local (a CPU calling itself).",
-		  BT_FIELD(struct smpcall_hist, total_ns), 1e9, BT_FIELD(struct smpcall_hist, slots),
-		  SMPCALL_SLOTS, 1e-9 },
+		  BT_LOG2_SECONDS(struct smpcall_hist, total_ns, slots, 1e9) },
 	},
 };
 

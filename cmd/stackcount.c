@@ -67,6 +67,8 @@ static const struct bt_opt_vals vals = {
 						{ OPT_DEBUGINFO, &opts.debuginfo },
 						{ OPT_DEBUGINFOD, &opts.debuginfod },
 						{ 0 } },
+	.word = &opts.pattern,
+	.word_missing = "missing the pattern to trace",
 };
 
 /*
@@ -94,14 +96,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return bt_argp_ulong(state, arg, "interval", 1, BT_FOREVER, &o->interval);
 	case 'D':
 		return bt_argp_ulong(state, arg, "duration", 1, BT_FOREVER, &o->duration);
-	case ARGP_KEY_ARG:
-		if (o->pattern)
-			return bt_argp_error(state, "unexpected argument '%s'", arg);
-		o->pattern = arg;
-		break;
 	case ARGP_KEY_END:
-		if (!o->pattern)
-			return bt_argp_error(state, "missing the pattern to trace");
+		if (bt_argp_words_end(state))
+			return EINVAL;
 		if (o->folded && bt_json_mode())
 			return bt_argp_error(state, "-f and --json are mutually exclusive");
 		if (o->kernel_only && o->user_only)

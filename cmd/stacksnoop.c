@@ -47,6 +47,8 @@ static const struct bt_opt_vals vals = {
 	.mode = &opts.mode,
 	.unwind = &opts.unwind,
 	.flags = (const struct bt_argp_flag[]){ { 'v', &opts.verbose }, { 0 } },
+	.word = &opts.pattern,
+	.word_missing = "missing the function to trace",
 };
 
 static const struct argp_option options[] = {
@@ -69,29 +71,9 @@ static const struct argp_child children[] = {
 	{ NULL },
 };
 
-static error_t parse_opt(int key, char *arg, struct argp_state *state)
-{
-	struct stacksnoop_opts *o = state->input;
-
-	switch (key) {
-	case ARGP_KEY_ARG:
-		if (o->pattern)
-			return bt_argp_error(state, "unexpected argument '%s'", arg);
-		o->pattern = arg;
-		break;
-	case ARGP_KEY_END:
-		if (!o->pattern)
-			return bt_argp_error(state, "missing the function to trace");
-		break;
-	default:
-		return bt_argp_own(key, arg, state);
-	}
-	return 0;
-}
-
 static const struct argp argp = {
 	.options = options,
-	.parser = parse_opt,
+	.parser = bt_argp_own,
 	.children = children,
 	.args_doc = "FUNCTION",
 	.doc = "Trace and print kernel stack traces for a kernel function.\v"

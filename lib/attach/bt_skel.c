@@ -246,6 +246,13 @@ void *bt_skel_open_bytes(void *skel, int err, struct bpf_object_skeleton **s,
 	return NULL;
 }
 
+void bt_skel_destroy(void *skel, struct bpf_object_skeleton *s)
+{
+	if (skel && s)
+		bpf_object__destroy_skeleton(s);
+	free(skel);
+}
+
 unsigned long long bt_skel_recursion_misses(struct bpf_object *obj)
 {
 	unsigned long long misses = 0;

@@ -67,6 +67,11 @@ int bt_skel_opened(const void *skel);
 void *bt_skel_open_bytes(void *skel, int err, struct bpf_object_skeleton **s,
 			 const void *(*elf_bytes)(size_t *size),
 			 const struct bpf_object_open_opts *opts);
+/*
+ * What NAME_bpf__destroy(skel) does, for a caller holding a skeleton of any command's: s is its
+ * ->skeleton. skel may be NULL.
+ */
+void bt_skel_destroy(void *skel, struct bpf_object_skeleton *s);
 
 /*
  * For each probe, keep 'prog' when the kernel can take it, else its fallback. Returns 0, or

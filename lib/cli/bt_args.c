@@ -375,6 +375,16 @@ void bt_argp_vals_init(struct argp_state *state, const struct argp *argp,
 	}
 }
 
+error_t bt_argp_words_end(struct argp_state *state)
+{
+	const struct bt_cmd *cmd = bt_args_cmd();
+	const struct bt_opt_vals *v = cmd ? cmd->vals : NULL;
+
+	if (v && v->word && !*v->word)
+		return bt_argp_error(state, "%s", v->word_missing);
+	return 0;
+}
+
 error_t bt_argp_own(int key, char *arg, struct argp_state *state)
 {
 	const struct bt_cmd *cmd = bt_args_cmd();
@@ -389,6 +399,21 @@ error_t bt_argp_own(int key, char *arg, struct argp_state *state)
 	}
 	if (key == ARGP_KEY_ARG && v->iv)
 		return bt_argp_interval_arg(state, arg, v->iv);
+	if (key == ARGP_KEY_ARG && v->word) {
+		if (*v->word)
+			return bt_argp_error(state, v->word_extra ?: "unexpected argument '%s'",
+					     arg);
+		*v->word = arg;
+		return 0;
+	}
+	if (key == ARGP_KEY_ARG && v->duration_arg) {
+		if (*v->duration_arg)
+			return bt_argp_error(state, "unexpected argument '%s'", arg);
+		return bt_argp_ulong(state, arg, "duration", 1, v->duration_max ?: BT_FOREVER,
+				     v->duration_arg);
+	}
+	if (key == ARGP_KEY_END)
+		return bt_argp_words_end(state) ?: ARGP_ERR_UNKNOWN;
 	for (f = v->flags; f && f->set; f++) {
 		if (f->key == key) {
 			*f->set = true;

@@ -66,15 +66,31 @@ struct bt_opt_vals {
 		bool *set;
 	} * flags;
 	struct bt_interval *iv;
+	/*
+	 * Or its one word (PATTERN, FUNCTION), required: a second is the usage error word_extra
+	 * (a format of the word; NULL: "unexpected argument '%s'"), none word_missing, said at
+	 * ARGP_KEY_END before the command's own checks there (bt_argp_words_end()).
+	 */
+	const char **word;
+	const char *word_extra, *word_missing;
+	/* Or its [duration], seconds: 1 to duration_max (0: BT_FOREVER), once. */
+	unsigned long *duration_arg;
+	unsigned long duration_max;
 };
 
 /*
  * The command's argp parser, or what its parser returns for the keys it leaves: at
  * ARGP_KEY_INIT each shared block among the command's children gets the descriptor's vals
- * (bt_argp_vals_init()), its flags are set, its [interval [count]] read; else
- * ARGP_ERR_UNKNOWN.
+ * (bt_argp_vals_init()), its flags are set, its positionals read ([interval [count]], a word
+ * or a [duration]); else ARGP_ERR_UNKNOWN.
  */
 error_t bt_argp_own(int key, char *arg, struct argp_state *state);
+
+/*
+ * In a command's own ARGP_KEY_END, first: the usage error of a missing word (v->word), else 0.
+ * bt_argp_own() does the same for a command that leaves ARGP_KEY_END to it.
+ */
+error_t bt_argp_words_end(struct argp_state *state);
 
 /* In the command's ARGP_KEY_INIT: give each shared block among argp's children v. */
 void bt_argp_vals_init(struct argp_state *state, const struct argp *argp,

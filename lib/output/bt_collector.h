@@ -41,6 +41,15 @@ enum bt_collector_flags {
 /* A u64 field of a row, as a family's field or slots. */
 #define BT_FIELD(type, member) (offsetof(type, member) / 8)
 
+/*
+ * A histogram family's fields from field on: its sum and log2 slots, members of a row of type,
+ * both counted in one unit, per_second of which make a second (1e9: nanoseconds).
+ */
+#define BT_LOG2_SECONDS(type, sum, slots, per_second)                       \
+	BT_FIELD(type, sum), per_second, BT_FIELD(type, slots),             \
+		sizeof(((type *)0)->slots) / sizeof(((type *)0)->slots[0]), \
+		1 / (double)(per_second)
+
 /* One metric family: a series per key, its value from the key's row (0 for a key at 0). */
 struct bt_family {
 	const char *name; /* bt_prom's: a counter without "_total" */

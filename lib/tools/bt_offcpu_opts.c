@@ -690,9 +690,8 @@ static int comm_prepare(void *ctx, struct bpf_object *obj)
 	return err;
 }
 
-int bt_offcpu_comm_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_tool *t,
-			 const struct bt_probe *probes, struct bt_stacks **stacks,
-			 struct bt_summary **sum)
+int bt_offcpu_comm_start(struct bt_offcpu_comm *c, const struct bt_offcpu_tool *t,
+			 const struct bt_probe *probes)
 {
 	static const struct bt_offcpu_opts all = BT_OFFCPU_OPTS_INIT;
 	static const struct bt_summary_opts sum_opts = {
@@ -706,11 +705,20 @@ int bt_offcpu_comm_start(struct bpf_object_skeleton *skel, const struct bt_offcp
 	struct bt_offcpu_tool comm = *t;
 
 	comm.prepare = comm_prepare;
-	return bt_offcpu_start(skel, &all, &comm, probes, &sopts, stacks)
-		       ?: bt_summary__open(sum,
-					   bpf_map__fd(bpf_object__find_map_by_name(*skel->obj,
-										    "comm_counts")),
+	return bt_offcpu_start(c->skeleton, &all, &comm, probes, &sopts, &c->stacks)
+		       ?: bt_summary__open(&c->sum,
+					   bpf_map__fd(bpf_object__find_map_by_name(
+						   *c->skeleton->obj, "comm_counts")),
 					   &sum_opts);
+}
+
+void bt_offcpu_comm_stop(void *run)
+{
+	struct bt_offcpu_comm *c = run;
+
+	bt_summary__free(c->sum);
+	bt_stacks__free(c->stacks);
+	bt_skel_destroy(c->skel, c->skeleton);
 }
 
 int bt_offcpu_comm_cmp(const void *a, const void *b, void *ctx)

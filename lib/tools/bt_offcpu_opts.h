@@ -24,6 +24,7 @@
 #include <bpf/libbpf.h>
 
 #include "bt_args.h"
+#include "bt_collector.h"
 #include "bt_inflight.h"
 #include "bt_loop.h"
 #include "bt_offcpu.h"
@@ -94,19 +95,45 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 		    const struct bt_stacks_opts *sopts, struct bt_stacks **stacks);
 
 /*
- * offcputime's exporter collector (lib/output/bt_collector.h): t's run over every thread with
- * no stacks, its off-CPU time summed per command name and state in the object's comm_counts
- * map (keys struct offcputime_comm_key), read as running totals (*sum). Keys of one name and
- * state letter are one series (bt_offcpu_comm_cmp), labelled comm and state
- * (bt_offcpu_comm_label). 0 or -errno (said on stderr).
+ * offcputime's exporter collector (lib/output/bt_collector.h): off-CPU seconds per command
+ * name and state, no stacks (a bounded series set on a host where threads come and go, and no
+ * stack walk per switch). Its run holds the command's skeleton (skel, opened by the command,
+ * and its ->skeleton), the stacks and the summary; bt_offcpu_comm_stop() ends it all.
  */
 struct bt_summary;
 struct bt_labels;
-int bt_offcpu_comm_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_tool *t,
-			 const struct bt_probe *probes, struct bt_stacks **stacks,
-			 struct bt_summary **sum);
+struct bt_offcpu_comm {
+	void *skel;
+	struct bpf_object_skeleton *skeleton;
+	struct bt_stacks *stacks;
+	struct bt_summary *sum;
+};
+/*
+ * t's run over every thread with no stacks, its off-CPU time summed per command name and state
+ * in the object's comm_counts map (keys struct offcputime_comm_key), read as running totals
+ * (c->sum). Keys of one name and state letter are one series (bt_offcpu_comm_cmp), labelled
+ * comm and state (bt_offcpu_comm_label). 0 or -errno (said on stderr).
+ */
+int bt_offcpu_comm_start(struct bt_offcpu_comm *c, const struct bt_offcpu_tool *t,
+			 const struct bt_probe *probes);
+void bt_offcpu_comm_stop(void *run);
 int bt_offcpu_comm_cmp(const void *a, const void *b, void *ctx);
 void bt_offcpu_comm_label(void *run, const void *key, struct bt_labels *l);
+/* The whole declaration but for its start, the command's (its skeleton opened into the run). */
+#define BT_OFFCPU_COMM_COLLECTOR(start_fn)                                                         \
+	{                                                                                          \
+		.help = "off-CPU seconds per command name and thread state",                       \
+		.flags = BT_COLLECT_DEFAULT,                                                       \
+		BT_COLLECTOR_RUN(struct bt_offcpu_comm, sum, start_fn, bt_offcpu_comm_stop),       \
+		.labels = { "comm", "state" }, .label = bt_offcpu_comm_label,                      \
+		.cmp = bt_offcpu_comm_cmp, .merge = true,                                          \
+		.families = {                                                                      \
+			{ "bpftools_offcpu_seconds", BT_PROM_COUNTER,                              \
+			  "Time threads spent off-CPU, by command name and the state they left "   \
+			  "the CPU in (R preempted, S sleeping, D uninterruptible, I idle, ...).", \
+			  0, 1e6 },                                                                \
+		},                                                                                 \
+	}
 
 /*
  * "Tracing ..." (fmt) and " for N secs." or "... Hit Ctrl-C to end.", on stdout, or on stderr

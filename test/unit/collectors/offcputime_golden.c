@@ -20,7 +20,7 @@ int golden_offcputime(FILE *out)
 	struct offcputime_comm_key s1 = { "bash", 1 }, s2 = { "bash", 0x101 },
 				   d = { "kworker/0:1", 2 }, r = { "cc1plus-and-more", 0 };
 	struct fake_map m = { sizeof(struct offcputime_comm_key), sizeof(__u64) };
-	struct collector c = { 0 };
+	struct bt_offcpu_comm c = { 0 };
 	int err;
 
 	*(uint64_t *)fake_add(&m, &s1) = 1000000;
