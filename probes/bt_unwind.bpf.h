@@ -40,6 +40,8 @@ const volatile bool bt_unwind_on = false;    /* user stacks through tables (--un
 const volatile bool bt_unwind_marks = false; /* mark frames found by frame pointers (-v) */
 /* a stack the walker cannot follow yet is sent to user space to unwind (bt_unwind_defer) */
 const volatile bool bt_unwind_defer_on = false;
+/* Python frames where the walk meets CPython's evaluator (docs/python.md); --no-python clears it */
+const volatile bool bt_unwind_py_on = false;
 
 __u64 bt_stack_deferred_last = 0; /* deferred stacks numbered so far */
 
@@ -204,6 +206,31 @@ struct {
 } bt_unwind_memos SEC(".maps");
 
 /*
+ * A walk's Python frames (docs/python.md), in map memory with the window: the program's stack
+ * has no room left under the walk's calls (meta/bpf_stack). Each step of the walk writes one
+ * word: where it meets the evaluator, the Python frame's two words take the evaluator frame's
+ * place, one step each, and the native step past the evaluator follows the last frame's.
+ */
+enum bt_py_state {
+	BT_PY_NONE = 0, /* no evaluator met yet: the thread's frame not looked for */
+	BT_PY_BETWEEN,	/* past an evaluator: frame is the next one's first Python frame */
+	BT_PY_INFO,	/* the code word is written: the info word next */
+	BT_PY_CODE,	/* the next Python frame's code word next (code, info ready) */
+	BT_PY_OFF,	/* not a Python process, or its chain ended or could not be read */
+};
+
+struct bt_unwind_pywalk {
+	struct bt_unwind_py py; /* the process's (tss 0: none) */
+	__u64 frame;		/* the next Python frame to read */
+	__u64 code, info;	/* the words of the frame being written */
+	__u32 state;		/* enum bt_py_state */
+	__u32 nframes;		/* Python frames written this walk */
+	__u32 last;		/* the frame being written entered its evaluator */
+	__u32 eval_n; /* the evaluator frame was the walk's first: its row at pc, not pc - 1 */
+	__u64 buf[BT_PY_CODE_READ / 8]; /* a frame's or a code object's bytes, as read */
+};
+
+/*
  * The user stack, read a window at a time: a frame's return address and saved rbp are then
  * loads from map memory rather than a bpf_probe_read_user() each (~60 ns each here, where one
  * read of a window costs little more). A window starts at the sp of the frame that first needs
@@ -234,6 +261,7 @@ struct bt_unwind_window {
 	 */
 	__u64 tramp;
 	__u64 ret_slot[BT_UNWIND_RETS], ret_addr[BT_UNWIND_RETS];
+	struct bt_unwind_pywalk py;
 	__u64 words[BT_UNWIND_WINDOW / 8];
 };
 
@@ -872,6 +900,121 @@ static __always_inline int bt_unwind_caller(struct bt_unwind_walk *w, struct bt_
 #endif
 
 /*
+ * The thread's current Python frame into p->frame, from its PyThreadState: the interpreter's
+ * thread-state key (p->py.tss) names a pthread TLS slot, found from the thread pointer as
+ * glibc lays it out (x86-64: fsbase; keys below 32 live in the thread's own struct pthread).
+ * Every read is of the process's memory, checked: false ends the Python part.
+ */
+static __always_inline bool bt_py_enter(struct bt_unwind_pywalk *p)
+{
+#if defined(__TARGET_ARCH_x86)
+	__u64 base = bpf_get_current_task_btf()->thread.fsbase, ptr;
+	__u32 key;
+
+	if (!base || !p->py.tls_base || bpf_probe_read_user(p->buf, 8, (void *)p->py.tss))
+		return false;
+	/* Py_tss_t: an int saying it is set, then the pthread key */
+	key = (__u32)(p->buf[0] >> 32);
+	if (!(__u32)p->buf[0] || key >= 32)
+		return false;
+	if (bpf_probe_read_user(p->buf, 8, (void *)(base + p->py.tls_base + key * 16 + 8)))
+		return false;
+	ptr = p->buf[0]; /* the PyThreadState */
+	if (!ptr || bpf_probe_read_user(p->buf, 8, (void *)(ptr + p->py.tstate_frame)))
+		return false;
+	ptr = p->buf[0];
+	if (p->py.cframe_frame &&
+	    (!ptr || bpf_probe_read_user(p->buf, 8, (void *)(ptr + p->py.cframe_frame))))
+		return false;
+	p->frame = p->buf[0];
+	return true;
+#else
+	return false; /* arm64's thread pointer and glibc layout: not yet (docs/python.md) */
+#endif
+}
+
+/*
+ * Read the Python frame p->frame into p->code and p->info, and step p->frame to its caller:
+ * false when there is none to write (the chain's end, the cap, a read that failed, a code
+ * pointer that is not a code object).
+ */
+static __always_inline bool bt_py_frame(struct bt_unwind_pywalk *p)
+{
+	__u64 frame = p->frame, code, insn, first;
+	__u32 len = p->py.frame_read;
+
+	if (frame < 4096 || frame >= BT_USER_TOP || p->nframes >= BT_PY_MAX_FRAMES)
+		return false;
+	if (len > BT_PY_CODE_READ)
+		len = BT_PY_CODE_READ;
+	if (len < 8)
+		len = 8;
+	if (bpf_probe_read_user(p->buf, len, (void *)frame))
+		return false;
+	code = p->buf[(p->py.frame_code >> 3) & (BT_PY_CODE_READ / 8 - 1)];
+	insn = p->buf[(p->py.frame_instr >> 3) & (BT_PY_CODE_READ / 8 - 1)];
+	p->frame = p->buf[(p->py.frame_back >> 3) & (BT_PY_CODE_READ / 8 - 1)];
+	p->last = !p->frame || ((__u8 *)p->buf)[p->py.frame_entry & (BT_PY_CODE_READ - 1)];
+	if (code < 4096 || code >= BT_USER_TOP ||
+	    bpf_probe_read_user(p->buf, BT_PY_CODE_READ, (void *)code) ||
+	    p->buf[1] != p->py.code_type)
+		return false;
+	/* the instruction last begun, in 2-byte code units from the first; before it: 0 */
+	first = code + p->py.code_insns;
+	insn = insn < first ? 0 : (insn - first) >> 1;
+	if (insn >= BT_PY_INSN_UNKNOWN)
+		insn = BT_PY_INSN_UNKNOWN;
+	p->code = BT_PY_CODE_WORD(code, p->py.row);
+	p->info = BT_PY_INFO_WORD(bt_py_check(p->buf, p->py.code_check), insn);
+	p->nframes++;
+	return true;
+}
+
+static __always_inline bool bt_py_in_eval(const struct bt_unwind_py *py, __u64 pc)
+{
+	return (pc >= py->eval_start[0] && pc < py->eval_end[0]) ||
+	       (pc >= py->eval_start[1] && pc < py->eval_end[1]);
+}
+
+/*
+ * Step n of a walk at an evaluator frame, or inside the Python frames that stand for it: the
+ * word to write at n into *word, and whether the native step past the evaluator follows now
+ * (1) or the next step writes Python words still (0); -1 when the frame is written natively
+ * (not Python, nothing readable).
+ */
+static __always_inline int bt_py_step(struct bt_unwind_pywalk *p, __u32 n, __u64 pc, __u64 *word)
+{
+	switch (p->state) {
+	case BT_PY_INFO:
+		*word = p->info;
+		if (!p->last && bt_py_frame(p)) {
+			p->state = BT_PY_CODE;
+			return 0;
+		}
+		/* its entry frame written (or the chain ended): the evaluator's caller next */
+		p->state = p->last ? BT_PY_BETWEEN : BT_PY_OFF;
+		return 1;
+	case BT_PY_CODE:
+		*word = p->code;
+		p->state = BT_PY_INFO;
+		return 0;
+	case BT_PY_OFF:
+		return -1;
+	}
+	if (!p->py.tss || !bt_py_in_eval(&p->py, pc))
+		return -1;
+	if ((p->state == BT_PY_NONE && !bt_py_enter(p)) || !bt_py_frame(p)) {
+		bt_unwind_count(BT_UNWIND_STAT_PY_UNREAD, 1);
+		p->state = BT_PY_OFF;
+		return -1;
+	}
+	p->eval_n = n;
+	*word = p->code;
+	p->state = BT_PY_INFO;
+	return 0;
+}
+
+/*
  * Frame n: write w->pc, then find its caller. 0: go on; 1: the walk is over. A global
  * function, which the verifier checks once with w's fields unknown: inlined in the loop's
  * callback it was checked again for each state the walk's steps left (the callback is walked
@@ -905,6 +1048,18 @@ __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 #pragma unroll
 		for (k = 0; k < BT_STACK_BLOCK; k++)
 			v->ips[(n + k) & BT_MAX_STACK_DEPTH] = 0;
+	}
+	if (bt_unwind_py_on) {
+		__u64 word = 0;
+		int py = bt_py_step(&win->py, n, pc, &word);
+
+		if (py >= 0) {
+			/* its Python frames may change under the same native stack: never kept */
+			win->memo.bad = 1;
+			v->ips[n & BT_MAX_STACK_DEPTH] = word;
+			w->n = n + 1;
+			return py ? bt_unwind_caller(w, win, win->py.eval_n, pc, bp) : 0;
+		}
 	}
 	v->ips[n & BT_MAX_STACK_DEPTH] =
 		pc | (bt_unwind_marks && w->from_fp ? BT_UNWIND_MARK_FP : 0);
@@ -1213,7 +1368,19 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 	win->memo.span = 0;
 	win->memo.bp_regs = 1;
 	win->memo.need_bp = 0;
+	win->py.state = BT_PY_OFF;
+	win->py.nframes = 0;
+	if (bt_unwind_py_on) {
+		struct bt_unwind_proc *p = bpf_map_lookup_elem(&bt_unwind_procs, &w.cache.tgid);
+
+		if (p && p->py.tss) {
+			win->py.py = p->py;
+			win->py.state = BT_PY_NONE;
+		}
+	}
 	bt_unwind_loop(&w);
+	if (bt_unwind_py_on)
+		bt_unwind_count(BT_UNWIND_STAT_PY_FRAMES, win->py.nframes);
 	if (!w.done && !w.truncated)
 		w.truncated = 1;
 	/* a walk that may come out whole later (tables for its process) is walked again */

@@ -7,6 +7,9 @@
  * Only what a walk needs is kept: where the canonical frame address (CFA) is, and where the
  * caller's rbp was saved. The return address is always at CFA - 8 on x86-64 (the builder marks
  * a row BT_CFA_UNSUPPORTED where a file says otherwise).
+ *
+ * Below them, the other thing the walker and user space share: how it finds and writes a
+ * CPython process's Python frames (symbolize/bt_python.c decodes them).
  */
 #ifndef BT_UNWIND_H
 #define BT_UNWIND_H
@@ -60,5 +63,72 @@ struct bt_unwind_row {
 #define BT_A64_RA_OFF(rule) (BT_A64_SLOT * (__s64)(__s16)((rule) >> 16))
 #define BT_A64_FP_OFF(rule) (BT_A64_SLOT * (__s64)(__s16)((rule) >> 32))
 #define BT_A64_FP_RULE(rule) ((__u32)((rule) >> 56))
+
+/*
+ * A CPython process (docs/python.md): where the walker finds the thread's Python frames and
+ * how it reads them, filled by lib/stacks/bt_unwinder.c from the interpreter's file and its
+ * version's row (symbolize/bt_python.h). tss 0: not Python, or not to be read (--no-python).
+ * Where the native walk meets a frame in eval[], the evaluator, it writes the thread's Python
+ * frames in its place, two words each (BT_PY_CODE_WORD, BT_PY_INFO_WORD), up to and including
+ * the frame that entered it (3.11: is_entry).
+ */
+#define BT_PY_MAX_FRAMES 32 /* Python frames per stack: two words each of the 127 */
+#define BT_PY_CODE_READ 128 /* bytes of a code object the walker reads for its check */
+struct bt_unwind_py {
+	__u64 tss;	     /* the Py_tss_t of the thread-state key (_PyRuntime + row) */
+	__u64 code_type;     /* PyCode_Type's address: a frame's code must be one */
+	__u64 eval_start[2]; /* _PyEval_EvalFrameDefault and its .cold part */
+	__u64 eval_end[2];   /* (end 0: none) */
+	__u16 tstate_frame;  /* tstate -> the frame pointer (3.11: tstate->cframe) */
+	__u16 cframe_frame;  /* ... -> current_frame once more (3.11); 0: no second step */
+	__u16 frame_code;    /* _PyInterpreterFrame: f_code */
+	__u16 frame_back;    /* previous */
+	__u16 frame_instr;   /* prev_instr */
+	__u16 frame_entry;   /* is_entry (a byte) */
+	__u16 code_insns;    /* the code object's first instruction (co_code_adaptive) */
+	__u16 code_check;    /* 32 bytes of fields fixed at creation, hashed (bt_py_check) */
+	__u16 frame_read;    /* bytes of a frame read: its fields above are within them */
+	__u16 row;	     /* the version's row, for user space to decode with */
+	__u32 tls_base;	     /* glibc: fsbase + tls_base + key * 16 + 8 holds the value */
+};
+
+/*
+ * A Python frame in a stored stack (probes/bt_unwind.bpf.h), leaf first like the native
+ * frames: the code object's address with the tag and the version row, then its check and the
+ * index of the instruction it is at. Bits 56-61: no user address (47/48 bits) and no kernel
+ * one (all of 48-63 set) has them, and the unwinder's marks are bits 62-63.
+ */
+#define BT_PY_TAG_MASK (0x3fULL << 56)
+#define BT_PY_CODE_TAG (0x2aULL << 56)
+#define BT_PY_INFO_TAG (0x2bULL << 56)
+#define BT_PY_CODE_WORD(code, row) (BT_PY_CODE_TAG | (__u64)((row)&0xff) << 48 | (code))
+#define BT_PY_INFO_WORD(check, insn) \
+	(BT_PY_INFO_TAG | (__u64)(__u32)(check) << 24 | ((insn)&0xffffff))
+#define BT_PY_IS_CODE(w) (((w)&BT_PY_TAG_MASK) == BT_PY_CODE_TAG)
+#define BT_PY_IS_INFO(w) (((w)&BT_PY_TAG_MASK) == BT_PY_INFO_TAG)
+#define BT_PY_CODE_ADDR(w) ((w)&0xffffffffffffULL)
+#define BT_PY_CODE_ROW(w) ((__u32)((w) >> 48) & 0xff)
+#define BT_PY_INFO_CHECK(w) ((__u32)((w) >> 24))
+#define BT_PY_INFO_INSN(w) ((__u32)(w)&0xffffff)
+#define BT_PY_INSN_UNKNOWN 0xffffff
+
+/*
+ * The check of a code object: its type pointer (the word at 8) and 32 bytes at code_check,
+ * fields set when it is made (counts, the first line), mixed. A code object freed and another
+ * made at its address between the sample and the print is then not named as the new one
+ * (unless every such field is equal too). words: the BT_PY_CODE_READ bytes from the object.
+ */
+static inline __u32 bt_py_check(const __u64 *words, __u32 code_check)
+{
+	__u64 h = words[1] * 0x9e3779b97f4a7c15ULL;
+	__u32 i, k = (code_check >> 3) & 7;
+
+	for (i = 0; i < 4; i++) {
+		h ^= words[(k + i) & 15];
+		h *= 0xff51afd7ed558ccdULL;
+		h ^= h >> 33;
+	}
+	return (__u32)h;
+}
 
 #endif

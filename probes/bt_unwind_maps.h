@@ -64,6 +64,7 @@ struct bt_unwind_proc {
 	__u32 nr;
 	__u32 pad;
 	struct bt_unwind_mapping maps[BT_UNWIND_MAX_MAPPINGS];
+	struct bt_unwind_py py;
 };
 
 /*
@@ -141,6 +142,8 @@ enum bt_unwind_stat {
 	BT_UNWIND_STAT_KEPT_QUOTA, /* the process had sent BT_UNWIND_SAMPLES_MAX */
 	BT_UNWIND_STAT_KEPT_RING,  /* the ring was half full, or had no room */
 	BT_UNWIND_STAT_KEPT_READ,  /* the stack could not be read */
+	BT_UNWIND_STAT_PY_FRAMES,  /* Python frames written (docs/python.md) */
+	BT_UNWIND_STAT_PY_UNREAD,  /* evaluator frames whose Python frames could not be read */
 	BT_UNWIND_STATS,
 };
 

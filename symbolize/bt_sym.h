@@ -53,6 +53,14 @@ struct bt_frame {
 	enum bt_sym_reason reason;
 };
 
+/*
+ * A Python frame's module (docs/python.md): name is its function's qualified name, file and
+ * line where it is in the source; name NULL when its code object could not be read.
+ */
+extern const char bt_sym_python[]; /* "[python]" */
+#define BT_SYM_PYTHON bt_sym_python
+int bt_frame__is_python(const struct bt_frame *f);
+
 struct bt_sym_opts {
 	int debuginfo;		 /* source lines and inlined frames from DWARF (libdw), lazily */
 	int debuginfod;		 /* allow libdw to ask debuginfod servers; never silently */

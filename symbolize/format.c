@@ -48,6 +48,14 @@ static void put(struct out *o, const char *fmt, ...)
 		o->pos += n;
 }
 
+const char bt_sym_python[] = "[python]";
+
+int bt_frame__is_python(const struct bt_frame *f)
+{
+	/* the array itself, never a file's name that happens to read the same */
+	return f && f->module == BT_SYM_PYTHON;
+}
+
 int bt_frame__format(const struct bt_frame *f, unsigned int flags, char *buf, size_t len)
 {
 	struct out o = { buf, len, 0 };
@@ -60,6 +68,18 @@ int bt_frame__format(const struct bt_frame *f, unsigned int flags, char *buf, si
 		o.len = 0;
 	if (flags & BT_FMT_ADDR)
 		put(&o, "%#" PRIx64 " ", f->addr);
+	if (bt_frame__is_python(f)) {
+		/* "qualname (file.py:line)": where in the source is the point of such a frame */
+		if (!f->name)
+			put(&o, "[unknown python]");
+		else if (f->line)
+			put(&o, "%s (%s:%u)", f->name, f->file ? f->file : "?", f->line);
+		else
+			put(&o, "%s (%s)", f->name, f->file ? f->file : "?");
+		if ((flags & BT_FMT_REASON) && f->reason != BT_SYM_OK)
+			put(&o, " (%s)", bt_sym_reason__str(f->reason));
+		return o.pos;
+	}
 	if (f->name) {
 		put(&o, "%s", f->name);
 		if ((flags & BT_FMT_OFFSET) && !f->inlined)

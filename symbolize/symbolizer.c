@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "bt_procfile.h"
+#include "bt_python.h"
 #include "sym_internal.h"
 
 #define BT_PROC_BUCKETS 256
@@ -59,6 +60,7 @@ struct bt_proc {
 	struct bt_maps maps;
 	struct bt_maps stale; /* replaced by a refresh; freed on the next call (names in use) */
 	struct bt_perfmap *pm;
+	struct bt_pycache *py; /* its Python code objects, once a stack names one */
 	uint64_t refreshed_gen;
 	uint64_t refreshed_ns;
 	uint64_t refresh_cost_ns; /* what its last read of the maps took */
@@ -158,6 +160,7 @@ static void proc_free(struct bt_symbolizer *s, struct bt_proc *p)
 	maps_free(s, &p->stale);
 	pm_add(&s->pm_gone, p->pm);
 	bt_perfmap__free(p->pm);
+	bt_pycache__free(p->py);
 	if (p->rootfd >= 0)
 		close(p->rootfd);
 	free(p);
@@ -875,6 +878,30 @@ static void resolve_kernel(struct bt_symbolizer *s, uint64_t addr, int is_ret, s
 	fr->reason = BT_SYM_OK;
 }
 
+/*
+ * A Python frame (its two words, probes/bt_unwind_maps.h), named from the process's memory;
+ * unnamed when that cannot be read or holds another object now (docs/python.md).
+ */
+static void resolve_python(struct bt_symbolizer *s, struct bt_proc *p, uint64_t code, uint64_t info,
+			   enum bt_sym_reason gone, struct bt_frame *fr)
+{
+	(void)s;
+	fr->addr = BT_PY_CODE_ADDR(code);
+	fr->module = BT_SYM_PYTHON;
+	fr->reason = p ? BT_SYM_NO_SYMBOL : gone;
+	if (!p)
+		return;
+	if (!p->py) {
+		p->py = bt_pycache__new(p->pid, NULL, NULL);
+		bt_pycache__begin(p->py);
+	}
+	/* gone: its pid may be another process's now, whose memory names nothing of this one */
+	if (p->exit_seq)
+		bt_pycache__stop_reading(p->py);
+	if (!bt_pycache__name(p->py, code, info, &fr->name, &fr->file, &fr->line))
+		fr->reason = BT_SYM_OK;
+}
+
 int bt_symbolizer__resolve(struct bt_symbolizer *s, int pid, const uint64_t *addrs, size_t n,
 			   unsigned int flags, struct bt_frame *frames, size_t cap)
 {
@@ -927,13 +954,20 @@ int bt_symbolizer__resolve_proc(struct bt_symbolizer *s, int pid, uint32_t cooki
 			gone = BT_SYM_PROCESS_GONE; /* out of memory */
 		}
 	}
+	if (p && p->py)
+		bt_pycache__begin(p->py);
 	for (i = start; i < n && out < cap; i++) {
 		int is_ret = (flags & BT_RESOLVE_STACK) && i > 0;
 		struct bt_frame *fr = &frames[out];
 
 		memset(fr, 0, sizeof(*fr));
 		fr->addr = addrs[i];
-		if (pid == BT_PID_KERNEL) {
+		if (pid != BT_PID_KERNEL && BT_PY_IS_CODE(addrs[i]) && i + 1 < n &&
+		    BT_PY_IS_INFO(addrs[i + 1])) {
+			resolve_python(s, p, addrs[i], addrs[i + 1], gone, fr);
+			i++;
+			out++;
+		} else if (pid == BT_PID_KERNEL) {
 			resolve_kernel(s, addrs[i], is_ret, fr);
 			out++;
 		} else if (!p) {

@@ -23,6 +23,7 @@ enum {
 	OPT_JSON,
 	OPT_DEBUG,
 	OPT_UNWIND,
+	OPT_NO_PYTHON,
 	OPT_CGROUPMAP,
 	OPT_MNTNSMAP,
 };
@@ -224,19 +225,25 @@ static const struct argp_option unwind_options[] = {
 	  "User stacks: auto (tables from .eh_frame where possible, else frame pointers), fp, "
 	  "dwarf",
 	  0 },
+	{ "no-python", OPT_NO_PYTHON, NULL, 0,
+	  "User stacks: CPython's evaluator as a native frame, not the Python functions it runs",
+	  0 },
 	{ NULL },
 };
 
 static error_t parse_unwind(struct argp_state *state, const char *arg, enum bt_unwind_mode *mode)
 {
+	enum bt_unwind_mode flags;
+
 	if (!mode)
 		return EINVAL;
+	flags = *mode & BT_UNWIND_NO_PYTHON; /* --no-python before --unwind stays */
 	if (!strcmp(arg, "auto"))
-		*mode = BT_UNWIND_AUTO;
+		*mode = BT_UNWIND_AUTO | flags;
 	else if (!strcmp(arg, "fp"))
-		*mode = BT_UNWIND_FP;
+		*mode = BT_UNWIND_FP | flags;
 	else if (!strcmp(arg, "dwarf"))
-		*mode = BT_UNWIND_DWARF;
+		*mode = BT_UNWIND_DWARF | flags;
 	else
 		return bt_argp_error(state, "invalid --unwind '%s': auto, fp or dwarf", arg);
 	return 0;
@@ -268,6 +275,14 @@ error_t bt_argp_stacks_parse(int key, char *arg, struct argp_state *state)
 				 DEST(storage, "--stack-storage-size"));
 	case OPT_UNWIND:
 		return parse_unwind(state, arg, DEST(unwind, "--unwind"));
+	case OPT_NO_PYTHON: {
+		enum bt_unwind_mode *mode = DEST(unwind, "--no-python");
+
+		if (!mode)
+			return EINVAL;
+		*mode |= BT_UNWIND_NO_PYTHON;
+		return 0;
+	}
 	case ARGP_KEY_INIT:
 		/* the block of --unwind sets its default, whoever declared the variable */
 		if (v && v->unwind)

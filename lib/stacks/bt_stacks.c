@@ -89,7 +89,9 @@ int bt_stacks__configure(struct bpf_object *obj, const struct bt_stacks_opts *op
 	bt_map_sized_by("bt_stacks_deep", "room for %u deep stacks (--stack-storage-size=%u)",
 			bpf_map__max_entries(deep), opts->storage_size ? opts->storage_size : 1024);
 	if (opts->user) {
-		struct bt_unwind_opts uo = { .mode = opts->unwind, .marks = opts->verbose };
+		struct bt_unwind_opts uo = { .mode = BT_UNWIND_MODE(opts->unwind),
+					     .marks = opts->verbose,
+					     .python = !(opts->unwind & BT_UNWIND_NO_PYTHON) };
 		bool on;
 
 		err = bt_unwind__configure(obj, &uo, &on);
@@ -320,7 +322,9 @@ int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 	}
 	if (opts->user) {
 		struct bpf_map *tables = bpf_object__find_map_by_name(obj, "bt_unwind_tables");
-		struct bt_unwind_opts uo = { .mode = opts->unwind, .marks = opts->verbose };
+		struct bt_unwind_opts uo = { .mode = BT_UNWIND_MODE(opts->unwind),
+					     .marks = opts->verbose,
+					     .python = !(opts->unwind & BT_UNWIND_NO_PYTHON) };
 
 		/* bt_unwind__configure() sized it when the walker is on */
 		if (tables && bpf_map__max_entries(tables) > 1) {

@@ -24,6 +24,7 @@
 #include "bt_features.h"
 #include "bt_percpu.h"
 #include "bt_procfile.h"
+#include "bt_python.h"
 #include "bt_rodata.h"
 #include "bt_sym.h"
 #include "bt_unwinder.h"
@@ -61,6 +62,8 @@ static int probe_load(char *why, size_t len)
 		err = bt_rodata_set(skel->obj, "bt_unwind_marks", &o.marks, sizeof(o.marks));
 	if (!err)
 		err = bt_rodata_set(skel->obj, "bt_unwind_defer_on", &on, sizeof(on));
+	if (!err)
+		err = bt_rodata_set(skel->obj, "bt_unwind_py_on", &on, sizeof(on));
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.bt_unwind_tables, 2);
 	if (!err)
@@ -249,6 +252,8 @@ struct file_entry {
 	} loads[MAX_LOADS];
 	unsigned char build_id[20];
 	unsigned int build_id_len;
+	bool is_py; /* CPython's interpreter is in it (symbolize/bt_python.h) */
+	struct bt_py_file py;
 };
 
 #define PENDING_TABLES 64
@@ -299,6 +304,8 @@ struct bt_unwind {
 	struct file_entry vdso;
 	unsigned long vdso_size;
 	struct bt_unwind_samples *samples; /* stacks sent to be unwound here */
+	bool python;			   /* Python frames (bt_unwind_opts.python) */
+	struct bt_unwind_py py;		   /* of the process being indexed */
 };
 
 static int map_fd(struct bpf_object *obj, const char *name)
@@ -350,6 +357,8 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 	/* the walker's kernels all have ring buffers (5.17+), where samples go */
 	if (!err && yes)
 		err = bt_rodata_set(obj, "bt_unwind_defer_on", &yes, sizeof(yes));
+	if (!err && yes && opts->python)
+		err = bt_rodata_set(obj, "bt_unwind_py_on", &yes, sizeof(yes));
 	if (!err && yes && pids)
 		err = bpf_map__set_max_entries(pids, BT_UNWIND_SAMPLE_RING);
 	if (err)
@@ -392,6 +401,7 @@ int bt_unwind__new(struct bpf_object *obj, const struct bt_unwind_opts *opts,
 	u->asked_fd = map_fd(obj, "bt_unwind_asked");
 	u->max_tables = opts->max_tables ? opts->max_tables : 1024;
 	u->max_bytes = opts->max_bytes ? opts->max_bytes : 64UL << 20;
+	u->python = opts->python;
 	u->next_table = 1;
 	if (u->tables_fd < 0 || u->info_fd < 0 || u->procs_fd < 0 || u->stats_fd < 0 ||
 	    u->files_fd < 0 || u->found_fd < 0 || u->asked_fd < 0 ||
@@ -614,6 +624,23 @@ static struct file_entry *file_of(struct bt_unwind *u, int fd, const char *path,
 	f.mtime = s.st_mtim;
 	if (read_elf_layout(fd, &f))
 		f.nloads = 0;
+	if (u->python && f.nloads && !bt_py_file_detect(fd, path, &f.py)) {
+		f.is_py = true;
+		/* said once per file: its processes keep the evaluator's native frames */
+		if (f.py.row < 0)
+			bt_warn("python: %s is CPython %u.%u, whose frames bpftools cannot read "
+				"yet "
+				"(docs/python.md): its stacks show the interpreter's native frames",
+				path, f.py.major, f.py.minor);
+		else
+			bt_debug("python: %s is CPython %u.%u (evaluator %#llx-%#llx, cold part "
+				 "%#llx-%#llx)",
+				 path, f.py.major, f.py.minor,
+				 (unsigned long long)f.py.eval_start[0],
+				 (unsigned long long)f.py.eval_end[0],
+				 (unsigned long long)f.py.eval_start[1],
+				 (unsigned long long)f.py.eval_end[1]);
+	}
 	/* the same file elsewhere (another container's copy): its table */
 	for (i = 0; f.build_id_len && i < u->nfiles; i++) {
 		e = &u->files[i];
@@ -833,6 +860,13 @@ static void index_mapping(struct bt_unwind *u, int pid, int rootfd, unsigned lon
 	if (f && f->table)
 		map_file(f, start, end, off, m);
 	*with += !!m->table;
+	/* the interpreter's addresses, by the load bias of its code (the same for its data) */
+	if (f && f->is_py && !u->py.tss) {
+		struct bt_unwind_mapping code;
+
+		if (map_file(f, start, end, off, &code))
+			bt_py_walker_info(&f->py, code.bias, &u->py);
+	}
 }
 
 /*
@@ -861,6 +895,7 @@ static int build_proc(struct bt_unwind *u, int pid, const struct bt_sym_mapping 
 		rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
 	memset(&u->proc, 0, sizeof(u->proc));
+	memset(&u->py, 0, sizeof(u->py));
 	for (i = 0; n < BT_UNWIND_ALL_MAPPINGS; i++) {
 		/* a process of 5,000 files takes seconds: the tool's exit does not wait for them */
 		if (__atomic_load_n(&u->stop, __ATOMIC_RELAXED))
@@ -896,6 +931,7 @@ static int build_proc(struct bt_unwind *u, int pid, const struct bt_sym_mapping 
 	flush_tables(u);
 	qsort(u->all, n, sizeof(u->all[0]), cmp_mapping);
 	bt_unwind_fit_mappings(u->all, n, &u->proc);
+	u->proc.py = u->py;
 	*nmaps = n;
 	return (int)with;
 }

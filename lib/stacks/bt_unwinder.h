@@ -27,7 +27,14 @@ enum bt_unwind_mode {
 	BT_UNWIND_AUTO,	 /* tables where the kernel and the binary allow, else frame pointers */
 	BT_UNWIND_FP,	 /* frame pointers only (bpf_get_stack) */
 	BT_UNWIND_DWARF, /* tables; an error when the kernel cannot run the unwinder */
+	/*
+	 * A flag beside the mode, --no-python: the evaluator's frames stay native (docs/python.md).
+	 * With the mode in one variable, every tool that has --unwind has it, and no command
+	 * declares more
+	 */
+	BT_UNWIND_NO_PYTHON = 0x10,
 };
+#define BT_UNWIND_MODE(m) ((enum bt_unwind_mode)((m)&0xf))
 
 struct bt_feature;
 /*
@@ -47,6 +54,7 @@ struct bt_unwind;
 struct bt_unwind_opts {
 	enum bt_unwind_mode mode;
 	bool marks;		 /* mark frames found by frame pointers (-v) */
+	bool python;		 /* Python frames where CPython's evaluator runs */
 	unsigned int max_procs;	 /* processes with a mapping table at once; 0: 4096 */
 	unsigned int max_tables; /* files with a table; 0: 1024 */
 	unsigned long max_bytes; /* all tables together; 0: 64 MiB */

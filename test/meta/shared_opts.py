@@ -117,7 +117,7 @@ def check_source(src, names, errors):
 # the shared options without an argument
 FLAGS = {'json', 'debug', 'timestamp', 'regexp', 'milliseconds', 'user-stacks-only',
          'kernel-stacks-only', 'user-stack', 'kernel-stack', 'delimited', 'folded', 'offset',
-         'annotations'}
+         'annotations', 'no-python'}
 
 
 def run(args):

@@ -1,0 +1,84 @@
+#!/bin/sh
+# Python frames (docs/python.md) on Debian 12's python3.11: a service of known structure
+# (python_svc.py: serve -> handle_request -> parse_payload, which sleeps in time.sleep and
+# spins in a loop) under profile and offcputime -U: its functions by name, file and line, in
+# the order its own traceback.extract_stack() gives, the native frames above them and under
+# them (PyEval_EvalCode above, clock_nanosleep under parse_payload) and no evaluator frame left
+# in their place; in text and folded output; and --no-python back to the evaluator alone.
+. "$(dirname "$0")/lib.sh"
+require root btf
+PY=/usr/bin/python3.11
+[ -x "$PY" ] || skip "no $PY (Debian 12's python3.11)"
+SVC=$(cd "$(dirname "$0")" && pwd)/python_svc.py
+
+# the lines the frames must name: each call site, and parse_payload's sleep and loop
+line_of() {
+	grep -n "$1" "$SVC" | head -1 | cut -d: -f1
+}
+L_SLEEP=$(line_of 'time.sleep(')
+L_LOOP=$(line_of 'for i in range(n)')
+L_ADD=$(line_of 't += i \* i')
+L_HANDLE=$(line_of 'return parse_payload(')
+L_SERVE=$(line_of 'handle_request(200000, out)')
+
+"$PY" "$SVC" "$T/truth" 30 &
+WPID=$!
+trap 'kill $WPID 2>/dev/null; rm -rf "$T"' EXIT
+i=0
+until [ -s "$T/truth" ]; do
+	i=$((i + 1))
+	[ $i -gt 100 ] && fail "the Python service did not start"
+	sleep 0.1
+done
+# the interpreter's own stack at the sleep, outermost first: <module>:N;serve:N;...
+TRUTH=$(cat "$T/truth")
+echo "# the service's own stack: $TRUTH"
+case $TRUTH in
+"<module>:"*";serve:$L_SERVE;handle_request:$L_HANDLE;parse_payload:"*) ;;
+*) fail "python_svc.py's own stack is not what this test expects: $TRUTH" ;;
+esac
+L_MODULE=$(echo "$TRUTH" | sed 's/^<module>:\([0-9]*\);.*/\1/')
+F="$SVC"
+PYFRAMES="<module> \\($F:$L_MODULE\\);serve \\($F:$L_SERVE\\);handle_request \\($F:$L_HANDLE\\)"
+
+# share REGEX: the per cent of the folded output's total in lines matching REGEX
+share() {
+	awk -v re="$1" '{ t += $NF } $0 ~ re { m += $NF } END { print t ? int(m * 100 / t) : 0 }' "$OUT"
+}
+
+# profile: the CPU loop named by its line, under the callers the interpreter itself reports
+run profile -F 199 -f -p $WPID 2
+expect_rc 0 "profile -f -p"
+expect_line "PyEval_EvalCode;$PYFRAMES;parse_payload \\($F:($L_LOOP|$L_ADD)\\)[; ]"
+s=$(share ";serve \\($F:$L_SERVE\\);handle_request \\($F:$L_HANDLE\\);parse_payload \\($F:")
+[ "$s" -ge 80 ] || fail "profile: only $s% of the samples under serve;handle_request;parse_payload"
+e=$(share "_PyEval_EvalFrameDefault")
+[ "$e" -le 5 ] || fail "profile: $e% of the samples still show the evaluator's native frame"
+ok "profile -f: $s% of the samples in serve -> handle_request -> parse_payload at lines $L_LOOP/$L_ADD, $e% with the evaluator's frame"
+
+# offcputime: the sleep, with the native frames under the Python call
+run offcputime -U -f -p $WPID 2
+expect_rc 0 "offcputime -U -f -p"
+expect_line "^python3.11;_start;.*;PyEval_EvalCode;$PYFRAMES;parse_payload \\($F:$L_SLEEP\\);[^ ]*clock_nanosleep [0-9]+$"
+slept=$(awk -v re="parse_payload \\\\($F:$L_SLEEP\\\\);" '$0 ~ re { t += $NF } END { print t + 0 }' "$OUT")
+[ "$slept" -ge 300000 ] || fail "offcputime: ${slept}us off-CPU at the sleep in 2 s, expected most of it"
+grep -q '_PyEval_EvalFrameDefault' "$OUT" && fail "offcputime: the evaluator's native frame is still there"
+ok "offcputime -U -f: the sleep under the service's own stack, ${slept}us, native frames under it"
+
+# the same as text, a frame a line
+run offcputime -U -p $WPID 1
+expect_rc 0 "offcputime -U -p"
+expect_line "^    parse_payload \\($F:$L_SLEEP\\)$"
+expect_line "^    handle_request \\($F:$L_HANDLE\\)$"
+ok "offcputime -U: a Python frame per line"
+
+# --no-python: the evaluator only, no Python names
+run offcputime -U -f --no-python -p $WPID 2
+expect_rc 0 "offcputime --no-python"
+expect_line "PyEval_EvalCode;_PyEval_EvalFrameDefault;[^ ]*clock_nanosleep [0-9]+$"
+grep -q 'python_svc.py' "$OUT" && fail "--no-python: Python frames printed"
+run profile -F 99 -f --no-python -p $WPID 1
+expect_rc 0 "profile --no-python"
+grep -q 'python_svc.py' "$OUT" && fail "profile --no-python: Python frames printed"
+expect_line "_PyEval_EvalFrameDefault"
+ok "--no-python: the evaluator's native frame, no Python names"

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * symbolize/bt_python.c: the version table, CPython found in its files (Debian's python3.11 and
+ * pyenv's libpython3.11 where installed), and code objects decoded from a process's memory:
+ * crafted bytes as a hostile process would lay them (lengths out of bounds, strings of every
+ * kind, surrogates and NULs, line tables cut short, an address reused by another object), and
+ * a real interpreter's, a child of this test, read back through process_vm_readv().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#include "bt_elf.h"
+#include "bt_python.h"
+#include "harness.h"
+
+/* A made-up process: a few regions of bytes at addresses of their own. */
+#define MEM_REGIONS 8
+struct mem {
+	struct {
+		uint64_t addr;
+		unsigned char *bytes;
+		size_t len;
+	} r[MEM_REGIONS];
+	int n;
+	int reads;
+};
+
+static unsigned char *mem_add(struct mem *m, uint64_t addr, size_t len)
+{
+	m->r[m->n].addr = addr;
+	m->r[m->n].bytes = calloc(1, len);
+	m->r[m->n].len = len;
+	return m->r[m->n++].bytes;
+}
+
+static void mem_free(struct mem *m)
+{
+	int i;
+
+	for (i = 0; i < m->n; i++)
+		free(m->r[i].bytes);
+	m->n = 0;
+}
+
+static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct mem *m = ctx;
+	int i;
+
+	m->reads++;
+	for (i = 0; i < m->n; i++)
+		if (addr >= m->r[i].addr && addr - m->r[i].addr <= m->r[i].len &&
+		    len <= m->r[i].len - (addr - m->r[i].addr)) {
+			memcpy(buf, m->r[i].bytes + (addr - m->r[i].addr), len);
+			return 0;
+		}
+	return -EFAULT;
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+#define CODE 0x10000
+#define NAME 0x20000
+#define FILE_ 0x30000
+#define LINES 0x40000
+#define CODE_TYPE 0x959440
+
+/* A str of kind (1, 2, 4), compact, ASCII when ascii: n characters from chars (of that width). */
+static void make_str(struct mem *m, const struct bt_py_version *v, uint64_t addr, int kind,
+		     int ascii, uint64_t n, const void *chars, size_t nbytes)
+{
+	unsigned char *s = mem_add(m, addr, 4096);
+
+	put64(s + v->str_length, n);
+	put32(s + v->str_state, (uint32_t)(kind << 2 | 0x20 | (ascii ? 0x40 : 0) | 0x80));
+	memcpy(s + (ascii ? v->str_ascii_data : v->str_compact_data), chars, nbytes);
+}
+
+/*
+ * A 3.11 code object "outer.<locals>.handle" in "svc.py", first line 10, with the line table
+ * lines[0..nlines) (size claimed: size).
+ */
+static void make_code(struct mem *m, const struct bt_py_version *v, const unsigned char *lines,
+		      size_t nlines, uint64_t size)
+{
+	unsigned char *c = mem_add(m, CODE, 256), *b;
+
+	put64(c + 8, CODE_TYPE);
+	put32(c + 56, 2); /* co_argcount */
+	put32(c + v->code_firstlineno, 10);
+	put64(c + v->code_filename, FILE_);
+	put64(c + v->code_qualname, NAME);
+	put64(c + v->code_linetable, LINES);
+	make_str(m, v, NAME, 1, 1, 21, "outer.<locals>.handle", 21);
+	make_str(m, v, FILE_, 1, 1, 6, "svc.py", 6);
+	/* as much as it claims, when that is a size a process could have */
+	b = mem_add(m, LINES, 64 + (size > nlines && size < (1 << 21) ? size : nlines));
+	put64(b + v->bytes_size, size);
+	if (nlines)
+		memcpy(b + v->bytes_data, lines, nlines);
+}
+
+static void test_versions(void)
+{
+	const struct bt_py_version *v;
+
+	CHECK_INT(bt_py_version_row(3, 11), 0);
+	CHECK_INT(bt_py_version_row(3, 10), -ENOENT);
+	CHECK_INT(bt_py_version_row(2, 7), -ENOENT);
+	v = bt_py_version_at(0);
+	CHECK(v && v->major == 3 && v->minor == 11);
+	CHECK(!bt_py_version_at(200));
+	/* what the walker reads must lie within what it reads of a frame and a code object */
+	for (unsigned int i = 0; (v = bt_py_version_at(i)); i++) {
+		CHECK(v->frame_code + 8 <= v->frame_read && v->frame_back + 8 <= v->frame_read);
+		CHECK(v->frame_instr + 8 <= v->frame_read && v->frame_entry < v->frame_read);
+		CHECK(v->frame_read <= BT_PY_CODE_READ);
+		CHECK(v->code_check + 32 <= BT_PY_CODE_READ && !(v->code_check & 7));
+	}
+}
+
+/* The symbol's address in path's .symtab, 0 when none (pyenv's build keeps it). */
+static uint64_t symtab_addr(const char *path, const char *name)
+{
+	struct bt_elf *e = NULL;
+	const struct bt_elf_sym *s;
+	uint64_t a = 0;
+
+	if (bt_elf__open(path, NULL, &e))
+		return 0;
+	s = bt_elf__find_func(e, name);
+	if (s)
+		a = s->vaddr;
+	bt_elf__close(e);
+	return a;
+}
+
+static void test_detect(void)
+{
+	const char *deb = "/usr/bin/python3.11";
+	const char *pyenv = "/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0";
+	struct bt_unwind_py w;
+	struct bt_py_file f;
+	int fd;
+
+	fd = open("/usr/lib/x86_64-linux-gnu/libc.so.6", O_RDONLY);
+	if (fd >= 0) {
+		CHECK_INT(bt_py_file_detect(fd, "libc.so.6", &f), -ENOENT);
+		close(fd);
+	}
+	fd = open(deb, O_RDONLY);
+	if (fd < 0) {
+		printf("# %s: not installed, not checked\n", deb);
+	} else {
+		CHECK_INT(bt_py_file_detect(fd, deb, &f), 0);
+		CHECK_INT(f.major, 3);
+		CHECK_INT(f.minor, 11);
+		CHECK_INT(f.row, 0);
+		CHECK(f.runtime && f.code_type);
+		CHECK(f.eval_end[0] - f.eval_start[0] > 10000);
+		/* the cold part found without .symtab: outside the function, smaller than it */
+		CHECK(f.eval_end[1] > f.eval_start[1]);
+		CHECK(f.eval_end[1] <= f.eval_start[0] || f.eval_start[1] >= f.eval_end[0]);
+		CHECK(f.eval_end[1] - f.eval_start[1] < f.eval_end[0] - f.eval_start[0]);
+		printf("# %s: evaluator %#llx-%#llx, cold %#llx-%#llx\n", deb,
+		       (unsigned long long)f.eval_start[0], (unsigned long long)f.eval_end[0],
+		       (unsigned long long)f.eval_start[1], (unsigned long long)f.eval_end[1]);
+		CHECK_INT(bt_py_walker_info(&f, 0x1000, &w), 0);
+		CHECK_INT(w.tss, f.runtime + 0x1000 + 592);
+		CHECK_INT(w.eval_start[1], f.eval_start[1] + 0x1000);
+		CHECK_INT(w.code_type, f.code_type + 0x1000);
+		CHECK_INT(w.tls_base, 0x310);
+		CHECK_INT(w.cframe_frame, 8);
+		close(fd);
+	}
+	fd = open(pyenv, O_RDONLY);
+	if (fd < 0) {
+		printf("# %s: not installed, not checked\n", pyenv);
+	} else {
+		uint64_t cold = symtab_addr(pyenv, "_PyEval_EvalFrameDefault.cold");
+
+		CHECK_INT(bt_py_file_detect(fd, pyenv, &f), 0);
+		CHECK_INT(f.minor, 11);
+		/* the FDE's start is where its .symtab says the cold part is */
+		CHECK(cold != 0);
+		CHECK_INT(f.eval_start[1], cold);
+		close(fd);
+	}
+	/* a version without a row: found, and said to have none */
+	fd = open("/root/.pyenv/versions/3.12.1/lib/libpython3.12.so.1.0", O_RDONLY);
+	if (fd >= 0) {
+		CHECK_INT(bt_py_file_detect(fd, "libpython3.12.so.1.0", &f), 0);
+		CHECK_INT(f.minor, 12);
+		CHECK_INT(f.row, -ENOENT);
+		CHECK_INT(bt_py_walker_info(&f, 0, &w), -ENOENT);
+		CHECK_INT(w.tss, 0);
+		close(fd);
+	}
+}
+
+/* The check the walker computes of the code object's bytes (probes/bt_unwind.h). */
+static uint32_t check_of(struct mem *m, uint64_t code, const struct bt_py_version *v)
+{
+	__u64 words[BT_PY_CODE_READ / 8];
+
+	if (mem_read(m, code, words, sizeof(words)))
+		return 0;
+	return bt_py_check(words, v->code_check);
+}
+
+static void test_code(void)
+{
+	const struct bt_py_version *v = bt_py_version_at(0);
+	/*
+	 * 3 units on the first line (code 13: line +0), 2 on line 12 (code 13: +2), 1 without a
+	 * location (15), 2 on line 11 (code 14, long form: -1, then 3 column varints), 1 on line
+	 * 13 (code 12: +2, two bytes of columns), 2 on the same line (short form, a byte)
+	 */
+	static const unsigned char lines[] = {
+		0x80 | 13 << 3 | 2,
+		0x00,
+		0x80 | 13 << 3 | 1,
+		0x04,
+		0x80 | 15 << 3 | 0,
+		0x80 | 14 << 3 | 1,
+		0x03,
+		0x00,
+		0x01,
+		0x02,
+		0x80 | 12 << 3 | 0,
+		0x01,
+		0x05,
+		0x80 | 3 << 3 | 1,
+		0x07,
+	};
+	struct bt_py_code c;
+	struct mem m = { 0 };
+
+	make_code(&m, v, lines, sizeof(lines), sizeof(lines));
+	CHECK_INT(bt_py_code_read(v, mem_read, &m, CODE, &c), 0);
+	CHECK_STR(c.name, "outer.<locals>.handle");
+	CHECK_STR(c.file, "svc.py");
+	CHECK_INT(c.firstline, 10);
+	CHECK_INT(c.check, check_of(&m, CODE, v));
+	CHECK_INT(bt_py_code_line(&c, 0), 10);
+	CHECK_INT(bt_py_code_line(&c, 2), 10);
+	CHECK_INT(bt_py_code_line(&c, 3), 12);
+	CHECK_INT(bt_py_code_line(&c, 4), 12);
+	CHECK_INT(bt_py_code_line(&c, 5), 0); /* no location */
+	CHECK_INT(bt_py_code_line(&c, 6), 11);
+	CHECK_INT(bt_py_code_line(&c, 8), 13);
+	CHECK_INT(bt_py_code_line(&c, 10), 13);
+	CHECK_INT(bt_py_code_line(&c, 11), 0); /* past the table */
+	CHECK_INT(bt_py_code_line(&c, BT_PY_INSN_UNKNOWN), 10);
+	bt_py_code__clear(&c);
+
+	/* cut inside the long form's varints, or a byte that starts no entry: no line */
+	CHECK_INT(bt_py_code_read(v, mem_read, &m, CODE, &c), 0);
+	c.nlines = 7;
+	CHECK_INT(bt_py_code_line(&c, 0), 10);
+	CHECK_INT(bt_py_code_line(&c, 6), 0);
+	c.lines[0] = 0x13;
+	CHECK_INT(bt_py_code_line(&c, 0), 0);
+	bt_py_code__clear(&c);
+	mem_free(&m);
+
+	/* a line table that claims more than the cap reads the cap; an absurd one is refused */
+	make_code(&m, v, lines, sizeof(lines), 1 << 20);
+	CHECK_INT(bt_py_code_read(v, mem_read, &m, CODE, &c), 0);
+	CHECK_INT(c.nlines, BT_PY_LINES_MAX);
+	bt_py_code__clear(&c);
+	mem_free(&m);
+	make_code(&m, v, lines, sizeof(lines), 1ULL << 50);
+	CHECK_INT(bt_py_code_read(v, mem_read, &m, CODE, &c), -EINVAL);
+	bt_py_code__clear(&c);
+	mem_free(&m);
+}
+
+static void test_strings(void)
+{
+	const struct bt_py_version *v = bt_py_version_at(0);
+	static const uint16_t ucs2[] = { 'a', 0xd800, 0, 0x3b1, 'z' };
+	static const uint32_t ucs4[] = { 0x1f40d, 0x110000, 0x1b };
+	static const unsigned char latin1[] = { 'c', 0xe9 };
+	struct bt_py_code c;
+	struct mem m = { 0 };
+	char big[1000];
+
+	/* latin-1, UCS-2 and UCS-4 into UTF-8; a surrogate, NUL and past U+10FFFF as '?' */
+	make_code(&m, v, NULL, 0, 0);
+	make_str(&m, v, NAME + 0x1000, 1, 0, 2, latin1, sizeof(latin1));
+	put64(m.r[0].bytes + v->code_qualname, NAME + 0x1000);
+	CHECK_INT(bt_py_code_read(v, mem_read, &m, CODE, &c), 0);
+	CHECK_STR(c.name, "c\xc3\xa9");
+	CHECK_INT(c.nlines, 0);
+	make_str(&m, v, NAME + 0x2000, 2, 0, 5, ucs2, sizeof(ucs2));
+	put64(m.r[0].bytes + v->code_qualname, NAME + 0x2000);
+	CHECK_INT(bt_py_code_read(v, mem_read, &m, CODE, &c), 0);
+	CHECK_STR(c.name, "a??\xce\xb1z");
+	/* a control byte is kept as such here: the output escapes it (lib/base/bt_escape.h) */
+	make_str(&m, v, NAME + 0x3000, 4, 0, 3, ucs4, sizeof(ucs4));
+	put64(m.r[0].bytes + v->code_qualname, NAME + 0x3000);
+	CHECK_INT(bt_py_code_read(v, mem_read, &m, CODE, &c), 0);
+	CHECK_STR(c.name, "\xf0\x9f\x90\x8d?\x1b");
+	mem_free(&m);
+
+	/* 1000 characters claimed and there: cut at BT_PY_STR_MAX bytes, marked */
+	memset(big, 'x', sizeof(big));
+	make_code(&m, v, NULL, 0, 0);
+	make_str(&m, v, NAME + 0x1000, 1, 1, sizeof(big), big, sizeof(big));
+	put64(m.r[0].bytes + v->code_qualname, NAME + 0x1000);
+	CHECK_INT(bt_py_code_read(v, mem_read, &m, CODE, &c), 0);
+	CHECK_INT(strlen(c.name), BT_PY_STR_MAX + 3);
+	CHECK(!strcmp(c.name + BT_PY_STR_MAX, "..."));
+	/* 2^50 claimed: no such string; a length past its bytes: the read fails */
+	make_str(&m, v, NAME + 0x2000, 1, 1, 1ULL << 50, "x", 1);
+	put64(m.r[0].bytes + v->code_qualname, NAME + 0x2000);
+	CHECK_INT(bt_py_code_read(v, mem_read, &m, CODE, &c), -EINVAL);
+	/* not compact, or a kind that is none */
+	put32(m.r[m.n - 1].bytes + v->str_state, 1 << 2 | 0x40);
+	CHECK_INT(bt_py_code_read(v, mem_read, &m, CODE, &c), -EINVAL);
+	put32(m.r[m.n - 1].bytes + v->str_state, 3 << 2 | 0x60);
+	CHECK_INT(bt_py_code_read(v, mem_read, &m, CODE, &c), -EINVAL);
+	/* a pointer into nothing */
+	put64(m.r[0].bytes + v->code_filename, 0xdead0000);
+	put64(m.r[0].bytes + v->code_qualname, NAME);
+	CHECK_INT(bt_py_code_read(v, mem_read, &m, CODE, &c), -EFAULT);
+	CHECK_INT(bt_py_code_read(v, mem_read, &m, 0x7777000, &c), -EFAULT);
+	mem_free(&m);
+}
+
+static void test_cache(void)
+{
+	const struct bt_py_version *v = bt_py_version_at(0);
+	static const unsigned char lines[] = { 0x80 | 13 << 3 | 7, 0x04 };
+	struct mem m = { 0 };
+	struct bt_pycache *pc;
+	const char *name, *file, *name2, *first;
+	unsigned int line;
+	uint64_t code, info, read, failed;
+	uint32_t check;
+	int reads, i;
+
+	make_code(&m, v, lines, sizeof(lines), sizeof(lines));
+	check = check_of(&m, CODE, v);
+	code = BT_PY_CODE_WORD(CODE, 0);
+	info = BT_PY_INFO_WORD(check, 3);
+	pc = bt_pycache__new(1, mem_read, &m);
+	CHECK(pc != NULL);
+	bt_pycache__begin(pc);
+	CHECK_INT(bt_pycache__name(pc, code, info, &name, &file, &line), 0);
+	CHECK_STR(name, "outer.<locals>.handle");
+	CHECK_STR(file, "svc.py");
+	CHECK_INT(line, 12);
+	first = name;
+	/* read once: the second frame of it reads nothing */
+	reads = m.reads;
+	CHECK_INT(bt_pycache__name(pc, code, BT_PY_INFO_WORD(check, 0), &name2, &file, &line), 0);
+	CHECK_INT(m.reads, reads);
+	CHECK(name2 == name);
+	CHECK_INT(line, 12);
+	/* words that are not a pair, or of a row that does not exist: not named */
+	CHECK_INT(bt_pycache__name(pc, info, code, &name, &file, &line), -ENOENT);
+	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(CODE, 99), info, &name, &file, &line),
+		  -ENOENT);
+	/*
+	 * Another code object at the address (the first freed): a frame of it has another check,
+	 * and the address is read again for it. A frame of the first one, after that, is not
+	 * named as the second: its check is not what the address holds now. The first name's
+	 * memory stays valid until the next begin (frames of this call point into it).
+	 */
+	put32(m.r[0].bytes + v->code_firstlineno, 40);
+	CHECK(check_of(&m, CODE, v) != check);
+	CHECK_INT(bt_pycache__name(pc, code, BT_PY_INFO_WORD(check_of(&m, CODE, v), 0), &name2,
+				   &file, &line),
+		  0);
+	CHECK_INT(line, 42);
+	CHECK_INT(bt_pycache__name(pc, code, info, &name2, &file, &line), -ENOENT);
+	CHECK(name2 == NULL);
+	CHECK_STR(first, "outer.<locals>.handle");
+	/* an unreadable address: not named, and not read again */
+	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(0x5550000, 0), info, &name, &file, &line),
+		  -ENOENT);
+	reads = m.reads;
+	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(0x5550000, 0), info, &name, &file, &line),
+		  -ENOENT);
+	CHECK_INT(m.reads, reads);
+	bt_pycache__stats(pc, &read, &failed);
+	CHECK(read >= 3 && failed >= 1);
+	/* past the bound, the next resolve call starts empty */
+	for (i = 0; i < BT_PY_CACHE_MAX + 10; i++)
+		bt_pycache__name(pc, BT_PY_CODE_WORD(0x100000000ULL + i * 0x100ULL, 0), info, &name,
+				 &file, &line);
+	bt_pycache__begin(pc);
+	reads = m.reads;
+	CHECK_INT(bt_pycache__name(pc, code, BT_PY_INFO_WORD(check_of(&m, CODE, v), 0), &name,
+				   &file, &line),
+		  0);
+	CHECK(m.reads > reads);
+	/* gone: kept names stay, nothing new is read */
+	bt_pycache__stop_reading(pc);
+	CHECK_INT(bt_pycache__name(pc, code, BT_PY_INFO_WORD(check_of(&m, CODE, v), 0), &name,
+				   &file, &line),
+		  0);
+	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(0x6660000, 0), info, &name, &file, &line),
+		  -ENOENT);
+	bt_pycache__free(pc);
+	bt_pycache__free(NULL);
+	mem_free(&m);
+}
+
+/*
+ * A real interpreter: Debian's python3.11, a child that prints a function's code object's
+ * address and waits. Its bytes, read through process_vm_readv() as for a traced process,
+ * must give the function's name, file and first line: the row's offsets, checked on the build
+ * the live tests run.
+ */
+static void test_live_interpreter(void)
+{
+	const char *py = "/usr/bin/python3.11";
+	const char *src = "import sys\n"
+			  "class K:\n"
+			  "    def meth(self):\n"
+			  "        pass\n"
+			  "print(id(K.meth.__code__), flush=True)\n"
+			  "sys.stdin.read()\n";
+	int in[2], out[2];
+	const char *name, *file;
+	struct bt_pycache *pc;
+	unsigned long long addr = 0;
+	struct iovec local, remote;
+	__u64 words[BT_PY_CODE_READ / 8];
+	unsigned int line;
+	uint32_t check;
+	char buf[64];
+	ssize_t n;
+	pid_t pid;
+
+	if (access(py, X_OK)) {
+		printf("# %s: not installed, not checked\n", py);
+		return;
+	}
+	if (pipe(in) || pipe(out))
+		return;
+	pid = fork();
+	if (!pid) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		execl(py, py, "-c", src, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	n = read(out[0], buf, sizeof(buf) - 1);
+	if (n > 0) {
+		buf[n] = 0;
+		addr = strtoull(buf, NULL, 10);
+	}
+	CHECK(addr != 0);
+	/* the check as the walker takes it, from the object's first bytes */
+	local.iov_base = words;
+	local.iov_len = remote.iov_len = sizeof(words);
+	remote.iov_base = (void *)(uintptr_t)addr;
+	CHECK(process_vm_readv(pid, &local, 1, &remote, 1, 0) == sizeof(words));
+	check = bt_py_check(words, bt_py_version_at(0)->code_check);
+	pc = bt_pycache__new(pid, NULL, NULL);
+	bt_pycache__begin(pc);
+	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(addr, 0),
+				   BT_PY_INFO_WORD(check, BT_PY_INSN_UNKNOWN), &name, &file, &line),
+		  0);
+	CHECK_STR(name, "K.meth");
+	CHECK_STR(file, "<string>");
+	CHECK_INT(line, 3);
+	/* its first instruction (RESUME) is on the def line too */
+	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(addr, 0), BT_PY_INFO_WORD(check, 0), &name,
+				   &file, &line),
+		  0);
+	CHECK_INT(line, 3);
+	/* a check that is not the object's: not named */
+	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(addr, 0), BT_PY_INFO_WORD(check + 1, 0),
+				   &name, &file, &line),
+		  -ENOENT);
+	bt_pycache__free(pc);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(in[1]);
+	close(out[0]);
+}
+
+int main(void)
+{
+	elf_version(EV_CURRENT);
+	BT_RUN(test_versions);
+	BT_RUN(test_detect);
+	BT_RUN(test_code);
+	BT_RUN(test_strings);
+	BT_RUN(test_cache);
+	BT_RUN(test_live_interpreter);
+	return bt_test_done();
+}
