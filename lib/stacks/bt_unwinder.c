@@ -1316,6 +1316,8 @@ void bt_unwind__counts(struct bt_unwind *u, struct bt_unwind_counts *c)
 	c->kept_quota = s[BT_UNWIND_STAT_KEPT_QUOTA];
 	c->kept_ring = s[BT_UNWIND_STAT_KEPT_RING];
 	c->kept_read = s[BT_UNWIND_STAT_KEPT_READ];
+	c->py_frames = s[BT_UNWIND_STAT_PY_FRAMES];
+	c->py_unread = s[BT_UNWIND_STAT_PY_UNREAD];
 	lock_tables(u);
 	c->tables = u->next_table - 1;
 	c->table_bytes = u->bytes;
@@ -1351,23 +1353,31 @@ void bt_unwind__partial_report(struct bt_unwind *u, char *buf, size_t len)
 void bt_unwind__report(struct bt_unwind *u, FILE *out)
 {
 	struct bt_unwind_counts c;
-	char line[768];
+	char line[896];
+	int n;
 
 	if (!u)
 		return;
 	bt_unwind__counts(u, &c);
-	snprintf(line, sizeof(line),
-		 "unwind: %llu user stacks, %llu frames through tables, %llu by frame pointers, "
-		 "%llu stacks truncated, %llu from processes not indexed yet (%llu of them sent to "
-		 "be unwound later, %llu unwound whole; not sent: %llu past the process's quota, "
-		 "%llu for the ring's room, %llu unreadable); %llu tables "
-		 "(%llu KiB), %llu files without one, %llu processes indexed, %llu requests to "
-		 "index one, %llu mappings asked of the kernel, %llu mappings found by file, "
-		 "%llu stacks found unchanged since the thread's last walk",
-		 c.stacks, c.frames_table, c.frames_fp, c.truncated, c.not_indexed, c.deferred,
-		 c.deferred_unwound, c.kept_quota, c.kept_ring, c.kept_read, c.tables,
-		 c.table_bytes >> 10, c.files_without, c.procs, c.asked, c.find_vma, c.by_file,
-		 c.memo);
+	n = snprintf(
+		line, sizeof(line),
+		"unwind: %llu user stacks, %llu frames through tables, %llu by frame pointers, "
+		"%llu stacks truncated, %llu from processes not indexed yet (%llu of them sent to "
+		"be unwound later, %llu unwound whole; not sent: %llu past the process's quota, "
+		"%llu for the ring's room, %llu unreadable); %llu tables "
+		"(%llu KiB), %llu files without one, %llu processes indexed, %llu requests to "
+		"index one, %llu mappings asked of the kernel, %llu mappings found by file, "
+		"%llu stacks found unchanged since the thread's last walk",
+		c.stacks, c.frames_table, c.frames_fp, c.truncated, c.not_indexed, c.deferred,
+		c.deferred_unwound, c.kept_quota, c.kept_ring, c.kept_read, c.tables,
+		c.table_bytes >> 10, c.files_without, c.procs, c.asked, c.find_vma, c.by_file,
+		c.memo);
+	/* only where a Python process was met: the line stays as it was for the others */
+	if ((c.py_frames || c.py_unread) && n > 0 && (size_t)n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n,
+			 "; %llu Python frames, %llu evaluator frames whose Python frames could "
+			 "not be read",
+			 c.py_frames, c.py_unread);
 	/* with --json, stderr is JSON Lines too (docs/json.md) */
 	if (bt_json_mode())
 		bt_note("%s", line);

@@ -143,6 +143,8 @@ struct bt_unwind_counts {
 	unsigned long long memo;    /* stacks the same as the thread's walk before: not walked */
 	/* stacks not sent to be unwound later: the process's quota, the ring's room, unreadable */
 	unsigned long long kept_quota, kept_ring, kept_read;
+	/* Python frames written, and evaluator frames whose Python frames could not be read */
+	unsigned long long py_frames, py_unread;
 };
 void bt_unwind__counts(struct bt_unwind *u, struct bt_unwind_counts *c);
 /* One "unwind: ..." line of the counts (for -v). */

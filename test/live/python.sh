@@ -65,6 +65,15 @@ slept=$(awk -v re="parse_payload \\\\($F:$L_SLEEP\\\\);" '$0 ~ re { t += $NF } E
 grep -q '_PyEval_EvalFrameDefault' "$OUT" && fail "offcputime: the evaluator's native frame is still there"
 ok "offcputime -U -f: the sleep under the service's own stack, ${slept}us, native frames under it"
 
+# the unwinder's counts (BPFTOOLS_DEBUG prints them, as -v does): Python frames written
+BPFTOOLS_DEBUG=1 run offcputime -U -f -p $WPID 1
+expect_rc 0 "offcputime with BPFTOOLS_DEBUG"
+grep -q "python: $PY is CPython 3.11 (evaluator 0x[0-9a-f]*-0x[0-9a-f]*, cold part 0x[1-9a-f]" "$ERR" ||
+	fail "no line saying $PY is CPython 3.11 with its evaluator's cold part"
+n=$(sed -n 's/.*; \([0-9]*\) Python frames, [0-9]* evaluator frames.*/\1/p' "$ERR")
+[ "${n:-0}" -gt 0 ] || fail "the unwinder's counts say no Python frames"
+ok "the interpreter found with its cold part; $n Python frames counted"
+
 # the same as text, a frame a line
 run offcputime -U -p $WPID 1
 expect_rc 0 "offcputime -U -p"

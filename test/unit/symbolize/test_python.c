@@ -328,6 +328,18 @@ static void test_strings(void)
 	CHECK_INT(bt_py_code_read(v, mem_read, &m, CODE, &c), 0);
 	CHECK_INT(strlen(c.name), BT_PY_STR_MAX + 3);
 	CHECK(!strcmp(c.name + BT_PY_STR_MAX, "..."));
+	/* 900 characters of 4 bytes each: still at most BT_PY_STR_MAX read and written */
+	{
+		static uint32_t wide[900];
+
+		for (unsigned int i = 0; i < 900; i++)
+			wide[i] = 0x3b1;
+		make_str(&m, v, NAME + 0x3000, 4, 0, 900, wide, sizeof(wide));
+		put64(m.r[0].bytes + v->code_qualname, NAME + 0x3000);
+		CHECK_INT(bt_py_code_read(v, mem_read, &m, CODE, &c), 0);
+		CHECK_INT(strlen(c.name), BT_PY_STR_MAX + 3);
+		CHECK(!strncmp(c.name, "\xce\xb1\xce\xb1", 4));
+	}
 	/* 2^50 claimed: no such string; a length past its bytes: the read fails */
 	make_str(&m, v, NAME + 0x2000, 1, 1, 1ULL << 50, "x", 1);
 	put64(m.r[0].bytes + v->code_qualname, NAME + 0x2000);
