@@ -223,6 +223,7 @@ struct bt_unwind_pywalk {
 	struct bt_unwind_py py; /* the process's (tss 0: none) */
 	__u64 frame;		/* the next Python frame to read */
 	__u64 code, info;	/* the words of the frame being written */
+	__u64 word;		/* the word the step writes (map memory: no stack for it) */
 	__u32 state;		/* enum bt_py_state */
 	__u32 nframes;		/* Python frames written this walk */
 	__u32 last;		/* the frame being written entered its evaluator */
@@ -923,7 +924,7 @@ static __always_inline bool bt_py_enter(struct bt_unwind_pywalk *p)
 	if (!ptr || bpf_probe_read_user(p->buf, 8, (void *)(ptr + p->py.tstate_frame)))
 		return false;
 	ptr = p->buf[0];
-	if (p->py.cframe_frame &&
+	if ((p->py.flags & BT_PY_TWO_STEPS) &&
 	    (!ptr || bpf_probe_read_user(p->buf, 8, (void *)(ptr + p->py.cframe_frame))))
 		return false;
 	p->frame = p->buf[0];
@@ -934,31 +935,39 @@ static __always_inline bool bt_py_enter(struct bt_unwind_pywalk *p)
 }
 
 /*
- * Read the Python frame p->frame into p->code and p->info, and step p->frame to its caller:
- * false when there is none to write (the chain's end, the cap, a read that failed, a code
- * pointer that is not a code object).
+ * Read the Python frame p->frame into p->code and p->info, and step p->frame to its caller.
+ * 1: a frame to write; 2: the frame an evaluator call put on the chain for itself (3.12+),
+ * which ends the call's frames and is not written; 0: none (the chain's end, the cap, a read
+ * that failed, a code pointer that is not a code object).
  */
-static __always_inline bool bt_py_frame(struct bt_unwind_pywalk *p)
+static __always_inline int bt_py_frame(struct bt_unwind_pywalk *p)
 {
 	__u64 frame = p->frame, code, insn, first;
 	__u32 len = p->py.frame_read;
+	__u8 entry;
 
 	if (frame < 4096 || frame >= BT_USER_TOP || p->nframes >= BT_PY_MAX_FRAMES)
-		return false;
+		return 0;
 	if (len > BT_PY_CODE_READ)
 		len = BT_PY_CODE_READ;
 	if (len < 8)
 		len = 8;
 	if (bpf_probe_read_user(p->buf, len, (void *)frame))
-		return false;
+		return 0;
 	code = p->buf[(p->py.frame_code >> 3) & (BT_PY_CODE_READ / 8 - 1)];
 	insn = p->buf[(p->py.frame_instr >> 3) & (BT_PY_CODE_READ / 8 - 1)];
 	p->frame = p->buf[(p->py.frame_back >> 3) & (BT_PY_CODE_READ / 8 - 1)];
-	p->last = !p->frame || ((__u8 *)p->buf)[p->py.frame_entry & (BT_PY_CODE_READ - 1)];
+	entry = ((__u8 *)p->buf)[p->py.frame_entry & (BT_PY_CODE_READ - 1)];
+	if (p->py.flags & BT_PY_ENTRY_OWNER) {
+		if (entry == BT_PY_OWNED_BY_CSTACK)
+			return 2;
+		entry = 0; /* the next frame says whether this one is the call's last */
+	}
+	p->last = !p->frame || entry;
 	if (code < 4096 || code >= BT_USER_TOP ||
 	    bpf_probe_read_user(p->buf, BT_PY_CODE_READ, (void *)code) ||
 	    p->buf[1] != p->py.code_type)
-		return false;
+		return 0;
 	/* the instruction last begun, in 2-byte code units from the first; before it: 0 */
 	first = code + p->py.code_insns;
 	insn = insn < first ? 0 : (insn - first) >> 1;
@@ -967,7 +976,7 @@ static __always_inline bool bt_py_frame(struct bt_unwind_pywalk *p)
 	p->code = BT_PY_CODE_WORD(code, p->py.row);
 	p->info = BT_PY_INFO_WORD(bt_py_check(p->buf, p->py.code_check), insn);
 	p->nframes++;
-	return true;
+	return 1;
 }
 
 static __always_inline bool bt_py_in_eval(const struct bt_unwind_py *py, __u64 pc)
@@ -978,24 +987,31 @@ static __always_inline bool bt_py_in_eval(const struct bt_unwind_py *py, __u64 p
 
 /*
  * Step n of a walk at an evaluator frame, or inside the Python frames that stand for it: the
- * word to write at n into *word, and whether the native step past the evaluator follows now
+ * word to write at n into p->word, and whether the native step past the evaluator follows now
  * (1) or the next step writes Python words still (0); -1 when the frame is written natively
- * (not Python, nothing readable).
+ * (not Python, nothing readable). A global function, checked once on its own: inlined, its
+ * registers spilled to bt_unwind_frame()'s stack, which with the lookup's calls under it took
+ * funcslower's uprobe.session program past 6.1's 512 bytes (meta/bpf_stack).
  */
-static __always_inline int bt_py_step(struct bt_unwind_pywalk *p, __u32 n, __u64 pc, __u64 *word)
+__attribute__((noinline)) int bt_py_step(struct bt_unwind_pywalk *p, __u32 n, __u64 pc)
 {
+	int got;
+
+	if (!p)
+		return -1;
 	switch (p->state) {
 	case BT_PY_INFO:
-		*word = p->info;
-		if (!p->last && bt_py_frame(p)) {
+		p->word = p->info;
+		got = p->last ? 2 : bt_py_frame(p);
+		if (got == 1) {
 			p->state = BT_PY_CODE;
 			return 0;
 		}
-		/* its entry frame written (or the chain ended): the evaluator's caller next */
-		p->state = p->last ? BT_PY_BETWEEN : BT_PY_OFF;
+		/* the call's frames written (or the chain ended): the evaluator's caller next */
+		p->state = got == 2 ? BT_PY_BETWEEN : BT_PY_OFF;
 		return 1;
 	case BT_PY_CODE:
-		*word = p->code;
+		p->word = p->code;
 		p->state = BT_PY_INFO;
 		return 0;
 	case BT_PY_OFF:
@@ -1003,13 +1019,18 @@ static __always_inline int bt_py_step(struct bt_unwind_pywalk *p, __u32 n, __u64
 	}
 	if (!p->py.tss || !bt_py_in_eval(&p->py, pc))
 		return -1;
-	if ((p->state == BT_PY_NONE && !bt_py_enter(p)) || !bt_py_frame(p)) {
+	got = p->state == BT_PY_NONE && !bt_py_enter(p) ? 0 : bt_py_frame(p);
+	if (got == 2) {
+		p->state = BT_PY_BETWEEN; /* a call with no Python frame of its own yet */
+		return -1;
+	}
+	if (!got) {
 		bt_unwind_count(BT_UNWIND_STAT_PY_UNREAD, 1);
 		p->state = BT_PY_OFF;
 		return -1;
 	}
 	p->eval_n = n;
-	*word = p->code;
+	p->word = p->code;
 	p->state = BT_PY_INFO;
 	return 0;
 }
@@ -1050,13 +1071,12 @@ __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 			v->ips[(n + k) & BT_MAX_STACK_DEPTH] = 0;
 	}
 	if (bt_unwind_py_on) {
-		__u64 word = 0;
-		int py = bt_py_step(&win->py, n, pc, &word);
+		int py = bt_py_step(&win->py, n, pc);
 
 		if (py >= 0) {
 			/* its Python frames may change under the same native stack: never kept */
 			win->memo.bad = 1;
-			v->ips[n & BT_MAX_STACK_DEPTH] = word;
+			v->ips[n & BT_MAX_STACK_DEPTH] = win->py.word;
 			w->n = n + 1;
 			return py ? bt_unwind_caller(w, win, win->py.eval_n, pc, bp) : 0;
 		}

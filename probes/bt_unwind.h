@@ -70,7 +70,8 @@ struct bt_unwind_row {
  * version's row (symbolize/bt_python.h). tss 0: not Python, or not to be read (--no-python).
  * Where the native walk meets a frame in eval[], the evaluator, it writes the thread's Python
  * frames in its place, two words each (BT_PY_CODE_WORD, BT_PY_INFO_WORD), up to and including
- * the frame that entered it (3.11: is_entry).
+ * the frame that entered it (3.11: is_entry; 3.12+: up to the one the call put on the chain,
+ * BT_PY_ENTRY_OWNER).
  */
 #define BT_PY_MAX_FRAMES 32 /* Python frames per stack: two words each of the 127 */
 #define BT_PY_CODE_READ 128 /* bytes of a code object the walker reads for its check */
@@ -79,18 +80,31 @@ struct bt_unwind_py {
 	__u64 code_type;     /* PyCode_Type's address: a frame's code must be one */
 	__u64 eval_start[2]; /* _PyEval_EvalFrameDefault and its .cold part */
 	__u64 eval_end[2];   /* (end 0: none) */
-	__u16 tstate_frame;  /* tstate -> the frame pointer (3.11: tstate->cframe) */
-	__u16 cframe_frame;  /* ... -> current_frame once more (3.11); 0: no second step */
-	__u16 frame_code;    /* _PyInterpreterFrame: f_code */
+	__u16 tstate_frame;  /* tstate -> the frame pointer (3.11, 3.12: tstate->cframe) */
+	__u16 cframe_frame;  /* ... -> current_frame, with BT_PY_TWO_STEPS */
+	__u16 frame_code;    /* _PyInterpreterFrame: f_code (3.13: f_executable) */
 	__u16 frame_back;    /* previous */
-	__u16 frame_instr;   /* prev_instr */
-	__u16 frame_entry;   /* is_entry (a byte) */
+	__u16 frame_instr;   /* prev_instr (3.13: instr_ptr) */
+	__u16 frame_entry;   /* is_entry, or with BT_PY_ENTRY_OWNER owner (a byte) */
 	__u16 code_insns;    /* the code object's first instruction (co_code_adaptive) */
 	__u16 code_check;    /* 32 bytes of fields fixed at creation, hashed (bt_py_check) */
 	__u16 frame_read;    /* bytes of a frame read: its fields above are within them */
 	__u16 row;	     /* the version's row, for user space to decode with */
-	__u32 tls_base;	     /* glibc: fsbase + tls_base + key * 16 + 8 holds the value */
+	__u16 flags;	     /* BT_PY_* below */
+	__u16 pad;
+	__u32 tls_base; /* glibc: fsbase + tls_base + key * 16 + 8 holds the value */
+	__u32 pad2;
 };
+/* the thread state points to a frame through one more pointer (3.11, 3.12: the cframe) */
+#define BT_PY_TWO_STEPS 1
+/*
+ * 3.12+: the frame that entered an evaluator call is not a Python function's but one the call
+ * put on the chain for itself, owned by the C stack (owner 3, FRAME_OWNED_BY_CSTACK): it is
+ * not written, and ends the call's frames. Without the flag (3.11), the entering frame is the
+ * function's own, marked is_entry, and is written last.
+ */
+#define BT_PY_ENTRY_OWNER 2
+#define BT_PY_OWNED_BY_CSTACK 3
 
 /*
  * A Python frame in a stored stack (probes/bt_unwind.bpf.h), leaf first like the native
@@ -118,7 +132,7 @@ struct bt_unwind_py {
  * made at its address between the sample and the print is then not named as the new one
  * (unless every such field is equal too). words: the BT_PY_CODE_READ bytes from the object.
  */
-static inline __u32 bt_py_check(const __u64 *words, __u32 code_check)
+static inline __attribute__((always_inline)) __u32 bt_py_check(const __u64 *words, __u32 code_check)
 {
 	__u64 h = words[1] * 0x9e3779b97f4a7c15ULL;
 	__u32 i, k = (code_check >> 3) & 7;

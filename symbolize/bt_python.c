@@ -15,10 +15,10 @@
 
 /*
  * x86-64 offsets, from CPython's headers and checked against the builds on the test machines
- * (/work/shared/reference/python-frames.md; test/unit/symbolize/test_python.c reads them back
- * from a running interpreter where one is installed). A version is a row: 3.9/3.10 (a frame
- * object per evaluator call) and 3.12/3.13 (frames owned by the C stack) need the walker's
- * entry rule to say so first (docs/python.md).
+ * (/work/shared/reference/python-frames.md; test/unit/symbolize/test_python.c reads the code
+ * objects of each running interpreter it finds back through them). The index is the row the
+ * stacks carry: append, never reorder. 3.9/3.10 (a frame object per evaluator call, f_lasti)
+ * need a rule of their own in the walker first (docs/python.md).
  */
 static const struct bt_py_version versions[] = {
 	{
@@ -27,6 +27,7 @@ static const struct bt_py_version versions[] = {
 		.runtime_tss = 592,
 		.tstate_frame = 56, /* tstate->cframe */
 		.cframe_frame = 8,  /* cframe->current_frame */
+		.flags = BT_PY_TWO_STEPS,
 		.frame_code = 32,
 		.frame_back = 48,
 		.frame_instr = 56, /* prev_instr */
@@ -42,6 +43,55 @@ static const struct bt_py_version versions[] = {
 		.str_state = 32,
 		.str_ascii_data = 48,
 		.str_compact_data = 72,
+		.bytes_size = 16,
+		.bytes_data = 32,
+	},
+	{
+		.major = 3,
+		.minor = 12,
+		.runtime_tss = 1544,
+		.tstate_frame = 56, /* tstate->cframe */
+		.cframe_frame = 0,  /* cframe->current_frame */
+		.flags = BT_PY_TWO_STEPS | BT_PY_ENTRY_OWNER,
+		.frame_code = 0,
+		.frame_back = 8,
+		.frame_instr = 56, /* prev_instr */
+		.frame_entry = 70, /* owner */
+		.frame_read = 72,
+		.code_insns = 192,
+		.code_check = 56, /* co_posonlyargcount .. co_ncellvars */
+		.code_filename = 112,
+		.code_qualname = 128,
+		.code_linetable = 136,
+		.code_firstlineno = 68,
+		.str_length = 16,
+		.str_state = 32,
+		.str_ascii_data = 40, /* no wstr since 3.12 */
+		.str_compact_data = 56,
+		.bytes_size = 16,
+		.bytes_data = 32,
+	},
+	{
+		.major = 3,
+		.minor = 13,
+		.runtime_tss = 2160,
+		.tstate_frame = 72, /* tstate->current_frame */
+		.flags = BT_PY_ENTRY_OWNER,
+		.frame_code = 0, /* f_executable */
+		.frame_back = 8,
+		.frame_instr = 56, /* instr_ptr */
+		.frame_entry = 70, /* owner */
+		.frame_read = 72,
+		.code_insns = 200,
+		.code_check = 56,
+		.code_filename = 112,
+		.code_qualname = 128,
+		.code_linetable = 136,
+		.code_firstlineno = 68,
+		.str_length = 16,
+		.str_state = 32,
+		.str_ascii_data = 40,
+		.str_compact_data = 56,
 		.bytes_size = 16,
 		.bytes_data = 32,
 	},
@@ -83,6 +133,7 @@ int bt_py_walker_info(const struct bt_py_file *f, uint64_t bias, struct bt_unwin
 	}
 	out->tstate_frame = v->tstate_frame;
 	out->cframe_frame = v->cframe_frame;
+	out->flags = v->flags;
 	out->frame_code = v->frame_code;
 	out->frame_back = v->frame_back;
 	out->frame_instr = v->frame_instr;
@@ -142,6 +193,7 @@ static void find_cold(int fd, Elf *e, struct bt_py_file *f)
 {
 	unsigned char hdr[12], fde[24], *tab = NULL;
 	uint64_t hvaddr = 0, count, i, hot_fde = 0, next;
+	uint32_t cfa;
 	size_t n, k;
 	GElf_Phdr ph;
 
@@ -168,7 +220,13 @@ static void find_cold(int fd, Elf *e, struct bt_py_file *f)
 	next = hot_fde + 4 + (uint32_t)le32s(fde);
 	/* length, CIE pointer, pc_begin, pc_range, augmentation length 0, def_cfa_offset */
 	if (read_at(fd, e, next, fde, 20) || !le32s(fde) || !le32s(fde + 4) || fde[16] != 0 ||
-	    fde[17] != 0x0e || (fde[18] & 0x7f) <= 8)
+	    fde[17] != 0x0e)
+		goto out;
+	/* the offset, a ULEB128: two bytes for a frame of 128 bytes or more */
+	cfa = fde[18] & 0x7f;
+	if (fde[18] & 0x80)
+		cfa |= (uint32_t)(fde[19] & 0x7f) << 7;
+	if (cfa <= 8)
 		goto out;
 	for (i = 0; i < count; i++) {
 		uint64_t start = hvaddr + le32s(tab + i * 8), len = (uint32_t)le32s(fde + 12);

@@ -30,7 +30,7 @@ struct bt_py_version {
 	unsigned int major, minor;
 	/* _PyRuntime -> the thread state's Py_tss_t */
 	uint16_t runtime_tss;
-	uint16_t tstate_frame, cframe_frame;
+	uint16_t tstate_frame, cframe_frame, flags; /* flags: BT_PY_TWO_STEPS, BT_PY_ENTRY_OWNER */
 	uint16_t frame_code, frame_back, frame_instr, frame_entry, frame_read;
 	uint16_t code_insns, code_check;
 	/* the code object */

@@ -4,7 +4,10 @@
 # spins in a loop) under profile and offcputime -U: its functions by name, file and line, in
 # the order its own traceback.extract_stack() gives, the native frames above them and under
 # them (PyEval_EvalCode above, clock_nanosleep under parse_payload) and no evaluator frame left
-# in their place; in text and folded output; and --no-python back to the evaluator alone.
+# in their place; in text and folded output; and --no-python back to the evaluator alone. Then
+# every other CPython found on the machine (pyenv's under /root/.pyenv, /usr/local/bin): the
+# sleep named the same by each version with a row, and one line naming the file and version of
+# one without (its stacks keep the evaluator's frames).
 . "$(dirname "$0")/lib.sh"
 require root btf
 PY=/usr/bin/python3.11
@@ -91,3 +94,42 @@ expect_rc 0 "profile --no-python"
 grep -q 'python_svc.py' "$OUT" && fail "profile --no-python: Python frames printed"
 expect_line "_PyEval_EvalFrameDefault"
 ok "--no-python: the evaluator's native frame, no Python names"
+
+# other_python PY: the same service under PY, its sleep under offcputime -U -f
+other_python() {
+	kill $WPID 2>/dev/null
+	wait $WPID 2>/dev/null
+	rm -f "$T/truth"
+	"$1" "$SVC" "$T/truth" 30 &
+	WPID=$!
+	i=0
+	until [ -s "$T/truth" ]; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && fail "$1: the Python service did not start"
+		sleep 0.1
+	done
+	run offcputime -U -f -p $WPID 2
+	expect_rc 0 "offcputime -U -f -p under $1"
+}
+ran=""
+for py in /root/.pyenv/versions/*/bin/python3.1[0-9] /usr/local/bin/python3.1[0-9]; do
+	[ -x "$py" ] || continue
+	v=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])') || continue
+	case $v in
+	3.11 | 3.12 | 3.13)
+		other_python "$py"
+		expect_line ";PyEval_EvalCode;$PYFRAMES;parse_payload \\($F:$L_SLEEP\\);[^ ]*clock_nanosleep [0-9]+$"
+		grep -q '_PyEval_EvalFrameDefault' "$OUT" && fail "$py: the evaluator's native frame is still there"
+		ran="$ran $v($py)"
+		;;
+	3.10)
+		other_python "$py"
+		grep -q "python: .*libpython3.10.* is CPython 3.10, whose frames bpftools cannot read yet" "$ERR" ||
+			fail "$py: no line saying CPython 3.10 is not read"
+		expect_line "_PyEval_EvalFrameDefault"
+		grep -q 'python_svc.py' "$OUT" && fail "$py: Python frames of a version without a row"
+		ran="$ran $v($py, said unread)"
+		;;
+	esac
+done
+ok "other interpreters:${ran:- none found}"

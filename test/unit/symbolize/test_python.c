@@ -121,6 +121,8 @@ static void test_versions(void)
 	const struct bt_py_version *v;
 
 	CHECK_INT(bt_py_version_row(3, 11), 0);
+	CHECK_INT(bt_py_version_row(3, 12), 1);
+	CHECK_INT(bt_py_version_row(3, 13), 2);
 	CHECK_INT(bt_py_version_row(3, 10), -ENOENT);
 	CHECK_INT(bt_py_version_row(2, 7), -ENOENT);
 	v = bt_py_version_at(0);
@@ -154,7 +156,16 @@ static uint64_t symtab_addr(const char *path, const char *name)
 static void test_detect(void)
 {
 	const char *deb = "/usr/bin/python3.11";
-	const char *pyenv = "/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0";
+	static const struct {
+		const char *path;
+		unsigned int minor;
+		int row;
+	} pyenv[] = {
+		{ "/root/.pyenv/versions/3.10.13/lib/libpython3.10.so.1.0", 10, -ENOENT },
+		{ "/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0", 11, 0 },
+		{ "/root/.pyenv/versions/3.12.1/lib/libpython3.12.so.1.0", 12, 1 },
+		{ "/root/.pyenv/versions/3.13.0/lib/libpython3.13.so.1.0", 13, 2 },
+	};
 	struct bt_unwind_py w;
 	struct bt_py_file f;
 	int fd;
@@ -189,27 +200,36 @@ static void test_detect(void)
 		CHECK_INT(w.cframe_frame, 8);
 		close(fd);
 	}
-	fd = open(pyenv, O_RDONLY);
-	if (fd < 0) {
-		printf("# %s: not installed, not checked\n", pyenv);
-	} else {
-		uint64_t cold = symtab_addr(pyenv, "_PyEval_EvalFrameDefault.cold");
+	/*
+	 * pyenv's builds (PIE, a shared libpython, .symtab kept): each version its row, and the
+	 * cold part's FDE where .symtab says the cold part is (3.12's frame is 384 bytes: its
+	 * def_cfa_offset takes two bytes)
+	 */
+	for (unsigned int k = 0; k < sizeof(pyenv) / sizeof(pyenv[0]); k++) {
+		uint64_t cold = symtab_addr(pyenv[k].path, "_PyEval_EvalFrameDefault.cold");
 
-		CHECK_INT(bt_py_file_detect(fd, pyenv, &f), 0);
-		CHECK_INT(f.minor, 11);
-		/* the FDE's start is where its .symtab says the cold part is */
-		CHECK(cold != 0);
-		CHECK_INT(f.eval_start[1], cold);
-		close(fd);
-	}
-	/* a version without a row: found, and said to have none */
-	fd = open("/root/.pyenv/versions/3.12.1/lib/libpython3.12.so.1.0", O_RDONLY);
-	if (fd >= 0) {
-		CHECK_INT(bt_py_file_detect(fd, "libpython3.12.so.1.0", &f), 0);
-		CHECK_INT(f.minor, 12);
-		CHECK_INT(f.row, -ENOENT);
-		CHECK_INT(bt_py_walker_info(&f, 0, &w), -ENOENT);
-		CHECK_INT(w.tss, 0);
+		fd = open(pyenv[k].path, O_RDONLY);
+		if (fd < 0) {
+			printf("# %s: not installed, not checked\n", pyenv[k].path);
+			continue;
+		}
+		CHECK_INT(bt_py_file_detect(fd, pyenv[k].path, &f), 0);
+		CHECK_INT(f.minor, pyenv[k].minor);
+		CHECK_INT(f.row, pyenv[k].row);
+		if (cold)
+			CHECK_INT(f.eval_start[1], cold);
+		printf("# %s: 3.%u, row %d, cold part %#llx (.symtab: %#llx)\n", pyenv[k].path,
+		       f.minor, f.row, (unsigned long long)f.eval_start[1],
+		       (unsigned long long)cold);
+		if (f.row < 0) {
+			/* a version without a row: found, and said to have none */
+			CHECK_INT(bt_py_walker_info(&f, 0, &w), -ENOENT);
+			CHECK_INT(w.tss, 0);
+		} else {
+			CHECK_INT(bt_py_walker_info(&f, 0, &w), 0);
+			CHECK_INT(w.tss, f.runtime + bt_py_version_at(f.row)->runtime_tss);
+			CHECK_INT(w.row, f.row);
+		}
 		close(fd);
 	}
 }
@@ -438,20 +458,20 @@ static void test_cache(void)
 }
 
 /*
- * A real interpreter: Debian's python3.11, a child that prints a function's code object's
- * address and waits. Its bytes, read through process_vm_readv() as for a traced process,
- * must give the function's name, file and first line: the row's offsets, checked on the build
- * the live tests run.
+ * Real interpreters: Debian's python3.11 and pyenv's 3.11-3.13 where installed, each a child
+ * that prints a method's code object's address and waits. Its bytes, read through
+ * process_vm_readv() as for a traced process, must give the method's qualified name, file and
+ * first line: each row's offsets, checked on the builds the live tests run.
  */
-static void test_live_interpreter(void)
+static void live_one(const char *py, int row)
 {
-	const char *py = "/usr/bin/python3.11";
 	const char *src = "import sys\n"
 			  "class K:\n"
 			  "    def meth(self):\n"
 			  "        pass\n"
 			  "print(id(K.meth.__code__), flush=True)\n"
 			  "sys.stdin.read()\n";
+	const struct bt_py_version *v = bt_py_version_at(row);
 	int in[2], out[2];
 	const char *name, *file;
 	struct bt_pycache *pc;
@@ -468,6 +488,7 @@ static void test_live_interpreter(void)
 		printf("# %s: not installed, not checked\n", py);
 		return;
 	}
+	printf("# %s: row %d (3.%u)\n", py, row, v->minor);
 	if (pipe(in) || pipe(out))
 		return;
 	pid = fork();
@@ -490,22 +511,22 @@ static void test_live_interpreter(void)
 	local.iov_len = remote.iov_len = sizeof(words);
 	remote.iov_base = (void *)(uintptr_t)addr;
 	CHECK(process_vm_readv(pid, &local, 1, &remote, 1, 0) == sizeof(words));
-	check = bt_py_check(words, bt_py_version_at(0)->code_check);
+	check = bt_py_check(words, v->code_check);
 	pc = bt_pycache__new(pid, NULL, NULL);
 	bt_pycache__begin(pc);
-	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(addr, 0),
+	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(addr, row),
 				   BT_PY_INFO_WORD(check, BT_PY_INSN_UNKNOWN), &name, &file, &line),
 		  0);
 	CHECK_STR(name, "K.meth");
 	CHECK_STR(file, "<string>");
 	CHECK_INT(line, 3);
 	/* its first instruction (RESUME) is on the def line too */
-	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(addr, 0), BT_PY_INFO_WORD(check, 0), &name,
+	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(addr, row), BT_PY_INFO_WORD(check, 0), &name,
 				   &file, &line),
 		  0);
 	CHECK_INT(line, 3);
 	/* a check that is not the object's: not named */
-	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(addr, 0), BT_PY_INFO_WORD(check + 1, 0),
+	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(addr, row), BT_PY_INFO_WORD(check + 1, 0),
 				   &name, &file, &line),
 		  -ENOENT);
 	bt_pycache__free(pc);
@@ -513,6 +534,14 @@ static void test_live_interpreter(void)
 	waitpid(pid, NULL, 0);
 	close(in[1]);
 	close(out[0]);
+}
+
+static void test_live_interpreters(void)
+{
+	live_one("/usr/bin/python3.11", 0);
+	live_one("/root/.pyenv/versions/3.11.7/bin/python3.11", 0);
+	live_one("/root/.pyenv/versions/3.12.1/bin/python3.12", 1);
+	live_one("/root/.pyenv/versions/3.13.0/bin/python3.13", 2);
 }
 
 int main(void)
@@ -523,6 +552,6 @@ int main(void)
 	BT_RUN(test_code);
 	BT_RUN(test_strings);
 	BT_RUN(test_cache);
-	BT_RUN(test_live_interpreter);
+	BT_RUN(test_live_interpreters);
 	return bt_test_done();
 }
