@@ -228,6 +228,8 @@ struct bt_unwind_pywalk {
 	__u32 nframes;		/* Python frames written this walk */
 	__u32 last;		/* the frame being written entered its evaluator */
 	__u32 eval_n; /* the evaluator frame was the walk's first: its row at pc, not pc - 1 */
+	__u32 met;    /* the walk met the evaluator: its stack is not kept (memo) */
+	__u32 pad;
 	__u64 buf[BT_PY_CODE_READ / 8]; /* a frame's or a code object's bytes, as read */
 };
 
@@ -1019,6 +1021,11 @@ __attribute__((noinline)) int bt_py_step(struct bt_unwind_pywalk *p, __u32 n, __
 	}
 	if (!p->py.tss || !bt_py_in_eval(&p->py, pc))
 		return -1;
+	/*
+	 * Its Python frames may change under the same native stack, and one not read now (the
+	 * runtime not set up yet) may be read next time: the walk is not kept for the thread
+	 */
+	p->met = 1;
 	got = p->state == BT_PY_NONE && !bt_py_enter(p) ? 0 : bt_py_frame(p);
 	if (got == 2) {
 		p->state = BT_PY_BETWEEN; /* a call with no Python frame of its own yet */
@@ -1074,8 +1081,6 @@ __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 		int py = bt_py_step(&win->py, n, pc);
 
 		if (py >= 0) {
-			/* its Python frames may change under the same native stack: never kept */
-			win->memo.bad = 1;
 			v->ips[n & BT_MAX_STACK_DEPTH] = win->py.word;
 			w->n = n + 1;
 			return py ? bt_unwind_caller(w, win, win->py.eval_n, pc, bp) : 0;
@@ -1390,6 +1395,7 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 	win->memo.need_bp = 0;
 	win->py.state = BT_PY_OFF;
 	win->py.nframes = 0;
+	win->py.met = 0;
 	if (bt_unwind_py_on) {
 		struct bt_unwind_proc *p = bpf_map_lookup_elem(&bt_unwind_procs, &w.cache.tgid);
 
@@ -1399,8 +1405,15 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 		}
 	}
 	bt_unwind_loop(&w);
-	if (bt_unwind_py_on)
+	if (bt_unwind_py_on) {
 		bt_unwind_count(BT_UNWIND_STAT_PY_FRAMES, win->py.nframes);
+		/*
+		 * Nor a walk of a process whose entry lacks a mapping, or is missing: once indexed
+		 * (again) it may be Python, and the same native stack would then keep its evaluator
+		 */
+		if (win->py.met || w.cache.noproc || w.cache.miss)
+			win->memo.bad = 1;
+	}
 	if (!w.done && !w.truncated)
 		w.truncated = 1;
 	/* a walk that may come out whole later (tables for its process) is walked again */

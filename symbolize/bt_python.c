@@ -192,7 +192,7 @@ static int32_t le32s(const unsigned char *p)
 static void find_cold(int fd, Elf *e, struct bt_py_file *f)
 {
 	unsigned char hdr[12], fde[24], *tab = NULL;
-	uint64_t hvaddr = 0, count, i, hot_fde = 0, next;
+	uint64_t hvaddr = 0, hsize = 0, count, i, hot_fde = 0, next;
 	uint32_t cfa;
 	size_t n, k;
 	GElf_Phdr ph;
@@ -200,14 +200,17 @@ static void find_cold(int fd, Elf *e, struct bt_py_file *f)
 	if (elf_getphdrnum(e, &n))
 		return;
 	for (k = 0; k < n; k++)
-		if (gelf_getphdr(e, (int)k, &ph) && ph.p_type == PT_GNU_EH_FRAME)
+		if (gelf_getphdr(e, (int)k, &ph) && ph.p_type == PT_GNU_EH_FRAME) {
 			hvaddr = ph.p_vaddr;
+			hsize = ph.p_filesz;
+		}
 	/* version 1; eh_frame_ptr pcrel sdata4, count udata4, table datarel sdata4 */
 	if (!hvaddr || read_at(fd, e, hvaddr, hdr, sizeof(hdr)) || hdr[0] != 1 || hdr[1] != 0x1b ||
 	    hdr[2] != 0x03 || hdr[3] != 0x3b)
 		return;
+	/* as many entries as the segment holds, whatever the header claims */
 	count = (uint32_t)le32s(hdr + 8);
-	if (!count || count > (1u << 22))
+	if (!count || count > (1u << 22) || 12 + count * 8 > hsize)
 		return;
 	tab = malloc(count * 8);
 	if (!tab || read_at(fd, e, hvaddr + 12, tab, count * 8))

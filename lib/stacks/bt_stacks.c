@@ -859,7 +859,10 @@ static void frame_marks(struct bt_stacks *st, uint64_t proc, int n, unsigned cha
 		marks[i] = bt_proc_pid(proc) != BT_PID_KERNEL && ip < BT_MAX_STACK_DEPTH
 				   ? st->marks[ip]
 				   : 0;
-		if (!st->frames[i].inlined)
+		/* a Python frame is two words of the stack (docs/python.md) */
+		if (bt_frame__is_python(&st->frames[i]))
+			ip += 2;
+		else if (!st->frames[i].inlined)
 			ip++;
 	}
 }
