@@ -95,6 +95,27 @@ grep -q 'python_svc.py' "$OUT" && fail "profile --no-python: Python frames print
 expect_line "_PyEval_EvalFrameDefault"
 ok "--no-python: the evaluator's native frame, no Python names"
 
+# Python, C, Python: a key function called by sorted() (C) under outer(); the key's frame is
+# the entry frame of an evaluator call of its own, outer's is read at the next evaluator frame
+kill $WPID 2>/dev/null
+wait $WPID 2>/dev/null
+SORT=$(cd "$(dirname "$0")" && pwd)/python_sort.py
+"$PY" "$SORT" "$T/sort" 30 &
+WPID=$!
+i=0
+until [ -s "$T/sort" ]; do
+	i=$((i + 1))
+	[ $i -gt 100 ] && fail "python_sort.py did not start"
+	sleep 0.1
+done
+L_OUTER=$(grep -n 'return sorted(' "$SORT" | cut -d: -f1)
+L_KEY=$(grep -n 'time.sleep(' "$SORT" | cut -d: -f1)
+run offcputime -U -f -p $WPID 2
+expect_rc 0 "offcputime -U -f -p (sorted with a key)"
+expect_line ";outer \\($SORT:$L_OUTER\\);[^ ]*;key \\($SORT:$L_KEY\\);[^ ]*clock_nanosleep [0-9]+$"
+grep -q '_PyEval_EvalFrameDefault' "$OUT" && fail "sorted with a key: an evaluator's native frame is still there"
+ok "Python, C, Python: outer, sorted's native frames, key, in that order"
+
 # other_python PY: the same service under PY, its sleep under offcputime -U -f
 other_python() {
 	kill $WPID 2>/dev/null
