@@ -807,8 +807,11 @@ copy:
 
 int bt_stack_splice_caller(uint64_t *ips, int n, uint64_t caller)
 {
-	/* the walk saw the caller after all (a probe past the prologue): nothing to add */
-	if (!caller || n <= 0 || (n >= 2 && ips[1] == caller))
+	/*
+	 * the walk saw the caller after all (a probe past the prologue): nothing to add; nor
+	 * between a Python frame's two words (a probe on the evaluator's first instruction)
+	 */
+	if (!caller || n <= 0 || (n >= 2 && ips[1] == caller) || BT_PY_IS_CODE(ips[0]))
 		return n;
 	if (n == BT_MAX_STACK_DEPTH)
 		n--; /* the outermost frame makes room */

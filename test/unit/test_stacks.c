@@ -9,6 +9,7 @@
 
 #include "bt_stack_table.h"
 #include "bt_stacks.h"
+#include "bt_unwind.h"
 #include "harness.h"
 
 static void test_splice_inserts_second(void)
@@ -31,6 +32,11 @@ static void test_splice_leaves_alone(void)
 	CHECK_INT(ips[1], 0x20);
 	CHECK_INT(ips[2], 0x30);
 	CHECK_INT(bt_stack_splice_caller(ips, 0, 0x20), 0); /* no stack, nothing to splice into */
+	/* a Python frame first: its two words stay together (docs/python.md) */
+	ips[0] = BT_PY_CODE_WORD(0x7f0000001000ULL, 0);
+	ips[1] = BT_PY_INFO_WORD(0x1234, 5);
+	CHECK_INT(bt_stack_splice_caller(ips, 3, 0x40), 3);
+	CHECK(BT_PY_IS_INFO(ips[1]));
 }
 
 static void test_splice_single_frame(void)
