@@ -945,7 +945,9 @@ int bt_stacks__json(struct bt_stacks *st, struct bt_json *j, const char *key,
 		/* a string: 64-bit addresses do not survive JSON readers that use doubles */
 		snprintf(name, sizeof(name), "%#llx", (unsigned long long)f->addr);
 		bt_json_string(j, "address", name);
-		if (style && (style->fmt & BT_FMT_SOURCE) && f->file) {
+		/* a Python frame's place in its source is what names it (docs/python.md) */
+		if (((style && (style->fmt & BT_FMT_SOURCE)) || bt_frame__is_python(f)) &&
+		    f->file) {
 			bt_json_string(j, "file", f->file);
 			bt_json_int(j, "line", f->line);
 		}

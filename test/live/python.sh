@@ -77,6 +77,13 @@ n=$(sed -n 's/.*; \([0-9]*\) Python frames, [0-9]* evaluator frames.*/\1/p' "$ER
 [ "${n:-0}" -gt 0 ] || fail "the unwinder's counts say no Python frames"
 ok "the interpreter found with its cold part; $n Python frames counted"
 
+# JSON: a Python frame's function, file and line as members
+run offcputime -U --json -p $WPID 1
+expect_rc 0 "offcputime -U --json -p"
+grep -q "{\"name\": \"parse_payload\", \"offset\": 0, \"module\": \"\[python\]\", \"inlined\": false, \"address\": \"0x[0-9a-f]*\", \"file\": \"$F\", \"line\": $L_SLEEP}" "$OUT" ||
+	fail "offcputime --json: no Python frame {name, module [python], file, line} for the sleep"
+ok "offcputime -U --json: parse_payload with its file and line as members"
+
 # the same as text, a frame a line
 run offcputime -U -p $WPID 1
 expect_rc 0 "offcputime -U -p"
