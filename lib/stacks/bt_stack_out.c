@@ -229,6 +229,9 @@ enum bt_prof_kind bt_stack_out_kind(const struct bt_frame *f, int pid)
 		return BT_PROF_MISSED;
 	if (f->inlined)
 		return BT_PROF_INLINED;
+	/* a Python function, not the interpreter's C code: a palette of its own (docs/python.md) */
+	if (bt_frame__is_python(f))
+		return BT_PROF_INTERP;
 	if (pid == BT_PID_KERNEL)
 		/* BPF programs and trampolines: the modules kallsyms gives JIT code */
 		return bt_ksym__is_trace_artefact(NULL, f->module) ? BT_PROF_JIT : BT_PROF_KERNEL;

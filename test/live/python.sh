@@ -59,6 +59,33 @@ e=$(share "_PyEval_EvalFrameDefault")
 [ "$e" -le 5 ] || fail "profile: $e% of the samples still show the evaluator's native frame"
 ok "profile -f: $s% of the samples in serve -> handle_request -> parse_payload at lines $L_LOOP/$L_ADD, $e% with the evaluator's frame"
 
+# the flame graph: Python functions in the interpreted palette (class "interp", yellow), the
+# interpreter's own C frames around them in the user palette (red)
+run profile -F 199 -p $WPID --flamegraph "$T/py.svg" 2
+expect_rc 0 "profile --flamegraph -p"
+"$PY" - "$T/py.svg" <<'PYEOF' || fail "profile --flamegraph: Python frames not in their own palette"
+import re, sys
+svg = open(sys.argv[1]).read()
+frames = re.findall(r'<g class="f (\w+)[^"]*"><title>([^<]*)</title><rect [^>]*fill="rgb\((\d+),(\d+),(\d+)\)"', svg)
+kinds = {}
+for kind, title, r, g, b in frames:
+    name = title.split(" [")[0].split(" (")[0]  # "NAME [module] (N samples...)"
+    kinds.setdefault(name, set()).add((kind, int(r), int(g), int(b)))
+def only(name, want):
+    got = kinds.get(name)
+    assert got, "no frame %s in the SVG" % name
+    for kind, r, g, b in got:
+        assert kind == want, "%s drawn as %s, not %s" % (name, kind, want)
+        if want == "interp":
+            assert r == g and r >= 195 and b < 100, "%s not yellow: %d,%d,%d" % (name, r, g, b)
+        else:
+            assert r >= 200 and g < 70, "%s not red: %d,%d,%d" % (name, r, g, b)
+for f in ("serve", "handle_request", "parse_payload"):
+    only(f, "interp")
+only("PyEval_EvalCode", "user")
+PYEOF
+ok "profile --flamegraph: serve, handle_request, parse_payload yellow (interp), PyEval_EvalCode red"
+
 # offcputime: the sleep, with the native frames under the Python call
 run offcputime -U -f -p $WPID 2
 expect_rc 0 "offcputime -U -f -p"
