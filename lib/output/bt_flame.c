@@ -61,6 +61,8 @@ static void free_nodes(struct bt_prof_node *n)
 		free_samples(c);
 		free(c->name);
 		free(c->module);
+		free(c->func);
+		free(c->file);
 		free(c);
 	}
 }
@@ -147,8 +149,17 @@ static struct bt_prof_node *child_of(struct bt_profile *p, struct bt_prof_node *
 		return NULL;
 	n->name = strdup(name);
 	n->module = f->module ? strdup(f->module) : NULL;
-	if (!n->name || (f->module && !n->module)) {
+	if (f->file && f->func) {
+		n->func = strdup(f->func);
+		n->file = strdup(f->file);
+		n->line = f->line;
+	}
+	if (!n->name || (f->module && !n->module) ||
+	    (f->file && f->func && (!n->func || !n->file))) {
 		free(n->name);
+		free(n->module);
+		free(n->func);
+		free(n->file);
 		free(n);
 		return NULL;
 	}

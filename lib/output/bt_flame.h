@@ -46,6 +46,13 @@ struct bt_prof_frame {
 	const char *name;
 	const char *module; /* file or kernel module; NULL: none (vmlinux, or unknown) */
 	enum bt_prof_kind kind;
+	/*
+	 * Where an interpreted function is in its source (BT_PROF_INTERP; NULL file: not
+	 * known): pprof's Function is then func in file, its Location a Line of it, with no
+	 * Mapping; name stays what the flame graph draws
+	 */
+	const char *func, *file;
+	unsigned int line;
 };
 
 struct bt_profile_opts {

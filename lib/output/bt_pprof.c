@@ -230,6 +230,52 @@ static uint64_t mapping_id(struct enc *e, const char *module)
 	return id;
 }
 
+/*
+ * An interpreted function's frame (a Python function): Function func in its source file, the
+ * Location a Line of it at n->line, with no Mapping (no binary holds it). One Location per
+ * function and line.
+ */
+static uint64_t source_location_id(struct enc *e, const struct bt_prof_node *n)
+{
+	uint64_t fid, lid;
+	bool fresh;
+	char *k;
+
+	k = key3(n->func, n->file, BT_PROF_NKINDS);
+	fid = k ? idmap_get(&e->funcs, k, &fresh) : 0;
+	free(k);
+	if (!fid) {
+		e->err = -ENOMEM;
+		return 0;
+	}
+	if (fresh) {
+		/* Function: 1 id, 2 name, 3 system_name, 4 filename */
+		int64_t name = str_index(e, n->func);
+
+		pb_uint(&e->sub, 1, fid);
+		pb_uint(&e->sub, 2, name);
+		pb_uint(&e->sub, 3, name);
+		pb_uint(&e->sub, 4, str_index(e, n->file));
+		pb_msg(&e->functions, 5, &e->sub);
+	}
+	k = key3(n->name, n->file, BT_PROF_NKINDS + 1 + n->line);
+	lid = k ? idmap_get(&e->locs, k, &fresh) : 0;
+	free(k);
+	if (!lid) {
+		e->err = -ENOMEM;
+		return 0;
+	}
+	if (fresh) {
+		/* Location: 1 id, 4 line { 1 function_id, 2 line } */
+		pb_uint(&e->sub, 1, lid);
+		pb_uint(&e->sub2, 1, fid);
+		pb_uint(&e->sub2, 2, n->line);
+		pb_msg(&e->sub, 4, &e->sub2);
+		pb_msg(&e->locations, 4, &e->sub);
+	}
+	return lid;
+}
+
 static uint64_t location_id(struct enc *e, const struct bt_prof_node *n)
 {
 	const char *module = n->module;
@@ -237,6 +283,8 @@ static uint64_t location_id(struct enc *e, const struct bt_prof_node *n)
 	bool fresh;
 	char *k;
 
+	if (n->file && n->func)
+		return source_location_id(e, n);
 	if (!module && n->kind == BT_PROF_KERNEL)
 		module = "[kernel.kallsyms]";
 	k = key3(n->name, module, 0);

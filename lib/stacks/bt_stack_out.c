@@ -71,6 +71,8 @@ static void drop_row(struct bt_stack_out *so)
 	for (i = 0; i < so->n; i++) {
 		free((char *)so->frames[i].name);
 		free((char *)so->frames[i].module);
+		free((char *)so->frames[i].func);
+		free((char *)so->frames[i].file);
 	}
 	for (i = 0; i < so->nlabels; i++)
 		free((char *)so->labels[i].str);
@@ -207,6 +209,21 @@ void bt_stack_out__frame(struct bt_stack_out *so, const char *name, size_t len, 
 {
 	if (so)
 		push(so, strndup(name, len), module ? strdup(module) : NULL, kind);
+}
+
+void bt_stack_out__source(struct bt_stack_out *so, const char *func, const char *file,
+			  unsigned int line)
+{
+	struct bt_prof_frame *f;
+
+	if (!so || !so->n || so->err)
+		return;
+	f = &so->frames[so->n - 1];
+	f->func = strdup(func);
+	f->file = strdup(file);
+	f->line = line;
+	if (!f->func || !f->file)
+		so->err = -ENOMEM;
 }
 
 void bt_stack_out__label(struct bt_stack_out *so, const char *key, const char *str, int64_t num)

@@ -70,6 +70,12 @@ void bt_stack_out__name(struct bt_stack_out *so, const char *name, size_t len,
 void bt_stack_out__frame(struct bt_stack_out *so, const char *name, size_t len, const char *module,
 			 enum bt_prof_kind kind);
 /*
+ * The last frame's place in its source, an interpreted function's (BT_PROF_INTERP): pprof
+ * names it func in file at line (lib/output/bt_flame.h). Escaped by the caller.
+ */
+void bt_stack_out__source(struct bt_stack_out *so, const char *func, const char *file,
+			  unsigned int line);
+/*
  * A label of the row being built: its sample's in pprof (the flame graph has none), a string
  * (str) or, str NULL, the number num. key must outlive the row (a literal); at most
  * BT_STACK_OUT_LABELS a row, the rest ignored.

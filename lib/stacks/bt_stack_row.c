@@ -65,6 +65,15 @@ static void put_as(struct sink *k, const char *name, size_t len, const char *mod
 	bt_stack_out__frame(k->out, esc, len, module, kind);
 }
 
+/* A Python function's name and file, the traced process's bytes: escaped as every name is */
+static void put_source(struct sink *k, const struct bt_frame *f)
+{
+	char func[BT_ESC_SIZE(256)], file[BT_ESC_SIZE(256)];
+
+	bt_stack_out__source(k->out, bt_esc(func, sizeof(func), f->name, strlen(f->name)),
+			     bt_esc(file, sizeof(file), f->file, strlen(f->file)), f->line);
+}
+
 static void put(struct sink *k, const char *name, size_t len, const char *module,
 		enum bt_prof_kind kind, bool opens)
 {
@@ -119,6 +128,8 @@ static int fold_stack(const struct bt_stack_rows *r, struct sink *k, const struc
 		/* an unknown frame's file says nothing a flame graph can merge by */
 		put_as(k, name, strlen(name), kind != BT_PROF_MISSED ? f->module : NULL, kind,
 		       false, r->style.annotate ? annotation(kind) : "");
+		if (kind == BT_PROF_INTERP && f->file)
+			put_source(k, f);
 	}
 	return n;
 }

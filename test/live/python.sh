@@ -86,6 +86,39 @@ only("PyEval_EvalCode", "user")
 PYEOF
 ok "profile --flamegraph: serve, handle_request, parse_payload yellow (interp), PyEval_EvalCode red"
 
+# pprof: a Python frame is its function in its file (Function name and filename), at its line
+# (the Location's Line), with no Mapping; the native frames keep theirs
+run profile -F 199 -p $WPID --pprof "$T/py.pb" 2
+expect_rc 0 "profile --pprof -p"
+"$PY" - "$T/py.pb" "$F" "$L_LOOP" "$L_ADD" "$(dirname "$0")" <<'PYEOF' || fail "profile --pprof: Python frames not as Function, file and Line"
+import gzip, sys
+sys.path.insert(0, sys.argv[5])
+from flamegraph import fields
+pb = gzip.decompress(open(sys.argv[1], "rb").read())
+strings, funcs, lines = [], {}, []
+for num, _, v in fields(pb):
+    if num == 6:
+        strings.append(v.decode("utf-8", "surrogateescape"))
+    elif num == 5:
+        f = {n: x for n, _, x in fields(v)}
+        funcs[f[1]] = (f.get(2, 0), f.get(4, 0))
+    elif num == 4:
+        loc = {n: x for n, _, x in fields(v)}
+        for n, _, x in fields(v):
+            if n == 4:
+                ln = {m: y for m, _, y in fields(x)}
+                lines.append((ln.get(1, 0), ln.get(2, 0), loc.get(2, 0)))
+named = {fid: (strings[n], strings[f]) for fid, (n, f) in funcs.items()}
+pp = [fid for fid, (n, f) in named.items() if n == "parse_payload"]
+assert pp, "no function parse_payload: %r" % sorted(n for n, _ in named.values())[:30]
+assert all(named[fid][1] == sys.argv[2] for fid in pp), "parse_payload's file: %r" % [named[f] for f in pp]
+at = {line for fid, line, mapping in lines if fid in pp}
+assert at & {int(sys.argv[3]), int(sys.argv[4])}, "parse_payload at lines %r" % at
+assert all(mapping == 0 for fid, line, mapping in lines if fid in pp), "a Python location with a mapping"
+assert any(n == "PyEval_EvalCode" for n, _ in named.values()), "no native PyEval_EvalCode"
+PYEOF
+ok "profile --pprof: parse_payload a function of $(basename "$F") at its lines, no mapping"
+
 # offcputime: the sleep, with the native frames under the Python call
 run offcputime -U -f -p $WPID 2
 expect_rc 0 "offcputime -U -f -p"
