@@ -74,28 +74,29 @@ for mode in $(attach_modes); do
   done
   # as start_tool, with stderr apart: the layer's debug summary says how each was attached
   OUT=$PWD/vfsstat-$mode.out
-  # four rows of a second: the workload's calls took more than two on the arm64 guest beside
-  # the x86-64 ones (28 of 30 fsyncs in the two rows once)
-  echo "\$ BPFTOOLS_DEBUG=1 bpftools vfsstat -p $wpid --attach=$mode 1 4 &"
-  BPFTOOLS_DEBUG=1 "$BPFTOOLS" vfsstat -p $wpid --attach=$mode 1 4 >"$OUT" 2>debug-$mode.err &
+  # eight rows of a second: the workload's calls took more than two on the arm64 guest beside
+  # the x86-64 ones (28 of 30 fsyncs in the two rows once), and began past the third row of
+  # four on a loaded host once
+  echo "\$ BPFTOOLS_DEBUG=1 bpftools vfsstat -p $wpid --attach=$mode 1 8 &"
+  BPFTOOLS_DEBUG=1 "$BPFTOOLS" vfsstat -p $wpid --attach=$mode 1 8 >"$OUT" 2>debug-$mode.err &
   BG_PID=$!
   wait_for "$OUT" '^TIME ' 60
   kill -USR1 $wpid $other
   wait $wpid || fail "vfs_work exited with $?"
   wait $other || fail "the other vfs_work exited with $?"
-  # it stops by itself after 4 rows; stop_tool only collects the status
+  # it stops by itself after 8 rows; stop_tool only collects the status
   i=0
-  while alive $BG_PID && [ $i -lt 100 ]; do
+  while alive $BG_PID && [ $i -lt 140 ]; do
     sleep 0.1
     i=$((i + 1))
   done
-  alive $BG_PID && fail "vfsstat ... 1 4 did not stop after 4 rows"
+  alive $BG_PID && fail "vfsstat ... 1 8 did not stop after 8 rows"
   stop_tool INT 5
   assert_rc 0
   [ "$(head -n 1 "$OUT")" = "$HEADER" ] || fail "--attach=$mode: the header is not BCC's"
-  [ "$(count_matching "$OUT" "$ROW")" = 4 ] || fail "--attach=$mode: expected 4 rows in BCC's layout"
+  [ "$(count_matching "$OUT" "$ROW")" = 8 ] || fail "--attach=$mode: expected 8 rows in BCC's layout"
   awk '/^[0-9][0-9]:/ && length($0) != 82 { exit 1 }' "$OUT" || fail "--attach=$mode: a row is not 82 wide"
-  [ "$(wc -l <"$OUT")" = 5 ] || fail "--attach=$mode: output beyond the header and 4 rows"
+  [ "$(wc -l <"$OUT")" = 9 ] || fail "--attach=$mode: output beyond the header and 8 rows"
   grep -q "kernel functions: $want, $nfail failed" debug-$mode.err ||
     fail "--attach=$mode: not '$want, $nfail failed': $(grep 'kernel functions:' debug-$mode.err)"
   if [ $ntrace = 8 ] && { [ $ncopy = 0 ] || [ $mode = kprobe ]; }; then
@@ -122,8 +123,10 @@ for mode in $(attach_modes); do
   assert_no_probes "after vfsstat --attach=$mode"
 done
 
-# --json: the same four rows as JSON Lines (docs/vfsstat.md), a member per column, the reads
-# counted as in the text; stderr holds JSON messages only (the banner says it is attached).
+# --json: rows as JSON Lines (docs/vfsstat.md), a member per column, the reads counted as in
+# the text; stderr holds JSON messages only (the banner says it is attached). No count: Ctrl-C
+# once the workload is over prints the last row, so the window holds it however slow the guest
+# (four rows missed its start on a loaded host once).
 TMPDIR=$PWD "$WORK" $R $W $O $M &
 wpid=$!
 i=0
@@ -133,22 +136,18 @@ until sleeping $wpid; do
   sleep 0.05
 done
 OUT=$PWD/vfsstat-json.out
-echo "\$ bpftools vfsstat --json -p $wpid 1 4 &"
-"$BPFTOOLS" vfsstat --json -p $wpid 1 4 >"$OUT" 2>json.err &
+echo "\$ bpftools vfsstat --json -p $wpid 1 &"
+"$BPFTOOLS" vfsstat --json -p $wpid 1 >"$OUT" 2>json.err &
 BG_PID=$!
 wait_for json.err '"message": "Tracing VFS calls' 60
 kill -USR1 $wpid
 wait $wpid || fail "vfs_work exited with $?"
-i=0
-while alive $BG_PID && [ $i -lt 100 ]; do
-  sleep 0.1
-  i=$((i + 1))
-done
 stop_tool INT 5
 assert_rc 0
 JROW='^[{]"ts": "[0-9-]{10} [0-9:]{8}", "val_type": "per_second", "interval": 1, "read": [0-9]+, "write": [0-9]+, "fsync": [0-9]+, "open": [0-9]+, "create": [0-9]+, "unlink": [0-9]+, "mkdir": [0-9]+, "rmdir": [0-9]+[}]$'
-[ "$(count_matching "$OUT" "$JROW")" = 4 ] && [ "$(wc -l <"$OUT")" = 4 ] ||
-  fail "--json: expected exactly 4 JSON rows"
+rows=$(wc -l <"$OUT")
+[ "$rows" -ge 1 ] && [ "$(count_matching "$OUT" "$JROW")" = "$rows" ] ||
+  fail "--json: expected JSON rows only, at least the one Ctrl-C prints"
 reads=$(sed 's/.*"read": \([0-9]*\),.*/\1/' "$OUT" | awk '{ s += $1 } END { print s + 0 }')
 if traceable vfs_read; then
   assert_ge "$reads" "$R" "--json: reads for $R vfs_read calls"
