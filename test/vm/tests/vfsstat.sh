@@ -161,7 +161,7 @@ if traceable vfs_rmdir || [ "$(copies vfs_rmdir)" != 0 ]; then
 fi
 grep -qv '^[{]"level": "[a-z]*", "command": "vfsstat", "message": ".*"[}]$' json.err &&
   fail "--json: stderr is not JSON lines: $(grep -v '^[{]' json.err | head -2)"
-log "--json: 4 rows, $reads reads, $rmdirs rmdirs"
+log "--json: $rows rows, $reads reads, $rmdirs rmdirs"
 assert_no_probes "after vfsstat --json"
 
 # Ctrl-C (default interval 1, forever): a last row for the time so far, exit 0.
