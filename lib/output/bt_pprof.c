@@ -231,63 +231,20 @@ static uint64_t mapping_id(struct enc *e, const char *module)
 }
 
 /*
- * An interpreted function's frame (a Python function): Function func in its source file, the
- * Location a Line of it at n->line, with no Mapping (no binary holds it). One Location per
- * function and line.
+ * A frame's Location and its Function, each written once. An interpreted function's frame (a
+ * Python function, n->file set) is func in its source file, its Location a Line at n->line
+ * with no Mapping (no binary holds it): one Location per function and line.
  */
-static uint64_t source_location_id(struct enc *e, const struct bt_prof_node *n)
-{
-	uint64_t fid, lid;
-	bool fresh;
-	char *k;
-
-	k = key3(n->func, n->file, BT_PROF_NKINDS);
-	fid = k ? idmap_get(&e->funcs, k, &fresh) : 0;
-	free(k);
-	if (!fid) {
-		e->err = -ENOMEM;
-		return 0;
-	}
-	if (fresh) {
-		/* Function: 1 id, 2 name, 3 system_name, 4 filename */
-		int64_t name = str_index(e, n->func);
-
-		pb_uint(&e->sub, 1, fid);
-		pb_uint(&e->sub, 2, name);
-		pb_uint(&e->sub, 3, name);
-		pb_uint(&e->sub, 4, str_index(e, n->file));
-		pb_msg(&e->functions, 5, &e->sub);
-	}
-	k = key3(n->name, n->file, BT_PROF_NKINDS + 1 + n->line);
-	lid = k ? idmap_get(&e->locs, k, &fresh) : 0;
-	free(k);
-	if (!lid) {
-		e->err = -ENOMEM;
-		return 0;
-	}
-	if (fresh) {
-		/* Location: 1 id, 4 line { 1 function_id, 2 line } */
-		pb_uint(&e->sub, 1, lid);
-		pb_uint(&e->sub2, 1, fid);
-		pb_uint(&e->sub2, 2, n->line);
-		pb_msg(&e->sub, 4, &e->sub2);
-		pb_msg(&e->locations, 4, &e->sub);
-	}
-	return lid;
-}
-
 static uint64_t location_id(struct enc *e, const struct bt_prof_node *n)
 {
-	const char *module = n->module;
+	bool src = n->file && n->func, fresh;
+	const char *func = src ? n->func : n->name, *file = src ? n->file : n->module;
 	uint64_t fid, lid, mid = 0;
-	bool fresh;
 	char *k;
 
-	if (n->file && n->func)
-		return source_location_id(e, n);
-	if (!module && n->kind == BT_PROF_KERNEL)
-		module = "[kernel.kallsyms]";
-	k = key3(n->name, module, 0);
+	if (!file && n->kind == BT_PROF_KERNEL)
+		file = "[kernel.kallsyms]";
+	k = key3(func, file, src ? BT_PROF_NKINDS : 0);
 	fid = k ? idmap_get(&e->funcs, k, &fresh) : 0;
 	free(k);
 	if (!fid) {
@@ -296,15 +253,15 @@ static uint64_t location_id(struct enc *e, const struct bt_prof_node *n)
 	}
 	if (fresh) {
 		/* Function: 1 id, 2 name, 3 system_name, 4 filename */
-		int64_t name = str_index(e, n->name);
+		int64_t name = str_index(e, func);
 
 		pb_uint(&e->sub, 1, fid);
 		pb_uint(&e->sub, 2, name);
 		pb_uint(&e->sub, 3, name);
-		pb_uint(&e->sub, 4, module ? str_index(e, module) : 0);
+		pb_uint(&e->sub, 4, file ? str_index(e, file) : 0);
 		pb_msg(&e->functions, 5, &e->sub);
 	}
-	k = key3(n->name, module, n->kind);
+	k = key3(n->name, file, src ? BT_PROF_NKINDS + 1 + n->line : n->kind);
 	lid = k ? idmap_get(&e->locs, k, &fresh) : 0;
 	free(k);
 	if (!lid) {
@@ -314,14 +271,16 @@ static uint64_t location_id(struct enc *e, const struct bt_prof_node *n)
 	if (fresh) {
 		/*
 		 * pprof takes the first Mapping for the profiled binary: the kernel, named only
-		 * for its functions' file, gets none.
+		 * for its functions' file, gets none; nor does a source file
 		 */
-		if (n->module)
+		if (n->module && !src)
 			mid = mapping_id(e, n->module);
-		/* Location: 1 id, 2 mapping_id, 4 line { 1 function_id } */
+		/* Location: 1 id, 2 mapping_id, 4 line { 1 function_id, 2 line } */
 		pb_uint(&e->sub, 1, lid);
 		pb_uint(&e->sub, 2, mid);
 		pb_uint(&e->sub2, 1, fid);
+		if (src)
+			pb_uint(&e->sub2, 2, n->line);
 		pb_msg(&e->sub, 4, &e->sub2);
 		pb_msg(&e->locations, 4, &e->sub);
 	}
