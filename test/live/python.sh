@@ -24,15 +24,23 @@ L_ADD=$(line_of 't += i \* i')
 L_HANDLE=$(line_of 'return parse_payload(')
 L_SERVE=$(line_of 'handle_request(200000, out)')
 
-"$PY" "$SVC" "$T/truth" 30 &
-WPID=$!
+# start_py PYTHON SCRIPT FILE: the script in the background ($WPID, the last one stopped first),
+# once it has written FILE (its own stack, after its start-up)
+WPID=""
 trap 'kill $WPID 2>/dev/null; rm -rf "$T"' EXIT
-i=0
-until [ -s "$T/truth" ]; do
-	i=$((i + 1))
-	[ $i -gt 100 ] && fail "the Python service did not start"
-	sleep 0.1
-done
+start_py() {
+	[ -n "$WPID" ] && kill $WPID 2>/dev/null && wait $WPID 2>/dev/null
+	rm -f "$3"
+	"$1" "$2" "$3" 30 &
+	WPID=$!
+	i=0
+	until [ -s "$3" ]; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && fail "$1 $2 did not start"
+		sleep 0.1
+	done
+}
+start_py "$PY" "$SVC" "$T/truth"
 # the interpreter's own stack at the sleep, outermost first: <module>:N;serve:N;...
 TRUTH=$(cat "$T/truth")
 echo "# the service's own stack: $TRUTH"
@@ -164,17 +172,8 @@ ok "--no-python: the evaluator's native frame, no Python names"
 
 # Python, C, Python: a key function called by sorted() (C) under outer(); the key's frame is
 # the entry frame of an evaluator call of its own, outer's is read at the next evaluator frame
-kill $WPID 2>/dev/null
-wait $WPID 2>/dev/null
 SORT=$(cd "$(dirname "$0")" && pwd)/python_sort.py
-"$PY" "$SORT" "$T/sort" 30 &
-WPID=$!
-i=0
-until [ -s "$T/sort" ]; do
-	i=$((i + 1))
-	[ $i -gt 100 ] && fail "python_sort.py did not start"
-	sleep 0.1
-done
+start_py "$PY" "$SORT" "$T/sort"
 L_OUTER=$(grep -n 'return sorted(' "$SORT" | cut -d: -f1)
 L_KEY=$(grep -n 'time.sleep(' "$SORT" | cut -d: -f1)
 run offcputime -U -f -p $WPID 2
@@ -185,17 +184,7 @@ ok "Python, C, Python: outer, sorted's native frames, key, in that order"
 
 # other_python PY: the same service under PY, its sleep under offcputime -U -f
 other_python() {
-	kill $WPID 2>/dev/null
-	wait $WPID 2>/dev/null
-	rm -f "$T/truth"
-	"$1" "$SVC" "$T/truth" 30 &
-	WPID=$!
-	i=0
-	until [ -s "$T/truth" ]; do
-		i=$((i + 1))
-		[ $i -gt 100 ] && fail "$1: the Python service did not start"
-		sleep 0.1
-	done
+	start_py "$1" "$SVC" "$T/truth"
 	run offcputime -U -f -p $WPID 2
 	expect_rc 0 "offcputime -U -f -p under $1"
 }
