@@ -133,7 +133,10 @@ expect_rc 0 "offcputime -U -f -p"
 expect_line "^python3.11;_start;.*;PyEval_EvalCode;$PYFRAMES;parse_payload \\($F:$L_SLEEP\\);[^ ]*clock_nanosleep [0-9]+$"
 slept=$(awk -v re="parse_payload \\\\($F:$L_SLEEP\\\\);" '$0 ~ re { t += $NF } END { print t + 0 }' "$OUT")
 [ "$slept" -ge 300000 ] || fail "offcputime: ${slept}us off-CPU at the sleep in 2 s, expected most of it"
-grep -q '_PyEval_EvalFrameDefault' "$OUT" && fail "offcputime: the evaluator's native frame is still there"
+# a thread preempted in an evaluator call's first instructions, before it links its frame,
+# keeps that evaluator's native frame (docs/python.md, "Not yet"): rare, never most
+e=$(share "_PyEval_EvalFrameDefault")
+[ "$e" -lt 1 ] || fail "offcputime: $e% of the time off-CPU still shows the evaluator's native frame"
 ok "offcputime -U -f: the sleep under the service's own stack, ${slept}us, native frames under it"
 
 # the unwinder's counts (BPFTOOLS_DEBUG prints them, as -v does): Python frames written
@@ -179,7 +182,8 @@ L_KEY=$(grep -n 'time.sleep(' "$SORT" | cut -d: -f1)
 run offcputime -U -f -p $WPID 2
 expect_rc 0 "offcputime -U -f -p (sorted with a key)"
 expect_line ";outer \\($SORT:$L_OUTER\\);[^ ]*;key \\($SORT:$L_KEY\\);[^ ]*clock_nanosleep [0-9]+$"
-grep -q '_PyEval_EvalFrameDefault' "$OUT" && fail "sorted with a key: an evaluator's native frame is still there"
+e=$(share "_PyEval_EvalFrameDefault")
+[ "$e" -lt 1 ] || fail "sorted with a key: $e% of the time off-CPU still shows an evaluator's native frame"
 ok "Python, C, Python: outer, sorted's native frames, key, in that order"
 
 # other_python PY: the same service under PY, its sleep under offcputime -U -f
