@@ -20,6 +20,7 @@
 #include "bt_err.h"
 #include "bt_http.h"
 #include "bt_loop.h"
+#include "bt_offcpu_kept.h"
 #include "bt_output.h"
 #include "bt_prom.h"
 #include "bt_prom_process.h"
@@ -203,6 +204,7 @@ struct exporter {
 		struct exporter *x;
 		const char *cmd; /* whose pprof hook */
 		const char *file;
+		struct bt_offcpu_kept *kept; /* its run, loaded at the first profile and kept */
 	} pprof[2];
 };
 
@@ -371,7 +373,7 @@ static int index_page(struct bt_http_req *req, struct bt_http_resp *resp, void *
 #define PPROF_GRACE_S 20
 
 struct pprof_call {
-	int (*hook)(unsigned int seconds, FILE *out);
+	struct bt_offcpu_kept *kept; /* a reference of the call's own */
 	unsigned int seconds;
 };
 
@@ -379,14 +381,18 @@ static int pprof_run(void *arg, FILE *out)
 {
 	const struct pprof_call *call = arg;
 
-	return call->hook(call->seconds, out);
+	return bt_offcpu_kept__profile(call->kept, call->seconds, out);
+}
+
+static void pprof_release(void *arg)
+{
+	bt_offcpu_kept__put(((struct pprof_call *)arg)->kept);
 }
 
 /* /debug/pprof/profile and /debug/pprof/offcpu: a command's one-shot profile, as Go serves it. */
 static int pprof_page(struct bt_http_req *req, struct bt_http_resp *resp, void *ctx)
 {
 	const struct pprof_route *r = ctx;
-	const struct bt_cmd *c = bt_cmd_find(r->cmd);
 	const char *arg = bt_http_req_arg(req, "seconds");
 	unsigned long seconds = 30; /* Go's net/http/pprof default */
 	struct pprof_call call;
@@ -402,7 +408,7 @@ static int pprof_page(struct bt_http_req *req, struct bt_http_resp *resp, void *
 			return 0;
 		}
 	}
-	if (!c || !c->pprof) {
+	if (!r->kept) {
 		resp->status = 501;
 		fprintf(resp->out, "this build's %s has no pprof hook\n", r->cmd);
 		return 0;
@@ -429,9 +435,9 @@ static int pprof_page(struct bt_http_req *req, struct bt_http_resp *resp, void *
 	 * control, and one that blocks it (a FIFO where a perf map should be) must not hold this
 	 * request, the next profile or a SIGTERM past it.
 	 */
-	call = (struct pprof_call){ c->pprof, (unsigned int)seconds };
-	err = bt_http_call(req, pprof_run, &call, sizeof(call), (seconds + PPROF_GRACE_S) * 1000,
-			   resp->out);
+	call = (struct pprof_call){ bt_offcpu_kept__get(r->kept), (unsigned int)seconds };
+	err = bt_http_call(req, pprof_run, pprof_release, &call, sizeof(call),
+			   (seconds + PPROF_GRACE_S) * 1000, resp->out);
 	atomic_flag_clear(&r->x->profiling);
 	if (err == -ETIMEDOUT || err == -ECANCELED || err == -EBUSY) {
 		resp->status = 503;
@@ -552,6 +558,17 @@ static int write_textfile(struct exporter *x)
 	return err;
 }
 
+/* The profiles' runs, each freed once no profile has it (a late one frees it as it ends). */
+static void pprof_free(struct exporter *x)
+{
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		bt_offcpu_kept__put(x->pprof[i].kept);
+		x->pprof[i].kept = NULL;
+	}
+}
+
 static int setup(struct exporter *x, const struct bt_cmd *cmd)
 {
 	struct bt_http_opts ho = { .listen = opts.listen, .web_config = opts.web_config };
@@ -578,7 +595,13 @@ static int setup(struct exporter *x, const struct bt_cmd *cmd)
 						    "attachment; filename=\"profile.pb.gz\"" };
 		x->pprof[1] = (struct pprof_route){ x, "offcputime",
 						    "attachment; filename=\"offcpu.pb.gz\"" };
-		err = bt_http_route(x->http, "/metrics", metrics_page, x) ?:
+		for (i = 0; i < 2; i++) {
+			const struct bt_cmd *c = bt_cmd_find(x->pprof[i].cmd);
+
+			if (!err && c && c->pprof)
+				err = bt_offcpu_kept__new(c->pprof, &x->pprof[i].kept);
+		}
+		err = err ?: bt_http_route(x->http, "/metrics", metrics_page, x) ?:
 		      bt_http_route(x->http, "/", index_page, x) ?:
 		      bt_http_route(x->http, "/debug/pprof/profile", pprof_page, &x->pprof[0]) ?:
 		      bt_http_route(x->http, "/debug/pprof/offcpu", pprof_page, &x->pprof[1]) ?:
@@ -605,6 +628,7 @@ static int setup(struct exporter *x, const struct bt_cmd *cmd)
 cleanup:
 	bt_http_free(x->http);
 	x->http = NULL;
+	pprof_free(x);
 	stop_all(x);
 	return err;
 }
@@ -613,6 +637,7 @@ static void teardown(struct exporter *x)
 {
 	bt_http_free(x->http); /* first: no scrape runs while the collectors go */
 	x->http = NULL;
+	pprof_free(x);
 	stop_all(x);
 }
 

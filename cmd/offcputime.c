@@ -116,49 +116,63 @@ static const struct bt_probe probes[] = {
 	{ NULL },
 };
 
-/*
- * The command's run (out NULL: printed as o says) or the exporter's (for seconds, as gzipped
- * pprof to out).
- */
-static int run_offcputime(const struct bt_offcpu_tool *t, const struct bt_offcpu_opts *o,
-			  unsigned int seconds, FILE *out)
+static int run(const struct bt_cmd *cmd)
 {
 	struct offcputime_bpf *skel = NULL;
 	struct bt_offcpu_run r;
 	int err;
 
-	err = bt_offcpu_run__init(&r, t, o) ?: BT_SKEL_OPEN(offcputime, &skel);
-	if (!err && out)
-		err = bt_offcpu_run_pprof(&r, skel->skeleton, skel->maps.counts, probes, seconds,
-					  out);
-	else if (!err)
-		err = bt_offcpu_run(&r, skel->skeleton, skel->maps.counts, probes);
+	err = bt_offcpu_run__init(&r, &tool, &opts) ?: BT_SKEL_OPEN(offcputime, &skel);
+	if (!err)
+		err = bt_offcpu_run(&r, skel->skeleton, skel->maps.counts, cmd->probes);
 	offcputime_bpf__destroy(skel);
 	bt_offcpu_run__free(&r);
 	return err;
 }
 
-static int run(const struct bt_cmd *cmd)
+/* The exporter's profiles' run: its options, tool and skeleton, together until freed. */
+struct pprof_run {
+	struct bt_offcpu_opts o;
+	struct bt_offcpu_tool t;
+	struct offcputime_bpf *skel;
+};
+
+static void pprof_free(void *owner)
 {
-	return run_offcputime(&tool, &opts, 0, NULL);
+	struct pprof_run *w = owner;
+
+	offcputime_bpf__destroy(w->skel);
+	free(w);
 }
 
 /*
  * The exporter's off-CPU twin of /debug/pprof/profile: every thread's time off-CPU by stack, in
  * nanoseconds (pprof's unit of time), each sample labelled with its thread.
  */
-static int offcputime_pprof(unsigned int seconds, FILE *out)
+static int offcputime_pprof(struct bt_offcpu_pprof *p)
 {
-	const struct bt_offcpu_opts o = BT_OFFCPU_OPTS_INIT;
-	struct bt_offcpu_tool t = tool;
+	struct pprof_run *w = calloc(1, sizeof(*w));
+	int err;
 
-	t.thread = true;
-	t.profile = (struct bt_profile_opts){
+	if (!w)
+		return -ENOMEM;
+	w->o = (struct bt_offcpu_opts)BT_OFFCPU_OPTS_INIT;
+	w->t = tool;
+	w->t.thread = true;
+	w->t.profile = (struct bt_profile_opts){
 		.sample_type = "off_cpu",
 		.unit = "nanoseconds",
 		.value_scale = 1000, /* the counts are microseconds */
 	};
-	return run_offcputime(&t, &o, seconds, out);
+	err = BT_SKEL_OPEN(offcputime, &w->skel);
+	*p = (struct bt_offcpu_pprof){ &w->t,
+				       &w->o,
+				       w->skel ? w->skel->skeleton : NULL,
+				       w->skel ? w->skel->maps.counts : NULL,
+				       probes,
+				       pprof_free,
+				       w };
+	return err;
 }
 
 /* The exporter's offcputime (lib/tools/bt_offcpu_opts.h): this skeleton, the shared run. */

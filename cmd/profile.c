@@ -3,9 +3,11 @@
  * profile: sample stacks on every CPU at a timed interval, as BCC's profile does; --wall adds
  * the selected threads' time off-CPU, so that each thread's widths add up to its wall time.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bt_args.h"
@@ -358,25 +360,18 @@ static void tool_init(struct bt_offcpu_tool *t, struct profile_run *run)
 	}
 }
 
-/*
- * o's profile, the command's (out NULL: printed as the options say) or the exporter's (for
- * seconds, as gzipped pprof to out).
- */
-static int run_profile(const struct profile_opts *o, const struct bt_probe *probes,
-		       unsigned int seconds, FILE *out)
+static int run(const struct bt_cmd *cmd)
 {
-	struct profile_run pr = { .o = o };
+	const struct bt_probe *probes = opts.wall ? cmd->probes : no_probes;
+	struct profile_run pr = { .o = &opts };
 	struct profile_bpf *skel = NULL;
 	struct bt_offcpu_tool tool;
 	struct bt_offcpu_run r;
 	int err;
 
 	tool_init(&tool, &pr);
-	err = bt_offcpu_run__init(&r, &tool, &o->oc) ?: BT_SKEL_OPEN(profile, &skel);
-	if (!err && out)
-		err = bt_offcpu_run_pprof(&r, skel->skeleton, skel->maps.counts, probes, seconds,
-					  out);
-	else if (!err)
+	err = bt_offcpu_run__init(&r, &tool, &opts.oc) ?: BT_SKEL_OPEN(profile, &skel);
+	if (!err)
 		err = bt_offcpu_run(&r, skel->skeleton, skel->maps.counts, probes);
 	bt_perf__destroy(pr.perf);
 	profile_bpf__destroy(skel);
@@ -384,22 +379,44 @@ static int run_profile(const struct profile_opts *o, const struct bt_probe *prob
 	return err;
 }
 
-static int run(const struct bt_cmd *cmd)
+/* The exporter's profiles' run: its options, tool and skeleton, together until freed. */
+struct pprof_run {
+	struct profile_opts o;
+	struct profile_run pr;
+	struct bt_offcpu_tool tool;
+	struct profile_bpf *skel;
+};
+
+static void pprof_free(void *owner)
 {
-	return run_profile(&opts, opts.wall ? cmd->probes : no_probes, 0, NULL);
+	struct pprof_run *w = owner;
+
+	profile_bpf__destroy(w->skel);
+	free(w);
 }
 
 /* The exporter's /debug/pprof/profile: every CPU at 49 Hz, whole stacks, by thread and CPU. */
-static int profile_pprof(unsigned int seconds, FILE *out)
+static int profile_pprof(struct bt_offcpu_pprof *p)
 {
-	const struct profile_opts o = {
-		.oc = BT_OFFCPU_OPTS_INIT,
-		.freq = 49,
-		.cpu = -1,
-		.by_thread = true,
-	};
+	struct pprof_run *w = calloc(1, sizeof(*w));
+	int err;
 
-	return run_profile(&o, no_probes, seconds, out);
+	if (!w)
+		return -ENOMEM;
+	w->o = (struct profile_opts){
+		.oc = BT_OFFCPU_OPTS_INIT, .freq = 49, .cpu = -1, .by_thread = true
+	};
+	w->pr.o = &w->o;
+	tool_init(&w->tool, &w->pr);
+	err = BT_SKEL_OPEN(profile, &w->skel);
+	*p = (struct bt_offcpu_pprof){ &w->tool,
+				       &w->o.oc,
+				       w->skel ? w->skel->skeleton : NULL,
+				       w->skel ? w->skel->maps.counts : NULL,
+				       no_probes,
+				       pprof_free,
+				       w };
+	return err;
 }
 
 BT_COMMAND(profile) = {

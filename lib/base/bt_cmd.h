@@ -105,6 +105,7 @@ enum bt_cmd_uses {
  */
 struct bt_collector;
 struct bt_opt_vals;
+struct bt_offcpu_pprof;
 
 struct bt_cmd {
 	const char *name;    /* the command, and the name of its symlink */
@@ -117,8 +118,13 @@ struct bt_cmd {
 	const struct bt_probe *probes; /* { NULL }-terminated, or NULL */
 	/* Runs with options parsed; returns 0 or a negative errno (-BT_EUSAGE for bad input). */
 	int (*run)(const struct bt_cmd *cmd);
-	/* A profile of the whole machine for 'seconds' as gzipped pprof into out (the exporter's /debug/pprof endpoints); NULL: none. 0 or -errno. Runs on the caller's thread; must not touch stdout, signals or the process-wide stop flag. */
-	int (*pprof)(unsigned int seconds, FILE *out);
+	/*
+	 * A profile of the whole machine (the exporter's /debug/pprof endpoints); NULL: none.
+	 * Opens the skeleton and says how its machine-wide run goes: lib/tools/bt_offcpu_kept.h
+	 * runs it, once or kept loaded between profiles. 0 or -errno. Must not touch stdout,
+	 * signals or the process-wide stop flag.
+	 */
+	int (*pprof)(struct bt_offcpu_pprof *p);
 	unsigned int flags;
 	unsigned int uses;		      /* enum bt_cmd_uses; 0: not declared */
 	const struct bt_collector *collector; /* NULL: not in the exporter */

@@ -1032,6 +1032,7 @@ struct call {
 	char *buf;
 	size_t len;
 	int (*fn)(void *arg, FILE *out);
+	void (*release)(void *arg);
 	max_align_t arg[];
 };
 
@@ -1046,6 +1047,8 @@ static void call_put(struct call *c)
 	pthread_mutex_unlock(&c->lock);
 	if (!last)
 		return;
+	if (c->release)
+		c->release(c->arg);
 	pthread_cond_destroy(&c->done_cond);
 	pthread_mutex_destroy(&c->lock);
 	free(c->buf);
@@ -1075,8 +1078,9 @@ static void *call_thread(void *arg)
 	return NULL;
 }
 
-int bt_http_call(struct bt_http_req *req, int (*fn)(void *arg, FILE *out), const void *arg,
-		 size_t size, unsigned int timeout_ms, FILE *out)
+int bt_http_call(struct bt_http_req *req, int (*fn)(void *arg, FILE *out),
+		 void (*release)(void *arg), const void *arg, size_t size, unsigned int timeout_ms,
+		 FILE *out)
 {
 	long long deadline = bt_now_ms() + timeout_ms;
 	pthread_attr_t ta;
@@ -1084,17 +1088,24 @@ int bt_http_call(struct bt_http_req *req, int (*fn)(void *arg, FILE *out), const
 	struct call *c;
 	int err;
 
-	if (atomic_load(&stuck_calls) >= BT_HTTP_MAX_STUCK)
-		return -EBUSY;
 	c = calloc(1, sizeof(*c) + size);
-	if (!c)
+	if (!c) {
+		if (release)
+			release((void *)arg);
 		return -ENOMEM;
+	}
 	pthread_mutex_init(&c->lock, NULL);
 	bt_cond_init_monotonic(&c->done_cond);
-	c->refs = 2;
-	c->fn = fn;
+	c->release = release;
 	if (size)
 		memcpy(c->arg, arg, size);
+	if (atomic_load(&stuck_calls) >= BT_HTTP_MAX_STUCK) {
+		c->refs = 1;
+		call_put(c);
+		return -EBUSY;
+	}
+	c->refs = 2;
+	c->fn = fn;
 	pthread_attr_init(&ta);
 	pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
 	err = -pthread_create(&t, &ta, call_thread, c);

@@ -117,11 +117,15 @@ const char *bt_http_req_header(const struct bt_http_req *req, const char *name);
  * thread left to end alone and its output dropped: -ETIMEDOUT past the deadline, -ECANCELED
  * when the server is stopping. -EBUSY without starting fn while BT_HTTP_MAX_STUCK such
  * threads still run past their deadline: each holds what fn took (a profile's: some 12 MiB
- * and 100 descriptors here), and a process's exit pays for closing it.
+ * and 100 descriptors here), and a process's exit pays for closing it. release(arg), when not
+ * NULL, runs once, whether fn ran or not, when neither fn nor the caller needs arg any more:
+ * what arg holds a reference to is let go then (the caller cannot tell when a thread left to
+ * end alone starts or ends).
  */
 #define BT_HTTP_MAX_STUCK 2
-int bt_http_call(struct bt_http_req *req, int (*fn)(void *arg, FILE *out), const void *arg,
-		 size_t size, unsigned int timeout_ms, FILE *out);
+int bt_http_call(struct bt_http_req *req, int (*fn)(void *arg, FILE *out),
+		 void (*release)(void *arg), const void *arg, size_t size, unsigned int timeout_ms,
+		 FILE *out);
 
 /* The web configuration file, parsed (exposed for the tests). */
 struct bt_web_user {

@@ -67,9 +67,12 @@ const char *bt_http_req_header(const struct bt_http_req *req, const char *name)
 	return NULL;
 }
 
-int bt_http_call(struct bt_http_req *req, int (*fn)(void *arg, FILE *out), const void *arg,
-		 size_t size, unsigned int timeout_ms, FILE *out)
+int bt_http_call(struct bt_http_req *req, int (*fn)(void *arg, FILE *out),
+		 void (*release)(void *arg), const void *arg, size_t size, unsigned int timeout_ms,
+		 FILE *out)
 {
+	if (release)
+		release((void *)arg);
 	return -ENOTSUP;
 }
 

@@ -470,6 +470,20 @@ int bt_stacks__wait_indexed(struct bt_stacks *st, unsigned int max_ms)
 	return bt_unwind__wait_indexed(st->unwind, max_ms);
 }
 
+int bt_stacks__index_new(struct bt_stacks *st)
+{
+	return bt_unwind__index_new(st->unwind);
+}
+
+void bt_stacks__release_exited(struct bt_stacks *st)
+{
+	uint64_t exits = bt_symbolizer__exits(st->sym);
+
+	bt_symbolizer__release_exited(st->sym, exits);
+	st->exits_at_collect[0] = st->exits_at_collect[1] = exits;
+	st->exits_at_flip[0] = st->exits_at_flip[1] = exits;
+}
+
 int bt_stacks__note_pid(struct bt_stacks *st, int pid)
 {
 	bt_unwind__note_pid(st->unwind, pid);
@@ -568,6 +582,21 @@ int bt_stacks__drain(struct bt_stacks *st, int map_fd, size_t key_size, size_t v
 	}
 	free(keys);
 	free(value);
+	return err;
+}
+
+int bt_stacks__empty_map(int fd, size_t key_size)
+{
+	void *keys = NULL;
+	size_t n = 0, i;
+	int err;
+
+	if (fd < 0)
+		return 0;
+	err = collect_keys(fd, key_size, &keys, &n);
+	for (i = 0; !err && i < n; i++)
+		bpf_map_delete_elem(fd, (const char *)keys + i * key_size);
+	free(keys);
 	return err;
 }
 

@@ -108,6 +108,19 @@ int bt_stacks__index_file(struct bt_stacks *st, const char *path);
  * unwinder. max_ms at most: -ETIMEDOUT, and the rest walk partly until indexed.
  */
 int bt_stacks__wait_indexed(struct bt_stacks *st, unsigned int max_ms);
+/*
+ * Index the running processes the unwinder has no table of (started, or exec()ed, since the
+ * last scan), in the background as at bt_stacks__new(): a kept profile's next seconds walk
+ * them whole from the first sample too. bt_stacks__wait_indexed() waits for it.
+ */
+int bt_stacks__index_new(struct bt_stacks *st);
+/*
+ * Nothing names an exited process any more (a kept profile between its runs: its counts
+ * are drained and written): their snapshots are freed now, not at a later collection.
+ */
+void bt_stacks__release_exited(struct bt_stacks *st);
+/* Every entry of the hash map fd (keys of key_size) deleted: a kept run's tables emptied. */
+int bt_stacks__empty_map(int fd, size_t key_size);
 
 /*
  * Close the current generation: programs write the other one from now on, and when this

@@ -288,6 +288,7 @@ struct bt_unwind {
 	unsigned int qhead, qtail; /* free-running; qtail - qhead queued */
 	unsigned long long dropped;
 	bool stop, scan, busy;
+	bool scan_new;	      /* the scan skips processes that have a mapping table */
 	unsigned int waiters; /* in bt_unwind__wait_indexed(): the scan is no background work */
 	pthread_t thread;
 	bool thread_running;
@@ -1128,6 +1129,19 @@ void bt_unwind__forget_pid(struct bt_unwind *u, int pid)
 	bpf_map_delete_elem(u->found_fd, &key);
 }
 
+/* Whether the kernel has pid's mapping table (indexed, and no exec or exit since). */
+static bool has_table(struct bt_unwind *u, int pid)
+{
+	/* not u->proc: other threads build tables there under u->lock */
+	struct bt_unwind_proc *p = malloc(sizeof(*p));
+	__u32 key = pid;
+	bool has;
+
+	has = p && !bpf_map_lookup_elem(u->procs_fd, &key, p);
+	free(p);
+	return has;
+}
+
 /* The worker: queued processes first, then the next running process of the scan. */
 static void *worker(void *arg)
 {
@@ -1172,11 +1186,13 @@ static void *worker(void *arg)
 				;
 			if (d) {
 				pid = atoi(d->d_name);
+				if (u->scan_new && has_table(u, pid))
+					continue;
 			} else {
 				if (dir)
 					closedir(dir);
 				dir = NULL;
-				u->scan = false;
+				u->scan = u->scan_new = false;
 				clock_gettime(CLOCK_MONOTONIC, &t1);
 				bt_debug("unwind: indexed %u running processes in %.0f ms", scanned,
 					 (t1.tv_sec - t0.tv_sec) * 1e3 +
@@ -1270,6 +1286,21 @@ int bt_unwind__index_running(struct bt_unwind *u)
 	err = start_worker(u);
 	if (!err)
 		u->scan = true;
+	pthread_cond_broadcast(&u->qcond);
+	pthread_mutex_unlock(&u->qlock);
+	return err;
+}
+
+int bt_unwind__index_new(struct bt_unwind *u)
+{
+	int err;
+
+	if (!u)
+		return 0;
+	pthread_mutex_lock(&u->qlock);
+	err = start_worker(u);
+	if (!err && !u->scan)
+		u->scan = u->scan_new = true;
 	pthread_cond_broadcast(&u->qcond);
 	pthread_mutex_unlock(&u->qlock);
 	return err;

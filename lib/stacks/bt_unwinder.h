@@ -125,6 +125,11 @@ void bt_unwind__forget_pid(struct bt_unwind *u, int pid);
  */
 int bt_unwind__index_running(struct bt_unwind *u);
 /*
+ * The same scan for the processes without a mapping table only (the kernel drops a process's
+ * at its exec and exit): those started since the last scan, for a walker kept loaded.
+ */
+int bt_unwind__index_new(struct bt_unwind *u);
+/*
  * Wait until the background indexing has nothing left to do, max_ms at most (then
  * -ETIMEDOUT). While someone waits, the scan runs at the caller's priority, not below it.
  */

@@ -209,6 +209,29 @@ const char *bt_offcpu_state_frame(unsigned int state)
 
 #define ONESHOT_INDEX_MS 8000
 
+/*
+ * Everything attached: the skeleton's programs, then the tool's own (t->attach). A oneshot
+ * profile's seconds (wait) walk every running process whole from the first, if the indexing
+ * ends in time. Its caller has a deadline (the exporter's, seconds + 20): past
+ * ONESHOT_INDEX_MS, the rest are walked partly until indexed, and said.
+ */
+static int attach(struct bpf_object_skeleton *skel, const struct bt_offcpu_tool *t,
+		  struct bt_stacks *stacks, bool wait)
+{
+	int err;
+
+	if (wait && bt_stacks__wait_indexed(stacks, ONESHOT_INDEX_MS) == -ETIMEDOUT)
+		bt_warn("the running processes were not all indexed within %u s; the stacks of "
+			"the rest are walked by frame pointers until they are",
+			ONESHOT_INDEX_MS / 1000);
+	err = bpf_object__attach_skeleton(skel);
+	if (err)
+		bt_err("cannot attach to %s: %s", t->attach_to, strerror(-err));
+	else if (t->attach)
+		err = t->attach(t->ctx, *skel->obj);
+	return err;
+}
+
 /* bt_offcpu_start(); a oneshot run (bt_offcpu_run_pprof()) does not look at the stop flag. */
 static int start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opts *o,
 		 const struct bt_offcpu_tool *t, const struct bt_probe *probes,
@@ -253,22 +276,7 @@ static int start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opts *
 		bt_stacks__note_pid(*stacks, o->tgids[i]);
 	if (!oneshot && bt_stop_requested())
 		return -EINTR;
-	/*
-	 * A oneshot profile's seconds: every running process walked whole from the first, if
-	 * the indexing ends in time. Its caller has a deadline (the exporter's, seconds + 20):
-	 * past ONESHOT_INDEX_MS, the rest are walked partly until indexed, and said.
-	 */
-	if (oneshot && sopts->note_running &&
-	    bt_stacks__wait_indexed(*stacks, ONESHOT_INDEX_MS) == -ETIMEDOUT)
-		bt_warn("the running processes were not all indexed within %u s; the stacks of "
-			"the rest are walked by frame pointers until they are",
-			ONESHOT_INDEX_MS / 1000);
-	err = bpf_object__attach_skeleton(skel);
-	if (err)
-		bt_err("cannot attach to %s: %s", t->attach_to, strerror(-err));
-	else if (t->attach)
-		err = t->attach(t->ctx, obj);
-	return err;
+	return attach(skel, t, *stacks, oneshot && sopts->note_running);
 }
 
 int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opts *o,
@@ -588,6 +596,12 @@ int bt_offcpu_run__init(struct bt_offcpu_run *r, const struct bt_offcpu_tool *to
 	return bt_stack_out__new(&o->out, &popts, &r->out);
 }
 
+/* Whether a run's user stacks may be any process's: every running one is indexed. */
+static bool note_running(const struct bt_offcpu_tool *t, const struct bt_offcpu_opts *o)
+{
+	return !o->kernel_only && (t->any_waker || (!o->ntgids && !o->ntids));
+}
+
 /* A run up to tracing: started (start()), its rows and counts set up. 0 or -errno (said). */
 static int run_start(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
 		     const struct bpf_map *counts, const struct bt_probe *probes)
@@ -598,7 +612,7 @@ static int run_start(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
 		.storage_size = o->storage,
 		.user = !o->kernel_only,
 		.unwind = o->unwind,
-		.note_running = !o->kernel_only && (t->any_waker || (!o->ntgids && !o->ntids)),
+		.note_running = note_running(t, o),
 	};
 	int err, i;
 
@@ -626,6 +640,29 @@ int bt_offcpu_run(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
 	return offcpu_loop(r->opts, r->stacks, *skel->obj, r->tool->inflight, print_summary, r);
 }
 
+/*
+ * A profile's run again (bt_offcpu_run_pprof() on a run it started before): its tables
+ * emptied as the last profile left them, the processes started since indexed, all attached.
+ */
+static int run_again(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel)
+{
+	const struct bt_offcpu_counts *c = &r->counts;
+	int err;
+
+	/* the last profile drained them; a failure part way may have left some */
+	err = bt_stacks__empty_map(c->fd, c->key_size) ?:
+	      bt_stacks__empty_map(c->starts_fd, sizeof(__u32)) ?:
+	      bt_stacks__empty_map(c->holder_fd, sizeof(__u32));
+	if (err) {
+		bt_err("cannot empty the off-CPU counts: %s", strerror(-err));
+		return err;
+	}
+	if (!note_running(r->tool, r->opts))
+		return attach(skel, r->tool, r->stacks, false);
+	bt_stacks__index_new(r->stacks);
+	return attach(skel, r->tool, r->stacks, true);
+}
+
 int bt_offcpu_run_pprof(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
 			const struct bpf_map *counts, const struct bt_probe *probes,
 			unsigned int seconds, FILE *out)
@@ -641,7 +678,14 @@ int bt_offcpu_run_pprof(struct bt_offcpu_run *r, struct bpf_object_skeleton *ske
 	r->oneshot = true;
 	/* the rows' profile, in memory: the files of --flamegraph/--pprof are not this run's */
 	bt_stack_out__free(r->out);
-	err = bt_stack_out__new_profile(&popts, &r->out) ?: run_start(r, skel, counts, probes);
+	r->out = NULL;
+	err = bt_stack_out__new_profile(&popts, &r->out);
+	if (!err && r->stacks) {
+		r->rows.out = r->out;
+		err = run_again(r, skel);
+	} else if (!err) {
+		err = run_start(r, skel, counts, probes);
+	}
 	if (err)
 		return err;
 	poll = (struct bt_poll){ bt_stacks__fd(r->stacks), bt_stacks__poll, r->stacks };
@@ -653,6 +697,13 @@ int bt_offcpu_run_pprof(struct bt_offcpu_run *r, struct bpf_object_skeleton *ske
 	bt_skel_detach(skel);
 	if (!err) /* the processes announced meanwhile */
 		err = bt_stacks__poll(r->stacks);
+	/*
+	 * The blocks in flight end in no count of this profile's: gone before the collection,
+	 * their stacks are released with the rest, and a kept run's next profile does not time
+	 * a block from one begun now
+	 */
+	bt_stacks__empty_map(r->counts.starts_fd, sizeof(__u32));
+	bt_stacks__empty_map(r->counts.holder_fd, sizeof(__u32));
 	if (err >= 0)
 		err = offcpu_collect(&r->counts);
 	bt_stacks__report_lost(r->stacks);
@@ -663,6 +714,19 @@ int bt_offcpu_run_pprof(struct bt_offcpu_run *r, struct bpf_object_skeleton *ske
 			bt_err("cannot write the profile: %s", strerror(-err));
 	}
 	return err;
+}
+
+int bt_offcpu_run__fd(const struct bt_offcpu_run *r)
+{
+	return r->stacks ? bt_stacks__fd(r->stacks) : -1;
+}
+
+void bt_offcpu_run__idle(struct bt_offcpu_run *r)
+{
+	if (!r->stacks)
+		return;
+	bt_stacks__poll(r->stacks);
+	bt_stacks__release_exited(r->stacks);
 }
 
 void bt_offcpu_run__free(struct bt_offcpu_run *r)

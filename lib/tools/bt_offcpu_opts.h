@@ -235,16 +235,40 @@ int bt_offcpu_run__init(struct bt_offcpu_run *r, const struct bt_offcpu_tool *to
 int bt_offcpu_run(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
 		  const struct bpf_map *counts, const struct bt_probe *probes);
 /*
- * The same run as a one-shot profile for a long-running caller (the exporter's /debug/pprof
- * endpoints, through struct bt_cmd's pprof hook): for seconds, with a deadline of its own (no
- * look at the stop signals or flag), no banner and nothing on stdout, the counts written to out
- * as gzipped pprof (tool->profile's sample types; the rows' files, if any, are not written).
- * Everything it opens, bt_offcpu_run__free() and the caller's destroying the skeleton close.
- * 0 or -errno (said on stderr).
+ * The same run as one profile for a long-running caller: for seconds, with a deadline of its
+ * own (no look at the stop signals or flag), no banner and nothing on stdout, the counts
+ * written to out as gzipped pprof (tool->profile's sample types; the rows' files, if any, are
+ * not written). Called again on the same run (lib/tools/bt_offcpu_kept.h), it attaches again
+ * what the last call detached, the processes started meanwhile indexed first; counts, stacks
+ * and in-flight tables are empty when it returns. Everything it opens, bt_offcpu_run__free()
+ * and the caller's destroying the skeleton close. 0 or -errno (said on stderr).
  */
 int bt_offcpu_run_pprof(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel,
 			const struct bpf_map *counts, const struct bt_probe *probes,
 			unsigned int seconds, FILE *out);
+/*
+ * Between two such profiles: what the exec and exit programs said read (on the descriptor
+ * bt_offcpu_run__fd() gives, -1: none), the exited processes' state freed.
+ */
+int bt_offcpu_run__fd(const struct bt_offcpu_run *r);
+void bt_offcpu_run__idle(struct bt_offcpu_run *r);
 void bt_offcpu_run__free(struct bt_offcpu_run *r);
+
+/*
+ * The exporter's /debug/pprof profiles, through a command's pprof hook (struct bt_cmd.pprof):
+ * the hook opens the command's skeleton and says how a machine-wide run of it goes, in *p;
+ * owner is the block tool, opts and the skeleton live in, which free(owner) destroys (also
+ * when the hook fails part way). 0 or -errno (said on stderr).
+ */
+struct bt_offcpu_pprof {
+	const struct bt_offcpu_tool *tool;
+	const struct bt_offcpu_opts *opts;
+	struct bpf_object_skeleton *skel;
+	const struct bpf_map *counts; /* keyed as tool->procs reads it */
+	const struct bt_probe *probes;
+	void (*free)(void *owner);
+	void *owner;
+};
+typedef int (*bt_offcpu_pprof_fn)(struct bt_offcpu_pprof *p);
 
 #endif

@@ -4,9 +4,13 @@
  * as a long-running process calls it, with the command objects linked in and ASan/UBSan on
  * (test/live/pprof_hook.sh):
  *
- *	pprof_hook COMMAND SECONDS OUT [CALLS]
+ *	pprof_hook COMMAND SECONDS OUT [CALLS [kept]]
  *
- * calls bt_cmd_COMMAND.pprof(SECONDS, OUT) CALLS times (default 1), OUT rewritten by each.
+ * takes CALLS profiles (default 1) of SECONDS through bt_cmd_COMMAND.pprof, OUT rewritten by
+ * each: each from a run of its own (bt_offcpu_pprof_once()), or with "kept" from one run kept
+ * loaded (lib/tools/bt_offcpu_kept.h) as the exporter keeps it, which must load no program
+ * after the first call (the programs this process holds are the same ones) and is freed
+ * before the end (no descriptor left open).
  * Before the first, signals are set up as bpftools' main sets them and a SIGINT is made
  * pending, as a Ctrl-C of the caller's process would be: every call must still run its whole
  * time and leave the signal pending (the hook neither looks at the stop flag nor reads the
@@ -23,9 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bt_cmd.h"
 #include "bt_loop.h"
+#include "bt_offcpu_kept.h"
 
 extern const struct bt_cmd bt_cmd_profile, bt_cmd_offcputime;
 /* ASan's runtime (sanitizer/allocator_interface.h, not installed with gcc here) */
@@ -43,6 +49,40 @@ static int open_fds(void)
 		n += e->d_name[0] != '.';
 	closedir(d);
 	return n - 1; /* the directory's own */
+}
+
+/* The BPF programs this process holds: how many, and the sum of their ids (new ones differ). */
+static int progs(unsigned long *ids)
+{
+	DIR *d = opendir("/proc/self/fd");
+	char path[300], link[64], line[128];
+	struct dirent *e;
+	int n = 0;
+
+	*ids = 0;
+	while (d && (e = readdir(d))) {
+		ssize_t len;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		if (strcmp(link, "anon_inode:bpf-prog"))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", e->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "prog_id:", 8))
+				*ids += strtoul(line + 8, NULL, 10);
+		if (f)
+			fclose(f);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
 }
 
 static long rss_kb(void)
@@ -70,7 +110,10 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	const struct bt_cmd *cmd = NULL;
-	int calls = argc > 4 ? atoi(argv[4]) : 1, fds1 = 0, i, err;
+	int calls = argc > 4 ? atoi(argv[4]) : 1, fds0, fds1 = 0, progs1 = 0, i, err;
+	bool kept = argc > 5 && !strcmp(argv[5], "kept");
+	struct bt_offcpu_kept *k = NULL;
+	unsigned long ids1 = 0, ids;
 	unsigned int seconds = argc > 2 ? (unsigned int)atoi(argv[2]) : 0;
 	long rss1 = 0;
 	size_t heap1 = 0;
@@ -80,8 +123,9 @@ int main(int argc, char **argv)
 		cmd = &bt_cmd_profile;
 	else if (argc > 1 && !strcmp(argv[1], "offcputime"))
 		cmd = &bt_cmd_offcputime;
-	if (argc < 4 || argc > 5 || !cmd || !seconds || calls < 1) {
-		fprintf(stderr, "usage: pprof_hook profile|offcputime SECONDS OUT [CALLS]\n");
+	if (argc < 4 || argc > 6 || !cmd || !seconds || calls < 1 || (argc > 5 && !kept)) {
+		fprintf(stderr,
+			"usage: pprof_hook profile|offcputime SECONDS OUT [CALLS [kept]]\n");
 		return 2;
 	}
 	if (!cmd->pprof) {
@@ -91,6 +135,11 @@ int main(int argc, char **argv)
 	err = bt_signals_init();
 	if (err) {
 		fprintf(stderr, "pprof_hook: signals: %s\n", strerror(-err));
+		return 1;
+	}
+	fds0 = open_fds();
+	if (kept && bt_offcpu_kept__new(cmd->pprof, &k)) {
+		fprintf(stderr, "pprof_hook: cannot keep a run\n");
 		return 1;
 	}
 	raise(SIGINT); /* blocked: pending, as a Ctrl-C the caller has not read yet */
@@ -103,7 +152,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "pprof_hook: %s: %s\n", argv[3], strerror(errno));
 			return 1;
 		}
-		err = cmd->pprof(seconds, out);
+		err = k ? bt_offcpu_kept__profile(k, seconds, out)
+			: bt_offcpu_pprof_once(cmd->pprof, seconds, out);
 		took = now() - t0;
 		if (fclose(out) && !err)
 			err = -errno;
@@ -126,15 +176,27 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (i == 1) {
+			progs1 = progs(&ids1);
 			fds1 = open_fds();
 			rss1 = rss_kb();
 			heap1 = __sanitizer_get_current_allocated_bytes();
 		}
-		fprintf(stderr, "pprof_hook: call %d: %.2f s, %d fds, heap %zu kB, RSS %ld kB\n", i,
-			took, open_fds(), __sanitizer_get_current_allocated_bytes() / 1024,
-			rss_kb());
+		fprintf(stderr,
+			"pprof_hook: call %d: %.2f s, %d fds, %d programs, heap %zu kB, RSS %ld "
+			"kB\n",
+			i, took, open_fds(), progs(&ids),
+			__sanitizer_get_current_allocated_bytes() / 1024, rss_kb());
+		/* kept: the programs loaded by the first call, no other */
+		if (i > 1 && k && (progs(&ids) != progs1 || ids != ids1 || !progs1)) {
+			fprintf(stderr,
+				"pprof_hook: call %d: %d programs (ids sum %lu), after call 1 %d "
+				"(%lu): a kept run loaded programs again\n",
+				i, progs(&ids), ids, progs1, ids1);
+			return 1;
+		}
 	}
-	if (calls > 1 && open_fds() != fds1) {
+	/* kept: the files of the processes running now are open; all are closed at its free */
+	if (calls > 1 && !k && open_fds() != fds1) {
 		fprintf(stderr, "pprof_hook: %d fds open after call %d, %d after call 1\n",
 			open_fds(), calls, fds1);
 		return 1;
@@ -153,5 +215,15 @@ int main(int argc, char **argv)
 		"pprof_hook: %d calls of %s: fds %d -> %d, heap %zu -> %zu kB, RSS %ld -> %ld kB\n",
 		calls, cmd->name, fds1, open_fds(), heap1 / 1024,
 		__sanitizer_get_current_allocated_bytes() / 1024, rss1, rss_kb());
+	if (k) {
+		bt_offcpu_kept__put(k);
+		if (progs(&ids) || open_fds() != fds0) {
+			fprintf(stderr,
+				"pprof_hook: the kept run freed left %d programs, %d fds (%d "
+				"before)\n",
+				progs(&ids), open_fds(), fds0);
+			return 1;
+		}
+	}
 	return 0;
 }

@@ -848,9 +848,9 @@ static int call_page(struct bt_http_req *req, struct bt_http_resp *resp, void *c
 
 	(void)ctx;
 	if (what && !strcmp(what, "block"))
-		err = bt_http_call(req, open_fifo, NULL, 0, 1000, resp->out);
+		err = bt_http_call(req, open_fifo, NULL, NULL, 0, 1000, resp->out);
 	else
-		err = bt_http_call(req, say, &n, sizeof(n), 1000, resp->out);
+		err = bt_http_call(req, say, NULL, &n, sizeof(n), 1000, resp->out);
 	if (err == -ETIMEDOUT || err == -ECANCELED || err == -EBUSY) {
 		resp->status = 503;
 		fprintf(resp->out, "%s\n", strerror(-err));
