@@ -133,6 +133,13 @@ void bt_symbolizer__exit_pid(struct bt_symbolizer *sym, int pid, uint32_t cookie
 uint64_t bt_symbolizer__exits(const struct bt_symbolizer *sym);
 /* Free the snapshots of the first upto exits. */
 void bt_symbolizer__release_exited(struct bt_symbolizer *sym, uint64_t upto);
+/*
+ * Free the files no snapshot maps, with their symbols: a caller kept running between outputs
+ * (the exporter's kept profiles) holds only what the processes alive map. Otherwise a file
+ * loaded stays for the next process of its binary until the LRU drops it, which may be
+ * never under its budget (256 MiB). Returns how many were freed.
+ */
+size_t bt_symbolizer__drop_unused(struct bt_symbolizer *sym);
 
 enum bt_resolve_flags {
 	/* addrs[0] is an instruction pointer, the rest are return addresses: look those up at
@@ -179,6 +186,7 @@ struct bt_sym_stats {
 	uint64_t maps_long_lines; /* /proc/PID/maps lines over the length cap, skipped */
 	uint64_t maps_left_out;	  /* executable mappings past the per-process cap */
 	size_t sym_bytes;	  /* bytes of symbol tables held now */
+	size_t sym_bytes_unused;  /* of them, files no process noted maps (a cache) */
 	uint64_t budget_files;	  /* files left without symbols by the memory budget */
 	uint64_t budget_bytes;	  /* what they would have taken */
 };

@@ -302,6 +302,26 @@ void bt_dso_cache__free(struct bt_dso_cache *c)
 	free(c);
 }
 
+size_t bt_dso_cache__drop_unused(struct bt_dso_cache *c)
+{
+	struct bt_dso **pp, *d;
+	size_t i, n = 0;
+
+	for (i = 0; i < BT_DSO_BUCKETS; i++) {
+		pp = &c->buckets[i];
+		while ((d = *pp)) {
+			if (d->refs) {
+				pp = &d->hnext;
+				continue;
+			}
+			/* unlinks d from *pp: the next one is there now */
+			dso_destroy(c, d);
+			n++;
+		}
+	}
+	return n;
+}
+
 void bt_dso_cache__next_generation(struct bt_dso_cache *c)
 {
 	c->gen++;
@@ -583,4 +603,15 @@ void bt_dso_cache__budget(const struct bt_dso_cache *c, size_t *held, uint64_t *
 	*held = c->held;
 	*over_files = c->over_files;
 	*over_bytes = c->over_bytes;
+}
+
+size_t bt_dso_cache__unused_bytes(const struct bt_dso_cache *c)
+{
+	const struct bt_dso *d;
+	size_t n = 0;
+
+	for (d = c->lru_head; d; d = d->lru_next)
+		if (!d->refs)
+			n += d->held;
+	return n;
 }

@@ -183,6 +183,11 @@ void bt_dso__put(struct bt_dso_cache *c, struct bt_dso *d);
 void bt_dso__ref(struct bt_dso *d);
 struct bt_elf *bt_dso__elf(struct bt_dso *d);
 const char *bt_dso__name(const struct bt_dso *d);
+/*
+ * Every file no snapshot holds freed, its symbols with it: what a long-lived caller keeps
+ * is then bounded by the processes alive, not by those that came and went. Returns how many.
+ */
+size_t bt_dso_cache__drop_unused(struct bt_dso_cache *c);
 /* Pin for this resolve generation: a dso used in a call is never evicted during it. */
 void bt_dso_cache__next_generation(struct bt_dso_cache *c);
 /*
@@ -196,5 +201,7 @@ void bt_dso_cache__stats(const struct bt_dso_cache *c, size_t *files, size_t *lo
 /* Bytes of symbols held, and the files (and bytes) left without symbols by the budget. */
 void bt_dso_cache__budget(const struct bt_dso_cache *c, size_t *held, uint64_t *over_files,
 			  uint64_t *over_bytes);
+/* Of the bytes held, those of files no snapshot maps (kept for a next process of theirs). */
+size_t bt_dso_cache__unused_bytes(const struct bt_dso_cache *c);
 
 #endif

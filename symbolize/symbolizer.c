@@ -646,6 +646,11 @@ void bt_symbolizer__release_exited(struct bt_symbolizer *s, uint64_t upto)
 	}
 }
 
+size_t bt_symbolizer__drop_unused(struct bt_symbolizer *s)
+{
+	return s ? bt_dso_cache__drop_unused(s->dsos) : 0;
+}
+
 /* The exited snapshot of pid and cookie (cookie 0: the newest), for stacks printed later. */
 static struct bt_proc *find_exited(struct bt_symbolizer *s, int pid, uint32_t cookie)
 {
@@ -995,6 +1000,7 @@ void bt_symbolizer__stats(const struct bt_symbolizer *s, struct bt_sym_stats *st
 	bt_dso_cache__stats(s->dsos, &st->files, &st->files_loaded, &st->evictions,
 			    &st->files_parked);
 	bt_dso_cache__budget(s->dsos, &st->sym_bytes, &st->budget_files, &st->budget_bytes);
+	st->sym_bytes_unused = bt_dso_cache__unused_bytes(s->dsos);
 	st->procs = s->nprocs;
 	st->exited = s->nexited;
 	for (i = 0; i < BT_PROC_BUCKETS; i++) {

@@ -478,10 +478,18 @@ int bt_stacks__index_new(struct bt_stacks *st)
 void bt_stacks__release_exited(struct bt_stacks *st)
 {
 	uint64_t exits = bt_symbolizer__exits(st->sym);
+	size_t dropped;
 
 	bt_symbolizer__release_exited(st->sym, exits);
 	st->exits_at_collect[0] = st->exits_at_collect[1] = exits;
 	st->exits_at_flip[0] = st->exits_at_flip[1] = exits;
+	/*
+	 * The files only they mapped too: kept for a next process of the same binary, they
+	 * would fill the cache's budget with binaries that ran once between two profiles
+	 */
+	dropped = bt_symbolizer__drop_unused(st->sym);
+	if (dropped)
+		bt_debug("pprof: %zu files no running process maps freed", dropped);
 }
 
 int bt_stacks__note_pid(struct bt_stacks *st, int pid)

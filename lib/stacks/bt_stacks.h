@@ -116,7 +116,8 @@ int bt_stacks__wait_indexed(struct bt_stacks *st, unsigned int max_ms);
 int bt_stacks__index_new(struct bt_stacks *st);
 /*
  * Nothing names an exited process any more (a kept profile between its runs: its counts
- * are drained and written): their snapshots are freed now, not at a later collection.
+ * are drained and written): their snapshots are freed now, not at a later collection, and
+ * with them the files (and symbols) no running process maps.
  */
 void bt_stacks__release_exited(struct bt_stacks *st);
 /* Every entry of the hash map fd (keys of key_size) deleted: a kept run's tables emptied. */

@@ -10,6 +10,7 @@
 
 #include "bt_err.h"
 #include "bt_offcpu_kept.h"
+#include "bt_stacks.h"
 
 struct bt_offcpu_kept {
 	bt_offcpu_pprof_fn hook;
@@ -91,6 +92,12 @@ static int profile(struct bt_offcpu_kept *k, unsigned int seconds, FILE *out)
 		err = k->hook(p) ?: bt_offcpu_run__init(&k->r, p->tool, p->opts);
 	if (!err)
 		err = bt_offcpu_run_pprof(&k->r, p->skel, p->counts, p->probes, seconds, out);
+	/*
+	 * Written: what exited meanwhile is freed now, not when the keeper next runs, which a
+	 * caller asking for profiles back to back never lets it do
+	 */
+	if (!err)
+		bt_offcpu_run__idle(&k->r);
 	if (!err && !k->keeper_running && k->wake_fd >= 0) {
 		err = -pthread_create(&k->keeper, NULL, keeper, k);
 		k->keeper_running = !err;
@@ -173,6 +180,16 @@ void bt_offcpu_kept__put(struct bt_offcpu_kept *k)
 	pthread_cond_destroy(&k->idle);
 	pthread_mutex_destroy(&k->lock);
 	free(k);
+}
+
+void bt_offcpu_kept__stats(struct bt_offcpu_kept *k, struct bt_sym_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	pthread_mutex_lock(&k->lock);
+	/* the keeper reads the run under the lock, a profile under busy */
+	if (!k->busy && k->r.stacks)
+		bt_symbolizer__stats(bt_stacks__symbolizer(k->r.stacks), st);
+	pthread_mutex_unlock(&k->lock);
 }
 
 int bt_offcpu_pprof_once(bt_offcpu_pprof_fn hook, unsigned int seconds, FILE *out)

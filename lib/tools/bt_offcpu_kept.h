@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "bt_offcpu_opts.h"
+#include "bt_sym.h"
 
 /*
  * A run kept loaded between profiles for a long-running caller (issue 36: the verifier was
@@ -40,6 +41,12 @@ int bt_offcpu_kept__profile(struct bt_offcpu_kept *k, unsigned int seconds, FILE
  */
 struct bt_offcpu_kept *bt_offcpu_kept__get(struct bt_offcpu_kept *k);
 void bt_offcpu_kept__put(struct bt_offcpu_kept *k);
+/*
+ * What the run holds between profiles (the symbolizer's counts: running processes, files,
+ * bytes of symbols), zeroed while a profile has it or none is built. Only the processes
+ * running decide it: those that exited are freed with the files only they mapped.
+ */
+void bt_offcpu_kept__stats(struct bt_offcpu_kept *k, struct bt_sym_stats *st);
 /* One profile from a run built for it and freed before it returns, all it opened closed. */
 int bt_offcpu_pprof_once(bt_offcpu_pprof_fn hook, unsigned int seconds, FILE *out);
 

@@ -559,6 +559,8 @@ static int add_row(void *ctx, const void *key, const void *value)
 	struct bt_offcpu_run *r = ctx;
 	struct bt_row_proc procs[BT_ROW_PROCS] = { { 0 } };
 	r->tool->procs(key, procs);
+	if (r->oneshot && !r->out) /* a kept run between its profiles: nothing counts then */
+		return 0;
 	if (r->oneshot)
 		return bt_stack_rows__profile(&r->rows, r->out, procs, *(const __u64 *)value);
 	return bt_stack_rows__add(&r->rows, &r->table, procs, *(const __u64 *)value);
@@ -713,6 +715,9 @@ int bt_offcpu_run_pprof(struct bt_offcpu_run *r, struct bpf_object_skeleton *ske
 		if (err)
 			bt_err("cannot write the profile: %s", strerror(-err));
 	}
+	/* written: a kept run holds no profile between its requests */
+	bt_stack_out__free(r->out);
+	r->out = r->rows.out = NULL;
 	return err;
 }
 

@@ -6,9 +6,10 @@
 # flamegraph.py, name those functions with their sample types and thread labels; nothing is
 # written on stdout; a pending SIGINT neither cuts a call short nor is read by it; 6 calls in
 # one process leave no descriptor open, no more heap in use and no memory leaked (ASan's
-# leak check at exit). Kept as the exporter keeps them (lib/tools/bt_offcpu_kept.h): 20 calls of
-# one run load programs in the first only, the heap after the fifth stays within its caches'
-# bound, and freeing it closes every descriptor.
+# leak check at exit). Kept as the exporter keeps them (lib/tools/bt_offcpu_kept.h), while
+# short processes of new binaries come and go: 20 calls of one run load programs in the first
+# only, the heap after the 20th (less the running processes' symbols) is within 1 MiB of that
+# after the fifth, and freeing it closes every descriptor.
 . "$(dirname "$0")/lib.sh"
 require root btf
 
@@ -104,9 +105,38 @@ for c in profile offcputime; do
 	ok "$c: $(sed -n 's/^pprof_hook: 6 calls of [a-z]*: //p' "$ERR"), no leak (ASan)"
 done
 
+# churn: a new binary every 0.2 s, 10,000 symbols each (over 1 MiB once loaded), on a CPU for
+# 0.1 s and asleep for 0.1 s, so that both profiles name it, then gone: a kept run that held
+# the files of processes gone grew by 7 MiB a call. No build-id, or the copies would share the
+# first one's symbols (symbolize/dso.c); each is left on disk for 4 s, as a binary that ran once
+# stays installed, so that its file can still be read when its stacks are named.
+{
+	i=0
+	while [ $i -lt 10000 ]; do
+		echo "void hookwl_pad$i(void) {}"
+		i=$((i + 1))
+	done
+} >"$T/pad.c"
+cat "$T/hookwl.c" >>"$T/pad.c"
+gcc -O0 -Wl,--build-id=none -o "$T/churnwl" "$T/pad.c" || fail "cannot build the churn workload"
+churn() {
+	i=0
+	while [ -d "$T" ] && [ ! -e "$T/churn.stop" ]; do
+		i=$((i + 1))
+		cp "$T/churnwl" "$T/c$i" && "$T/c$i" spin 0.1 && "$T/c$i" nap 0.1
+		rm -f "$T/c$((i - 20))"
+	done
+}
+
 # kept: one run for 20 calls, its programs loaded once (pprof_hook compares the ids it holds)
+rm -f "$T/churn.stop"
+churn &
+churner=$!
+trap 'touch "$T/churn.stop"; kill $churner 2>/dev/null; wait $churner; rm -rf "$T"' EXIT
 for c in profile offcputime; do
 	hook $c 1 "$T/kept.pb.gz" 20 kept
 	grep -q '^pprof_hook: 20 calls' "$ERR" || fail "$c kept: $(grep -v warning "$ERR" | tail -1)"
 	ok "$c kept: $(sed -n 's/^pprof_hook: call 20: .* s, [0-9]* fds, \([0-9]*\) programs.*/\1 programs, the same ids as in call 1/p' "$ERR"); $(sed -n 's/^pprof_hook: 20 calls of [a-z]*: //p' "$ERR"), no leak (ASan)"
 done
+touch "$T/churn.stop"
+wait $churner
