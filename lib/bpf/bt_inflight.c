@@ -13,6 +13,15 @@ uint64_t bt_inflight_lost(struct bpf_object *obj, unsigned int i)
 	return n;
 }
 
+void bt_inflight_reset(struct bpf_object *obj)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, "bt_inflight_lost");
+	unsigned int i;
+
+	for (i = 0; map && i < BT_INFLIGHT_TABLES; i++)
+		bt_percpu_zero(bpf_map__fd(map), i, 1);
+}
+
 void bt_inflight_report(struct bpf_object *obj, const struct bt_inflight_table *tables)
 {
 	unsigned int i;

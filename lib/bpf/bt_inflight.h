@@ -32,5 +32,7 @@ uint64_t bt_inflight_lost(struct bpf_object *obj, unsigned int i);
  * entries) was full". Nothing for an object without bt_inflight_lost.
  */
 void bt_inflight_report(struct bpf_object *obj, const struct bt_inflight_table *tables);
+/* The starts refused back to 0: a kept run reports each profile's own. */
+void bt_inflight_reset(struct bpf_object *obj);
 
 #endif

@@ -1013,6 +1013,16 @@ unsigned long long bt_stacks__lost(struct bt_stacks *st)
 	return lost[BT_STACK_LOST_FULL] + lost[BT_STACK_LOST_CAPTURE];
 }
 
+void bt_stacks__reset_counts(struct bt_stacks *st)
+{
+	int kind;
+
+	for (kind = 0; kind < BT_STACK_LOST_KINDS; kind++)
+		bt_percpu_zero(st->lost_fd, kind, 1);
+	st->missing = 0;
+	bt_unwind__reset_counts(st->unwind);
+}
+
 void bt_stacks__report_lost(struct bt_stacks *st)
 {
 	uint64_t lost[BT_STACK_LOST_KINDS] = { 0 };

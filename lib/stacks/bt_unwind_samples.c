@@ -707,6 +707,17 @@ void bt_unwind_samples__partial_report(struct bt_unwind_samples *ss, char *buf, 
 	pthread_mutex_unlock(&ss->lock);
 }
 
+void bt_unwind_samples__reset_counts(struct bt_unwind_samples *ss)
+{
+	if (!ss)
+		return;
+	pthread_mutex_lock(&ss->lock);
+	ss->received = ss->unwound = ss->fell_back = 0;
+	memset(ss->partial, 0, sizeof(ss->partial));
+	ss->partial_procs = 0;
+	pthread_mutex_unlock(&ss->lock);
+}
+
 void bt_unwind_samples__counts(struct bt_unwind_samples *ss, struct bt_unwind_sample_counts *c)
 {
 	memset(c, 0, sizeof(*c));

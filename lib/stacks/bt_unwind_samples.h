@@ -93,6 +93,8 @@ int bt_unwind_samples__release(struct bt_unwind_samples *ss, unsigned int gen, c
 void bt_unwind_samples__partial(struct bt_unwind_samples *ss, int pid, unsigned long long n);
 /* "pid P: N, pid Q: M, K more processes" of those, into buf ("" when none). */
 void bt_unwind_samples__partial_report(struct bt_unwind_samples *ss, char *buf, size_t len);
+/* The counts and the processes partly walked back to none: a kept run's next profile. */
+void bt_unwind_samples__reset_counts(struct bt_unwind_samples *ss);
 
 struct bt_unwind_sample_counts {
 	unsigned long long received;  /* samples from the kernel */

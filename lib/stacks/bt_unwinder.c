@@ -1381,6 +1381,28 @@ void bt_unwind__partial_report(struct bt_unwind *u, char *buf, size_t len)
 	bt_unwind_samples__partial_report(u->samples, buf, len);
 }
 
+void bt_unwind__reset_counts(struct bt_unwind *u)
+{
+	struct bt_unwind_ask_state st;
+	__u32 key, next, *prev = NULL;
+	unsigned int i;
+
+	if (!u)
+		return;
+	for (i = 0; i < BT_UNWIND_STATS; i++)
+		bt_percpu_zero(u->stats_fd, i, 1);
+	/* a running process's count is added at its exit or report: from now on only */
+	while (!bpf_map_get_next_key(u->asked_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(u->asked_fd, &key, &st) || !st.partial)
+			continue;
+		st.partial = 0;
+		bpf_map_update_elem(u->asked_fd, &key, &st, BPF_EXIST);
+	}
+	bt_unwind_samples__reset_counts(u->samples);
+}
+
 void bt_unwind__report(struct bt_unwind *u, FILE *out)
 {
 	struct bt_unwind_counts c;

@@ -117,6 +117,11 @@ void bt_unwind__note_gone(struct bt_unwind *u, int pid, uint64_t start_ns,
 void bt_unwind__exited(struct bt_unwind *u, int pid, unsigned int partial);
 /* "pid P: N, ..., K more processes": the processes whose stacks stayed partly walked. */
 void bt_unwind__partial_report(struct bt_unwind *u, char *buf, size_t len);
+/*
+ * The walker's counters, the running processes' stacks partly walked and the store's counts
+ * back to 0: a kept run reports each profile's own (the tables and their figures stay).
+ */
+void bt_unwind__reset_counts(struct bt_unwind *u);
 /* pid exec()ed or exited: its mapping table is stale. */
 void bt_unwind__forget_pid(struct bt_unwind *u, int pid);
 /*

@@ -659,6 +659,9 @@ static int run_again(struct bt_offcpu_run *r, struct bpf_object_skeleton *skel)
 		bt_err("cannot empty the off-CPU counts: %s", strerror(-err));
 		return err;
 	}
+	/* the warnings at its end are this profile's */
+	bt_stacks__reset_counts(r->stacks);
+	bt_inflight_reset(*skel->obj);
 	if (!note_running(r->tool, r->opts))
 		return attach(skel, r->tool, r->stacks, false);
 	bt_stacks__index_new(r->stacks);
