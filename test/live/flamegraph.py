@@ -5,7 +5,9 @@ input they were made from.
     python3 flamegraph.py svg FOLDED SVG [NAME=KIND...]   (NAME* matches names starting so)
     python3 flamegraph.py pprof FOLDED PROFILE.pb.gz TYPE UNIT [FUNCTION[@FILE]...]
     python3 flamegraph.py samples PROFILE.pb.gz TYPE/UNIT[,...] FUNCTION [KEY=VALUE...]
-        (the samples through FUNCTION: some, each labelled so; VALUE * any, ! no such label)
+        (the samples through FUNCTION: some, each labelled so; VALUE * any, ! no such label;
+        through=NAME: each goes through NAME too, none through [unknown])
+    python3 flamegraph.py absent PROFILE.pb.gz KEY=VALUE  (no sample labelled so)
 
 A tool's own --flamegraph/--pprof names each frame's module too: the SVG's tooltips say
 "name [module] (...)", and one folded path may be several frames (the same name from two
@@ -327,7 +329,10 @@ def check_samples(pb_path, types, func, want_labels):
     for spec in want_labels:
         key, _, value = spec.partition("=")
         for s in mine:
-            if value == "!":
+            if key == "through":
+                if value not in s["names"] or "[unknown]" in s["names"]:
+                    fail("a sample through %r not whole to %r: %r" % (func, value, s["names"]))
+            elif value == "!":
                 if key in s["labels"]:
                     fail("a sample through %r labelled %s=%r" % (func, key, s["labels"][key]))
             elif key not in s["labels"] or (value != "*" and str(s["labels"][key]) != value):
@@ -337,8 +342,20 @@ def check_samples(pb_path, types, func, want_labels):
         sorted({(k, v) for s in mine for k, v in s["labels"].items()})[:8]))
 
 
+def check_absent(pb_path, spec):
+    """No sample labelled KEY=VALUE."""
+    key, _, value = spec.partition("=")
+    _, samples, _, _, _, _, _, _ = decode(pb_path)
+    there = [s for s in samples if str(s["labels"].get(key)) == value]
+    if there:
+        fail("%d samples labelled %s, through %r" % (len(there), spec, there[0]["names"]))
+    print("pprof: none of %d samples labelled %s" % (len(samples), spec))
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "samples":
+    if sys.argv[1] == "absent":
+        check_absent(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "samples":
         check_samples(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
     elif sys.argv[1] == "svg":
         check_svg(sys.argv[2], sys.argv[3], sys.argv[4:])

@@ -105,6 +105,28 @@ for c in profile offcputime; do
 	ok "$c: $(sed -n 's/^pprof_hook: 6 calls of [a-z]*: //p' "$ERR"), no leak (ASan)"
 done
 
+# kept, between two requests: A, running during the first, is killed and B started; the second
+# names B's stacks whole (indexed before its seconds, or unwound late: through main, nothing
+# [unknown]), and has none of A's
+for c in profile offcputime; do
+	if [ $c = profile ]; then w=spin types=samples/count,cpu/nanoseconds; else
+		w=nap types=off_cpu/nanoseconds; fi
+	"$T/hookwl" $w 60 &
+	a=$!
+	hook $c 2 "$T/two%d.pb.gz" 2 kept \
+		"kill $a; \"$T/hookwl\" $w 60 >/dev/null 2>&1 & echo \$! >\"$T/b.pid\""
+	b=$(cat "$T/b.pid")
+	kill $b
+	wait $a 2>/dev/null
+	$CHECK samples "$T/two1.pb.gz" $types hookwl_$w pid=$a >/dev/null ||
+		fail "$c kept: A (pid $a) not in the first profile"
+	$CHECK absent "$T/two2.pb.gz" pid=$a >/dev/null ||
+		fail "$c kept: A (pid $a), killed before the second profile, is in it"
+	$CHECK samples "$T/two2.pb.gz" $types hookwl_$w pid=$b through=main >"$T/check" ||
+		fail "$c kept: B (pid $b), started between the profiles, not whole in the second"
+	ok "$c kept: a process started between two profiles whole in the second, one killed absent ($(cat "$T/check"))"
+done
+
 # churn: a new binary every 0.2 s, 10,000 symbols each (over 1 MiB once loaded), on a CPU for
 # 0.1 s and asleep for 0.1 s, so that both profiles name it, then gone: a kept run that held
 # the files of processes gone grew by 7 MiB a call. No build-id, or the copies would share the
