@@ -199,6 +199,15 @@ unsigned long long bt_events__lost(const struct bt_events *ev)
 	return bt_events_lost_count(ev->lost_fd, ev->lost_slot, ev->perf_lost);
 }
 
+void bt_events__reset_lost(struct bt_events *ev)
+{
+	if (!ev)
+		return;
+	if (ev->lost_fd >= 0)
+		bt_percpu_zero(ev->lost_fd, ev->lost_slot, 1);
+	ev->perf_lost = 0;
+}
+
 void bt_events__report_lost(const struct bt_events *ev)
 {
 	unsigned long long lost = ev ? bt_events__lost(ev) : 0;

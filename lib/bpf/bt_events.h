@@ -48,6 +48,8 @@ int bt_events__fd(const struct bt_events *ev);
 int bt_events__poll(void *ev);
 /* Events lost so far: the kernel's failed outputs plus the perf buffer's lost samples. */
 unsigned long long bt_events__lost(const struct bt_events *ev);
+/* Those back to 0: a run kept between outputs reports each output's own. */
+void bt_events__reset_lost(struct bt_events *ev);
 /*
  * The count behind bt_events__lost(): slot 'slot' of the per-CPU counter map lost_fd (the
  * probes' bt_events_lost), summed over CPUs; perf_lost (the perf buffer's lost-sample

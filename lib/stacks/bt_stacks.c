@@ -1020,6 +1020,7 @@ void bt_stacks__reset_counts(struct bt_stacks *st)
 	for (kind = 0; kind < BT_STACK_LOST_KINDS; kind++)
 		bt_percpu_zero(st->lost_fd, kind, 1);
 	st->missing = 0;
+	bt_events__reset_lost(st->pids);
 	bt_unwind__reset_counts(st->unwind);
 }
 

@@ -242,8 +242,9 @@ int bt_stacks__json(struct bt_stacks *st, struct bt_json *j, const char *key,
 /* Print "N stacks lost; raise --stack-storage-size" (and why) to stderr when any were lost. */
 void bt_stacks__report_lost(struct bt_stacks *st);
 /*
- * What bt_stacks__report_lost() says back to nothing (stacks lost, freed early, partly
- * walked): a kept run's profiles each warn of their own, not of all since the first.
+ * What bt_stacks__report_lost() says back to nothing (stacks lost, freed early, processes
+ * not announced in time, partly walked): a kept run's profiles each warn of their own, not
+ * of all since the first.
  */
 void bt_stacks__reset_counts(struct bt_stacks *st);
 /* Stacks lost so far (full map or failed capture), for tests and JSON summaries. */
