@@ -475,6 +475,11 @@ int bt_stacks__index_new(struct bt_stacks *st)
 	return bt_unwind__index_new(st->unwind);
 }
 
+bool bt_stacks__unwind_half_spent(struct bt_stacks *st)
+{
+	return bt_unwind__half_spent(st->unwind);
+}
+
 void bt_stacks__release_exited(struct bt_stacks *st)
 {
 	uint64_t exits = bt_symbolizer__exits(st->sym);

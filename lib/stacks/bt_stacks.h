@@ -120,6 +120,8 @@ int bt_stacks__index_new(struct bt_stacks *st);
  * with them the files (and symbols) no running process maps.
  */
 void bt_stacks__release_exited(struct bt_stacks *st);
+/* The unwinder has used over half its table ids or bytes (bt_unwind__half_spent()). */
+bool bt_stacks__unwind_half_spent(struct bt_stacks *st);
 /* Every entry of the hash map fd (keys of key_size) deleted: a kept run's tables emptied. */
 int bt_stacks__empty_map(int fd, size_t key_size);
 

@@ -20,6 +20,7 @@
 
 #include "bt_clock.h"
 #include "bt_core_btf.h"
+#include "bt_env.h"
 #include "bt_err.h"
 #include "bt_features.h"
 #include "bt_percpu.h"
@@ -309,6 +310,30 @@ struct bt_unwind {
 	struct bt_unwind_py py;		   /* of the process being indexed */
 };
 
+/*
+ * opts' limits, else BPFTOOLS_UNWIND_TABLES and BPFTOOLS_UNWIND_TABLES_MB (the tests reach or
+ * avoid them in seconds), else 1024 files and 64 MiB.
+ */
+static unsigned int max_tables(const struct bt_unwind_opts *opts)
+{
+	const char *v = bt_env_value("BPFTOOLS_UNWIND_TABLES");
+	unsigned long n = v ? strtoul(v, NULL, 10) : 0;
+
+	if (opts->max_tables)
+		return opts->max_tables;
+	return n && n <= 65536 ? n : 1024;
+}
+
+static unsigned long max_bytes(const struct bt_unwind_opts *opts)
+{
+	const char *v = bt_env_value("BPFTOOLS_UNWIND_TABLES_MB");
+	unsigned long mb = v ? strtoul(v, NULL, 10) : 0;
+
+	if (opts->max_bytes)
+		return opts->max_bytes;
+	return (mb && mb <= 65536 ? mb : 64) << 20;
+}
+
 static int map_fd(struct bpf_object *obj, const char *name)
 {
 	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
@@ -326,7 +351,7 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 	struct bpf_map *found = bpf_object__find_map_by_name(obj, "bt_unwind_found");
 	struct bpf_map *pids = bpf_object__find_map_by_name(obj, "bt_new_pids");
 	unsigned int nprocs = opts->max_procs ? opts->max_procs : 4096;
-	unsigned int ntables = opts->max_tables ? opts->max_tables : 1024;
+	unsigned int ntables = max_tables(opts);
 	bool yes = false;
 	char why[192];
 	int err;
@@ -400,8 +425,8 @@ int bt_unwind__new(struct bpf_object *obj, const struct bt_unwind_opts *opts,
 	u->files_fd = map_fd(obj, "bt_unwind_files");
 	u->found_fd = map_fd(obj, "bt_unwind_found");
 	u->asked_fd = map_fd(obj, "bt_unwind_asked");
-	u->max_tables = opts->max_tables ? opts->max_tables : 1024;
-	u->max_bytes = opts->max_bytes ? opts->max_bytes : 64UL << 20;
+	u->max_tables = max_tables(opts);
+	u->max_bytes = max_bytes(opts);
 	u->python = opts->python;
 	u->next_table = 1;
 	if (u->tables_fd < 0 || u->info_fd < 0 || u->procs_fd < 0 || u->stats_fd < 0 ||
@@ -427,9 +452,10 @@ void bt_unwind__free(struct bt_unwind *u)
 		pthread_join(u->thread, NULL);
 	}
 	if (u->over_budget)
-		bt_warn("unwind: %llu files' tables (%llu KiB known) left out over the %lu MiB "
-			"budget for tables: their code is walked by frame pointers",
-			u->over_budget, u->over_budget_bytes >> 10, u->max_bytes >> 20);
+		bt_warn("unwind: %llu files' tables (%llu KiB known) left out past the %u tables "
+			"or %lu MiB for them: their code is walked by frame pointers",
+			u->over_budget, u->over_budget_bytes >> 10, u->max_tables,
+			u->max_bytes >> 20);
 	bt_unwind_samples__free(u->samples);
 	pthread_cond_destroy(&u->qcond);
 	pthread_mutex_destroy(&u->qlock);
@@ -1379,6 +1405,18 @@ void bt_unwind__partial_report(struct bt_unwind *u, char *buf, size_t len)
 			bt_unwind_samples__partial(u->samples, (int)key, st.partial);
 	}
 	bt_unwind_samples__partial_report(u->samples, buf, len);
+}
+
+bool bt_unwind__half_spent(struct bt_unwind *u)
+{
+	bool spent;
+
+	if (!u)
+		return false;
+	lock_tables(u);
+	spent = (u->next_table - 1) * 2ULL > u->max_tables || u->bytes > u->max_bytes / 2;
+	pthread_mutex_unlock(&u->lock);
+	return spent;
 }
 
 void bt_unwind__reset_counts(struct bt_unwind *u)

@@ -122,6 +122,13 @@ void bt_unwind__partial_report(struct bt_unwind *u, char *buf, size_t len);
  * back to 0: a kept run reports each profile's own (the tables and their figures stay).
  */
 void bt_unwind__reset_counts(struct bt_unwind *u);
+/*
+ * Whether over half of the table ids (max_tables) or of the bytes (max_bytes) are used. An id
+ * is never reused and a table never freed, however long ago its file's last process exited:
+ * a caller that keeps one walker for long (the exporter's kept profiles) builds a new one
+ * past this, or files met later would be walked by frame pointers only.
+ */
+bool bt_unwind__half_spent(struct bt_unwind *u);
 /* pid exec()ed or exited: its mapping table is stale. */
 void bt_unwind__forget_pid(struct bt_unwind *u, int pid);
 /*

@@ -130,7 +130,7 @@ int bt_offcpu_kept__new(bt_offcpu_pprof_fn hook, struct bt_offcpu_kept **out)
 
 int bt_offcpu_kept__profile(struct bt_offcpu_kept *k, unsigned int seconds, FILE *out)
 {
-	bool busy;
+	bool busy, worn;
 	int err;
 
 	pthread_mutex_lock(&k->lock);
@@ -146,8 +146,15 @@ int bt_offcpu_kept__profile(struct bt_offcpu_kept *k, unsigned int seconds, FILE
 		return bt_offcpu_pprof_once(k->hook, seconds, out);
 	}
 	err = profile(k, seconds, out);
-	/* a failure may leave it part attached or part read: built again next time */
-	if (err)
+	/*
+	 * A failure may leave it part attached or part read. A worn run would walk the files
+	 * met from now on by frame pointers, which a fresh run never does (its table ids are
+	 * not reused). Either is built again next time
+	 */
+	worn = !err && bt_offcpu_run__worn(&k->r);
+	if (worn)
+		bt_debug("pprof: the kept run's unwinder is half spent: built again next time");
+	if (err || worn)
 		unload(k);
 	pthread_mutex_lock(&k->lock);
 	k->busy = false;

@@ -737,6 +737,11 @@ void bt_offcpu_run__idle(struct bt_offcpu_run *r)
 	bt_stacks__release_exited(r->stacks);
 }
 
+bool bt_offcpu_run__worn(const struct bt_offcpu_run *r)
+{
+	return r->stacks && bt_stacks__unwind_half_spent(r->stacks);
+}
+
 void bt_offcpu_run__free(struct bt_offcpu_run *r)
 {
 	bt_stacks__free(r->stacks);

@@ -252,6 +252,11 @@ int bt_offcpu_run_pprof(struct bt_offcpu_run *r, struct bpf_object_skeleton *ske
  */
 int bt_offcpu_run__fd(const struct bt_offcpu_run *r);
 void bt_offcpu_run__idle(struct bt_offcpu_run *r);
+/*
+ * Whether a kept run should be freed and built again rather than profile once more: its
+ * unwinder's table ids and bytes are never given back, and over half are used.
+ */
+bool bt_offcpu_run__worn(const struct bt_offcpu_run *r);
 void bt_offcpu_run__free(struct bt_offcpu_run *r);
 
 /*
