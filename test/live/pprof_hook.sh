@@ -155,6 +155,9 @@ rm -f "$T/churn.stop"
 churn &
 churner=$!
 trap 'touch "$T/churn.stop"; kill $churner 2>/dev/null; wait $churner; rm -rf "$T"' EXIT
+# Each of these binaries' tables takes about 0.5 MiB: past half of the 64 MiB the run would be
+# built again (lib/stacks/bt_unwinder.h), which the "worn" part below checks
+export BPFTOOLS_UNWIND_TABLES_MB=256
 for c in profile offcputime; do
 	hook $c 1 "$T/kept.pb.gz" 20 kept
 	grep -q '^pprof_hook: 20 calls' "$ERR" || fail "$c kept: $(grep -v warning "$ERR" | tail -1)"
@@ -162,3 +165,83 @@ for c in profile offcputime; do
 done
 touch "$T/churn.stop"
 wait $churner
+unset BPFTOOLS_UNWIND_TABLES_MB
+
+# worn: a kept run's unwinder never gives a table id back (lib/stacks/bt_unwinder.h), so a run
+# kept past its ids walks every binary met later by frame pointers. With ids for N files
+# (BPFTOOLS_UNWIND_TABLES: twice the files of the machine's processes, plus 200) and 20 new binaries a second
+# built without frame pointers, the last of 25 calls still walks theirs
+# whole (through main): the run is built again after a call that left over half of the ids
+# spent. Without that, the calls after the ids ran out name them [fpless_spin, ...] alone.
+cat >"$T/fpless.c" <<'C'
+#include <stdlib.h>
+#include <time.h>
+
+volatile unsigned long sink;
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) void fpless_spin(double end)
+{
+	while (now() < end)
+		for (int i = 0; i < 100000; i++)
+			sink += i;
+}
+
+__attribute__((noinline)) void fpless_outer(double end)
+{
+	fpless_spin(end);
+	sink++;
+}
+
+int main(int argc, char **argv)
+{
+	fpless_outer(now() + atof(argv[1]));
+	return 0;
+}
+C
+gcc -O2 -fomit-frame-pointer -Wl,--build-id=none -o "$T/fpless" "$T/fpless.c" ||
+	fail "cannot build the frame-pointer-less workload"
+export BPFTOOLS_DEBUG=1
+hook profile 1 "$T/t0.pb.gz" 1 kept
+t0=$(sed -n 's/^.*unwind: .*; \([0-9]*\) tables (.*$/\1/p' "$ERR" | tail -1)
+[ -n "$t0" ] || fail "worn: no unwinder counts in pprof_hook's debug output"
+n=$((2 * t0 + 200))
+# fpchurn K: a new copy of fpless every 0.2 s, on a CPU all the time
+fpchurn() {
+	i=0
+	while [ -d "$T" ] && [ ! -e "$T/churn.stop" ]; do
+		i=$((i + 1))
+		cp "$T/fpless" "$T/f$1.$i" && "$T/f$1.$i" 0.2
+		rm -f "$T/f$1.$((i - 10))"
+	done
+}
+rm -f "$T/churn.stop"
+fpchurn 1 &
+f1=$!
+fpchurn 2 &
+f2=$!
+fpchurn 3 &
+f3=$!
+fpchurn 4 &
+f4=$!
+trap 'touch "$T/churn.stop"; kill $f1 $f2 $f3 $f4 2>/dev/null; wait; rm -rf "$T"' EXIT
+export BPFTOOLS_UNWIND_TABLES=$n
+hook profile 1 "$T/worn%d.pb.gz" ${WORN_CALLS:-25} worn
+touch "$T/churn.stop"
+wait $f1 $f2 $f3 $f4
+unset BPFTOOLS_DEBUG BPFTOOLS_UNWIND_TABLES
+tables=$(sed -n 's/^.*unwind: .*; \([0-9]*\) tables (.*$/\1/p' "$ERR" | tr '\n' ' ')
+built=$(grep -c 'pprof: a new run' "$ERR")
+echo "worn: ids for $n files ($t0 the machine's), tables after each call: $tables; $built runs built"
+$CHECK samples "$T/worn${WORN_CALLS:-25}.pb.gz" samples/count,cpu/nanoseconds fpless_spin \
+	through=main >"$T/check" ||
+	fail "worn: the last call's binaries not walked whole with ids for $n files"
+[ "$built" -ge 2 ] || fail "worn: one run for all the calls, its ids for $n files"
+ok "worn: ids for $n files, the run built $built times, the last call's new binaries whole ($(cat "$T/check"))"
