@@ -29,7 +29,9 @@
  * sample types), with a deadline of its own, no banner, nothing on stdout, no look at the stop
  * signals or flag. It may be left running past its caller's deadline (bt_http_call()): a
  * profile that finds the run still in use by one builds a fresh run for itself and frees it
- * after. A failed profile frees the run; the next one builds it again. 0 or -errno (said).
+ * after. A failed profile frees the run, and so does one that leaves its unwinder's table ids
+ * or bytes over half used (they are never given back: bt_unwind__half_spent()); the next one
+ * builds it again. 0 or -errno (said).
  */
 struct bt_offcpu_kept;
 int bt_offcpu_kept__new(bt_offcpu_pprof_fn hook, struct bt_offcpu_kept **out);

@@ -9,7 +9,9 @@
 # leak check at exit). Kept as the exporter keeps them (lib/tools/bt_offcpu_kept.h), while
 # short processes of new binaries come and go: 20 calls of one run load programs in the first
 # only, the heap after the 20th (less the running processes' symbols) is within 1 MiB of that
-# after the fifth, and freeing it closes every descriptor.
+# after the fifth, and freeing it closes every descriptor. Kept while 20 new binaries a second
+# without frame pointers come and go, ids for few files: the run is built again before its
+# unwinder's ids run out, and the last profile still walks the new binaries whole.
 . "$(dirname "$0")/lib.sh"
 require root btf
 
