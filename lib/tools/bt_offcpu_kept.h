@@ -6,7 +6,7 @@
  *
  *	bt_offcpu_kept__new(cmd->pprof, &k);          // nothing loaded yet
  *	each request: bt_offcpu_kept__profile(k, seconds, out);
- *	at exit: bt_offcpu_kept__free(k);
+ *	at exit: bt_offcpu_kept__put(k);           // the last reference frees it
  */
 #ifndef BT_OFFCPU_KEPT_H
 #define BT_OFFCPU_KEPT_H
