@@ -35,6 +35,7 @@
 #include <sys/wait.h>
 
 #include "bt_cmd.h"
+#include "bt_err.h"
 #include "bt_loop.h"
 #include "bt_offcpu_kept.h"
 
