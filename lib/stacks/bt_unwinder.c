@@ -1178,6 +1178,12 @@ static void *worker(void *arg)
 	int self = getpid(), nice;
 	id_t tid = (id_t)syscall(SYS_gettid);
 
+	/*
+	 * Its own name, not its starter's: a kept profile's worker outlives the request thread
+	 * (bt_http_call) that started it, and a thread of that name is a request still running
+	 */
+	pthread_setname_np(pthread_self(), "bt_unwind");
+
 	__atomic_store_n(&u->worker_tid, (pid_t)tid, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&u->qlock);
 	for (;;) {
