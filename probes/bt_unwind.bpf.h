@@ -906,6 +906,9 @@ static __always_inline int bt_unwind_caller(struct bt_unwind_walk *w, struct bt_
  * The thread's current Python frame into p->frame, from its PyThreadState: the interpreter's
  * thread-state key (p->py.tss) names a pthread TLS slot, found from the thread pointer as
  * glibc lays it out (x86-64: fsbase; keys below 32 live in the thread's own struct pthread).
+ * The key's value is the sampled thread's own state, whether it holds the GIL or not; 3.9 and
+ * 3.10's _PyRuntime.gilstate.tstate_current is the GIL holder's, another thread's while this
+ * one sleeps or waits, so it is not used (symbolize/bt_python.c, above the rows).
  * Every read is of the process's memory, checked: false ends the Python part.
  */
 static __always_inline bool bt_py_enter(struct bt_unwind_pywalk *p)
@@ -940,11 +943,14 @@ static __always_inline bool bt_py_enter(struct bt_unwind_pywalk *p)
  * Read the Python frame p->frame into p->code and p->info, and step p->frame to its caller.
  * 1: a frame to write; 2: the frame an evaluator call put on the chain for itself (3.12+),
  * which ends the call's frames and is not written; 0: none (the chain's end, the cap, a read
- * that failed, a code pointer that is not a code object).
+ * that failed, a code pointer that is not a code object). Three rules say which frame is an
+ * evaluator call's last (p->last): 3.11 its is_entry, 3.12+ the next one's owner, and 3.9/3.10
+ * (BT_PY_FRAME_OBJECT) every frame, a frame object per call: the n-th evaluator frame of the
+ * native stack, innermost first, is the n-th frame object from the thread state's.
  */
 static __always_inline int bt_py_frame(struct bt_unwind_pywalk *p)
 {
-	__u64 frame = p->frame, code, insn, first;
+	__u64 frame = p->frame, code, insn, first, fo, lasti;
 	__u32 len = p->py.frame_read;
 	__u8 entry;
 
@@ -965,13 +971,23 @@ static __always_inline int bt_py_frame(struct bt_unwind_pywalk *p)
 			return 2;
 		entry = 0; /* the next frame says whether this one is the call's last */
 	}
-	p->last = !p->frame || entry;
+	/* 3.9, 3.10: the call's one frame object is its last (no branch: fewer verifier paths) */
+	p->last = (!p->frame || entry) | ((p->py.flags / BT_PY_FRAME_OBJECT) & 1);
 	if (code < 4096 || code >= BT_USER_TOP ||
 	    bpf_probe_read_user(p->buf, BT_PY_CODE_READ, (void *)code) ||
 	    p->buf[1] != p->py.code_type)
 		return 0;
 	/* the instruction last begun, in 2-byte code units from the first; before it: 0 */
 	first = code + p->py.code_insns;
+	/*
+	 * 3.9, 3.10 (fo all ones): f_lasti, an int, made the address of its instruction from first
+	 * (3.10's code units doubled into bytes), so that -1, before the first instruction, is past
+	 * any code: unknown. Masks, not branches: each branch here is another path through the
+	 * rest for the verifier (~200 instructions more per program, docs/python.md).
+	 */
+	fo = 0 - (__u64)((p->py.flags / BT_PY_FRAME_OBJECT) & 1);
+	lasti = first + ((__u64)(__u32)insn << (((p->py.flags / BT_PY_LASTI_BYTES) & 1) ^ 1));
+	insn = (insn & ~fo) | (lasti & fo);
 	insn = insn < first ? 0 : (insn - first) >> 1;
 	if (insn >= BT_PY_INSN_UNKNOWN)
 		insn = BT_PY_INSN_UNKNOWN;

@@ -71,7 +71,7 @@ struct bt_unwind_row {
  * Where the native walk meets a frame in eval[], the evaluator, it writes the thread's Python
  * frames in its place, two words each (BT_PY_CODE_WORD, BT_PY_INFO_WORD), up to and including
  * the frame that entered it (3.11: is_entry; 3.12+: up to the one the call put on the chain,
- * BT_PY_ENTRY_OWNER).
+ * BT_PY_ENTRY_OWNER; 3.9, 3.10: the one frame object of the call, BT_PY_FRAME_OBJECT).
  */
 #define BT_PY_MAX_FRAMES 32 /* Python frames per stack: two words each of the 127 */
 #define BT_PY_CODE_READ 128 /* bytes of a code object the walker reads for its check */
@@ -83,8 +83,8 @@ struct bt_unwind_py {
 	__u16 tstate_frame;  /* tstate -> the frame pointer (3.11, 3.12: tstate->cframe) */
 	__u16 cframe_frame;  /* ... -> current_frame, with BT_PY_TWO_STEPS */
 	__u16 frame_code;    /* _PyInterpreterFrame: f_code (3.13: f_executable) */
-	__u16 frame_back;    /* previous */
-	__u16 frame_instr;   /* prev_instr (3.13: instr_ptr) */
+	__u16 frame_back;    /* previous (3.9, 3.10: PyFrameObject.f_back) */
+	__u16 frame_instr;   /* prev_instr (3.13: instr_ptr; 3.9, 3.10: f_lasti, an int) */
 	__u16 frame_entry;   /* is_entry, or with BT_PY_ENTRY_OWNER owner (a byte) */
 	__u16 code_insns;    /* the code object's first instruction (co_code_adaptive) */
 	__u16 code_check;    /* 32 bytes of fields fixed at creation, hashed (bt_py_check) */
@@ -105,6 +105,15 @@ struct bt_unwind_py {
  */
 #define BT_PY_ENTRY_OWNER 2
 #define BT_PY_OWNED_BY_CSTACK 3
+/*
+ * 3.9, 3.10: the thread state's frame is a PyFrameObject, one per evaluator call, chained by
+ * f_back: each evaluator frame of the native stack, innermost first, takes the next one, and
+ * only that one. Its instruction is f_lasti, an int at frame_instr (not a pointer): the offset
+ * of the instruction last begun in code units (3.10), in bytes with BT_PY_LASTI_BYTES (3.9);
+ * -1 before the first one (then BT_PY_INSN_UNKNOWN: the code object's first line).
+ */
+#define BT_PY_FRAME_OBJECT 4
+#define BT_PY_LASTI_BYTES 8
 
 /*
  * A Python frame in a stored stack (probes/bt_unwind.bpf.h), leaf first like the native
