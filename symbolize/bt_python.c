@@ -15,10 +15,23 @@
 
 /*
  * x86-64 offsets, from CPython's headers and checked against the builds on the test machines
- * (/work/shared/reference/python-frames.md; test/unit/symbolize/test_python.c reads the code
- * objects of each running interpreter it finds back through them). The index is the row the
- * stacks carry: append, never reorder. 3.9/3.10 (a frame object per evaluator call, f_lasti)
- * need a rule of their own in the walker first (docs/python.md).
+ * (/work/shared/reference/python-frames.md, and pyenv's 3.9.18 and 3.10.13 through their
+ * DWARF; test/unit/symbolize/test_python.c reads the code objects of each running interpreter
+ * it finds back through them). The index is the row the stacks carry: append, never reorder.
+ *
+ * The thread state, every version: the pthread TLS key kept in _PyRuntime (its Py_tss_t,
+ * gilstate.autoTSSkey in 3.9-3.11), whose value in a thread is that thread's own
+ * PyThreadState, set when the thread state is made for it (_PyThreadState_Init, threading's
+ * threads included) and kept while the thread waits for the GIL or blocks without it. Not
+ * 3.9/3.10's _PyRuntime.gilstate.tstate_current (at +568), read by some tools: that is the
+ * GIL holder's, another thread's whenever the sampled one sleeps, waits for the GIL or runs
+ * with it released (time.sleep, I/O), exactly the off-CPU stacks, and NULL while no thread
+ * holds it: its frames would be another thread's.
+ *
+ * 3.9, 3.10 (BT_PY_FRAME_OBJECT): PyFrameObject, a frame object per evaluator call; their
+ * code objects have no co_qualname, so code_qualname is co_name there (a method is "meth",
+ * not "K.meth"), and their line tables are co_lnotab (3.9) and co_linetable (3.10), not 3.11's
+ * locations (lines_format).
  */
 static const struct bt_py_version versions[] = {
 	{
@@ -92,6 +105,54 @@ static const struct bt_py_version versions[] = {
 		.str_state = 32,
 		.str_ascii_data = 40,
 		.str_compact_data = 56,
+		.bytes_size = 16,
+		.bytes_data = 32,
+	},
+	{
+		.major = 3,
+		.minor = 9,
+		.runtime_tss = 584, /* gilstate.autoTSSkey */
+		.tstate_frame = 24, /* tstate->frame */
+		.flags = BT_PY_FRAME_OBJECT | BT_PY_LASTI_BYTES,
+		.frame_code = 32,   /* f_code */
+		.frame_back = 24,   /* f_back */
+		.frame_instr = 104, /* f_lasti, in bytes */
+		.frame_entry = 0,   /* none: every frame object is its call's */
+		.frame_read = 112,
+		.code_check = 24, /* co_kwonlyargcount .. co_firstlineno, co_code */
+		.code_filename = 104,
+		.code_qualname = 112,  /* co_name */
+		.code_linetable = 120, /* co_lnotab */
+		.code_firstlineno = 40,
+		.lines_format = BT_PY_LINES_LNOTAB,
+		.str_length = 16,
+		.str_state = 32,
+		.str_ascii_data = 48,
+		.str_compact_data = 72,
+		.bytes_size = 16,
+		.bytes_data = 32,
+	},
+	{
+		.major = 3,
+		.minor = 10,
+		.runtime_tss = 584, /* gilstate.autoTSSkey */
+		.tstate_frame = 24, /* tstate->frame */
+		.flags = BT_PY_FRAME_OBJECT,
+		.frame_code = 32,  /* f_code */
+		.frame_back = 24,  /* f_back */
+		.frame_instr = 96, /* f_lasti, in code units */
+		.frame_entry = 0,
+		.frame_read = 104,
+		.code_check = 24, /* co_kwonlyargcount .. co_firstlineno, co_code */
+		.code_filename = 104,
+		.code_qualname = 112,  /* co_name */
+		.code_linetable = 120, /* co_linetable */
+		.code_firstlineno = 40,
+		.lines_format = BT_PY_LINES_310,
+		.str_length = 16,
+		.str_state = 32,
+		.str_ascii_data = 48,
+		.str_compact_data = 72,
 		.bytes_size = 16,
 		.bytes_data = 32,
 	},
@@ -426,6 +487,7 @@ int bt_py_code_read(const struct bt_py_version *v, bt_py_read_fn rd, void *ctx, 
 	    rd(ctx, addr + v->code_firstlineno, &first, sizeof(first)))
 		return -EFAULT;
 	out->firstline = first;
+	out->lines_format = v->lines_format;
 	err = read_str(v, rd, ctx, name, out->name);
 	if (!err)
 		err = read_str(v, rd, ctx, file, out->file);
@@ -479,9 +541,57 @@ static bool varint(const unsigned char *p, size_t n, size_t *i, uint32_t *out)
 	return false;
 }
 
+static unsigned int line_ok(int64_t line)
+{
+	return line > 0 && line < (1 << 30) ? (unsigned int)line : 0;
+}
+
+/*
+ * 3.9's co_lnotab (Objects/lnotab_notes.txt in CPython 3.9, PyCode_Addr2Line): byte pairs, a
+ * count of bytes of code and a signed line delta, which applies from the end of those bytes;
+ * the first line is co_firstlineno. at is the instruction's offset in bytes.
+ */
+static unsigned int lnotab_line(const unsigned char *p, size_t n, int64_t line, uint64_t at)
+{
+	uint64_t addr = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2) {
+		addr += p[i];
+		if (addr > at)
+			break;
+		line += (signed char)p[i + 1];
+	}
+	return line_ok(line);
+}
+
+/*
+ * 3.10's co_linetable (Objects/lnotab_notes.txt in CPython 3.10, _PyCode_CheckLineNumber):
+ * byte pairs, a range's length in bytes of code and its line's delta from the last (-128: the
+ * range has no line, and the line is not moved). The range that holds at (bytes) says it;
+ * empty ranges (a line delta too large for a byte, split) only move the line.
+ */
+static unsigned int linetable310_line(const unsigned char *p, size_t n, int64_t line, uint64_t at)
+{
+	uint64_t end = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2) {
+		int delta = (signed char)p[i + 1];
+
+		end += p[i];
+		if (delta != -128)
+			line += delta;
+		if (end > at)
+			return delta == -128 ? 0 : line_ok(line);
+	}
+	return 0; /* past the table */
+}
+
 /*
  * 3.11's location table (Objects/locations.md in CPython): entries of a byte 1CCCCLLL (code C,
- * L + 1 code units), then what the code says. Lines are deltas from the first line.
+ * L + 1 code units), then what the code says. Lines are deltas from the first line. 3.9 and
+ * 3.10's tables, in bytes of code, above.
  */
 unsigned int bt_py_code_line(const struct bt_py_code *c, uint32_t insn)
 {
@@ -494,7 +604,13 @@ unsigned int bt_py_code_line(const struct bt_py_code *c, uint32_t insn)
 		return 0;
 	line = c->firstline;
 	if (insn == BT_PY_INSN_UNKNOWN || !p)
-		return line > 0 && line < (1 << 30) ? (unsigned int)line : 0;
+		return line_ok(line);
+	if (c->lines_format == BT_PY_LINES_LNOTAB)
+		return lnotab_line(p, n, line, (uint64_t)insn * 2);
+	if (c->lines_format == BT_PY_LINES_310)
+		return linetable310_line(p, n, line, (uint64_t)insn * 2);
+	if (c->lines_format != BT_PY_LINES_LOCATIONS)
+		return 0;
 	while (i < n) {
 		unsigned char b = p[i++];
 		unsigned int code = (b >> 3) & 15, len = (b & 7) + 1;
@@ -526,7 +642,7 @@ unsigned int bt_py_code_line(const struct bt_py_code *c, uint32_t insn)
 			break;
 		}
 		if (insn < at + len)
-			return has_line && line > 0 && line < (1 << 30) ? (unsigned int)line : 0;
+			return has_line ? line_ok(line) : 0;
 		at += len;
 	}
 	return 0;

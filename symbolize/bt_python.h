@@ -30,15 +30,27 @@ struct bt_py_version {
 	unsigned int major, minor;
 	/* _PyRuntime -> the thread state's Py_tss_t */
 	uint16_t runtime_tss;
-	uint16_t tstate_frame, cframe_frame, flags; /* flags: BT_PY_TWO_STEPS, BT_PY_ENTRY_OWNER */
+	uint16_t tstate_frame, cframe_frame, flags; /* flags: BT_PY_* (probes/bt_unwind.h) */
 	uint16_t frame_code, frame_back, frame_instr, frame_entry, frame_read;
 	uint16_t code_insns, code_check;
-	/* the code object */
+	/* the code object (3.9, 3.10: code_qualname is co_name, code_linetable co_lnotab) */
 	uint16_t code_filename, code_qualname, code_linetable, code_firstlineno;
+	uint16_t lines_format; /* BT_PY_LINES_*: how the line table says lines */
 	/* str: length and state at ASCII's offsets, data of a compact ASCII / other compact one */
 	uint16_t str_length, str_state, str_ascii_data, str_compact_data;
 	/* bytes: size and data */
 	uint16_t bytes_size, bytes_data;
+};
+
+/*
+ * Line tables: 3.11+'s locations (Objects/locations.md), 3.10's co_linetable (byte pairs:
+ * bytes of code, then a signed line delta, -128 for none), 3.9's co_lnotab (byte pairs: bytes
+ * of code, then a signed line delta, applied at the end of those bytes).
+ */
+enum bt_py_lines {
+	BT_PY_LINES_LOCATIONS = 0,
+	BT_PY_LINES_310,
+	BT_PY_LINES_LNOTAB,
 };
 
 /* The row of a version, or NULL; the row of major.minor, or -ENOENT when it has none. */
@@ -80,6 +92,7 @@ struct bt_py_code {
 	char file[BT_PY_STR_MAX + 4];
 	unsigned char *lines; /* malloc'ed: the line table's bytes (NULL: none) */
 	size_t nlines;
+	unsigned int lines_format; /* its version's enum bt_py_lines */
 };
 /*
  * Read the code object at addr of version v through rd: 0, -EFAULT (a read failed), -EINVAL
@@ -89,7 +102,10 @@ struct bt_py_code {
 int bt_py_code_read(const struct bt_py_version *v, bt_py_read_fn rd, void *ctx, uint64_t addr,
 		    struct bt_py_code *out);
 void bt_py_code__clear(struct bt_py_code *c); /* NULL is fine */
-/* The line of instruction insn (2-byte code units from the first), 0 when not known. */
+/*
+ * The line of instruction insn (2-byte code units from the first), 0 when not known;
+ * BT_PY_INSN_UNKNOWN (before the first instruction): the code object's first line.
+ */
 unsigned int bt_py_code_line(const struct bt_py_code *c, uint32_t insn);
 
 /*

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * symbolize/bt_python.c: the version table, CPython found in its files (Debian's python3.11 and
- * pyenv's libpython3.11 where installed), and code objects decoded from a process's memory:
+ * pyenv's libpython3.8-3.13 where installed), and code objects decoded from a process's memory:
  * crafted bytes as a hostile process would lay them (lengths out of bounds, strings of every
  * kind, surrogates and NULs, line tables cut short, an address reused by another object), and
  * a real interpreter's, a child of this test, read back through process_vm_readv().
@@ -123,11 +123,23 @@ static void test_versions(void)
 	CHECK_INT(bt_py_version_row(3, 11), 0);
 	CHECK_INT(bt_py_version_row(3, 12), 1);
 	CHECK_INT(bt_py_version_row(3, 13), 2);
-	CHECK_INT(bt_py_version_row(3, 10), -ENOENT);
+	CHECK_INT(bt_py_version_row(3, 9), 3);
+	CHECK_INT(bt_py_version_row(3, 10), 4);
+	CHECK_INT(bt_py_version_row(3, 8), -ENOENT);
 	CHECK_INT(bt_py_version_row(2, 7), -ENOENT);
 	v = bt_py_version_at(0);
 	CHECK(v && v->major == 3 && v->minor == 11);
 	CHECK(!bt_py_version_at(200));
+	/* 3.9, 3.10: a frame object per evaluator call, f_lasti in bytes (3.9) or code units */
+	v = bt_py_version_at(3);
+	CHECK(v && v->minor == 9 && (v->flags & BT_PY_FRAME_OBJECT) &&
+	      (v->flags & BT_PY_LASTI_BYTES) && v->lines_format == BT_PY_LINES_LNOTAB);
+	v = bt_py_version_at(4);
+	CHECK(v && v->minor == 10 && (v->flags & BT_PY_FRAME_OBJECT) &&
+	      !(v->flags & BT_PY_LASTI_BYTES) && v->lines_format == BT_PY_LINES_310);
+	for (unsigned int i = 0; i < 3; i++)
+		CHECK(!(bt_py_version_at(i)->flags & BT_PY_FRAME_OBJECT) &&
+		      bt_py_version_at(i)->lines_format == BT_PY_LINES_LOCATIONS);
 	/* what the walker reads must lie within what it reads of a frame and a code object */
 	for (unsigned int i = 0; (v = bt_py_version_at(i)); i++) {
 		CHECK(v->frame_code + 8 <= v->frame_read && v->frame_back + 8 <= v->frame_read);
@@ -161,7 +173,9 @@ static void test_detect(void)
 		unsigned int minor;
 		int row;
 	} pyenv[] = {
-		{ "/root/.pyenv/versions/3.10.13/lib/libpython3.10.so.1.0", 10, -ENOENT },
+		{ "/root/.pyenv/versions/3.8.18/lib/libpython3.8.so.1.0", 8, -ENOENT },
+		{ "/root/.pyenv/versions/3.9.18/lib/libpython3.9.so.1.0", 9, 3 },
+		{ "/root/.pyenv/versions/3.10.13/lib/libpython3.10.so.1.0", 10, 4 },
 		{ "/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0", 11, 0 },
 		{ "/root/.pyenv/versions/3.12.1/lib/libpython3.12.so.1.0", 12, 1 },
 		{ "/root/.pyenv/versions/3.13.0/lib/libpython3.13.so.1.0", 13, 2 },
@@ -201,7 +215,8 @@ static void test_detect(void)
 		close(fd);
 	}
 	/*
-	 * pyenv's builds (PIE, a shared libpython, .symtab kept): each version its row, and the
+	 * pyenv's builds (PIE, a shared libpython, .symtab kept; 3.8-3.10 without Py_Version, their
+	 * version from the file's name): each version its row (3.8: none), and the
 	 * cold part's FDE where .symtab says the cold part is (3.12's frame is 384 bytes: its
 	 * def_cfa_offset takes two bytes)
 	 */
@@ -229,6 +244,8 @@ static void test_detect(void)
 			CHECK_INT(bt_py_walker_info(&f, 0, &w), 0);
 			CHECK_INT(w.tss, f.runtime + bt_py_version_at(f.row)->runtime_tss);
 			CHECK_INT(w.row, f.row);
+			CHECK_INT(w.flags, bt_py_version_at(f.row)->flags);
+			CHECK_INT(w.tstate_frame, bt_py_version_at(f.row)->tstate_frame);
 		}
 		close(fd);
 	}
@@ -308,6 +325,73 @@ static void test_code(void)
 	mem_free(&m);
 	make_code(&m, v, lines, sizeof(lines), 1ULL << 50);
 	CHECK_INT(bt_py_code_read(v, mem_read, &m, CODE, &c), -EINVAL);
+	bt_py_code__clear(&c);
+	mem_free(&m);
+}
+
+/*
+ * 3.9's co_lnotab and 3.10's co_linetable: byte pairs in bytes of code, the instruction asked
+ * for in 2-byte code units; make_code()'s object at each row's offsets (its name where co_name
+ * is), first line 10.
+ */
+static void test_code_old(void)
+{
+	/* bytes 0-5 on line 10, 6-9 on 11, 10-11 on 13, from 12 on 10 (a negative delta) */
+	static const unsigned char lnotab[] = { 6, 1, 4, 2, 2, 0xfd };
+	/*
+	 * bytes 0-3 on line 10, 4-5 without a line, an empty range (+127), 6-9 on 140, 10-11 on
+	 * 138, then past the table
+	 */
+	static const unsigned char linetable[] = { 4, 0, 2, 0x80, 0, 127, 4, 3, 2, 0xfe };
+	const struct bt_py_version *v = bt_py_version_at(bt_py_version_row(3, 9));
+	struct bt_py_code c;
+	struct mem m = { 0 };
+
+	make_code(&m, v, lnotab, sizeof(lnotab), sizeof(lnotab));
+	CHECK_INT(bt_py_code_read(v, mem_read, &m, CODE, &c), 0);
+	CHECK_STR(c.name, "outer.<locals>.handle"); /* what co_name holds here */
+	CHECK_STR(c.file, "svc.py");
+	CHECK_INT(c.firstline, 10);
+	CHECK_INT(c.check, check_of(&m, CODE, v));
+	CHECK_INT(bt_py_code_line(&c, 0), 10);
+	CHECK_INT(bt_py_code_line(&c, 2), 10);
+	CHECK_INT(bt_py_code_line(&c, 3), 11);
+	CHECK_INT(bt_py_code_line(&c, 4), 11);
+	CHECK_INT(bt_py_code_line(&c, 5), 13);
+	CHECK_INT(bt_py_code_line(&c, 6), 10);
+	CHECK_INT(bt_py_code_line(&c, 1000), 10); /* past the table: its last line */
+	CHECK_INT(bt_py_code_line(&c, BT_PY_INSN_UNKNOWN), 10);
+	/* a table cut inside a pair: the half pair is not read */
+	c.nlines = 3;
+	CHECK_INT(bt_py_code_line(&c, 5), 11);
+	/* a delta taking the line below 1: no line */
+	c.nlines = sizeof(lnotab);
+	c.lines[5] = 0x80;
+	CHECK_INT(bt_py_code_line(&c, 6), 0);
+	bt_py_code__clear(&c);
+	mem_free(&m);
+
+	v = bt_py_version_at(bt_py_version_row(3, 10));
+	make_code(&m, v, linetable, sizeof(linetable), sizeof(linetable));
+	CHECK_INT(bt_py_code_read(v, mem_read, &m, CODE, &c), 0);
+	CHECK_STR(c.name, "outer.<locals>.handle");
+	CHECK_INT(c.check, check_of(&m, CODE, v));
+	CHECK_INT(bt_py_code_line(&c, 0), 10);
+	CHECK_INT(bt_py_code_line(&c, 1), 10);
+	CHECK_INT(bt_py_code_line(&c, 2), 0); /* no line */
+	CHECK_INT(bt_py_code_line(&c, 3), 140);
+	CHECK_INT(bt_py_code_line(&c, 4), 140);
+	CHECK_INT(bt_py_code_line(&c, 5), 138);
+	CHECK_INT(bt_py_code_line(&c, 6), 0); /* past the table */
+	CHECK_INT(bt_py_code_line(&c, BT_PY_INSN_UNKNOWN), 10);
+	c.nlines = 7; /* cut inside the fourth pair */
+	CHECK_INT(bt_py_code_line(&c, 3), 0);
+	bt_py_code__clear(&c);
+	/* the table's format is the row's the object was read with */
+	CHECK_INT(
+		bt_py_code_read(bt_py_version_at(bt_py_version_row(3, 9)), mem_read, &m, CODE, &c),
+		0);
+	CHECK_INT(c.lines_format, BT_PY_LINES_LNOTAB);
 	bt_py_code__clear(&c);
 	mem_free(&m);
 }
@@ -458,12 +542,12 @@ static void test_cache(void)
 }
 
 /*
- * Real interpreters: Debian's python3.11 and pyenv's 3.11-3.13 where installed, each a child
+ * Real interpreters: Debian's python3.11 and pyenv's 3.9-3.13 where installed, each a child
  * that prints a method's code object's address and waits. Its bytes, read through
- * process_vm_readv() as for a traced process, must give the method's qualified name, file and
+ * process_vm_readv() as for a traced process, must give the method's qualified name (3.9, 3.10: its name), file and
  * first line: each row's offsets, checked on the builds the live tests run.
  */
-static void live_one(const char *py, int row)
+static void live_one(const char *py, int row, const char *name_want, unsigned int line0)
 {
 	const char *src = "import sys\n"
 			  "class K:\n"
@@ -517,14 +601,14 @@ static void live_one(const char *py, int row)
 	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(addr, row),
 				   BT_PY_INFO_WORD(check, BT_PY_INSN_UNKNOWN), &name, &file, &line),
 		  0);
-	CHECK_STR(name, "K.meth");
+	CHECK_STR(name, name_want);
 	CHECK_STR(file, "<string>");
 	CHECK_INT(line, 3);
-	/* its first instruction (RESUME) is on the def line too */
+	/* its first instruction: RESUME on the def line (3.11+), 3.9/3.10's on the body's */
 	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(addr, row), BT_PY_INFO_WORD(check, 0), &name,
 				   &file, &line),
 		  0);
-	CHECK_INT(line, 3);
+	CHECK_INT(line, line0);
 	/* a check that is not the object's: not named */
 	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(addr, row), BT_PY_INFO_WORD(check + 1, 0),
 				   &name, &file, &line),
@@ -538,10 +622,13 @@ static void live_one(const char *py, int row)
 
 static void test_live_interpreters(void)
 {
-	live_one("/usr/bin/python3.11", 0);
-	live_one("/root/.pyenv/versions/3.11.7/bin/python3.11", 0);
-	live_one("/root/.pyenv/versions/3.12.1/bin/python3.12", 1);
-	live_one("/root/.pyenv/versions/3.13.0/bin/python3.13", 2);
+	live_one("/usr/bin/python3.11", 0, "K.meth", 3);
+	live_one("/root/.pyenv/versions/3.11.7/bin/python3.11", 0, "K.meth", 3);
+	live_one("/root/.pyenv/versions/3.12.1/bin/python3.12", 1, "K.meth", 3);
+	live_one("/root/.pyenv/versions/3.13.0/bin/python3.13", 2, "K.meth", 3);
+	/* no co_qualname: co_name */
+	live_one("/root/.pyenv/versions/3.9.18/bin/python3.9", 3, "meth", 4);
+	live_one("/root/.pyenv/versions/3.10.13/bin/python3.10", 4, "meth", 4);
 }
 
 int main(void)
@@ -550,6 +637,7 @@ int main(void)
 	BT_RUN(test_versions);
 	BT_RUN(test_detect);
 	BT_RUN(test_code);
+	BT_RUN(test_code_old);
 	BT_RUN(test_strings);
 	BT_RUN(test_cache);
 	BT_RUN(test_live_interpreters);
