@@ -6,8 +6,10 @@
 # them (PyEval_EvalCode above, clock_nanosleep under parse_payload) and no evaluator frame left
 # in their place; in text and folded output; and --no-python back to the evaluator alone. Then
 # every other CPython found on the machine (pyenv's under /root/.pyenv, /usr/local/bin): the
-# sleep named the same by each version with a row, and one line naming the file and version of
-# one without (its stacks keep the evaluator's frames).
+# sleep named the same by each version with a row (3.9 and 3.10, a frame object per evaluator
+# call: the sleep, the CPU loop and Python, C, Python too), one line naming the file and version
+# of one without (3.8: its stacks keep the evaluator's frames), and a line for each
+# of 3.9-3.13 not found (CI's machine has only Debian's 3.11).
 . "$(dirname "$0")/lib.sh"
 require root btf
 PY=/usr/bin/python3.11
@@ -192,8 +194,15 @@ other_python() {
 	run offcputime -U -f -p $WPID 2
 	expect_rc 0 "offcputime -U -f -p under $1"
 }
+# 3.9, 3.10: the service's frames with the native ones between each two (the call's
+# evaluator and what calls it: function_code_fastcall, _PyEval_Vector); N is any native
+# frames, none of which a Python frame (a name, a space, a place) can be taken for
+N="([^ ;]+;)*"
+PYFRAMES_OLD="<module> \\($F:$L_MODULE\\);${N}serve \\($F:$L_SERVE\\);${N}handle_request \\($F:$L_HANDLE\\)"
 ran=""
-for py in /root/.pyenv/versions/*/bin/python3.1[0-9] /usr/local/bin/python3.1[0-9]; do
+said=""
+for py in /root/.pyenv/versions/*/bin/python3.[0-9] /root/.pyenv/versions/*/bin/python3.1[0-9] \
+	/usr/local/bin/python3.[0-9] /usr/local/bin/python3.1[0-9]; do
 	[ -x "$py" ] || continue
 	v=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])') || continue
 	case $v in
@@ -203,14 +212,44 @@ for py in /root/.pyenv/versions/*/bin/python3.1[0-9] /usr/local/bin/python3.1[0-
 		grep -q '_PyEval_EvalFrameDefault' "$OUT" && fail "$py: the evaluator's native frame is still there"
 		ran="$ran $v($py)"
 		;;
-	3.10)
+	3.9 | 3.10)
+		# a frame object per evaluator call (docs/python.md): each evaluator frame of the
+		# native stack takes one, in order, with the C frames between them kept
+		# (their time.sleep is select())
 		other_python "$py"
-		grep -q "python: .*libpython3.10.* is CPython 3.10, whose frames bpftools cannot read yet" "$ERR" ||
-			fail "$py: no line saying CPython 3.10 is not read"
+		expect_line ";PyEval_EvalCode;${N}$PYFRAMES_OLD;${N}parse_payload \\($F:$L_SLEEP\\);[^ ]*select [0-9]+$"
+		grep -q '_PyEval_EvalFrameDefault' "$OUT" && fail "$py: the evaluator's native frame is still there"
+		run profile -F 199 -f -p $WPID 2
+		expect_rc 0 "profile -f -p under $py"
+		expect_line ";PyEval_EvalCode;${N}$PYFRAMES_OLD;${N}parse_payload \\($F:($L_LOOP|$L_ADD)\\)[; ]"
+		s=$(share ";serve \\($F:$L_SERVE\\);${N}handle_request \\($F:$L_HANDLE\\);${N}parse_payload \\($F:")
+		[ "$s" -ge 80 ] || fail "$py: profile: only $s% of the samples under serve;handle_request;parse_payload"
+		# Python, C, Python: outer, sorted's native frames, then key (an evaluator call each)
+		start_py "$py" "$SORT" "$T/sort"
+		run offcputime -U -f -p $WPID 2
+		expect_rc 0 "offcputime -U -f -p (sorted with a key) under $py"
+		expect_line ";outer \\($SORT:$L_OUTER\\);${N}builtin_sorted;${N}key \\($SORT:$L_KEY\\);${N}[^ ;]*select [0-9]+$"
+		grep -q '_PyEval_EvalFrameDefault' "$OUT" && fail "$py: sorted with a key: an evaluator's native frame is still there"
+		ran="$ran $v($py: sleep, loop ($s%), sorted)"
+		;;
+	3.8)
+		# a version without a row (3.8 has the symbols looked for; 3.6 no _PyRuntime): said,
+		# and its stacks keep the evaluator's frames
+		[ -z "$said" ] || continue
+		other_python "$py"
+		grep -q "python: .*python$v.* is CPython $v, whose frames bpftools cannot read yet" "$ERR" ||
+			fail "$py: no line saying CPython $v is not read"
 		expect_line "_PyEval_EvalFrameDefault"
 		grep -q 'python_svc.py' "$OUT" && fail "$py: Python frames of a version without a row"
+		said=1
 		ran="$ran $v($py, said unread)"
 		;;
+	esac
+done
+for v in 3.9 3.10 3.11 3.12 3.13; do
+	case $ran in
+	*" $v("*) ;;
+	*) echo "# CPython $v: not found on this machine (pyenv, /usr/local/bin), not run" ;;
 	esac
 done
 ok "other interpreters:${ran:- none found}"
