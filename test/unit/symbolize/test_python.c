@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 
@@ -545,26 +546,105 @@ static void test_cache(void)
  * Real interpreters: Debian's python3.11 and pyenv's 3.9-3.13 where installed, each a child
  * that prints a method's code object's address and waits. Its bytes, read through
  * process_vm_readv() as for a traced process, must give the method's qualified name (3.9, 3.10: its name), file and
- * first line: each row's offsets, checked on the builds the live tests run.
+ * first line: each row's offsets, checked on the builds the live tests run; 3.9 and 3.10's frame
+ * objects too (frame_objects()).
  */
+static int read_child(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+}
+
+/*
+ * 3.9, 3.10 (BT_PY_FRAME_OBJECT): the child's frame object for wait(), blocked in its line 7,
+ * read through the row's frame offsets as the walker reads it (probes/bt_unwind.bpf.h,
+ * bt_py_frame()): its code object is wait's, its f_lasti is at line 7, and its f_back is the
+ * module's frame, at the call of wait() on line 9 (each with a line after it: an instruction
+ * index off by a factor of two is another line).
+ */
+/* Until pid blocks in read() (its sys.stdin.read(): its frames still then), at most 2 s. */
+static void wait_in_read(pid_t pid)
+{
+	char path[64], buf[64];
+	int i, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	for (i = 0; i < 200; i++) {
+		fd = open(path, O_RDONLY);
+		n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			buf[n] = 0;
+			if (buf[0] >= '0' && buf[0] <= '9' && strtol(buf, NULL, 10) == SYS_read)
+				return;
+		}
+		usleep(10000);
+	}
+	printf("# %d: not seen in read() in 2 s\n", (int)pid);
+}
+
+static void frame_objects(pid_t pid, const struct bt_py_version *v, int row, struct bt_pycache *pc,
+			  uint64_t frame)
+{
+	static const char *const want_name[] = { "wait", "<module>" };
+	static const unsigned int want_line[] = { 7, 9 };
+	__u64 f[BT_PY_CODE_READ / 8], words[BT_PY_CODE_READ / 8];
+	const char *name, *file;
+	unsigned int line, k;
+	uint64_t code, insn;
+
+	/* printed before the read: its f_lasti may still be on the print's line */
+	wait_in_read(pid);
+	for (k = 0; k < 2; k++) {
+		CHECK(frame != 0 && v->frame_read <= sizeof(f));
+		if (!frame || read_child(pid, frame, f, v->frame_read))
+			return;
+		code = f[v->frame_code / 8];
+		/* f_lasti: an int, in bytes (3.9) or code units (3.10); negative: not begun */
+		insn = (uint32_t)f[v->frame_instr / 8];
+		CHECK(!(insn & 0x80000000));
+		if (v->flags & BT_PY_LASTI_BYTES)
+			insn >>= 1;
+		CHECK(!read_child(pid, code, words, sizeof(words)));
+		CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(code, row),
+					   BT_PY_INFO_WORD(bt_py_check(words, v->code_check), insn),
+					   &name, &file, &line),
+			  0);
+		CHECK_STR(name, want_name[k]);
+		CHECK_INT(line, want_line[k]);
+		frame = f[v->frame_back / 8];
+	}
+	/* the module's frame is the thread's outermost */
+	CHECK_INT(frame, 0);
+}
+
 static void live_one(const char *py, int row, const char *name_want, unsigned int line0)
 {
 	const char *src = "import sys\n"
 			  "class K:\n"
 			  "    def meth(self):\n"
 			  "        pass\n"
-			  "print(id(K.meth.__code__), flush=True)\n"
-			  "sys.stdin.read()\n";
+			  "def wait():\n"
+			  "    print(id(K.meth.__code__), id(sys._getframe()), flush=True)\n"
+			  "    sys.stdin.read()\n"
+			  "    return len(sys.argv) + 1\n"
+			  "wait()\n"
+			  "print(len(sys.argv) * 2)\n";
 	const struct bt_py_version *v = bt_py_version_at(row);
 	int in[2], out[2];
 	const char *name, *file;
 	struct bt_pycache *pc;
-	unsigned long long addr = 0;
+	unsigned long long addr = 0, frame = 0;
+	char *end = NULL;
 	struct iovec local, remote;
 	__u64 words[BT_PY_CODE_READ / 8];
 	unsigned int line;
 	uint32_t check;
-	char buf[64];
+	char buf[128];
+	size_t got;
 	ssize_t n;
 	pid_t pid;
 
@@ -584,11 +664,15 @@ static void live_one(const char *py, int row, const char *name_want, unsigned in
 	}
 	close(in[0]);
 	close(out[1]);
-	n = read(out[0], buf, sizeof(buf) - 1);
-	if (n > 0) {
-		buf[n] = 0;
-		addr = strtoull(buf, NULL, 10);
+	/* the whole line, however the child's writes arrive */
+	for (got = 0; got < sizeof(buf) - 1 && !memchr(buf, '\n', got); got += (size_t)n) {
+		n = read(out[0], buf + got, sizeof(buf) - 1 - got);
+		if (n <= 0)
+			break;
 	}
+	buf[got] = 0;
+	addr = strtoull(buf, &end, 10);
+	frame = strtoull(end, NULL, 10);
 	CHECK(addr != 0);
 	/* the check as the walker takes it, from the object's first bytes */
 	local.iov_base = words;
@@ -613,6 +697,8 @@ static void live_one(const char *py, int row, const char *name_want, unsigned in
 	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(addr, row), BT_PY_INFO_WORD(check + 1, 0),
 				   &name, &file, &line),
 		  -ENOENT);
+	if (v->flags & BT_PY_FRAME_OBJECT)
+		frame_objects(pid, v, row, pc, frame);
 	bt_pycache__free(pc);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
