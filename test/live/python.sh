@@ -188,6 +188,25 @@ e=$(share "_PyEval_EvalFrameDefault")
 [ "$e" -lt 1 ] || fail "sorted with a key: $e% of the time off-CPU still shows an evaluator's native frame"
 ok "Python, C, Python: outer, sorted's native frames, key, in that order"
 
+# threads PY: two threads (python_threads.py) under PY, each naming its own functions: the
+# worker's lock wait under worker and consumer_wait, the main thread's sleep under main_sleep,
+# and no stack with both (the thread state is the sampled thread's own, not the GIL holder's)
+THR=$(cd "$(dirname "$0")" && pwd)/python_threads.py
+L_WAIT=$(grep -n 'q.get(timeout' "$THR" | cut -d: -f1)
+L_MSLEEP=$(grep -n 'time.sleep(' "$THR" | cut -d: -f1)
+threads() {
+	start_py "$1" "$THR" "$T/thr"
+	run offcputime -U -f -p $WPID 2
+	expect_rc 0 "offcputime -U -f -p (two threads) under $1"
+	expect_line ";worker \\($THR:[0-9]+\\);([^ ;]+;)*consumer_wait \\($THR:$L_WAIT\\);"
+	expect_line ";main_sleep \\($THR:$L_MSLEEP\\);[^ ]* [0-9]+$"
+	if grep -Eq "main_sleep.*consumer_wait|consumer_wait.*main_sleep|<module>.*worker \\(" "$OUT"; then
+		fail "$1: a stack with the other thread's Python frames"
+	fi
+}
+threads "$PY"
+ok "two threads: each its own Python frames (main_sleep, worker -> consumer_wait)"
+
 # other_python PY: the same service under PY, its sleep under offcputime -U -f
 other_python() {
 	start_py "$1" "$SVC" "$T/truth"
@@ -210,6 +229,7 @@ for py in /root/.pyenv/versions/*/bin/python3.[0-9] /root/.pyenv/versions/*/bin/
 		other_python "$py"
 		expect_line ";PyEval_EvalCode;$PYFRAMES;parse_payload \\($F:$L_SLEEP\\);[^ ]*clock_nanosleep [0-9]+$"
 		grep -q '_PyEval_EvalFrameDefault' "$OUT" && fail "$py: the evaluator's native frame is still there"
+		threads "$py"
 		ran="$ran $v($py)"
 		;;
 	3.9 | 3.10)
@@ -230,7 +250,8 @@ for py in /root/.pyenv/versions/*/bin/python3.[0-9] /root/.pyenv/versions/*/bin/
 		expect_rc 0 "offcputime -U -f -p (sorted with a key) under $py"
 		expect_line ";outer \\($SORT:$L_OUTER\\);${N}builtin_sorted;${N}key \\($SORT:$L_KEY\\);${N}[^ ;]*select [0-9]+$"
 		grep -q '_PyEval_EvalFrameDefault' "$OUT" && fail "$py: sorted with a key: an evaluator's native frame is still there"
-		ran="$ran $v($py: sleep, loop ($s%), sorted)"
+		threads "$py"
+		ran="$ran $v($py: sleep, loop ($s%), sorted, threads)"
 		;;
 	3.8)
 		# a version without a row (3.8 has the symbols looked for; 3.6 no _PyRuntime): said,
