@@ -254,9 +254,12 @@ def decode(pb_path):
                 elif n == 2:
                     loc["map"] = x
                 elif n == 4:
-                    loc["fn"] += [y for m, _, y in fields(x) if m == 1]
+                    line = {m: y for m, _, y in fields(x)}
+                    loc["fn"].append(line.get(1, 0))
+                    loc["line"] = line.get(2, 0)
             locations[loc["id"]] = loc["fn"]
             loc_maps[loc["id"]] = loc["map"]
+            LOC_LINES[loc["id"]] = loc.get("line", 0)
     for s in samples:
         labels = {}
         for l in s["labels"]:
@@ -267,6 +270,22 @@ def decode(pb_path):
         s["labels"] = labels
         s["names"] = [strings[functions[fid]] for lid in s["loc"] for fid in locations[lid]]
     return strings, samples, functions, locations, sample_types, files, mappings, loc_maps
+
+
+# location id -> the line its Line says (0: none), filled by decode()
+LOC_LINES = {}
+
+
+def folded_name(strings, functions, files, loc_maps, lid, fid):
+    """A location's function as the folded output names it: a Python frame (a source file, no
+    mapping: lib/output/bt_pprof.c) as 'qualname (file:line)', as symbolize/format.c does; a
+    kernel function's file is '[kernel...]'."""
+    name = strings[functions[fid]]
+    src = strings[files[fid]] if files.get(fid) else ""
+    if loc_maps.get(lid) or not src or src.startswith("["):
+        return name
+    line = LOC_LINES.get(lid, 0)
+    return "%s (%s:%d)" % (name, src, line) if line else "%s (%s)" % (name, src)
 
 
 def check_pprof(folded_path, pb_path, want_type, want_unit, want_funcs):
@@ -286,7 +305,7 @@ def check_pprof(folded_path, pb_path, want_type, want_unit, want_funcs):
         names = []
         for lid in s["loc"]:
             for fid in locations[lid]:
-                names.append(strings[functions[fid]])
+                names.append(folded_name(strings, functions, files, loc_maps, lid, fid))
         path = tuple(reversed(names))  # location_id[0] is the leaf
         if STATE_FRAMES:
             if sum(1 for n in path if STATE.match(n)) != 1:
