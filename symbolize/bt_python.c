@@ -800,7 +800,8 @@ static bool fill(struct bt_pycache *c, struct py_entry *e, const struct bt_py_ve
 }
 
 int bt_pycache__name(struct bt_pycache *c, uint64_t code_word, uint64_t info_word,
-		     const char **name, const char **file, unsigned int *line)
+		     const char **name, const char **file, unsigned int *line,
+		     unsigned int *start_line)
 {
 	const struct bt_py_version *v = bt_py_version_at(BT_PY_CODE_ROW(code_word));
 	uint64_t addr = BT_PY_CODE_ADDR(code_word);
@@ -809,6 +810,8 @@ int bt_pycache__name(struct bt_pycache *c, uint64_t code_word, uint64_t info_wor
 
 	*name = *file = NULL;
 	*line = 0;
+	if (start_line)
+		*start_line = 0;
 	if (!c || !v || !addr || !BT_PY_IS_CODE(code_word) || !BT_PY_IS_INFO(info_word))
 		return -ENOENT;
 	e = find(c, addr, false);
@@ -826,6 +829,8 @@ int bt_pycache__name(struct bt_pycache *c, uint64_t code_word, uint64_t info_wor
 	*name = e->code->name;
 	*file = e->code->file;
 	*line = bt_py_code_line(e->code, BT_PY_INFO_INSN(info_word));
+	if (start_line)
+		*start_line = bt_py_code_line(e->code, BT_PY_INSN_UNKNOWN);
 	return 0;
 }
 

@@ -121,11 +121,13 @@ void bt_pycache__free(struct bt_pycache *c); /* NULL is fine */
 void bt_pycache__begin(struct bt_pycache *c);
 /*
  * The names of the Python frame of code word and info word (probes/bt_unwind_maps.h): 0 with
- * *name and *file set and *line (0: not known); -ENOENT when it cannot be named (a failed read,
- * a check that differs: the address holds another object than the one sampled).
+ * *name and *file set and *line (0: not known), and *start_line, the function's first line,
+ * when start_line is not NULL; -ENOENT when it cannot be named (a failed read, a check that
+ * differs: the address holds another object than the one sampled).
  */
 int bt_pycache__name(struct bt_pycache *c, uint64_t code_word, uint64_t info_word,
-		     const char **name, const char **file, unsigned int *line);
+		     const char **name, const char **file, unsigned int *line,
+		     unsigned int *start_line);
 /* The process is gone (its pid may be another's): names kept stay, no more reads. */
 void bt_pycache__stop_reading(struct bt_pycache *c);
 /* Code objects read, and reads that failed, for -v and the tests. */

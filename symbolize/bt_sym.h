@@ -47,9 +47,10 @@ struct bt_frame {
 	uint64_t offset;  /* addr - start of the symbol */
 	const char *
 		module; /* file path, "[vdso]", "[perf-map]", kernel module, "[bpf]"; NULL: vmlinux */
-	const char *file;     /* source file (debuginfo), or NULL */
-	unsigned int line;    /* 0 when unknown */
-	unsigned int inlined; /* 1: an inlined call inside the next frame (same addr) */
+	const char *file;	 /* source file (debuginfo), or NULL */
+	unsigned int line;	 /* 0 when unknown */
+	unsigned int inlined;	 /* 1: an inlined call inside the next frame (same addr) */
+	unsigned int start_line; /* a Python frame's function: its first line (def); 0: unknown */
 	enum bt_sym_reason reason;
 };
 

@@ -903,7 +903,7 @@ static void resolve_python(struct bt_symbolizer *s, struct bt_proc *p, uint64_t 
 	/* gone: its pid may be another process's now, whose memory names nothing of this one */
 	if (p->exit_seq)
 		bt_pycache__stop_reading(p->py);
-	if (!bt_pycache__name(p->py, code, info, &fr->name, &fr->file, &fr->line))
+	if (!bt_pycache__name(p->py, code, info, &fr->name, &fr->file, &fr->line, &fr->start_line))
 		fr->reason = BT_SYM_OK;
 }
 

@@ -153,6 +153,7 @@ static struct bt_prof_node *child_of(struct bt_profile *p, struct bt_prof_node *
 		n->func = strdup(f->func);
 		n->file = strdup(f->file);
 		n->line = f->line;
+		n->start_line = f->start_line;
 	}
 	if (!n->name || (f->module && !n->module) ||
 	    (f->file && f->func && (!n->func || !n->file))) {

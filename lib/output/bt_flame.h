@@ -49,10 +49,11 @@ struct bt_prof_frame {
 	/*
 	 * Where an interpreted function is in its source (BT_PROF_INTERP; NULL file: not
 	 * known): pprof's Function is then func in file, its Location a Line of it, with no
-	 * Mapping; name stays what the flame graph draws
+	 * Mapping; name stays what the flame graph draws. start_line: where func begins (pprof's
+	 * Function.start_line; 0: not known)
 	 */
 	const char *func, *file;
-	unsigned int line;
+	unsigned int line, start_line;
 };
 
 struct bt_profile_opts {

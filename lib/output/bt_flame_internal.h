@@ -21,7 +21,7 @@ struct bt_prof_node {
 	char *module; /* NULL: none */
 	enum bt_prof_kind kind;
 	char *func, *file; /* an interpreted function's source (NULL: none), at line */
-	unsigned int line;
+	unsigned int line, start_line;
 	uint64_t total; /* this frame and everything above it */
 	uint64_t self;	/* samples ending here */
 	uint64_t cold;	/* of total, the samples through a BT_PROF_OFFCPU frame */

@@ -244,7 +244,8 @@ static uint64_t location_id(struct enc *e, const struct bt_prof_node *n)
 
 	if (!file && n->kind == BT_PROF_KERNEL)
 		file = "[kernel.kallsyms]";
-	k = key3(func, file, src ? BT_PROF_NKINDS : 0);
+	/* two functions of one name in one file (nested, redefined) differ by where they start */
+	k = key3(func, file, src ? BT_PROF_NKINDS + n->start_line : 0);
 	fid = k ? idmap_get(&e->funcs, k, &fresh) : 0;
 	free(k);
 	if (!fid) {
@@ -252,13 +253,15 @@ static uint64_t location_id(struct enc *e, const struct bt_prof_node *n)
 		return 0;
 	}
 	if (fresh) {
-		/* Function: 1 id, 2 name, 3 system_name, 4 filename */
+		/* Function: 1 id, 2 name, 3 system_name, 4 filename, 5 start_line */
 		int64_t name = str_index(e, func);
 
 		pb_uint(&e->sub, 1, fid);
 		pb_uint(&e->sub, 2, name);
 		pb_uint(&e->sub, 3, name);
 		pb_uint(&e->sub, 4, file ? str_index(e, file) : 0);
+		if (src)
+			pb_uint(&e->sub, 5, n->start_line);
 		pb_msg(&e->functions, 5, &e->sub);
 	}
 	k = key3(n->name, file, src ? BT_PROF_NKINDS + 1 + n->line : n->kind);

@@ -212,7 +212,7 @@ void bt_stack_out__frame(struct bt_stack_out *so, const char *name, size_t len, 
 }
 
 void bt_stack_out__source(struct bt_stack_out *so, const char *func, const char *file,
-			  unsigned int line)
+			  unsigned int line, unsigned int start_line)
 {
 	struct bt_prof_frame *f;
 
@@ -222,6 +222,7 @@ void bt_stack_out__source(struct bt_stack_out *so, const char *func, const char 
 	f->func = strdup(func);
 	f->file = strdup(file);
 	f->line = line;
+	f->start_line = start_line;
 	if (!f->func || !f->file)
 		so->err = -ENOMEM;
 }

@@ -71,10 +71,11 @@ void bt_stack_out__frame(struct bt_stack_out *so, const char *name, size_t len, 
 			 enum bt_prof_kind kind);
 /*
  * The last frame's place in its source, an interpreted function's (BT_PROF_INTERP): pprof
- * names it func in file at line (lib/output/bt_flame.h). Escaped by the caller.
+ * names it func in file at line, the function starting at start_line (0: not known;
+ * lib/output/bt_flame.h). Escaped by the caller.
  */
 void bt_stack_out__source(struct bt_stack_out *so, const char *func, const char *file,
-			  unsigned int line);
+			  unsigned int line, unsigned int start_line);
 /*
  * A label of the row being built: its sample's in pprof (the flame graph has none), a string
  * (str) or, str NULL, the number num. key must outlive the row (a literal); at most

@@ -71,7 +71,8 @@ static void put_source(struct sink *k, const struct bt_frame *f)
 	char func[BT_ESC_SIZE(256)], file[BT_ESC_SIZE(256)];
 
 	bt_stack_out__source(k->out, bt_esc(func, sizeof(func), f->name, strlen(f->name)),
-			     bt_esc(file, sizeof(file), f->file, strlen(f->file)), f->line);
+			     bt_esc(file, sizeof(file), f->file, strlen(f->file)), f->line,
+			     f->start_line);
 }
 
 static void put(struct sink *k, const char *name, size_t len, const char *module,

@@ -100,18 +100,20 @@ ok "profile --flamegraph: serve, handle_request, parse_payload yellow (interp), 
 # (the Location's Line), with no Mapping; the native frames keep theirs
 run profile -F 199 -p $WPID --pprof "$T/py.pb" 2
 expect_rc 0 "profile --pprof -p"
-"$PY" - "$T/py.pb" "$F" "$L_LOOP" "$L_ADD" "$(dirname "$0")" <<'PYEOF' || fail "profile --pprof: Python frames not as Function, file and Line"
+L_DEF=$(line_of 'def parse_payload(')
+"$PY" - "$T/py.pb" "$F" "$L_LOOP" "$L_ADD" "$(dirname "$0")" "$L_DEF" <<'PYEOF' || fail "profile --pprof: Python frames not as Function, file, start line and Line"
 import gzip, sys
 sys.path.insert(0, sys.argv[5])
 from flamegraph import fields
 pb = gzip.decompress(open(sys.argv[1], "rb").read())
-strings, funcs, lines = [], {}, []
+strings, funcs, lines, starts = [], {}, [], {}
 for num, _, v in fields(pb):
     if num == 6:
         strings.append(v.decode("utf-8", "surrogateescape"))
     elif num == 5:
         f = {n: x for n, _, x in fields(v)}
         funcs[f[1]] = (f.get(2, 0), f.get(4, 0))
+        starts[f[1]] = f.get(5, 0)
     elif num == 4:
         loc = {n: x for n, _, x in fields(v)}
         for n, _, x in fields(v):
@@ -122,12 +124,13 @@ named = {fid: (strings[n], strings[f]) for fid, (n, f) in funcs.items()}
 pp = [fid for fid, (n, f) in named.items() if n == "parse_payload"]
 assert pp, "no function parse_payload: %r" % sorted(n for n, _ in named.values())[:30]
 assert all(named[fid][1] == sys.argv[2] for fid in pp), "parse_payload's file: %r" % [named[f] for f in pp]
+assert all(starts[fid] == int(sys.argv[6]) for fid in pp), "parse_payload's start line: %r, not %s" % ([starts[f] for f in pp], sys.argv[6])
 at = {line for fid, line, mapping in lines if fid in pp}
 assert at & {int(sys.argv[3]), int(sys.argv[4])}, "parse_payload at lines %r" % at
 assert all(mapping == 0 for fid, line, mapping in lines if fid in pp), "a Python location with a mapping"
 assert any(n == "PyEval_EvalCode" for n, _ in named.values()), "no native PyEval_EvalCode"
 PYEOF
-ok "profile --pprof: parse_payload a function of $(basename "$F") at its lines, no mapping"
+ok "profile --pprof: parse_payload a function of $(basename "$F") from line $L_DEF, at its lines, no mapping"
 
 # offcputime: the sleep, with the native frames under the Python call
 run offcputime -U -f -p $WPID 2

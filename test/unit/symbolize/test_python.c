@@ -469,7 +469,7 @@ static void test_cache(void)
 	struct mem m = { 0 };
 	struct bt_pycache *pc;
 	const char *name, *file, *name2, *first;
-	unsigned int line;
+	unsigned int line, start_line = 99;
 	uint64_t code, info, read, failed;
 	uint32_t check;
 	int reads, i;
@@ -481,20 +481,22 @@ static void test_cache(void)
 	pc = bt_pycache__new(1, mem_read, &m);
 	CHECK(pc != NULL);
 	bt_pycache__begin(pc);
-	CHECK_INT(bt_pycache__name(pc, code, info, &name, &file, &line), 0);
+	CHECK_INT(bt_pycache__name(pc, code, info, &name, &file, &line, &start_line), 0);
 	CHECK_STR(name, "outer.<locals>.handle");
 	CHECK_STR(file, "svc.py");
 	CHECK_INT(line, 12);
+	CHECK_INT(start_line, 10); /* co_firstlineno: the def */
 	first = name;
 	/* read once: the second frame of it reads nothing */
 	reads = m.reads;
-	CHECK_INT(bt_pycache__name(pc, code, BT_PY_INFO_WORD(check, 0), &name2, &file, &line), 0);
+	CHECK_INT(bt_pycache__name(pc, code, BT_PY_INFO_WORD(check, 0), &name2, &file, &line, NULL),
+		  0);
 	CHECK_INT(m.reads, reads);
 	CHECK(name2 == name);
 	CHECK_INT(line, 12);
 	/* words that are not a pair, or of a row that does not exist: not named */
-	CHECK_INT(bt_pycache__name(pc, info, code, &name, &file, &line), -ENOENT);
-	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(CODE, 99), info, &name, &file, &line),
+	CHECK_INT(bt_pycache__name(pc, info, code, &name, &file, &line, NULL), -ENOENT);
+	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(CODE, 99), info, &name, &file, &line, NULL),
 		  -ENOENT);
 	/*
 	 * Another code object at the address (the first freed): a frame of it has another check,
@@ -505,17 +507,19 @@ static void test_cache(void)
 	put32(m.r[0].bytes + v->code_firstlineno, 40);
 	CHECK(check_of(&m, CODE, v) != check);
 	CHECK_INT(bt_pycache__name(pc, code, BT_PY_INFO_WORD(check_of(&m, CODE, v), 0), &name2,
-				   &file, &line),
+				   &file, &line, NULL),
 		  0);
 	CHECK_INT(line, 42);
-	CHECK_INT(bt_pycache__name(pc, code, info, &name2, &file, &line), -ENOENT);
+	CHECK_INT(bt_pycache__name(pc, code, info, &name2, &file, &line, NULL), -ENOENT);
 	CHECK(name2 == NULL);
 	CHECK_STR(first, "outer.<locals>.handle");
 	/* an unreadable address: not named, and not read again */
-	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(0x5550000, 0), info, &name, &file, &line),
+	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(0x5550000, 0), info, &name, &file, &line,
+				   NULL),
 		  -ENOENT);
 	reads = m.reads;
-	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(0x5550000, 0), info, &name, &file, &line),
+	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(0x5550000, 0), info, &name, &file, &line,
+				   NULL),
 		  -ENOENT);
 	CHECK_INT(m.reads, reads);
 	bt_pycache__stats(pc, &read, &failed);
@@ -523,19 +527,20 @@ static void test_cache(void)
 	/* past the bound, the next resolve call starts empty */
 	for (i = 0; i < BT_PY_CACHE_MAX + 10; i++)
 		bt_pycache__name(pc, BT_PY_CODE_WORD(0x100000000ULL + i * 0x100ULL, 0), info, &name,
-				 &file, &line);
+				 &file, &line, NULL);
 	bt_pycache__begin(pc);
 	reads = m.reads;
 	CHECK_INT(bt_pycache__name(pc, code, BT_PY_INFO_WORD(check_of(&m, CODE, v), 0), &name,
-				   &file, &line),
+				   &file, &line, NULL),
 		  0);
 	CHECK(m.reads > reads);
 	/* gone: kept names stay, nothing new is read */
 	bt_pycache__stop_reading(pc);
 	CHECK_INT(bt_pycache__name(pc, code, BT_PY_INFO_WORD(check_of(&m, CODE, v), 0), &name,
-				   &file, &line),
+				   &file, &line, NULL),
 		  0);
-	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(0x6660000, 0), info, &name, &file, &line),
+	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(0x6660000, 0), info, &name, &file, &line,
+				   NULL),
 		  -ENOENT);
 	bt_pycache__free(pc);
 	bt_pycache__free(NULL);
@@ -611,7 +616,7 @@ static void frame_objects(pid_t pid, const struct bt_py_version *v, int row, str
 		CHECK(!read_child(pid, code, words, sizeof(words)));
 		CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(code, row),
 					   BT_PY_INFO_WORD(bt_py_check(words, v->code_check), insn),
-					   &name, &file, &line),
+					   &name, &file, &line, NULL),
 			  0);
 		CHECK_STR(name, want_name[k]);
 		CHECK_INT(line, want_line[k]);
@@ -683,19 +688,20 @@ static void live_one(const char *py, int row, const char *name_want, unsigned in
 	pc = bt_pycache__new(pid, NULL, NULL);
 	bt_pycache__begin(pc);
 	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(addr, row),
-				   BT_PY_INFO_WORD(check, BT_PY_INSN_UNKNOWN), &name, &file, &line),
+				   BT_PY_INFO_WORD(check, BT_PY_INSN_UNKNOWN), &name, &file, &line,
+				   NULL),
 		  0);
 	CHECK_STR(name, name_want);
 	CHECK_STR(file, "<string>");
 	CHECK_INT(line, 3);
 	/* its first instruction: RESUME on the def line (3.11+), 3.9/3.10's on the body's */
 	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(addr, row), BT_PY_INFO_WORD(check, 0), &name,
-				   &file, &line),
+				   &file, &line, NULL),
 		  0);
 	CHECK_INT(line, line0);
 	/* a check that is not the object's: not named */
 	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(addr, row), BT_PY_INFO_WORD(check + 1, 0),
-				   &name, &file, &line),
+				   &name, &file, &line, NULL),
 		  -ENOENT);
 	if (v->flags & BT_PY_FRAME_OBJECT)
 		frame_objects(pid, v, row, pc, frame);
