@@ -132,6 +132,35 @@ assert any(n == "PyEval_EvalCode" for n, _ in named.values()), "no native PyEval
 PYEOF
 ok "profile --pprof: parse_payload a function of $(basename "$F") from line $L_DEF, at its lines, no mapping"
 
+# the exporter's /debug/pprof/profile, whose run is kept between requests (docs/exporter.md):
+# the service's Python frames in the first profile and in the second (the run loaded and the
+# service indexed once, its frames read again)
+if command -v curl >/dev/null; then
+	PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	BANNER=serving BANNER_IN=err start_tool exporter --listen "127.0.0.1:$PORT" --collect softirqs
+	for i in 1 2; do
+		st=$(curl -s --max-time 60 -o "$T/ex$i.pb" -w '%{http_code}' \
+			"http://127.0.0.1:$PORT/debug/pprof/profile?seconds=2")
+		[ "$st" = 200 ] || fail "exporter: /debug/pprof/profile $i: $st"
+	done
+	finish_tool INT
+	expect_rc 0 "exporter, then SIGINT"
+	for i in 1 2; do
+		"$PY" - "$T/ex$i.pb" "$F" "$(dirname "$0")" <<'PYEOF' || fail "exporter: profile $i has no parse_payload of $F"
+import sys
+sys.path.insert(0, sys.argv[3])
+from flamegraph import decode
+strings, samples, functions, locations, _, files, _, _ = decode(sys.argv[1])
+pp = [fid for fid, n in functions.items() if strings[n] == "parse_payload"]
+assert pp and all(strings[files[f]] == sys.argv[2] for f in pp), [strings[files[f]] for f in pp]
+assert any("parse_payload" in s["names"] for s in samples)
+PYEOF
+	done
+	ok "exporter: /debug/pprof/profile names the service's Python functions, first request and kept run's second"
+else
+	echo "note: no curl: the exporter's pprof endpoint with Python not checked"
+fi
+
 # offcputime: the sleep, with the native frames under the Python call
 run offcputime -U -f -p $WPID 2
 expect_rc 0 "offcputime -U -f -p"
