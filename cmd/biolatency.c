@@ -368,15 +368,5 @@ static const struct bt_collector collector = {
 	},
 };
 
-BT_COMMAND(biolatency) = {
-	.name = "biolatency",
-	.summary = "Summarize block device I/O latency as a histogram",
-	.argp = &argp,
-	.opts = &opts,
-	.vals = &vals,
-	.probes = bt_block_probes,
-	.run = run,
-	.flags = BT_NEED_PRIV,
-	.uses = BT_USES_TP_BTF,
-	.collector = &collector,
-};
+BT_TOOL_COMMAND(biolatency, "Summarize block device I/O latency as a histogram", .vals = &vals,
+		.probes = bt_block_probes, .uses = BT_USES_TP_BTF, .collector = &collector);

@@ -353,15 +353,6 @@ static const struct bt_collector collector = {
 	},
 };
 
-BT_COMMAND(biosnoop) = {
-	.name = "biosnoop",
-	.summary = "Trace block device I/O with the issuing process and latency",
-	.argp = &argp,
-	.opts = &opts,
-	.vals = &vals,
-	.probes = bt_block_probes,
-	.run = run,
-	.flags = BT_NEED_PRIV,
-	.uses = BT_USES_TP_BTF,
-	.collector = &collector,
-};
+BT_TOOL_COMMAND(biosnoop, "Trace block device I/O with the issuing process and latency",
+		.vals = &vals, .probes = bt_block_probes, .uses = BT_USES_TP_BTF,
+		.collector = &collector);

@@ -806,13 +806,5 @@ cleanup:
 	return err;
 }
 
-BT_COMMAND(exporter) = {
-	.name = "exporter",
-	.summary = "Serve the summary tools' totals as Prometheus metrics",
-	.argp = &argp,
-	.opts = &opts,
-	.vals = &vals,
-	.run = run,
-	.flags = BT_NEED_PRIV,
-	.uses = BT_USES_TP_BTF,
-};
+BT_TOOL_COMMAND(exporter, "Serve the summary tools' totals as Prometheus metrics", .vals = &vals,
+		.uses = BT_USES_TP_BTF);

@@ -224,14 +224,6 @@ static const struct bt_collector collector = {
 	},
 };
 
-BT_COMMAND(funccount) = {
-	.name = "funccount",
-	.summary = "Count functions, tracepoints, and USDT probes",
-	.argp = &argp,
-	.opts = &opts,
-	.vals = &vals,
-	.run = run,
-	.flags = BT_NEED_PRIV,
-	.uses = BT_USES_KFUNC | BT_USES_TRACEPOINT | BT_USES_UPROBE,
-	.collector = &collector,
-};
+BT_TOOL_COMMAND(funccount, "Count functions, tracepoints, and USDT probes", .vals = &vals,
+		.uses = BT_USES_KFUNC | BT_USES_TRACEPOINT | BT_USES_UPROBE,
+		.collector = &collector);

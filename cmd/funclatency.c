@@ -392,14 +392,6 @@ static const struct bt_collector collector = {
 	},
 };
 
-BT_COMMAND(funclatency) = {
-	.name = "funclatency",
-	.summary = "Time functions and print latency as a histogram",
-	.argp = &argp,
-	.opts = &opts,
-	.vals = &vals,
-	.run = run,
-	.flags = BT_NEED_PRIV,
-	.uses = BT_USES_KFUNC | BT_USES_UPROBE | BT_USES_TRACEPOINT | BT_USES_TP_BTF,
-	.collector = &collector,
-};
+BT_TOOL_COMMAND(funclatency, "Time functions and print latency as a histogram", .vals = &vals,
+		.uses = BT_USES_KFUNC | BT_USES_UPROBE | BT_USES_TRACEPOINT | BT_USES_TP_BTF,
+		.collector = &collector);

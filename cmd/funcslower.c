@@ -686,15 +686,7 @@ static const struct bt_probe probes[] = {
 	{ NULL },
 };
 
-BT_COMMAND(funcslower) = {
-	.name = "funcslower",
-	.summary = "Show kernel or user function calls slower than a threshold",
-	.argp = &argp,
-	.opts = &opts,
-	.vals = &vals,
-	.probes = probes,
-	.run = run,
-	.flags = BT_NEED_PRIV,
-	.uses = BT_USES_KFUNC | BT_USES_UPROBE | BT_USES_TRACEPOINT | BT_USES_STACKS |
-		BT_USES_TP_BTF | BT_USES_PERF,
-};
+BT_TOOL_COMMAND(funcslower, "Show kernel or user function calls slower than a threshold",
+		.vals = &vals, .probes = probes,
+		.uses = BT_USES_KFUNC | BT_USES_UPROBE | BT_USES_TRACEPOINT | BT_USES_STACKS |
+			BT_USES_TP_BTF | BT_USES_PERF);

@@ -247,14 +247,5 @@ static const struct bt_collector collector = {
 	},
 };
 
-BT_COMMAND(hardirqs) = {
-	.name = "hardirqs",
-	.summary = "Summarize hard IRQ event time per handler",
-	.argp = &argp,
-	.opts = &opts,
-	.probes = probes,
-	.run = run,
-	.flags = BT_NEED_PRIV,
-	.uses = BT_USES_TP_BTF,
-	.collector = &collector,
-};
+BT_TOOL_COMMAND(hardirqs, "Summarize hard IRQ event time per handler", .probes = probes,
+		.uses = BT_USES_TP_BTF, .collector = &collector);

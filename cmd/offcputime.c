@@ -193,15 +193,6 @@ static int collector_start(void *run, const char *spec)
 
 static const struct bt_collector collector = BT_OFFCPU_COMM_COLLECTOR(collector_start);
 
-BT_COMMAND(offcputime) = {
-	.name = "offcputime",
-	.summary = "Summarize off-CPU time by stack trace",
-	.argp = &argp,
-	.opts = &opts,
-	.probes = probes,
-	.run = run,
-	.pprof = offcputime_pprof,
-	.collector = &collector,
-	.flags = BT_NEED_PRIV,
-	.uses = BT_USES_TP_BTF | BT_USES_STACKS,
-};
+BT_TOOL_COMMAND(offcputime, "Summarize off-CPU time by stack trace", .probes = probes,
+		.pprof = offcputime_pprof, .collector = &collector,
+		.uses = BT_USES_TP_BTF | BT_USES_STACKS);

@@ -133,13 +133,5 @@ static const struct bt_probe probes[] = {
 	{ NULL },
 };
 
-BT_COMMAND(offwaketime) = {
-	.name = "offwaketime",
-	.summary = "Summarize blocked time by off-CPU stack and waker stack",
-	.argp = &argp,
-	.opts = &opts,
-	.probes = probes,
-	.run = run,
-	.flags = BT_NEED_PRIV,
-	.uses = BT_USES_TP_BTF | BT_USES_STACKS,
-};
+BT_TOOL_COMMAND(offwaketime, "Summarize blocked time by off-CPU stack and waker stack",
+		.probes = probes, .uses = BT_USES_TP_BTF | BT_USES_STACKS);

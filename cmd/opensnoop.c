@@ -405,14 +405,5 @@ cleanup:
 	return err;
 }
 
-BT_COMMAND(opensnoop) = {
-	.name = "opensnoop",
-	.summary = "Trace open(), openat() and openat2() calls",
-	.argp = &argp,
-	.opts = &opts,
-	.vals = &vals,
-	.probes = opensnoop_probes,
-	.run = run,
-	.flags = BT_NEED_PRIV,
-	.uses = BT_USES_TRACEPOINT,
-};
+BT_TOOL_COMMAND(opensnoop, "Trace open(), openat() and openat2() calls", .vals = &vals,
+		.probes = opensnoop_probes, .uses = BT_USES_TRACEPOINT);

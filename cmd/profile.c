@@ -419,15 +419,6 @@ static int profile_pprof(struct bt_offcpu_pprof *p)
 	return err;
 }
 
-BT_COMMAND(profile) = {
-	.name = "profile",
-	.summary = "Profile CPU stack traces at a timed interval",
-	.argp = &argp,
-	.opts = &opts,
-	.vals = &vals,
-	.probes = wall_probes,
-	.run = run,
-	.pprof = profile_pprof,
-	.flags = BT_NEED_PRIV,
-	.uses = BT_USES_PERF | BT_USES_TP_BTF | BT_USES_STACKS,
-};
+BT_TOOL_COMMAND(profile, "Profile CPU stack traces at a timed interval", .vals = &vals,
+		.probes = wall_probes, .pprof = profile_pprof,
+		.uses = BT_USES_PERF | BT_USES_TP_BTF | BT_USES_STACKS);

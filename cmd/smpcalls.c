@@ -309,20 +309,11 @@ static const struct bt_collector collector = {
 	},
 };
 
-BT_COMMAND(smpcalls) = {
-	.name = "smpcalls",
-	.summary = "Time SMP cross calls per called function",
-	.argp = &argp,
-	.opts = &opts,
-	.vals = &vals,
-	.probes = smpcalls_probes,
-	.run = run,
-	.flags = BT_NEED_PRIV,
-	/*
-	 * csd tracepoints (raw_tp, the BTF-tracepoint row), or on kernels without them kprobes:
-	 * either gives the whole tool, so kernel functions are not declared as a need of their
-	 * own (that would make `features` say "partly" where the tracepoints do everything).
-	 */
-	.uses = BT_USES_TP_BTF | BT_USES_STACKS,
-	.collector = &collector,
-};
+/*
+ * .uses: csd tracepoints (raw_tp, the BTF-tracepoint row), or on kernels without them kprobes:
+ * either gives the whole tool, so kernel functions are not declared as a need of their own
+ * (that would make `features` say "partly" where the tracepoints do everything).
+ */
+BT_TOOL_COMMAND(smpcalls, "Time SMP cross calls per called function", .vals = &vals,
+		.probes = smpcalls_probes, .uses = BT_USES_TP_BTF | BT_USES_STACKS,
+		.collector = &collector);

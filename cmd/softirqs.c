@@ -207,14 +207,5 @@ static const struct bt_collector collector = {
 	},
 };
 
-BT_COMMAND(softirqs) = {
-	.name = "softirqs",
-	.summary = "Summarize soft IRQ event time per vector",
-	.argp = &argp,
-	.opts = &opts,
-	.probes = probes,
-	.run = run,
-	.flags = BT_NEED_PRIV,
-	.uses = BT_USES_TP_BTF,
-	.collector = &collector,
-};
+BT_TOOL_COMMAND(softirqs, "Summarize soft IRQ event time per vector", .probes = probes,
+		.uses = BT_USES_TP_BTF, .collector = &collector);

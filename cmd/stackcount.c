@@ -390,13 +390,5 @@ cleanup:
 	return err;
 }
 
-BT_COMMAND(stackcount) = {
-	.name = "stackcount",
-	.summary = "Count events and their stack traces",
-	.argp = &argp,
-	.opts = &opts,
-	.vals = &vals,
-	.run = run,
-	.flags = BT_NEED_PRIV,
-	.uses = BT_USES_KFUNC | BT_USES_TRACEPOINT | BT_USES_UPROBE | BT_USES_STACKS,
-};
+BT_TOOL_COMMAND(stackcount, "Count events and their stack traces", .vals = &vals,
+		.uses = BT_USES_KFUNC | BT_USES_TRACEPOINT | BT_USES_UPROBE | BT_USES_STACKS);

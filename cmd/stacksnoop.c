@@ -269,13 +269,5 @@ cleanup:
 	return err;
 }
 
-BT_COMMAND(stacksnoop) = {
-	.name = "stacksnoop",
-	.summary = "Trace a function and print the stack of each call",
-	.argp = &argp,
-	.opts = &opts,
-	.vals = &vals,
-	.run = run,
-	.flags = BT_NEED_PRIV,
-	.uses = BT_USES_KFUNC | BT_USES_TRACEPOINT | BT_USES_UPROBE | BT_USES_STACKS,
-};
+BT_TOOL_COMMAND(stacksnoop, "Trace a function and print the stack of each call", .vals = &vals,
+		.uses = BT_USES_KFUNC | BT_USES_TRACEPOINT | BT_USES_UPROBE | BT_USES_STACKS);

@@ -237,14 +237,5 @@ static const struct bt_collector collector = {
 	},
 };
 
-BT_COMMAND(vfsstat) = {
-	.name = "vfsstat",
-	.summary = "Count some VFS calls",
-	.argp = &argp,
-	.opts = &opts,
-	.vals = &vals,
-	.run = run,
-	.flags = BT_NEED_PRIV,
-	.uses = BT_USES_KFUNC,
-	.collector = &collector,
-};
+BT_TOOL_COMMAND(vfsstat, "Count some VFS calls", .vals = &vals, .uses = BT_USES_KFUNC,
+		.collector = &collector);

@@ -132,6 +132,21 @@ struct bt_cmd {
 
 #define BT_COMMAND(n) const struct bt_cmd bt_cmd_##n
 
+/*
+ * A tracing tool's descriptor: every one needs root and names its parts alike in its file
+ * (its option table `argp`, its options `opts`, its `run`), so only what is its own is
+ * written: the summary, then designated initializers for the rest (vals, probes, uses,
+ * collector, pprof).
+ */
+#define BT_TOOL_COMMAND(n, sum, ...)             \
+	BT_COMMAND(n) = { .name = #n,            \
+			  .summary = sum,        \
+			  .argp = &argp,         \
+			  .opts = &opts,         \
+			  .run = run,            \
+			  .flags = BT_NEED_PRIV, \
+			  __VA_ARGS__ }
+
 /* The registry, NULL-terminated, in commands.def order. */
 extern const struct bt_cmd *const bt_cmds[];
 const struct bt_cmd *bt_cmd_find(const char *name);
