@@ -58,12 +58,6 @@ static const struct argp_option options[] = {
 	{ NULL },
 };
 
-static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_timestamp), BT_ARGP_CHILD(bt_argp_milliseconds),
-	BT_ARGP_CHILD(bt_argp_json_j),	  BT_ARGP_CHILD(bt_argp_disk),
-	BT_ARGP_CHILD(bt_argp_cgroup),	  { NULL },
-};
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	if (key == ARGP_KEY_END && opts.disks && opts.flags)
@@ -74,7 +68,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
-	.children = children,
+	.children = BT_ARGP_CHILDREN(bt_argp_timestamp, bt_argp_milliseconds, bt_argp_json_j,
+				     bt_argp_disk, bt_argp_cgroup),
 	.args_doc = "[interval [count]]",
 	.doc = "Summarize block device I/O latency as a histogram.\v"
 	       "examples:\n"

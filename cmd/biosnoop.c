@@ -61,13 +61,6 @@ static const struct argp_option options[] = {
 	{ NULL },
 };
 
-static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_disk),
-	BT_ARGP_CHILD(bt_argp_cgroup),
-	BT_ARGP_CHILD(bt_argp_json),
-	{ NULL },
-};
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	if (key == 'm')
@@ -78,7 +71,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
-	.children = children,
+	.children = BT_ARGP_CHILDREN(bt_argp_disk, bt_argp_cgroup, bt_argp_json),
 	.args_doc = "[duration]",
 	.doc = "Trace block I/O.\v"
 	       "examples:\n"

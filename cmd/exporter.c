@@ -162,15 +162,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_interval),
-	{ NULL },
-};
-
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
-	.children = children,
+	.children = BT_ARGP_CHILDREN(bt_argp_interval),
 	.doc = "Serve the summary tools' running totals as Prometheus metrics.\v"
 	       "Collectors: those of the summary commands (docs/exporter.md lists them), and\n"
 	       "--funccount and --funclatency specs; endpoints: /metrics,\n"

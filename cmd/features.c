@@ -19,11 +19,6 @@ static struct features_opts {
 
 static const struct bt_opt_vals vals = { .json = &opts.json };
 
-static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_json_j),
-	{ NULL },
-};
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
@@ -37,7 +32,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 static const struct argp argp = {
 	.parser = parse_opt,
-	.children = children,
+	.children = BT_ARGP_CHILDREN(bt_argp_json_j),
 	.doc = "Report which kernel facilities bpftools can use here, and which tools can run.\v"
 	       "Each facility is tried for real (a program loaded and attached, a probe created "
 	       "and\n"

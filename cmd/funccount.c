@@ -40,23 +40,11 @@ static const struct bt_opt_vals vals = {
 	.word_missing = "a pattern to trace is required",
 };
 
-static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_pid),
-	BT_ARGP_CHILD(bt_argp_interval),
-	BT_ARGP_CHILD(bt_argp_duration),
-	BT_ARGP_CHILD(bt_argp_cpu),
-	BT_ARGP_CHILD(bt_argp_timestamp),
-	BT_ARGP_CHILD(bt_argp_regexp),
-	BT_ARGP_CHILD(bt_argp_attach),
-	BT_ARGP_CHILD(bt_argp_max_probes),
-	BT_ARGP_CHILD(bt_argp_json),
-	BT_ARGP_CHILD(bt_argp_debug_D),
-	{ NULL },
-};
-
 static const struct argp argp = {
 	.parser = bt_argp_own,
-	.children = children,
+	.children = BT_ARGP_CHILDREN(bt_argp_pid, bt_argp_interval, bt_argp_duration, bt_argp_cpu,
+				     bt_argp_timestamp, bt_argp_regexp, bt_argp_attach,
+				     bt_argp_max_probes, bt_argp_json, bt_argp_debug_D),
 	.args_doc = "PATTERN",
 	.doc = "Count functions, tracepoints, and USDT probes.\v"
 	       "PATTERN: func, p:func (kernel); lib:func, c:func, /path/bin:func, prog:func\n"

@@ -75,18 +75,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_pid),	     BT_ARGP_CHILD(bt_argp_interval),
-	BT_ARGP_CHILD(bt_argp_duration),     BT_ARGP_CHILD(bt_argp_timestamp),
-	BT_ARGP_CHILD(bt_argp_regexp),	     BT_ARGP_CHILD(bt_argp_attach),
-	BT_ARGP_CHILD(bt_argp_max_probes),   BT_ARGP_CHILD(bt_argp_json),
-	BT_ARGP_CHILD(bt_argp_milliseconds), { NULL },
-};
-
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
-	.children = children,
+	.children = BT_ARGP_CHILDREN(bt_argp_pid, bt_argp_interval, bt_argp_duration,
+				     bt_argp_timestamp, bt_argp_regexp, bt_argp_attach,
+				     bt_argp_max_probes, bt_argp_json, bt_argp_milliseconds),
 	.args_doc = "PATTERN",
 	.doc = "Time functions and print latency as a histogram.\v"
 	       "PATTERN: func, p:func (kernel); lib:func, c:func, /path/bin:func, prog:func\n"

@@ -140,18 +140,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 BT_ARGP_STACK_STORAGE(storage_argp, 2048);
-static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_pid),	    BT_ARGP_CHILD(bt_argp_folded),
-	BT_ARGP_CHILD(bt_argp_stack_kinds), BT_ARGP_CHILD(bt_argp_json),
-	BT_ARGP_CHILD(bt_argp_attach),	    BT_ARGP_CHILD(storage_argp),
-	BT_ARGP_CHILD(bt_argp_max_probes),  BT_ARGP_CHILD(bt_stack_out_argp),
-	BT_ARGP_CHILD(bt_argp_unwind),	    { NULL },
-};
 
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
-	.children = children,
+	.children = BT_ARGP_CHILDREN(bt_argp_pid, bt_argp_folded, bt_argp_stack_kinds, bt_argp_json,
+				     bt_argp_attach, storage_argp, bt_argp_max_probes,
+				     bt_stack_out_argp, bt_argp_unwind),
 	.args_doc = "FUNCTION...",
 	.doc = "Trace slow kernel or user function calls.\v"
 	       "FUNCTION: func (kernel), lib:func, c:func, /path:func, prog:func (user), "

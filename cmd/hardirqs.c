@@ -44,14 +44,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child children[] = {
-	{ &bt_irq_argp, 0, NULL, 0 },
-	{ NULL },
-};
-
 static const struct argp argp = {
 	.parser = parse_opt,
-	.children = children,
+	.children = BT_ARGP_CHILDREN(bt_irq_argp),
 	.args_doc = "[interval [outputs]]",
 	.doc = "Summarize hard irq event time as histograms.\v"
 	       "examples:\n"

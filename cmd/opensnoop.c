@@ -169,16 +169,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_pid),	  BT_ARGP_CHILD(bt_argp_duration),
-	BT_ARGP_CHILD(bt_argp_timestamp), BT_ARGP_CHILD(bt_argp_json),
-	BT_ARGP_CHILD(bt_argp_ns_maps),	  { NULL },
-};
-
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
-	.children = children,
+	.children = BT_ARGP_CHILDREN(bt_argp_pid, bt_argp_duration, bt_argp_timestamp, bt_argp_json,
+				     bt_argp_ns_maps),
 	.doc = "Trace open() syscalls.\v"
 	       "examples:\n"
 	       "    opensnoop                        # trace all open() syscalls\n"

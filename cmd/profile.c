@@ -141,24 +141,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 BT_ARGP_STACK_STORAGE(storage_argp, 16384);
-static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_stacks_only),
-	BT_ARGP_CHILD(bt_argp_delimited),
-	BT_ARGP_CHILD(bt_argp_folded),
-	BT_ARGP_CHILD(bt_argp_annotate),
-	BT_ARGP_CHILD(storage_argp),
-	BT_ARGP_CHILD(bt_argp_json),
-	BT_ARGP_CHILD(bt_argp_debug),
-	BT_ARGP_CHILD(bt_stack_out_argp),
-	BT_ARGP_CHILD(bt_argp_unwind),
-	BT_ARGP_CHILD(bt_argp_ns_maps),
-	{ NULL },
-};
 
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
-	.children = children,
+	.children = BT_ARGP_CHILDREN(bt_argp_stacks_only, bt_argp_delimited, bt_argp_folded,
+				     bt_argp_annotate, storage_argp, bt_argp_json, bt_argp_debug,
+				     bt_stack_out_argp, bt_argp_unwind, bt_argp_ns_maps),
 	.args_doc = "[duration]",
 	.doc = "Profile CPU stack traces at a timed interval.\v"
 	       "examples:\n"

@@ -46,17 +46,10 @@ static const struct argp_option options[] = {
 	{ NULL },
 };
 
-static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_pid),
-	BT_ARGP_CHILD(bt_argp_timestamp),
-	BT_ARGP_CHILD(bt_argp_json),
-	{ NULL },
-};
-
 static const struct argp argp = {
 	.options = options,
 	.parser = bt_argp_own,
-	.children = children,
+	.children = BT_ARGP_CHILDREN(bt_argp_pid, bt_argp_timestamp, bt_argp_json),
 	.args_doc = "[interval [count]]",
 	.doc = "Time SMP cross calls (functions run on other CPUs) as histograms of nanoseconds.\v"
 	       "examples:\n"

@@ -114,30 +114,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 BT_ARGP_STACK_STORAGE(storage_argp, 16384);
-static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_pid),
-	BT_ARGP_CHILD(bt_argp_cpu),
-	BT_ARGP_CHILD(bt_argp_timestamp),
-	BT_ARGP_CHILD(bt_argp_regexp),
-	BT_ARGP_CHILD(bt_argp_offset),
-	BT_ARGP_CHILD(bt_argp_stacks_only),
-	BT_ARGP_CHILD(bt_argp_delimited),
-	BT_ARGP_CHILD(bt_argp_folded),
-	BT_ARGP_CHILD(bt_argp_annotate),
-	BT_ARGP_CHILD(bt_argp_debug),
-	BT_ARGP_CHILD(storage_argp),
-	BT_ARGP_CHILD(bt_argp_max_probes),
-	BT_ARGP_CHILD(bt_argp_attach),
-	BT_ARGP_CHILD(bt_stack_out_argp),
-	BT_ARGP_CHILD(bt_argp_json),
-	BT_ARGP_CHILD(bt_argp_unwind),
-	{ NULL },
-};
 
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
-	.children = children,
+	.children = BT_ARGP_CHILDREN(bt_argp_pid, bt_argp_cpu, bt_argp_timestamp, bt_argp_regexp,
+				     bt_argp_offset, bt_argp_stacks_only, bt_argp_delimited,
+				     bt_argp_folded, bt_argp_annotate, bt_argp_debug, storage_argp,
+				     bt_argp_max_probes, bt_argp_attach, bt_stack_out_argp,
+				     bt_argp_json, bt_argp_unwind),
 	.args_doc = "PATTERN",
 	.doc = "Count events and their stack traces.\v"
 	       "PATTERN: func, p:lib:func, lib:func, /path:func, t:cat:event, u:lib:probe, "

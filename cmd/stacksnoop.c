@@ -57,24 +57,13 @@ static const struct argp_option options[] = {
 };
 
 BT_ARGP_STACK_STORAGE(storage_argp, 1024);
-static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_pid),
-	BT_ARGP_CHILD(bt_argp_offset),
-	BT_ARGP_CHILD(bt_argp_stack_kinds),
-	BT_ARGP_CHILD(bt_argp_regexp),
-	BT_ARGP_CHILD(bt_argp_debug),
-	BT_ARGP_CHILD(storage_argp),
-	BT_ARGP_CHILD(bt_argp_max_probes),
-	BT_ARGP_CHILD(bt_argp_attach),
-	BT_ARGP_CHILD(bt_argp_json),
-	BT_ARGP_CHILD(bt_argp_unwind),
-	{ NULL },
-};
 
 static const struct argp argp = {
 	.options = options,
 	.parser = bt_argp_own,
-	.children = children,
+	.children = BT_ARGP_CHILDREN(
+		bt_argp_pid, bt_argp_offset, bt_argp_stack_kinds, bt_argp_regexp, bt_argp_debug,
+		storage_argp, bt_argp_max_probes, bt_argp_attach, bt_argp_json, bt_argp_unwind),
 	.args_doc = "FUNCTION",
 	.doc = "Trace and print kernel stack traces for a kernel function.\v"
 	       "FUNCTION: a kernel function, or any pattern of the attach layer: p:lib:func, "

@@ -44,16 +44,9 @@ static const struct {
 
 static const struct bt_opt_vals vals = { .pid = &opts.pid, .mode = &opts.mode, .iv = &opts.iv };
 
-static const struct argp_child children[] = {
-	BT_ARGP_CHILD(bt_argp_pid),
-	BT_ARGP_CHILD(bt_argp_attach),
-	BT_ARGP_CHILD(bt_argp_json),
-	{ NULL },
-};
-
 static const struct argp argp = {
 	.parser = bt_argp_own,
-	.children = children,
+	.children = BT_ARGP_CHILDREN(bt_argp_pid, bt_argp_attach, bt_argp_json),
 	.args_doc = "[interval [count]]",
 	.doc = "Count some VFS calls.\v"
 	       "interval: output interval, in seconds (default 1); count: number of outputs.\n"

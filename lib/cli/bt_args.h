@@ -23,10 +23,8 @@
  *
  *	static struct tool_opts { long pid; bool json; bool own; } opts;
  *	static const struct bt_opt_vals vals = { .pid = &opts.pid, .json = &opts.json };
- *	static const struct argp_child children[] = {
- *		BT_ARGP_CHILD(bt_argp_pid), BT_ARGP_CHILD(bt_argp_json), { NULL },
- *	};
- *	static const struct argp argp = { options, parse_opt, ..., .children = children };
+ *	static const struct argp argp = { options, parse_opt, ...,
+ *		.children = BT_ARGP_CHILDREN(bt_argp_pid, bt_argp_json) };
  *	...in parse_opt, for every key it does not handle itself:
  *	default:
  *		return bt_argp_own(key, arg, state);
@@ -100,6 +98,42 @@ void bt_argp_vals_init(struct argp_state *state, const struct argp *argp,
 	{                            \
 		&(block), 0, NULL, 0 \
 	}
+
+/*
+ * A command's shared blocks in help order, as the { NULL }-ended children argp wants:
+ * `.children = BT_ARGP_CHILDREN(bt_argp_pid, bt_argp_json)`. At most 20 blocks.
+ */
+#define BT_ARGP_CHILDREN(...) ((const struct argp_child[]){ BT_ARGP_EACH_(__VA_ARGS__){ NULL } })
+
+#define BT_ARGP_EACH_(...) BT_ARGP_CAT_(BT_ARGP_EACH_, BT_ARGP_NARGS_(__VA_ARGS__))(__VA_ARGS__)
+#define BT_ARGP_CAT_(a, b) BT_ARGP_CAT2_(a, b)
+#define BT_ARGP_CAT2_(a, b) a##b
+#define BT_ARGP_NARGS_(...)                                                                        \
+	BT_ARGP_NTH_(__VA_ARGS__, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, \
+		     2, 1)
+#define BT_ARGP_NTH_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, \
+		     _18, _19, _20, N, ...)                                                      \
+	N
+#define BT_ARGP_EACH_1(b) BT_ARGP_CHILD(b),
+#define BT_ARGP_EACH_2(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_1(__VA_ARGS__)
+#define BT_ARGP_EACH_3(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_2(__VA_ARGS__)
+#define BT_ARGP_EACH_4(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_3(__VA_ARGS__)
+#define BT_ARGP_EACH_5(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_4(__VA_ARGS__)
+#define BT_ARGP_EACH_6(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_5(__VA_ARGS__)
+#define BT_ARGP_EACH_7(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_6(__VA_ARGS__)
+#define BT_ARGP_EACH_8(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_7(__VA_ARGS__)
+#define BT_ARGP_EACH_9(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_8(__VA_ARGS__)
+#define BT_ARGP_EACH_10(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_9(__VA_ARGS__)
+#define BT_ARGP_EACH_11(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_10(__VA_ARGS__)
+#define BT_ARGP_EACH_12(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_11(__VA_ARGS__)
+#define BT_ARGP_EACH_13(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_12(__VA_ARGS__)
+#define BT_ARGP_EACH_14(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_13(__VA_ARGS__)
+#define BT_ARGP_EACH_15(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_14(__VA_ARGS__)
+#define BT_ARGP_EACH_16(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_15(__VA_ARGS__)
+#define BT_ARGP_EACH_17(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_16(__VA_ARGS__)
+#define BT_ARGP_EACH_18(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_17(__VA_ARGS__)
+#define BT_ARGP_EACH_19(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_18(__VA_ARGS__)
+#define BT_ARGP_EACH_20(b, ...) BT_ARGP_CHILD(b), BT_ARGP_EACH_19(__VA_ARGS__)
 
 extern const struct argp bt_argp_pid;	       /* -p, --pid PID */
 extern const struct argp bt_argp_interval;     /* -i, --interval INTERVAL */
