@@ -250,11 +250,7 @@ static const struct bt_inflight_table inflight[] = {
 };
 
 static const struct bt_summary_opts sum_opts = {
-	.key_size = sizeof(struct biolat_key),
-	.value_size = sizeof(struct biolat_val),
-	.hist = BT_SUMMARY_LOG2,
-	.hist_off = offsetof(struct biolat_val, slots) / 8,
-	.nslots = BIOLAT_SLOTS,
+	BT_SUMMARY_LOG2_ROWS(struct biolat_key, struct biolat_val, slots, BIOLAT_SLOTS),
 	.what = "histograms",
 };
 
@@ -340,13 +336,10 @@ cleanup:
  * The exporter's: a latency histogram per disk and operation since the start, in seconds
  * (microsecond log2 slots, BCC's default unit, as le bounds).
  */
-static int collector_start(void *run, const char *spec)
-{
-	static const struct biolatency_opts all = { .disks = true, .flags = true, .op_only = true };
-
-	(void)spec;
-	return start(run, &all, true);
-}
+static const struct biolatency_opts exporter_opts = { .disks = true,
+						      .flags = true,
+						      .op_only = true };
+BT_COLLECTOR_START(collector_start, start(run, &exporter_opts, true))
 
 static const struct bt_collector collector = {
 	.help = "block I/O latency histograms per disk and operation",

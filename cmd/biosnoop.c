@@ -310,10 +310,9 @@ cleanup:
 /* The exporter's: requests and bytes per disk and operation since the start. */
 static int collector_start(void *run, const char *spec)
 {
-	const struct bt_summary_opts so = { .key_size = sizeof(struct biosnoop_io_key),
-					    .value_size = sizeof(struct biosnoop_io_total),
-					    .running = true,
-					    .what = "I/O totals" };
+	const struct bt_summary_opts so = { BT_SUMMARY_ROWS(struct biosnoop_io_key,
+							    struct biosnoop_io_total),
+					    .running = true, .what = "I/O totals" };
 	struct bt_block_run want = { 0 };
 	struct state *s = run;
 	int err;

@@ -125,8 +125,7 @@ static int print_counts(void *ctx)
 
 /* a count per target, only ever added to: each interval prints what it gained */
 static const struct bt_summary_opts counts_opts = {
-	.key_size = sizeof(__u32),
-	.value_size = sizeof(__u64),
+	BT_SUMMARY_ROWS(__u32, __u64),
 	.what = "counters",
 };
 

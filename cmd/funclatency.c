@@ -273,11 +273,7 @@ static const struct bt_inflight_table inflight[] = {
  * out of the map once idle, so per-process keys do not fill it.
  */
 static const struct bt_summary_opts sum_opts = {
-	.key_size = sizeof(struct fl_hist_key),
-	.value_size = sizeof(struct fl_hist),
-	.hist = BT_SUMMARY_LOG2,
-	.hist_off = offsetof(struct fl_hist, slots) / 8,
-	.nslots = FL_SLOTS,
+	BT_SUMMARY_LOG2_ROWS(struct fl_hist_key, struct fl_hist, slots, FL_SLOTS),
 	.retire_idle = true,
 	.what = "histograms",
 };

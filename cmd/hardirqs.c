@@ -168,16 +168,12 @@ static void stop(void *run)
 static int start(struct state *s, struct bt_irq_opts *o, bool running)
 {
 	const struct bt_summary_opts totals_opts = {
-		.key_size = sizeof(struct hardirq_key),
-		.value_size = sizeof(struct hardirq_total),
+		BT_SUMMARY_ROWS(struct hardirq_key, struct hardirq_total),
 		.running = running,
 		.what = "irq counters",
 	};
 	const struct bt_summary_opts dists_opts = {
-		.key_size = sizeof(struct hardirq_key),
-		.value_size = sizeof(struct hardirq_dist),
-		.hist = BT_SUMMARY_LOG2,
-		.nslots = HARDIRQ_SLOTS,
+		BT_SUMMARY_LOG2_ROWS(struct hardirq_key, struct hardirq_dist, slots, HARDIRQ_SLOTS),
 		.what = "irq counters",
 	};
 	int err;
@@ -216,13 +212,8 @@ cleanup:
 }
 
 /* The exporter's: time and runs per handler name since the start. */
-static int collector_start(void *run, const char *spec)
-{
-	struct bt_irq_opts o = BT_IRQ_OPTS_INIT("--count");
-
-	(void)spec;
-	return start(run, &o, true);
-}
+BT_COLLECTOR_START(collector_start,
+		   start(run, &(struct bt_irq_opts)BT_IRQ_OPTS_INIT("--count"), true))
 
 static const struct bt_collector collector = {
 	.help = "hard IRQ time and runs per handler",

@@ -199,11 +199,7 @@ static const struct bt_inflight_table inflight[] = {
 };
 
 static const struct bt_summary_opts sum_opts = {
-	.key_size = sizeof(struct smpcall_key),
-	.value_size = sizeof(struct smpcall_hist),
-	.hist = BT_SUMMARY_LOG2,
-	.hist_off = offsetof(struct smpcall_hist, slots) / 8,
-	.nslots = SMPCALL_SLOTS,
+	BT_SUMMARY_LOG2_ROWS(struct smpcall_key, struct smpcall_hist, slots, SMPCALL_SLOTS),
 	.retire_idle = true,
 	.what = "histograms",
 };
@@ -275,11 +271,7 @@ cleanup:
 }
 
 /* The exporter's smpcalls: a histogram per called function and kind, all callers together. */
-static int collector_start(void *run, const char *spec)
-{
-	(void)spec;
-	return start(run, 0, false, true);
-}
+BT_COLLECTOR_START(collector_start, start(run, 0, false, true))
 
 static void called(void *run, const void *key, struct bt_labels *l)
 {

@@ -178,13 +178,8 @@ static int run(const struct bt_cmd *cmd)
 }
 
 /* The exporter's: time and runs per vector since the start, every vector always shown. */
-static int collector_start(void *run, const char *spec)
-{
-	struct bt_irq_opts o = BT_IRQ_OPTS_INIT("--events");
-
-	(void)spec;
-	return start(run, &o, true);
-}
+BT_COLLECTOR_START(collector_start,
+		   start(run, &(struct bt_irq_opts)BT_IRQ_OPTS_INIT("--events"), true))
 
 static const struct bt_collector collector = {
 	.help = "soft IRQ time and runs per vector",

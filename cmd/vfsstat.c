@@ -155,8 +155,7 @@ static void stop(void *run)
 static int start(struct run *r, long pid, enum bt_attach_mode mode, bool running)
 {
 	const struct bt_summary_opts sum_opts = {
-		.key_size = sizeof(__u32),
-		.value_size = sizeof(__u64),
+		BT_SUMMARY_ROWS(__u32, __u64),
 		.running = true,
 		.what = "counters",
 	};
@@ -204,11 +203,7 @@ cleanup:
 }
 
 /* The exporter's vfsstat: the same counters, never cleared, as they are. */
-static int collector_start(void *run, const char *spec)
-{
-	(void)spec;
-	return start(run, 0, BT_ATTACH_AUTO, true);
-}
+BT_COLLECTOR_START(collector_start, start(run, 0, BT_ATTACH_AUTO, true))
 
 static void column(void *run, const void *key, struct bt_labels *l)
 {

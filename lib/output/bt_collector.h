@@ -122,6 +122,18 @@ struct bt_collector {
 #define BT_COLLECTOR_RUN(type, sum, start_fn, stop_fn) \
 	.size = sizeof(type), .start = start_fn, .stop = stop_fn, .sum_off = offsetof(type, sum)
 
+/*
+ * A collector's start (name) where the command's own start needs only fixed arguments, the
+ * exporter's defaults and no spec: call is that start called on `run`, as
+ * BT_COLLECTOR_START(collector_start, start(run, 0, true)).
+ */
+#define BT_COLLECTOR_START(name, call)               \
+	static int name(void *run, const char *spec) \
+	{                                            \
+		(void)spec;                          \
+		return call;                         \
+	}
+
 /* *run: the started collector's state, or NULL with the error. */
 int bt_collector_start(const struct bt_collector *c, const char *spec, void **run);
 /*

@@ -84,6 +84,15 @@ struct bt_summary_opts {
 	 * (array indexes), others by bytes. */
 };
 
+/* A summary's rows as its map declares them: the key's and the value's types. */
+#define BT_SUMMARY_ROWS(key_type, value_type) \
+	.key_size = sizeof(key_type), .value_size = sizeof(value_type)
+/* Rows whose value holds a log2 histogram of n slots in its member slots[]. */
+#define BT_SUMMARY_LOG2_ROWS(key_type, value_type, slots, n)                                \
+	BT_SUMMARY_ROWS(key_type, value_type), .hist = BT_SUMMARY_LOG2,                     \
+					       .hist_off = offsetof(value_type, slots) / 8, \
+					       .nslots = (n)
+
 /*
  * Summarize the BPF map map_fd. Checks the map's key and value sizes against opts. NULL with
  * errno set on failure (EINVAL: sizes differ or a bad opts).
