@@ -200,11 +200,7 @@ static const struct bt_collector collector = {
 	.help = "calls per function of a probe spec (--funccount SPEC, repeatable)",
 	.flags = BT_COLLECT_SPEC,
 	BT_COLLECTOR_RUN(struct run, counts, collector_start, stop),
-	.labels = { "spec", "function" },
-	.label = bt_target_rows_label,
-	.cmp = bt_target_rows_cmp,
-	.merge = true,
-	.zeros = bt_target_rows_zeros,
+	BT_TARGET_ROWS_SERIES(bt_target_rows_cmp),
 	.families = {
 		{ "bpftools_funccount_calls", BT_PROM_COUNTER,
 		  "Calls of each function, tracepoint or USDT probe of a --funccount spec." },

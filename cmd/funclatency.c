@@ -370,11 +370,7 @@ static const struct bt_collector collector = {
 	.help = "latency histograms per function of a probe spec (--funclatency SPEC, repeatable)",
 	.flags = BT_COLLECT_SPEC,
 	BT_COLLECTOR_RUN(struct run, s.sum, collector_start, stop),
-	.labels = { "spec", "function" },
-	.label = bt_target_rows_label,
-	.cmp = cmp_section,
-	.merge = true,
-	.zeros = bt_target_rows_zeros,
+	BT_TARGET_ROWS_SERIES(cmp_section),
 	.families = {
 		{ "bpftools_funclatency_seconds", BT_PROM_HISTOGRAM,
 		  "Time in each function of a --funclatency spec, from entry to return.",

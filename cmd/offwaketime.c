@@ -87,7 +87,7 @@ static void print_banner(const struct bt_offcpu_opts *o)
 
 /* the in-flight tables (probes/bt_offcpu.bpf.h), in slot order */
 static const struct bt_inflight_table inflight[] = {
-	{ "bt_offcpu_starts", "blocks not timed", "threads off-CPU" },
+	BT_OFFCPU_STARTS_INFLIGHT,
 	{ "wakers", "wake-ups not recorded", "threads woken" },
 	{ NULL },
 };

@@ -298,7 +298,7 @@ static void stop(void *ctx)
 
 /* the in-flight tables (probes/bt_offcpu.bpf.h), in slot order: --wall's */
 static const struct bt_inflight_table inflight[] = {
-	{ "bt_offcpu_starts", "blocks not timed", "threads off-CPU" },
+	BT_OFFCPU_STARTS_INFLIGHT,
 	{ NULL },
 };
 

@@ -123,6 +123,14 @@ struct bt_keys;
 int bt_target_rows_cmp(const void *a, const void *b, void *run);
 void bt_target_rows_label(void *run, const void *key, struct bt_labels *l);
 int bt_target_rows_zeros(void *run, struct bt_keys *k);
+/*
+ * A pattern tool's collector's series (struct bt_collector's fields): a series per function of
+ * the spec, labelled spec and function, its copies merged in the order cmp_fn gives, every
+ * one at 0 from the start.
+ */
+#define BT_TARGET_ROWS_SERIES(cmp_fn)                                                   \
+	.labels = { "spec", "function" }, .label = bt_target_rows_label, .cmp = cmp_fn, \
+	.merge = true, .zeros = bt_target_rows_zeros
 
 /* How kernel functions are attached: --attach=auto|fentry|kprobe on every such command. */
 enum bt_attach_mode {

@@ -142,6 +142,12 @@ void bt_offcpu_comm_label(void *run, const void *key, struct bt_labels *l);
 void bt_offcpu_banner(const struct bt_offcpu_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The in-flight table every off-CPU tool has (probes/bt_offcpu.bpf.h), first in its list. */
+#define BT_OFFCPU_STARTS_INFLIGHT                                         \
+	{                                                                 \
+		"bt_offcpu_starts", "blocks not timed", "threads off-CPU" \
+	}
+
 /*
  * An in-flight map of a tool (beside bt_offcpu_starts) whose entries name stacks that a count
  * written later will use: the offsets of the two stack ids (__u64) in its values.
