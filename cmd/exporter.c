@@ -276,22 +276,10 @@ static int metrics_page(struct bt_http_req *req, struct bt_http_resp *resp, void
 static void html_text(FILE *out, const char *s)
 {
 	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
+		if (bt_xml_entity(*s))
+			fputs(bt_xml_entity(*s), out);
+		else
 			fputc(*s, out);
-		}
 	}
 }
 

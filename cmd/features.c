@@ -77,8 +77,20 @@ static void why_from(char *buf, size_t size, const char *name, const struct bt_f
 /* Pick the mechanism for one need: the first that works, else the reasons all failed. */
 static void resolve_need(struct need *n)
 {
+	/* the needs one facility meets alone, by its name */
+	static const struct {
+		unsigned int bit;
+		const char *what;
+		enum bt_feat feat;
+	} single[] = {
+		{ BT_USES_TRACEPOINT, "tracepoints", BT_FEAT_TRACEPOINTS },
+		{ BT_USES_UPROBE, "user functions", BT_FEAT_UPROBES },
+		{ BT_USES_PERF, "perf events", BT_FEAT_PERF_EVENTS },
+		{ BT_USES_STACKS, "stacks", BT_FEAT_STACKS },
+	};
 	const struct bt_feature *a, *b;
 	char wa[128];
+	size_t i;
 
 	n->how = NULL;
 	n->why[0] = '\0';
@@ -109,27 +121,16 @@ static void resolve_need(struct need *n)
 		if (!n->how)
 			snprintf(n->why, sizeof(n->why), "tp_btf: %s; raw_tp: %s", a->why, b->why);
 		return;
-	case BT_USES_TRACEPOINT:
-		n->what = "tracepoints";
-		a = bt_feature(BT_FEAT_TRACEPOINTS);
-		break;
-	case BT_USES_UPROBE:
-		n->what = "user functions";
-		a = bt_feature(BT_FEAT_UPROBES);
-		break;
-	case BT_USES_PERF:
-		n->what = "perf events";
-		a = bt_feature(BT_FEAT_PERF_EVENTS);
-		break;
-	case BT_USES_STACKS:
-		n->what = "stacks";
-		a = bt_feature(BT_FEAT_STACKS);
-		break;
-	default:
+	}
+	for (i = 0; i < sizeof(single) / sizeof(single[0]) && single[i].bit != n->bit; i++)
+		;
+	if (i == sizeof(single) / sizeof(single[0])) {
 		n->what = "?";
 		snprintf(n->why, sizeof(n->why), "unknown need");
 		return;
 	}
+	n->what = single[i].what;
+	a = bt_feature(single[i].feat);
 	if (a->ok)
 		n->how = a->key;
 	else

@@ -118,3 +118,19 @@ bool bt_escape_needed(const char *s, size_t len, unsigned int flags)
 	}
 	return false;
 }
+
+const char *bt_xml_entity(char c)
+{
+	switch (c) {
+	case '&':
+		return "&amp;";
+	case '<':
+		return "&lt;";
+	case '>':
+		return "&gt;";
+	case '"':
+		return "&quot;";
+	default:
+		return NULL;
+	}
+}

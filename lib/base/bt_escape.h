@@ -41,6 +41,9 @@ size_t bt_escape_keep(const char *s, size_t len, unsigned int flags);
 /* True when bt_escape() would change s (at most len bytes). */
 bool bt_escape_needed(const char *s, size_t len, unsigned int flags);
 
+/* The entity that stands for c in XML and HTML text ("&amp;" for '&', also < > "), or NULL. */
+const char *bt_xml_entity(char c);
+
 /*
  * Bytes of the well-formed UTF-8 sequence at p (RFC 3629: no overlong forms, no surrogates,
  * nothing past U+10FFFF; at most avail bytes of it looked at), or 0.

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bt_err.h"
+#include "bt_escape.h"
 #include "bt_flame_internal.h"
 #include "bt_output.h"
 #include "bt_input.h"
@@ -572,22 +573,10 @@ static void xml_text(FILE *out, const char *s, size_t max)
 		}
 		if (i + n > cut) /* a character the cut point splits */
 			break;
-		switch (c) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
+		if (bt_xml_entity(c))
+			fputs(bt_xml_entity(c), out);
+		else
 			fwrite(s + i, 1, n, out);
-		}
 		i += n;
 	}
 	if (dots)
