@@ -106,7 +106,6 @@ static void json_dist(struct bt_json *j, const void *key, const uint64_t *val, v
 	json_name(j, key);
 }
 
-/* BCC's "%-26s %11d" row */
 static void print_row(FILE *out, const void *key, const uint64_t *val, void *ctx)
 {
 	const struct hardirq_total *t = (const void *)val;
@@ -119,8 +118,16 @@ static void print_row(FILE *out, const void *key, const uint64_t *val, void *ctx
 
 static int print_stats(void *ctx)
 {
+	const struct bt_irq_view view = {
+		.list = "irqs",
+		.json_row = opts.irq.dist ? json_dist : json_total,
+		.section = "hardirq",
+		.key_name = print_name,
+		.column = "HARDIRQ",
+		.width = 26,
+		.print_row = print_row, /* BCC's "%-26s %11d" */
+	};
 	struct state *s = ctx;
-	char head[32];
 	int err;
 
 	err = bt_summary__collect(opts.irq.dist ? s->dists : s->totals);
@@ -134,19 +141,7 @@ static int print_stats(void *ctx)
 						  ? offsetof(struct hardirq_total, count) / 8
 						  : offsetof(struct hardirq_total, time_ns) / 8,
 					  true);
-	if (opts.irq.json) {
-		bt_summary__json_line(opts.irq.dist ? s->dists : s->totals, stdout, opts.irq.unit,
-				      "irqs", opts.irq.dist ? json_dist : json_total, s);
-		return 0;
-	}
-
-	bt_print_interval_head(opts.irq.timestamp);
-	if (opts.irq.dist)
-		return bt_summary__print_hists(s->dists, stdout, "hardirq", print_name, NULL,
-					       opts.irq.unit);
-	snprintf(head, sizeof(head), "TOTAL_%s", opts.irq.unit);
-	printf("%-26s %11s\n", "HARDIRQ", head);
-	return bt_summary__print_rows(s->totals, stdout, print_row, s);
+	return bt_irq_print(&opts.irq, opts.irq.dist ? s->dists : s->totals, &view, s);
 }
 
 static const struct bt_probe probes[] = {

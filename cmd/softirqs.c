@@ -95,7 +95,6 @@ static void json_row(struct bt_json *j, const void *key, const uint64_t *val, vo
 		bt_json_uint(j, "total", st->total_ns / opts.irq.unit_ns);
 }
 
-/* BCC's "%-16s %11d" row */
 static void print_row(FILE *out, const void *key, const uint64_t *val, void *ctx)
 {
 	const struct softirq_stat *st = (const void *)val;
@@ -107,6 +106,15 @@ static void print_row(FILE *out, const void *key, const uint64_t *val, void *ctx
 
 static int print_stats(void *ctx)
 {
+	static const struct bt_irq_view view = {
+		.list = "softirqs",
+		.json_row = json_row,
+		.section = "softirq",
+		.key_name = print_vec,
+		.column = "SOFTIRQ",
+		.width = 16,
+		.print_row = print_row, /* BCC's "%-16s %11d" */
+	};
 	struct state *s = ctx;
 	int err;
 
@@ -118,16 +126,7 @@ static int print_stats(void *ctx)
 	else /* ties keep vector order */
 		bt_summary__sort_by_value(s->sum, offsetof(struct softirq_stat, total_ns) / 8,
 					  true);
-	if (opts.irq.json) {
-		bt_summary__json_line(s->sum, stdout, opts.irq.unit, "softirqs", json_row, s);
-		return 0;
-	}
-	bt_print_interval_head(opts.irq.timestamp);
-	if (opts.irq.dist)
-		return bt_summary__print_hists(s->sum, stdout, "softirq", print_vec, NULL,
-					       opts.irq.unit);
-	printf("%-16s TOTAL_%5s\n", "SOFTIRQ", opts.irq.unit);
-	return bt_summary__print_rows(s->sum, stdout, print_row, s);
+	return bt_irq_print(&opts.irq, s->sum, &view, s);
 }
 
 static const struct bt_probe probes[] = {

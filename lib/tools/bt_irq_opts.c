@@ -98,6 +98,21 @@ void bt_irq_banner(const struct bt_irq_opts *o, const char *what)
 		  o->count ? "events" : "event time");
 }
 
+int bt_irq_print(const struct bt_irq_opts *o, struct bt_summary *sum, const struct bt_irq_view *v,
+		 void *ctx)
+{
+	if (o->json) {
+		bt_summary__json_line(sum, stdout, o->unit, v->list, v->json_row, ctx);
+		return 0;
+	}
+	bt_print_interval_head(o->timestamp);
+	if (o->dist)
+		return bt_summary__print_hists(sum, stdout, v->section, v->key_name, NULL, o->unit);
+	/* every unit is five letters ("usecs", "nsecs", "count"): BCC's TOTAL_usecs column */
+	printf("%-*s TOTAL_%s\n", v->width, v->column, o->unit);
+	return bt_summary__print_rows(sum, stdout, v->print_row, ctx);
+}
+
 static int add_name(void *ctx, unsigned int irq, const char *name)
 {
 	char key[HARDIRQ_NAME_LEN] = { 0 };

@@ -16,6 +16,7 @@
 
 #include "bt_args.h"
 #include "bt_skel.h"
+#include "bt_summary.h"
 
 struct bt_irq_opts {
 	bool timestamp, nanoseconds, count, dist, json;
@@ -46,6 +47,23 @@ int bt_irq_start(struct bpf_object_skeleton *skel, const struct bt_irq_opts *o,
 
 /* "Tracing soft irq event time... Hit Ctrl-C to end." (what: "soft irq"), on stderr in JSON mode. */
 void bt_irq_banner(const struct bt_irq_opts *o, const char *what);
+
+/* How an irq tool shows its rows: what differs between hardirqs and softirqs. */
+struct bt_irq_view {
+	const char *list;	     /* --json: the rows' member ("irqs") */
+	bt_summary_json_fn json_row; /* --json: a row's members */
+	const char *section;	     /* -d: what a histogram is of ("hardirq") */
+	bt_summary_name_fn key_name; /* -d: a histogram's name */
+	const char *column;	     /* the totals' first column ("HARDIRQ") */
+	int width;		     /* ... and its width */
+	bt_summary_row_fn print_row; /* a total's row, as wide */
+};
+/*
+ * A collected and sorted interval of sum, as BCC's tools print it: one JSON line, or the
+ * interval's head and then the histograms (-d) or the totals under their header. 0 or -errno.
+ */
+int bt_irq_print(const struct bt_irq_opts *o, struct bt_summary *sum, const struct bt_irq_view *v,
+		 void *ctx);
 
 /*
  * hardirqs' collector (lib/output/bt_collector.h): every handler sysfs has as a key at 0 (a
