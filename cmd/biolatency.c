@@ -345,10 +345,7 @@ static const struct bt_collector collector = {
 	.help = "block I/O latency histograms per disk and operation",
 	.flags = BT_COLLECT_DEFAULT,
 	BT_COLLECTOR_RUN(struct state, sum, collector_start, stop),
-	.labels = { "disk", "op" },
-	.label = bt_block_labels,
-	.zeros = bt_block_zero_keys,
-	.zeros_after = true,
+	BT_BLOCK_SERIES,
 	.families = {
 		{ "bpftools_bio_latency_seconds", BT_PROM_HISTOGRAM,
 		  "Block I/O latency from issue to completion, per disk and operation.",

@@ -191,9 +191,7 @@ static int run(const struct bt_cmd *cmd)
  */
 static int collector_start(void *run, const char *spec)
 {
-	static const struct bt_common_opts defaults = BT_COMMON_OPTS_INIT;
-
-	return start(run, spec, &defaults, false, -1, true);
+	return start(run, spec, &(const struct bt_common_opts)BT_COMMON_OPTS_INIT, false, -1, true);
 }
 
 static const struct bt_collector collector = {

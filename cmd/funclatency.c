@@ -361,9 +361,7 @@ cleanup:
  */
 static int collector_start(void *run, const char *spec)
 {
-	static const struct bt_common_opts defaults = BT_COMMON_OPTS_INIT;
-
-	return start(run, spec, &defaults, false, true);
+	return start(run, spec, &(const struct bt_common_opts)BT_COMMON_OPTS_INIT, false, true);
 }
 
 static const struct bt_collector collector = {

@@ -512,7 +512,6 @@ static int end(void *ctx, int err)
 {
 	struct state *s = ctx;
 
-	bt_inflight_report(s->obj, inflight);
 	if (s->stacks)
 		bt_stacks__report_lost(s->stacks);
 	if (!err)
@@ -639,7 +638,8 @@ static int run(const struct bt_cmd *cmd)
 				   .on_event = on_event,
 				   .ctx = &s,
 				   .header = opts.folded ? NULL : print_header,
-				   .end = end };
+				   .end = end,
+				   .inflight = inflight };
 	err = profile_select(skel, cmd, s.profile) ?:
 	      bt_trace__configure_stacks(skel->obj, &sopts) ?:
 	      bt_evrun__configure(&s.run, skel->obj) ?:

@@ -200,7 +200,6 @@ struct state {
 	bool have_base;
 	unsigned long long base_us;
 	struct bt_child child;
-	struct bpf_object *obj;
 	char full[OPENSNOOP_MAX_DEPTH * OPENSNOOP_NAME_LEN + OPENSNOOP_PATH_MAX + 8];
 };
 
@@ -322,14 +321,6 @@ static const struct bt_inflight_table inflight[] = {
 	{ NULL },
 };
 
-static int end(void *ctx, int err)
-{
-	struct state *s = ctx;
-
-	bt_inflight_report(s->obj, inflight);
-	return err;
-}
-
 /* What the kernel filters on: TID trumps PID, as in BCC; --exec's command is the PID. */
 static struct bt_filters filters_of(const struct state *s)
 {
@@ -378,8 +369,7 @@ static int run(const struct bt_cmd *cmd)
 				.child = opts.exec ? &s->child : NULL,
 				.buffer_pages = opts.buffer_pages,
 				.header = print_header,
-				.end = end };
-	s->obj = skel->obj;
+				.inflight = inflight };
 	err = bt_filters_apply(skel->obj, &filters);
 	if (!err)
 		err = bt_evrun__configure(&ev, skel->obj);

@@ -265,6 +265,8 @@ int bt_evrun__run(struct bt_evrun *r)
 		bt_err("cannot read events: %s", strerror(-err));
 	if (!ferror(stdout)) /* after `| head`, events left unread are nobody's loss */
 		bt_events__report_lost(r->events);
+	if (r->inflight)
+		bt_inflight_report(r->obj, r->inflight);
 	if (r->end)
 		err = r->end(r->ctx, err);
 	return err;

@@ -31,6 +31,7 @@
 #include "bt_events.h"
 #include "bt_evloop.h"
 #include "bt_exec.h"
+#include "bt_inflight.h"
 
 /* Look for Ctrl-C and a closed stdout this often while a buffer keeps refilling. */
 #define BT_EVRUN_CHECK_EVERY 256
@@ -75,6 +76,12 @@ struct bt_evrun {
 	 * final summary. Gets the run's result and returns the tool's. NULL: none.
 	 */
 	int (*end)(void *ctx, int err);
+	/*
+	 * The tool's in-flight tables (probes/bt_inflight.bpf.h, in slot order), reported after
+	 * the lost events and before end(), in the object bt_evrun__configure() was given. NULL:
+	 * none.
+	 */
+	const struct bt_inflight_table *inflight;
 
 	/* The run's own (zero before bt_evrun__configure() and bt_evrun__open()). */
 	struct bpf_object *obj;

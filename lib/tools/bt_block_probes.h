@@ -94,6 +94,10 @@ struct bt_labels;
 struct bt_keys;
 void bt_block_labels(void *run, const void *key, struct bt_labels *l);
 int bt_block_zero_keys(void *run, struct bt_keys *k);
+/* A block collector's series (struct bt_collector's fields): per disk and op, every disk's at 0. */
+#define BT_BLOCK_SERIES                                                                    \
+	.labels = { "disk", "op" }, .label = bt_block_labels, .zeros = bt_block_zero_keys, \
+	.zeros_after = true
 
 /*
  * -d DISK as the kernel numbers the disk (name NULL: no -d, *kdev 0); -BT_EUSAGE after one
