@@ -31,23 +31,19 @@ enum {
 };
 
 static struct stackcount_opts {
-	long pid;
+	struct bt_common_opts c; /* -p, --max-probes, --attach; -i and -D its own (SECONDS) */
 	long cpu;
-	unsigned long interval;
-	unsigned long duration;
 	bool timestamp, regex, offset, perpid, kernel_only, user_only, verbose, delimited, folded;
 	bool annotate;
 	bool debuginfo, debuginfod;
 	unsigned long storage;
-	unsigned long max_probes;
-	enum bt_attach_mode mode;
 	const char *pattern;
 	struct bt_stack_out_opts out; /* --flamegraph, --pprof */
 	enum bt_unwind_mode unwind;   /* --unwind */
-} opts = { .cpu = -1, .storage = 16384, .max_probes = 1000 };
+} opts = { .c = BT_COMMON_OPTS_INIT, .cpu = -1, .storage = 16384 };
 
 static const struct bt_opt_vals vals = {
-	.pid = &opts.pid,
+	BT_COMMON_VALS(opts.c),
 	.cpu = &opts.cpu,
 	.timestamp = &opts.timestamp,
 	.regex = &opts.regex,
@@ -58,8 +54,6 @@ static const struct bt_opt_vals vals = {
 	.folded = &opts.folded,
 	.annotate = &opts.annotate,
 	.storage = &opts.storage,
-	.max_probes = &opts.max_probes,
-	.mode = &opts.mode,
 	.out = &opts.out,
 	.unwind = &opts.unwind,
 	.flags = (const struct bt_argp_flag[]){ { 'P', &opts.perpid },
@@ -93,9 +87,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'i':
-		return bt_argp_ulong(state, arg, "interval", 1, BT_FOREVER, &o->interval);
+		return bt_argp_ulong(state, arg, "interval", 1, BT_FOREVER, &o->c.interval);
 	case 'D':
-		return bt_argp_ulong(state, arg, "duration", 1, BT_FOREVER, &o->duration);
+		return bt_argp_ulong(state, arg, "duration", 1, BT_FOREVER, &o->c.duration);
 	case ARGP_KEY_END:
 		if (bt_argp_words_end(state))
 			return EINVAL;
@@ -104,7 +98,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->kernel_only && o->user_only)
 			return bt_argp_error(state, "-K and -U are mutually exclusive; "
 						    "both stacks is the default");
-		if (o->pid)
+		if (o->c.pid)
 			o->perpid = true; /* as BCC: one process is shown by itself */
 		break;
 	default:
@@ -303,25 +297,23 @@ static void declare_rows(struct state *s)
 			(opts.kernel_only ? BT_ROW_HIDE(BT_ROW_USER) : 0) |
 			(opts.user_only ? BT_ROW_HIDE(BT_ROW_KERNEL) : 0) |
 			(opts.delimited ? 0 : BT_ROW_HIDE(BT_ROW_DELIM)),
-		.text_hide = opts.pid ? BT_ROW_HIDE(BT_ROW_COMM) : 0,
+		.text_hide = opts.c.pid ? BT_ROW_HIDE(BT_ROW_COMM) : 0,
 		.out = s->out,
 	};
 }
 
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_resolve_opts ropts = { .pid = opts.pid,
-					 .regex = opts.regex,
-					 .max_probes = opts.max_probes };
+	struct bt_resolve_opts ropts = bt_common_resolve(&opts.c, opts.regex);
 	struct bt_stacks_opts sopts = { .storage_size = opts.storage,
-					.generations = opts.interval != 0,
+					.generations = opts.c.interval != 0,
 					.user = !opts.kernel_only,
-					.note_running = !opts.pid,
+					.note_running = !opts.c.pid,
 					.verbose = opts.verbose,
 					.unwind = opts.unwind,
 					.sym = { .debuginfo = opts.debuginfo,
 						 .debuginfod = opts.debuginfod } };
-	struct bt_interval iv = bt_interval_every(opts.interval, opts.duration);
+	struct bt_interval iv = bt_interval_every(opts.c.interval, opts.c.duration);
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_targets targets = { 0 };
 	struct bt_attach *attach = NULL;
@@ -344,13 +336,13 @@ static int run(const struct bt_cmd *cmd)
 	skel->rodata->want_kernel = !opts.user_only;
 	skel->rodata->want_user = !opts.kernel_only;
 	skel->rodata->per_pid = opts.perpid;
-	filters.tgid = opts.pid;
+	filters.tgid = opts.c.pid;
 	filters.cpu = opts.cpu;
 	err = bt_trace__configure_stacks(skel->obj, &sopts);
 	if (!err)
-		err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
+		err = bt_trace__load(skel->skeleton, &targets, &filters, opts.c.mode, &attach);
 	if (!err)
-		err = bt_trace__new_stacks(skel->obj, &sopts, opts.pid, &targets, &s.stacks);
+		err = bt_trace__new_stacks(skel->obj, &sopts, opts.c.pid, &targets, &s.stacks);
 	if (err)
 		goto cleanup;
 	declare_rows(&s);
@@ -358,7 +350,8 @@ static int run(const struct bt_cmd *cmd)
 	bt_stacks__set_collector(s.stacks, collect_counts, &s);
 
 	/* folded output is data only: the banner goes where messages go */
-	bt_trace__banner_for(opts.folded ? stderr : stdout, targets.n, opts.pattern, opts.duration);
+	bt_trace__banner_for(opts.folded ? stderr : stdout, targets.n, opts.pattern,
+			     opts.c.duration);
 	if (bt_output_closed())
 		goto cleanup;
 	err = bt_stacks__interval_loop(s.stacks, &iv, print_counts, &s);

@@ -27,24 +27,22 @@
 #define NSEC_PER_SEC 1000000000ULL
 
 static struct stacksnoop_opts {
-	long pid;
+	struct bt_common_opts c; /* -p, --max-probes, --attach */
 	bool offset, verbose, kernel, user, regex;
 	unsigned long storage;
-	unsigned long max_probes;
-	enum bt_attach_mode mode;
 	enum bt_unwind_mode unwind; /* --unwind */
 	const char *pattern;
-} opts = { .storage = 1024, .max_probes = 1000 };
+} opts = { .c = BT_COMMON_OPTS_INIT, .storage = 1024 };
 
 static const struct bt_opt_vals vals = {
-	.pid = &opts.pid,
+	.pid = &opts.c.pid,
 	.offset = &opts.offset,
 	.kernel_stack = &opts.kernel,
 	.user_stack = &opts.user,
 	.regex = &opts.regex,
 	.storage = &opts.storage, /* user space keeps a timestamp per possible id: 8 MiB at most */
-	.max_probes = &opts.max_probes,
-	.mode = &opts.mode,
+	.max_probes = &opts.c.max_probes,
+	.mode = &opts.c.mode,
 	.unwind = &opts.unwind,
 	.flags = (const struct bt_argp_flag[]){ { 'v', &opts.verbose }, { 0 } },
 	.word = &opts.pattern,
@@ -200,9 +198,7 @@ static void print_header(void *ctx)
 
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_resolve_opts ropts = { .pid = opts.pid,
-					 .regex = opts.regex,
-					 .max_probes = opts.max_probes };
+	struct bt_resolve_opts ropts = bt_common_resolve(&opts.c, opts.regex);
 	struct bt_stacks_opts sopts = { .storage_size = opts.storage,
 					.generations = true,
 					.verbose = opts.verbose,
@@ -220,14 +216,14 @@ static int run(const struct bt_cmd *cmd)
 		goto cleanup;
 	choose_stacks(&s, &targets);
 	sopts.user = s.user;
-	sopts.note_running = s.user && !opts.pid;
+	sopts.note_running = s.user && !opts.c.pid;
 
 	err = BT_SKEL_OPEN(stacksnoop, &skel);
 	if (err)
 		goto cleanup;
 	skel->rodata->want_kernel = s.kernel;
 	skel->rodata->want_user = s.user;
-	filters.tgid = opts.pid;
+	filters.tgid = opts.c.pid;
 	/* syscall:write: each printed row would be another call, and another row */
 	filters.not_self = true;
 	s.run = (struct bt_evrun){ .map = skel->maps.events,
@@ -239,12 +235,12 @@ static int run(const struct bt_cmd *cmd)
 	if (!err)
 		err = bt_evrun__configure(&s.run, skel->obj);
 	if (!err)
-		err = bt_trace__load(skel->skeleton, &targets, &filters, opts.mode, &attach);
+		err = bt_trace__load(skel->skeleton, &targets, &filters, opts.c.mode, &attach);
 	if (err)
 		goto cleanup;
 	/* BCC counts from when tracing started; the kernel's clock times each call exactly */
 	s.start_ns = now_ns();
-	err = bt_trace__new_stacks(skel->obj, &sopts, opts.pid, &targets, &s.stacks);
+	err = bt_trace__new_stacks(skel->obj, &sopts, opts.c.pid, &targets, &s.stacks);
 	if (err)
 		goto cleanup;
 	bt_stacks__follow_run(s.stacks, &s.run, NULL, NULL);
