@@ -31,30 +31,26 @@
 #define DEFAULT_HZ 49
 
 static struct funcslower_opts {
-	long pid;
-	double min_ms, min_us; /* < 0: not given */
+	struct bt_common_opts c; /* -p, --max-probes, --attach */
+	double min_ms, min_us;	 /* < 0: not given */
 	unsigned long nargs;
 	bool time, timestamp, verbose, folded, user_stack, kernel_stack;
 	bool blocked, sampled, json;
 	unsigned long hz; /* 0: not given */
 	unsigned long storage;
-	unsigned long max_probes;
-	enum bt_attach_mode mode;
 	char **funcs;
 	int nfuncs;
 	struct bt_stack_out_opts out; /* --flamegraph, --pprof */
 	enum bt_unwind_mode unwind;   /* --unwind */
-} opts = { .min_ms = -1, .min_us = -1, .storage = 2048, .max_probes = 1000 };
+} opts = { .c = BT_COMMON_OPTS_INIT, .min_ms = -1, .min_us = -1, .storage = 2048 };
 
 static const struct bt_opt_vals vals = {
-	.pid = &opts.pid,
+	BT_COMMON_VALS(opts.c),
 	.folded = &opts.folded,
 	.user_stack = &opts.user_stack,
 	.kernel_stack = &opts.kernel_stack,
 	.json = &opts.json,
-	.mode = &opts.mode,
 	.storage = &opts.storage,
-	.max_probes = &opts.max_probes,
 	.out = &opts.out,
 	.unwind = &opts.unwind,
 	.flags = (const struct bt_argp_flag[]){ { 'T', &opts.time },
@@ -600,13 +596,13 @@ static int profile_attach(struct state *s, struct funcslower_bpf *skel)
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
-	struct bt_resolve_opts ropts = { .pid = opts.pid, .max_probes = 2 * opts.max_probes };
+	struct bt_resolve_opts ropts = { .pid = opts.c.pid, .max_probes = 2 * opts.c.max_probes };
 	bool stacks = opts.user_stack || opts.kernel_stack;
 	/* The stack maps exist either way; without -U/-K they stay minimal and unused. */
 	struct bt_stacks_opts sopts = { .storage_size = stacks ? opts.storage : 1,
 					.generations = true,
 					.user = opts.user_stack,
-					.note_running = opts.user_stack && !opts.pid,
+					.note_running = opts.user_stack && !opts.c.pid,
 					.verbose = opts.verbose,
 					.unwind = opts.unwind };
 	struct bt_calls calls = { 0 };
@@ -621,7 +617,7 @@ static int run(const struct bt_cmd *cmd)
 	err = bt_stack_out__new(&opts.out, &profiles[opts.blocked ? 1 : opts.sampled ? 2 : 0],
 				&s.out) ?:
 	      bt_calls__resolve(&calls, (const char *const *)opts.funcs, opts.nfuncs, &ropts,
-				opts.max_probes) ?:
+				opts.c.max_probes) ?:
 	      BT_SKEL_OPEN(funcslower, &skel);
 	if (err)
 		goto cleanup;
@@ -631,7 +627,7 @@ static int run(const struct bt_cmd *cmd)
 	skel->rodata->want_user = opts.user_stack;
 	skel->rodata->want_block = opts.blocked;
 	skel->rodata->want_samples = opts.sampled;
-	filters.tgid = opts.pid;
+	filters.tgid = opts.c.pid;
 	filters.not_self = true; /* syscall:write: each printed row would be another call */
 	s.obj = skel->obj;
 	s.run = (struct bt_evrun){ .map = skel->maps.events,
@@ -643,10 +639,11 @@ static int run(const struct bt_cmd *cmd)
 	err = profile_select(skel, cmd, s.profile) ?:
 	      bt_trace__configure_stacks(skel->obj, &sopts) ?:
 	      bt_evrun__configure(&s.run, skel->obj) ?:
-	      bt_calls__load(&calls, skel->skeleton, &filters, opts.mode, &attach) ?:
+	      bt_calls__load(&calls, skel->skeleton, &filters, opts.c.mode, &attach) ?:
 	      profile_attach(&s, skel);
 	if (!err && stacks)
-		err = bt_trace__new_stacks(skel->obj, &sopts, opts.pid, &calls.targets, &s.stacks);
+		err = bt_trace__new_stacks(skel->obj, &sopts, opts.c.pid, &calls.targets,
+					   &s.stacks);
 	if (err)
 		goto cleanup;
 	s.entries_fd = bpf_map__fd(skel->maps.entries);
