@@ -67,17 +67,9 @@ static unsigned int key_procs(const void *key, struct bt_row_proc *p)
 {
 	const struct offcputime_key *k = key;
 
-	*p = (struct bt_row_proc){
-		.comm = k->comm,
-		.comm_len = BT_OFFCPU_COMM_LEN,
-		.pid = k->tgid,
-		.tid = k->tid,
-		.proc = BT_PROC(k->tgid, k->cookie),
-		.user_stack = k->user_stack,
-		.kernel_stack = k->kernel_stack,
-		.state = bt_offcpu_state_frame(k->state),
-		.cpu = -1, /* a block is on no CPU */
-	};
+	*p = bt_offcpu_task(k->comm, k->tgid, k->tid, k->cookie, k->user_stack, k->kernel_stack);
+	p->state = bt_offcpu_state_frame(k->state);
+	p->cpu = -1; /* a block is on no CPU */
 	return k->tgid;
 }
 

@@ -54,28 +54,16 @@ static const struct bt_row_part row[] = {
 	{ BT_ROW_END },
 };
 
-static struct bt_row_proc task(const char *comm, __u32 tgid, __u32 tid, __u32 cookie,
-			       __u64 user_stack, __u64 kernel_stack)
-{
-	return (struct bt_row_proc){ .comm = comm,
-				     .comm_len = BT_OFFCPU_COMM_LEN,
-				     .pid = tgid,
-				     .tid = tid,
-				     .proc = BT_PROC(tgid, cookie),
-				     .user_stack = user_stack,
-				     .kernel_stack = kernel_stack };
-}
-
 /* A row's two processes: the sleeper, counted for, and its waker. */
 static unsigned int key_procs(const void *key, struct bt_row_proc *p)
 {
 	const struct offwaketime_key *k = key;
 
-	p[0] = task(k->target, k->target_tgid, k->target_tid, k->target_cookie,
-		    k->target_user_stack, k->target_kernel_stack);
+	p[0] = bt_offcpu_task(k->target, k->target_tgid, k->target_tid, k->target_cookie,
+			      k->target_user_stack, k->target_kernel_stack);
 	p[0].state = bt_offcpu_state_frame(k->target_state);
-	p[1] = task(k->waker, k->waker_tgid, k->waker_tid, k->waker_cookie, k->waker_user_stack,
-		    k->waker_kernel_stack);
+	p[1] = bt_offcpu_task(k->waker, k->waker_tgid, k->waker_tid, k->waker_cookie,
+			      k->waker_user_stack, k->waker_kernel_stack);
 	return k->target_tgid;
 }
 

@@ -200,17 +200,9 @@ static unsigned int key_procs(const void *key, struct bt_row_proc *p)
 {
 	const struct profile_key *k = key;
 
-	*p = (struct bt_row_proc){
-		.comm = k->comm,
-		.comm_len = sizeof(k->comm),
-		.pid = k->tgid,
-		.tid = k->tid,
-		.proc = BT_PROC(k->tgid, k->cookie),
-		.user_stack = k->user_stack,
-		.kernel_stack = k->kernel_stack,
-		.state = k->state == PROFILE_ON_CPU ? NULL : bt_offcpu_state_frame(k->state),
-		.cpu = k->cpu == PROFILE_NO_CPU ? -1 : (int)k->cpu,
-	};
+	*p = bt_offcpu_task(k->comm, k->tgid, k->tid, k->cookie, k->user_stack, k->kernel_stack);
+	p->state = k->state == PROFILE_ON_CPU ? NULL : bt_offcpu_state_frame(k->state);
+	p->cpu = k->cpu == PROFILE_NO_CPU ? -1 : (int)k->cpu;
 	return k->tgid;
 }
 

@@ -196,6 +196,18 @@ char bt_offcpu_state_letter(unsigned int state)
 	return '?';
 }
 
+struct bt_row_proc bt_offcpu_task(const char *comm, unsigned int tgid, unsigned int tid,
+				  unsigned int cookie, uint64_t user_stack, uint64_t kernel_stack)
+{
+	return (struct bt_row_proc){ .comm = comm,
+				     .comm_len = BT_OFFCPU_COMM_LEN,
+				     .pid = tgid,
+				     .tid = tid,
+				     .proc = BT_PROC(tgid, cookie),
+				     .user_stack = user_stack,
+				     .kernel_stack = kernel_stack };
+}
+
 const char *bt_offcpu_state_frame(unsigned int state)
 {
 	static const char *const frames[128] = {

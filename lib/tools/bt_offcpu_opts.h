@@ -80,6 +80,9 @@ const char *bt_offcpu_stacks(const struct bt_offcpu_opts *o);
 char bt_offcpu_state_letter(unsigned int state);
 /* The frame that names it in a graph: "[off-cpu: S]" (profile --wall, offcputime, offwaketime). */
 const char *bt_offcpu_state_frame(unsigned int state);
+/* A task's part of a row as the off-CPU keys hold it: name, ids, stacks (no state, CPU 0). */
+struct bt_row_proc bt_offcpu_task(const char *comm, unsigned int tgid, unsigned int tid,
+				  unsigned int cookie, uint64_t user_stack, uint64_t kernel_stack);
 
 struct bt_offcpu_tool;
 
