@@ -42,11 +42,8 @@ static const struct bt_opt_vals vals = {
 	.json = &opts.json,
 	.disk = &opts.disk,
 	.cgroup = &opts.cgroup,
-	.flags = (const struct bt_argp_flag[]){ { 'Q', &opts.queued },
-						{ 'D', &opts.disks },
-						{ 'F', &opts.flags },
-						{ 'e', &opts.extension },
-						{ 0 } },
+	.flags = BT_ARGP_FLAGS({ 'Q', &opts.queued }, { 'D', &opts.disks }, { 'F', &opts.flags },
+			       { 'e', &opts.extension }),
 	.iv = &opts.iv,
 };
 

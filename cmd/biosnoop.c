@@ -45,10 +45,8 @@ static const struct bt_opt_vals vals = {
 	.cgroup = &opts.cgroup,
 	.duration_arg = &opts.duration,
 	.duration_max = 100000000,
-	.flags = (const struct bt_argp_flag[]){ { 'Q', &opts.queue },
-						{ 'P', &opts.pattern },
-						{ 't', &opts.timestamp },
-						{ 0 } },
+	.flags = BT_ARGP_FLAGS({ 'Q', &opts.queue }, { 'P', &opts.pattern },
+			       { 't', &opts.timestamp }),
 };
 
 static const struct argp_option options[] = {

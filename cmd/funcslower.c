@@ -53,12 +53,9 @@ static const struct bt_opt_vals vals = {
 	.storage = &opts.storage,
 	.out = &opts.out,
 	.unwind = &opts.unwind,
-	.flags = (const struct bt_argp_flag[]){ { 'T', &opts.time },
-						{ 't', &opts.timestamp },
-						{ 'v', &opts.verbose },
-						{ 'B', &opts.blocked },
-						{ 'S', &opts.sampled },
-						{ 0 } },
+	.flags =
+		BT_ARGP_FLAGS({ 'T', &opts.time }, { 't', &opts.timestamp }, { 'v', &opts.verbose },
+			      { 'B', &opts.blocked }, { 'S', &opts.sampled }),
 };
 
 static const struct argp_option options[] = {

@@ -50,11 +50,8 @@ static const struct bt_opt_vals vals = {
 	.json = &opts.json,
 	.cgroupmap = &opts.cgroupmap,
 	.mntnsmap = &opts.mntnsmap,
-	.flags = (const struct bt_argp_flag[]){ { 'U', &opts.print_uid },
-						{ 'x', &opts.failed },
-						{ 'e', &opts.extended },
-						{ 'F', &opts.full_path },
-						{ 0 } },
+	.flags = BT_ARGP_FLAGS({ 'U', &opts.print_uid }, { 'x', &opts.failed },
+			       { 'e', &opts.extended }, { 'F', &opts.full_path }),
 };
 
 static const struct argp_option options[] = {

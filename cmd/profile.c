@@ -56,9 +56,7 @@ static const struct bt_opt_vals vals = {
 	.cgroupmap = &opts.cgroupmap,
 	.mntnsmap = &opts.mntnsmap,
 	.duration_arg = &opts.oc.duration,
-	.flags = (const struct bt_argp_flag[]){ { 'I', &opts.include_idle },
-						{ OPT_WALL, &opts.wall },
-						{ 0 } },
+	.flags = BT_ARGP_FLAGS({ 'I', &opts.include_idle }, { OPT_WALL, &opts.wall }),
 };
 
 static const struct argp_option options[] = {

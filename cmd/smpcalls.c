@@ -36,7 +36,7 @@ static const struct bt_opt_vals vals = {
 	.pid = &opts.c.pid,
 	.timestamp = &opts.timestamp,
 	.json = &opts.json,
-	.flags = (const struct bt_argp_flag[]){ { 'K', &opts.stacks }, { 0 } },
+	.flags = BT_ARGP_FLAGS({ 'K', &opts.stacks }),
 	.iv = &opts.iv,
 };
 

@@ -44,7 +44,7 @@ static const struct bt_opt_vals vals = {
 	.max_probes = &opts.c.max_probes,
 	.mode = &opts.c.mode,
 	.unwind = &opts.unwind,
-	.flags = (const struct bt_argp_flag[]){ { 'v', &opts.verbose }, { 0 } },
+	.flags = BT_ARGP_FLAGS({ 'v', &opts.verbose }),
 	.word = &opts.pattern,
 	.word_missing = "missing the function to trace",
 };

@@ -57,8 +57,9 @@ struct bt_opt_vals {
 	const char **disk;		 /* -d, --disk DISK */
 	const char **cgroup;		 /* -c, --cgroup CGROUP */
 	const char **cgroupmap, **mntnsmap; /* --cgroupmap PATH, --mntnsmap PATH */
-	/* The command's own: flags set when given ({ key, &opts.flag }, { 0 }-ended), and the
-	 * positional [interval [count]] (bt_argp_interval_arg()). */
+	/* The command's own: flags set when given ({ key, &opts.flag }, { 0 }-ended: as
+	 * BT_ARGP_FLAGS lists them), and the positional [interval [count]]
+	 * (bt_argp_interval_arg()). */
 	const struct bt_argp_flag {
 		int key;
 		bool *set;
@@ -98,6 +99,9 @@ void bt_argp_vals_init(struct argp_state *state, const struct argp *argp,
 	{                            \
 		&(block), 0, NULL, 0 \
 	}
+
+/* A command's own flags for bt_opt_vals: .flags = BT_ARGP_FLAGS({ 'K', &opts.stacks }). */
+#define BT_ARGP_FLAGS(...) ((const struct bt_argp_flag[]){ __VA_ARGS__, { 0 } })
 
 /*
  * A command's shared blocks in help order, as the { NULL }-ended children argp wants:
