@@ -73,23 +73,21 @@ static const struct argp_option options[] = {
 	{ NULL },
 };
 
-/* The flags -f takes, as Python's os module names them. */
+/* The flags -f takes, as Python's os module names them, each name written once. */
+#define OPEN_FLAG(f)                     \
+	{                                \
+		.name = #f, .value = (f) \
+	}
 static const struct {
 	const char *name;
 	unsigned int value;
 } open_flags[] = {
-	{ "O_RDONLY", O_RDONLY },	{ "O_WRONLY", O_WRONLY },
-	{ "O_RDWR", O_RDWR },		{ "O_ACCMODE", O_ACCMODE },
-	{ "O_CREAT", O_CREAT },		{ "O_EXCL", O_EXCL },
-	{ "O_NOCTTY", O_NOCTTY },	{ "O_TRUNC", O_TRUNC },
-	{ "O_APPEND", O_APPEND },	{ "O_NONBLOCK", O_NONBLOCK },
-	{ "O_NDELAY", O_NDELAY },	{ "O_DSYNC", O_DSYNC },
-	{ "O_SYNC", O_SYNC },		{ "O_FSYNC", O_FSYNC },
-	{ "O_RSYNC", O_RSYNC },		{ "O_ASYNC", O_ASYNC },
-	{ "O_DIRECT", O_DIRECT },	{ "O_LARGEFILE", O_LARGEFILE },
-	{ "O_DIRECTORY", O_DIRECTORY }, { "O_NOFOLLOW", O_NOFOLLOW },
-	{ "O_NOATIME", O_NOATIME },	{ "O_CLOEXEC", O_CLOEXEC },
-	{ "O_PATH", O_PATH },		{ "O_TMPFILE", O_TMPFILE },
+	OPEN_FLAG(O_RDONLY),  OPEN_FLAG(O_WRONLY),    OPEN_FLAG(O_RDWR),      OPEN_FLAG(O_ACCMODE),
+	OPEN_FLAG(O_CREAT),   OPEN_FLAG(O_EXCL),      OPEN_FLAG(O_NOCTTY),    OPEN_FLAG(O_TRUNC),
+	OPEN_FLAG(O_APPEND),  OPEN_FLAG(O_NONBLOCK),  OPEN_FLAG(O_NDELAY),    OPEN_FLAG(O_DSYNC),
+	OPEN_FLAG(O_SYNC),    OPEN_FLAG(O_FSYNC),     OPEN_FLAG(O_RSYNC),     OPEN_FLAG(O_ASYNC),
+	OPEN_FLAG(O_DIRECT),  OPEN_FLAG(O_LARGEFILE), OPEN_FLAG(O_DIRECTORY), OPEN_FLAG(O_NOFOLLOW),
+	OPEN_FLAG(O_NOATIME), OPEN_FLAG(O_CLOEXEC),   OPEN_FLAG(O_PATH),      OPEN_FLAG(O_TMPFILE),
 };
 
 static int parse_flag(struct argp_state *state, const char *arg, struct opensnoop_opts *o)
