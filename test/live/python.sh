@@ -59,6 +59,13 @@ share() {
 	awk -v re="$1" '{ t += $NF } $0 ~ re { m += $NF } END { print t ? int(m * 100 / t) : 0 }' "$OUT"
 }
 
+# evaluator_rare WHAT: under 1% of the folded output's total keeps an evaluator's native frame
+# (a thread stopped before a new call links its frame keeps it: docs/python.md, "Not yet")
+evaluator_rare() {
+	e=$(share "_PyEval_EvalFrameDefault")
+	[ "$e" -lt 1 ] || fail "$1: $e% of the total still shows an evaluator's native frame"
+}
+
 # profile: the CPU loop named by its line, under the callers the interpreter itself reports
 run profile -F 199 -f -p $WPID 2
 expect_rc 0 "profile -f -p"
@@ -167,10 +174,7 @@ expect_rc 0 "offcputime -U -f -p"
 expect_line "^python3.11;_start;.*;PyEval_EvalCode;$PYFRAMES;parse_payload \\($F:$L_SLEEP\\);[^ ]*clock_nanosleep [0-9]+$"
 slept=$(awk -v re="parse_payload \\\\($F:$L_SLEEP\\\\);" '$0 ~ re { t += $NF } END { print t + 0 }' "$OUT")
 [ "$slept" -ge 300000 ] || fail "offcputime: ${slept}us off-CPU at the sleep in 2 s, expected most of it"
-# a thread preempted in an evaluator call's first instructions, before it links its frame,
-# keeps that evaluator's native frame (docs/python.md, "Not yet"): rare, never most
-e=$(share "_PyEval_EvalFrameDefault")
-[ "$e" -lt 1 ] || fail "offcputime: $e% of the time off-CPU still shows the evaluator's native frame"
+evaluator_rare "offcputime"
 ok "offcputime -U -f: the sleep under the service's own stack, ${slept}us, native frames under it"
 
 # the unwinder's counts (BPFTOOLS_DEBUG prints them, as -v does): Python frames written
@@ -216,8 +220,7 @@ L_KEY=$(grep -n 'time.sleep(' "$SORT" | cut -d: -f1)
 run offcputime -U -f -p $WPID 2
 expect_rc 0 "offcputime -U -f -p (sorted with a key)"
 expect_line ";outer \\($SORT:$L_OUTER\\);[^ ]*;key \\($SORT:$L_KEY\\);[^ ]*clock_nanosleep [0-9]+$"
-e=$(share "_PyEval_EvalFrameDefault")
-[ "$e" -lt 1 ] || fail "sorted with a key: $e% of the time off-CPU still shows an evaluator's native frame"
+evaluator_rare "sorted with a key"
 ok "Python, C, Python: outer, sorted's native frames, key, in that order"
 
 # threads PY: two threads (python_threads.py) under PY, each naming its own functions: the
@@ -260,8 +263,7 @@ for py in /root/.pyenv/versions/*/bin/python3.[0-9] /root/.pyenv/versions/*/bin/
 	3.11 | 3.12 | 3.13)
 		other_python "$py"
 		expect_line ";PyEval_EvalCode;$PYFRAMES;parse_payload \\($F:$L_SLEEP\\);[^ ]*clock_nanosleep [0-9]+$"
-		e=$(share "_PyEval_EvalFrameDefault")
-		[ "$e" -lt 1 ] || fail "$py: $e% of the time off-CPU still shows the evaluator's native frame"
+		evaluator_rare "$py"
 		threads "$py"
 		ran="$ran $v($py)"
 		;;
@@ -271,8 +273,7 @@ for py in /root/.pyenv/versions/*/bin/python3.[0-9] /root/.pyenv/versions/*/bin/
 		# (their time.sleep is select())
 		other_python "$py"
 		expect_line ";PyEval_EvalCode;${N}$PYFRAMES_OLD;${N}parse_payload \\($F:$L_SLEEP\\);[^ ]*select [0-9]+$"
-		e=$(share "_PyEval_EvalFrameDefault")
-		[ "$e" -lt 1 ] || fail "$py: $e% of the time off-CPU still shows the evaluator's native frame"
+		evaluator_rare "$py"
 		run profile -F 199 -f -p $WPID 2
 		expect_rc 0 "profile -f -p under $py"
 		expect_line ";PyEval_EvalCode;${N}$PYFRAMES_OLD;${N}parse_payload \\($F:($L_LOOP|$L_ADD)\\)[; ]"
@@ -283,8 +284,7 @@ for py in /root/.pyenv/versions/*/bin/python3.[0-9] /root/.pyenv/versions/*/bin/
 		run offcputime -U -f -p $WPID 2
 		expect_rc 0 "offcputime -U -f -p (sorted with a key) under $py"
 		expect_line ";outer \\($SORT:$L_OUTER\\);${N}builtin_sorted;${N}key \\($SORT:$L_KEY\\);${N}[^ ;]*select [0-9]+$"
-		e=$(share "_PyEval_EvalFrameDefault")
-		[ "$e" -lt 1 ] || fail "$py: sorted with a key: $e% of the time off-CPU still shows an evaluator's native frame"
+		evaluator_rare "$py: sorted with a key"
 		threads "$py"
 		ran="$ran $v($py: sleep, loop ($s%), sorted, threads)"
 		;;
