@@ -905,16 +905,23 @@ static __always_inline int bt_unwind_caller(struct bt_unwind_walk *w, struct bt_
 /*
  * The thread's current Python frame into p->frame, from its PyThreadState: the interpreter's
  * thread-state key (p->py.tss) names a pthread TLS slot, found from the thread pointer as
- * glibc lays it out (x86-64: fsbase; keys below 32 live in the thread's own struct pthread).
- * The key's value is the sampled thread's own state, whether it holds the GIL or not; 3.9 and
- * 3.10's _PyRuntime.gilstate.tstate_current is the GIL holder's, another thread's while this
- * one sleeps or waits, so it is not used (symbolize/bt_python.c, above the rows).
- * Every read is of the process's memory, checked: false ends the Python part.
+ * glibc lays it out (keys below 32 live in the thread's own struct pthread, at a signed offset
+ * from the thread pointer: after it on x86-64, before it on aarch64; symbolize/bt_python.c).
+ * The thread pointer is the one the kernel saved when the thread last left a CPU: x86-64's
+ * fsbase, aarch64's tpidr_el0 (thread.uw.tp_value, saved at each switch: a thread that has
+ * not left a CPU since its exec still has its parent's, whose reads fail or find no code
+ * object, as any bad pointer here). The key's value is the sampled thread's own state, whether
+ * it holds the GIL or not; 3.9 and 3.10's _PyRuntime.gilstate.tstate_current is the GIL
+ * holder's, another thread's while this one sleeps or waits, so it is not used. Every read is
+ * of the process's memory, checked: false ends the Python part.
  */
 static __always_inline bool bt_py_enter(struct bt_unwind_pywalk *p)
 {
-#if defined(__TARGET_ARCH_x86)
+#if defined(__TARGET_ARCH_arm64)
+	__u64 base = bpf_get_current_task_btf()->thread.uw.tp_value, ptr;
+#else
 	__u64 base = bpf_get_current_task_btf()->thread.fsbase, ptr;
+#endif
 	__u32 key;
 
 	if (!base || !p->py.tls_base || bpf_probe_read_user(p->buf, 8, (void *)p->py.tss))
@@ -923,7 +930,7 @@ static __always_inline bool bt_py_enter(struct bt_unwind_pywalk *p)
 	key = (__u32)(p->buf[0] >> 32);
 	if (!(__u32)p->buf[0] || key >= 32)
 		return false;
-	if (bpf_probe_read_user(p->buf, 8, (void *)(base + p->py.tls_base + key * 16 + 8)))
+	if (bpf_probe_read_user(p->buf, 8, (void *)(base + (__s64)p->py.tls_base + key * 16 + 8)))
 		return false;
 	ptr = p->buf[0]; /* the PyThreadState */
 	if (!ptr || bpf_probe_read_user(p->buf, 8, (void *)(ptr + p->py.tstate_frame)))
@@ -934,9 +941,6 @@ static __always_inline bool bt_py_enter(struct bt_unwind_pywalk *p)
 		return false;
 	p->frame = p->buf[0];
 	return true;
-#else
-	return false; /* arm64's thread pointer and glibc layout: not yet (docs/python.md) */
-#endif
 }
 
 /*

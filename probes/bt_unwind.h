@@ -92,7 +92,7 @@ struct bt_unwind_py {
 	__u16 row;	     /* the version's row, for user space to decode with */
 	__u16 flags;	     /* BT_PY_* below */
 	__u16 pad;
-	__u32 tls_base; /* glibc: fsbase + tls_base + key * 16 + 8 holds the value */
+	__s32 tls_base; /* glibc: thread pointer + tls_base + key * 16 + 8 holds the value */
 	__u32 pad2;
 };
 /* the thread state points to a frame through one more pointer (3.11, 3.12: the cframe) */

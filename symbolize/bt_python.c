@@ -28,16 +28,29 @@
  * with it released (time.sleep, I/O), exactly the off-CPU stacks, and NULL while no thread
  * holds it: its frames would be another thread's.
  *
+ * aarch64 (LP64, as x86-64): the same offsets but _PyRuntime's, whose two pthread_mutex_t
+ * (the GIL's, ahead of gilstate) are 48 bytes there, 40 on x86-64: checked for Debian 12's
+ * 3.11.2 arm64 binary only (PyGILState_GetThisThreadState reads _PyRuntime+608/+612 there,
+ * +592/+596 on x86-64; PyCode_Type's member table, PyThreadState_GetFrame's offsets into the
+ * thread state, cframe, frame and code object are x86-64's). Its other versions have no
+ * aarch64 row yet (BT_PY_ARCH(x86-64, 0)): said once per file, their frames left native.
+ *
  * 3.9, 3.10 (BT_PY_FRAME_OBJECT): PyFrameObject, a frame object per evaluator call; their
  * code objects have no co_qualname, so code_qualname is co_name there (a method is "meth",
  * not "K.meth"), and their line tables are co_lnotab (3.9) and co_linetable (3.10), not 3.11's
  * locations (lines_format).
  */
+#if defined(__aarch64__)
+#define BT_PY_ARCH(x86_64, aarch64) (aarch64)
+#else
+#define BT_PY_ARCH(x86_64, aarch64) (x86_64)
+#endif
+
 static const struct bt_py_version versions[] = {
 	{
 		.major = 3,
 		.minor = 11,
-		.runtime_tss = 592,
+		.runtime_tss = BT_PY_ARCH(592, 608),
 		.tstate_frame = 56, /* tstate->cframe */
 		.cframe_frame = 8,  /* cframe->current_frame */
 		.flags = BT_PY_TWO_STEPS,
@@ -62,7 +75,7 @@ static const struct bt_py_version versions[] = {
 	{
 		.major = 3,
 		.minor = 12,
-		.runtime_tss = 1544,
+		.runtime_tss = BT_PY_ARCH(1544, 0),
 		.tstate_frame = 56, /* tstate->cframe */
 		.cframe_frame = 0,  /* cframe->current_frame */
 		.flags = BT_PY_TWO_STEPS | BT_PY_ENTRY_OWNER,
@@ -87,7 +100,7 @@ static const struct bt_py_version versions[] = {
 	{
 		.major = 3,
 		.minor = 13,
-		.runtime_tss = 2160,
+		.runtime_tss = BT_PY_ARCH(2160, 0),
 		.tstate_frame = 72, /* tstate->current_frame */
 		.flags = BT_PY_ENTRY_OWNER,
 		.frame_code = 0, /* f_executable */
@@ -111,8 +124,8 @@ static const struct bt_py_version versions[] = {
 	{
 		.major = 3,
 		.minor = 9,
-		.runtime_tss = 584, /* gilstate.autoTSSkey */
-		.tstate_frame = 24, /* tstate->frame */
+		.runtime_tss = BT_PY_ARCH(584, 0), /* gilstate.autoTSSkey */
+		.tstate_frame = 24,		   /* tstate->frame */
 		.flags = BT_PY_FRAME_OBJECT | BT_PY_LASTI_BYTES,
 		.frame_code = 32,   /* f_code */
 		.frame_back = 24,   /* f_back */
@@ -135,8 +148,8 @@ static const struct bt_py_version versions[] = {
 	{
 		.major = 3,
 		.minor = 10,
-		.runtime_tss = 584, /* gilstate.autoTSSkey */
-		.tstate_frame = 24, /* tstate->frame */
+		.runtime_tss = BT_PY_ARCH(584, 0), /* gilstate.autoTSSkey */
+		.tstate_frame = 24,		   /* tstate->frame */
 		.flags = BT_PY_FRAME_OBJECT,
 		.frame_code = 32,  /* f_code */
 		.frame_back = 24,  /* f_back */
@@ -167,14 +180,13 @@ int bt_py_version_row(unsigned int major, unsigned int minor)
 {
 	unsigned int i;
 
+	/* runtime_tss 0: a version not checked on this architecture */
 	for (i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
-		if (versions[i].major == major && versions[i].minor == minor)
+		if (versions[i].major == major && versions[i].minor == minor &&
+		    versions[i].runtime_tss)
 			return (int)i;
 	return -ENOENT;
 }
-
-/* glibc x86-64: struct pthread's specific_1stblock, where keys below 32 keep their values */
-#define BT_PY_GLIBC_TLS_BASE 0x310
 
 int bt_py_walker_info(const struct bt_py_file *f, uint64_t bias, struct bt_unwind_py *out)
 {
@@ -203,7 +215,7 @@ int bt_py_walker_info(const struct bt_py_file *f, uint64_t bias, struct bt_unwin
 	out->code_insns = v->code_insns;
 	out->code_check = v->code_check;
 	out->row = (__u16)f->row;
-	out->tls_base = BT_PY_GLIBC_TLS_BASE;
+	out->tls_base = BT_PY_GLIBC_TLS;
 	return 0;
 }
 

@@ -75,8 +75,22 @@ struct bt_py_file {
  */
 int bt_py_file_detect(int fd, const char *path, struct bt_py_file *out);
 /*
+ * glibc's struct pthread's specific_1stblock, where keys below 32 keep their values: the
+ * value of key k is at the thread pointer + BT_PY_GLIBC_TLS + k * 16 + 8. Read off
+ * pthread_getspecific in Debian 12's glibc 2.36 (objdump -d of libc.so.6): on x86-64
+ * ((k + 0x31) << 4) + %fs:0x10 (the thread pointer, struct pthread itself), then +8; on
+ * aarch64 tpidr_el0 + (k << 4) - 0x630, then +8: struct pthread sits below the thread pointer
+ * there (TLS_PRE_TCB_SIZE; pthread_self is tpidr_el0 - 0x740), specific_1stblock at its +0x110.
+ */
+#if defined(__aarch64__)
+#define BT_PY_GLIBC_TLS (-0x630)
+#else
+#define BT_PY_GLIBC_TLS 0x310
+#endif
+
+/*
  * The walker's bt_unwind_py for a file found by bt_py_file_detect() and mapped with load bias
- * bias (runtime address = link-time + bias); tls_base is the C library's (glibc x86-64).
+ * bias (runtime address = link-time + bias); tls_base is glibc's (BT_PY_GLIBC_TLS).
  * -ENOENT when its version has no row.
  */
 int bt_py_walker_info(const struct bt_py_file *f, uint64_t bias, struct bt_unwind_py *out);

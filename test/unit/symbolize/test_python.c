@@ -208,10 +208,10 @@ static void test_detect(void)
 		       (unsigned long long)f.eval_start[0], (unsigned long long)f.eval_end[0],
 		       (unsigned long long)f.eval_start[1], (unsigned long long)f.eval_end[1]);
 		CHECK_INT(bt_py_walker_info(&f, 0x1000, &w), 0);
-		CHECK_INT(w.tss, f.runtime + 0x1000 + 592);
+		CHECK_INT(w.tss, f.runtime + 0x1000 + bt_py_version_at(0)->runtime_tss);
 		CHECK_INT(w.eval_start[1], f.eval_start[1] + 0x1000);
 		CHECK_INT(w.code_type, f.code_type + 0x1000);
-		CHECK_INT(w.tls_base, 0x310);
+		CHECK_INT(w.tls_base, BT_PY_GLIBC_TLS);
 		CHECK_INT(w.cframe_frame, 8);
 		close(fd);
 	}
