@@ -3,7 +3,6 @@
  * Shell completion scripts, generated from the registry and each command's argp table, so a
  * new command or option is completed without anyone editing a script.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,22 +15,10 @@
 
 static const char *const top_words = "--list --version --help --install completion flamegraph";
 
-static bool option_end(const struct argp_option *o)
-{
-	return !o->name && !o->key && !o->doc && !o->group;
-}
-
-/* Whether key is a short option letter; keys past 0x100 are long-only (isalnum() of such a
- * value is undefined). */
-static bool short_key(int key)
-{
-	return key > 0 && key < 0x80 && isalnum(key);
-}
-
 static bool shown(const struct argp_option *o)
 {
 	return !(o->flags & OPTION_HIDDEN) && !(o->flags & OPTION_DOC) &&
-	       (o->name || short_key(o->key));
+	       (o->name || bt_argp_short_key(o->key));
 }
 
 static bool takes_arg(const struct argp_option *o)
@@ -43,30 +30,6 @@ static bool takes_arg(const struct argp_option *o)
 static bool is_pid_option(const struct argp_option *o)
 {
 	return takes_arg(o) && (!strcmp(o->arg, "PID") || !strcmp(o->arg, "PIDS"));
-}
-
-#define MAX_OPTIONS 256
-
-/* Every option of a command: its own table, then its argp children's (lib/cli/bt_args.h blocks). */
-static size_t all_options(const struct argp *a, const struct argp_option **v, size_t n)
-{
-	const struct argp_option *o;
-	const struct argp_child *ch;
-
-	for (o = a->options; o && !option_end(o); o++)
-		if (n < MAX_OPTIONS)
-			v[n++] = o;
-	for (ch = a->children; ch && ch->argp; ch++)
-		n = all_options(ch->argp, v, n);
-	return n;
-}
-
-/* A command's options as main() parses them: its own, and --btf where it loads BPF. */
-static size_t cmd_options(const struct bt_cmd *c, const struct argp_option **v)
-{
-	size_t n = all_options(c->argp, v, 0);
-
-	return c->flags & BT_NEED_PRIV ? all_options(&bt_argp_btf, v, n) : n;
 }
 
 /* Quote for a single-quoted shell string. */
@@ -136,15 +99,15 @@ static const char bash_args[] =
 
 static void bash_words(FILE *out, const struct bt_cmd *c)
 {
-	const struct argp_option *o, *v[MAX_OPTIONS];
+	const struct argp_option *o, *v[BT_ARGP_OPTIONS_MAX];
 	size_t k, nv;
 
 	fputs("-h --help --usage", out);
-	for (k = 0, nv = cmd_options(c, v); k < nv; k++) {
+	for (k = 0, nv = bt_argp_options(c, v); k < nv; k++) {
 		o = v[k];
 		if (!shown(o))
 			continue;
-		if (short_key(o->key) && !(o->flags & OPTION_ALIAS))
+		if (bt_argp_short_key(o->key) && !(o->flags & OPTION_ALIAS))
 			fprintf(out, " -%c", o->key);
 		if (o->name)
 			fprintf(out, " --%s", o->name);
@@ -251,7 +214,7 @@ static void put_zsh_item(FILE *out, const char *word, const char *desc)
 
 static void print_zsh(FILE *out)
 {
-	const struct argp_option *o, *v[MAX_OPTIONS];
+	const struct argp_option *o, *v[BT_ARGP_OPTIONS_MAX];
 	size_t k, nv;
 	const struct bt_cmd *c;
 	char word[64];
@@ -296,11 +259,11 @@ static void print_zsh(FILE *out)
 	bt_for_each_cmd(c, i) {
 		fprintf(out, "\t%s) items=('-h:show help' '--help:show help' '--usage:show usage' ",
 			c->name);
-		for (k = 0, nv = cmd_options(c, v); k < nv; k++) {
+		for (k = 0, nv = bt_argp_options(c, v); k < nv; k++) {
 			o = v[k];
 			if (!shown(o))
 				continue;
-			if (short_key(o->key) && !(o->flags & OPTION_ALIAS)) {
+			if (bt_argp_short_key(o->key) && !(o->flags & OPTION_ALIAS)) {
 				snprintf(word, sizeof(word), "-%c", o->key);
 				put_zsh_item(out, word, o->doc);
 			}
@@ -345,19 +308,19 @@ static const char fish_args[] = ARGS_FROM_BINARY
 
 static void fish_options(FILE *out, const struct bt_cmd *c, const char *prefix)
 {
-	const struct argp_option *o, *doc_of = NULL, *v[MAX_OPTIONS];
+	const struct argp_option *o, *doc_of = NULL, *v[BT_ARGP_OPTIONS_MAX];
 	size_t k, nv;
 
 	fprintf(out, "%s -s h -l help -d 'Show help'\n", prefix);
 	fprintf(out, "%s -l usage -d 'Show usage'\n", prefix);
-	for (k = 0, nv = cmd_options(c, v); k < nv; k++) {
+	for (k = 0, nv = bt_argp_options(c, v); k < nv; k++) {
 		o = v[k];
 		if (!shown(o))
 			continue;
 		if (!(o->flags & OPTION_ALIAS))
 			doc_of = o;
 		fputs(prefix, out);
-		if (short_key(o->key) && !(o->flags & OPTION_ALIAS))
+		if (bt_argp_short_key(o->key) && !(o->flags & OPTION_ALIAS))
 			fprintf(out, " -s %c", o->key);
 		if (o->name)
 			fprintf(out, " -l %s", o->name);
@@ -511,36 +474,6 @@ static void free_cands(struct cands *c)
 	free(c->v);
 }
 
-/* The option a word names ("-p", "--pid"; the last letter of "-vp"), or NULL. */
-static const struct argp_option *find_option(const struct bt_cmd *cmd, const char *w,
-					     const char **arg)
-{
-	const struct argp_option *o, *real = NULL, *v[MAX_OPTIONS];
-	size_t k, nv, len;
-	const char *eq;
-
-	*arg = NULL;
-	if (w[0] != '-' || !w[1])
-		return NULL;
-	for (k = 0, nv = cmd_options(cmd, v); k < nv; k++) {
-		o = v[k];
-		/* an alias takes its argument from the option it follows */
-		if (!(o->flags & OPTION_ALIAS))
-			real = o;
-		if (w[1] == '-' && o->name) {
-			eq = strchr(w, '=');
-			len = eq ? (size_t)(eq - w - 2) : strlen(w + 2);
-			if (strlen(o->name) == len && !strncmp(o->name, w + 2, len)) {
-				*arg = eq ? eq + 1 : NULL;
-				return real;
-			}
-		} else if (w[1] != '-' && short_key(o->key) && o->key == w[strlen(w) - 1]) {
-			return real;
-		}
-	}
-	return NULL;
-}
-
 /* -p 123, -p123, --pid 123, --pid=123 among the words before the cursor: the first PID. */
 static pid_t given_pid(const struct bt_cmd *cmd, char **w, int n)
 {
@@ -549,7 +482,7 @@ static pid_t given_pid(const struct bt_cmd *cmd, char **w, int n)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		o = find_option(cmd, w[i], &arg);
+		o = bt_argp_find_option(cmd, w[i], &arg);
 		if (!is_pid_option(o))
 			continue;
 		if (arg)
@@ -658,7 +591,7 @@ int bt_completion_complete(FILE *out, int n, char **w)
 	cur = w[n - 1];
 	if (cur[0] == '-') {
 		/* --pid=12; other options are the scripts' (generated from the same tables) */
-		o = find_option(cmd, cur, &arg);
+		o = bt_argp_find_option(cmd, cur, &arg);
 		if (is_pid_option(o) && arg) {
 			snprintf(before, sizeof(before), "%.*s", (int)(arg - cur), cur);
 			complete_pids(&c, arg, before);
@@ -666,7 +599,7 @@ int bt_completion_complete(FILE *out, int n, char **w)
 		goto print;
 	}
 	if (n - 2 >= first)
-		o = find_option(cmd, w[n - 2], &arg);
+		o = bt_argp_find_option(cmd, w[n - 2], &arg);
 	if (takes_arg(o) && !arg) {
 		/* the value of the option before: a PID, or nothing to offer */
 		if (is_pid_option(o))

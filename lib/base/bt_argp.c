@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -67,19 +68,64 @@ const char *bt_args_btf_file(void)
 	return btf_file;
 }
 
-/* Whether argp a (or one of its children) has the long option 'name'. */
-static bool has_option(const struct argp *a, const char *name)
+bool bt_argp_short_key(int key)
+{
+	return key > 0 && key < 0x80 && isalnum(key);
+}
+
+static bool option_end(const struct argp_option *o)
+{
+	return !o->name && !o->key && !o->doc && !o->group;
+}
+
+static size_t add_options(const struct argp *a, const struct argp_option **v, size_t n)
 {
 	const struct argp_option *o;
-	const struct argp_child *c;
+	const struct argp_child *ch;
 
-	for (o = a->options; o && (o->name || o->key || o->doc); o++)
-		if (o->name && !strcmp(o->name, name))
-			return true;
-	for (c = a->children; c && c->argp; c++)
-		if (has_option(c->argp, name))
-			return true;
-	return false;
+	for (o = a->options; o && !option_end(o); o++)
+		if (n < BT_ARGP_OPTIONS_MAX)
+			v[n++] = o;
+	for (ch = a->children; ch && ch->argp; ch++)
+		n = add_options(ch->argp, v, n);
+	return n;
+}
+
+/* As bt_args_parse() reads them: the command's argp and its children, then --btf. */
+size_t bt_argp_options(const struct bt_cmd *cmd, const struct argp_option **v)
+{
+	size_t n = add_options(cmd->argp, v, 0);
+
+	return cmd->flags & BT_NEED_PRIV ? add_options(&bt_argp_btf, v, n) : n;
+}
+
+const struct argp_option *bt_argp_find_option(const struct bt_cmd *cmd, const char *w,
+					      const char **arg)
+{
+	const struct argp_option *o, *real = NULL, *v[BT_ARGP_OPTIONS_MAX];
+	size_t k, nv, len;
+	const char *eq;
+
+	*arg = NULL;
+	if (w[0] != '-' || !w[1])
+		return NULL;
+	for (k = 0, nv = bt_argp_options(cmd, v); k < nv; k++) {
+		o = v[k];
+		/* an alias takes its argument from the option it follows */
+		if (!(o->flags & OPTION_ALIAS))
+			real = o;
+		if (w[1] == '-' && o->name) {
+			eq = strchr(w, '=');
+			len = eq ? (size_t)(eq - w - 2) : strlen(w + 2);
+			if (strlen(o->name) == len && !strncmp(o->name, w + 2, len)) {
+				*arg = eq ? eq + 1 : NULL;
+				return real;
+			}
+		} else if (w[1] != '-' && bt_argp_short_key(o->key) && o->key == w[strlen(w) - 1]) {
+			return real;
+		}
+	}
+	return NULL;
 }
 
 /*
@@ -89,6 +135,7 @@ static bool has_option(const struct argp *a, const char *name)
  */
 static bool wants_json(const struct bt_cmd *cmd, int argc, char **argv)
 {
+	const char *arg;
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -97,7 +144,7 @@ static bool wants_json(const struct bt_cmd *cmd, int argc, char **argv)
 		if (!strcmp(argv[i], "--"))
 			break;
 		if (n >= 3 && !strncmp(argv[i], "--json", n))
-			return has_option(cmd->argp, "json");
+			return bt_argp_find_option(cmd, "--json", &arg) != NULL;
 	}
 	return false;
 }

@@ -20,6 +20,22 @@ int bt_args_parse(const struct bt_cmd *cmd, int argc, char **argv);
 const struct bt_cmd *bt_args_cmd(void);
 
 /*
+ * Every option of a command as bt_args_parse() reads it: its own table, its argp children's
+ * (lib/cli/bt_args.h blocks), and --btf where it loads BPF; at most BT_ARGP_OPTIONS_MAX into v.
+ * Completion lists them, and finds the option a word names as the parser would.
+ */
+#define BT_ARGP_OPTIONS_MAX 256
+size_t bt_argp_options(const struct bt_cmd *cmd, const struct argp_option **v);
+/*
+ * The option a command-line word names ("-p", "--pid", "--pid=12"; the last letter of "-vp"),
+ * an alias as the option it follows, or NULL; *arg: what follows "=", else NULL.
+ */
+const struct argp_option *bt_argp_find_option(const struct bt_cmd *cmd, const char *w,
+					      const char **arg);
+/* Whether key is an option's letter: keys past 0x100 are long-only (isalnum() of those is UB). */
+bool bt_argp_short_key(int key);
+
+/*
  * --btf FILE, which every command that loads BPF (BT_NEED_PRIV) takes: the file given, or NULL.
  * main() hands it to the layer that reads the kernel's types (lib/kernel/bt_vmlinux_btf.h).
  */
