@@ -129,14 +129,6 @@ struct pprof_run {
 	struct offcputime_bpf *skel;
 };
 
-static void pprof_free(void *owner)
-{
-	struct pprof_run *w = owner;
-
-	offcputime_bpf__destroy(w->skel);
-	free(w);
-}
-
 /*
  * The exporter's off-CPU twin of /debug/pprof/profile: every thread's time off-CPU by stack, in
  * nanoseconds (pprof's unit of time), each sample labelled with its thread.
@@ -157,13 +149,7 @@ static int offcputime_pprof(struct bt_offcpu_pprof *p)
 		.value_scale = 1000, /* the counts are microseconds */
 	};
 	err = BT_SKEL_OPEN(offcputime, &w->skel);
-	*p = (struct bt_offcpu_pprof){ &w->t,
-				       &w->o,
-				       w->skel ? w->skel->skeleton : NULL,
-				       w->skel ? w->skel->maps.counts : NULL,
-				       probes,
-				       pprof_free,
-				       w };
+	BT_OFFCPU_PPROF(p, &w->t, &w->o, w->skel, probes, w);
 	return err;
 }
 

@@ -366,14 +366,6 @@ struct pprof_run {
 	struct profile_bpf *skel;
 };
 
-static void pprof_free(void *owner)
-{
-	struct pprof_run *w = owner;
-
-	profile_bpf__destroy(w->skel);
-	free(w);
-}
-
 /* The exporter's /debug/pprof/profile: every CPU at 49 Hz, whole stacks, by thread and CPU. */
 static int profile_pprof(struct bt_offcpu_pprof *p)
 {
@@ -388,13 +380,7 @@ static int profile_pprof(struct bt_offcpu_pprof *p)
 	w->pr.o = &w->o;
 	tool_init(&w->tool, &w->pr);
 	err = BT_SKEL_OPEN(profile, &w->skel);
-	*p = (struct bt_offcpu_pprof){ &w->tool,
-				       &w->o.oc,
-				       w->skel ? w->skel->skeleton : NULL,
-				       w->skel ? w->skel->maps.counts : NULL,
-				       no_probes,
-				       pprof_free,
-				       w };
+	BT_OFFCPU_PPROF(p, &w->tool, &w->o.oc, w->skel, no_probes, w);
 	return err;
 }
 

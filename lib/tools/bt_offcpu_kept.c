@@ -74,8 +74,8 @@ static void unload(struct bt_offcpu_kept *k)
 	/* probes first (the tool's own: profile's perf events), then the skeleton */
 	if (t && t->stop)
 		t->stop(t->ctx);
-	if (k->p.owner)
-		k->p.free(k->p.owner);
+	bt_skel_destroy(k->p.obj, k->p.skel);
+	free(k->p.owner);
 	bt_offcpu_run__free(&k->r);
 	memset(&k->p, 0, sizeof(k->p));
 	memset(&k->r, 0, sizeof(k->r));

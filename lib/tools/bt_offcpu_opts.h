@@ -270,19 +270,29 @@ void bt_offcpu_run__free(struct bt_offcpu_run *r);
 
 /*
  * The exporter's /debug/pprof profiles, through a command's pprof hook (struct bt_cmd.pprof):
- * the hook opens the command's skeleton and says how a machine-wide run of it goes, in *p;
- * owner is the block tool, opts and the skeleton live in, which free(owner) destroys (also
- * when the hook fails part way). 0 or -errno (said on stderr).
+ * the hook opens the command's skeleton and says how a machine-wide run of it goes, in *p
+ * (BT_OFFCPU_PPROF); owner is the block the tool and opts live in, which the caller frees with
+ * free() after destroying the skeleton (also when the hook fails part way). 0 or -errno (said
+ * on stderr).
  */
 struct bt_offcpu_pprof {
 	const struct bt_offcpu_tool *tool;
 	const struct bt_offcpu_opts *opts;
+	void *obj; /* the command's NAME_bpf, for bt_skel_destroy() */
 	struct bpf_object_skeleton *skel;
 	const struct bpf_map *counts; /* keyed as tool->procs reads it */
 	const struct bt_probe *probes;
-	void (*free)(void *owner);
 	void *owner;
 };
+/* A hook's *p: skel_ its NAME_bpf, or NULL after a failed open; its map "counts" is read. */
+#define BT_OFFCPU_PPROF(p, tool_, opts_, skel_, probes_, owner_)                           \
+	(*(p) = (struct bt_offcpu_pprof){ .tool = (tool_),                                 \
+					  .opts = (opts_),                                 \
+					  .obj = (skel_),                                  \
+					  .skel = (skel_) ? (skel_)->skeleton : NULL,      \
+					  .counts = (skel_) ? (skel_)->maps.counts : NULL, \
+					  .probes = (probes_),                             \
+					  .owner = (owner_) })
 typedef int (*bt_offcpu_pprof_fn)(struct bt_offcpu_pprof *p);
 
 #endif
