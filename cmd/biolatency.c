@@ -182,16 +182,8 @@ static void print_json(struct state *s, uint64_t total, uint64_t count)
 	struct bt_json j;
 
 	bt_summary_json_begin(&j, stdout, s->label);
-	if (opts.disks || opts.flags) {
-		bt_summary__json(s->sum, &j, opts.disks ? "disks" : "flags", json_row, s);
-	} else {
-		static const uint64_t none[BIOLAT_SLOTS];
-		const struct biolat_val *v =
-			bt_summary__len(s->sum) ? (const void *)bt_summary__value(s->sum, 0) : NULL;
-
-		bt_json_hist(&j, "hist", BT_SUMMARY_LOG2, v ? (const uint64_t *)v->slots : none,
-			     BIOLAT_SLOTS);
-	}
+	bt_summary__json_hists(s->sum, &j, opts.disks ? "disks" : (opts.flags ? "flags" : NULL),
+			       json_row, s);
 	if (opts.extension) {
 		bt_json_uint(&j, "total", total);
 		bt_json_uint(&j, "count", count);

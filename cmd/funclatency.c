@@ -172,16 +172,8 @@ static void print_json(struct state *s, uint64_t total, uint64_t count)
 	struct bt_json j;
 
 	bt_summary_json_begin(&j, stdout, s->label);
-	if (s->skel->rodata->key_func) {
-		bt_summary__json(s->sum, &j, "functions", json_section, s);
-	} else {
-		const struct fl_hist *h =
-			bt_summary__len(s->sum) ? (const void *)bt_summary__value(s->sum, 0) : NULL;
-		static const uint64_t none[FL_SLOTS];
-
-		bt_json_hist(&j, "hist", BT_SUMMARY_LOG2, h ? (const uint64_t *)h->slots : none,
-			     FL_SLOTS);
-	}
+	bt_summary__json_hists(s->sum, &j, s->skel->rodata->key_func ? "functions" : NULL,
+			       json_section, s);
 	bt_json_uint(&j, "total", total);
 	bt_json_uint(&j, "count", count);
 	bt_summary_json_end(&j);

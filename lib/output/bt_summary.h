@@ -162,6 +162,13 @@ void bt_summary__json(const struct bt_summary *s, struct bt_json *j, const char 
 		      bt_summary_json_fn row_fn, void *ctx);
 
 /*
+ * A histogram tool's rows: as member (above), or with member NULL its lone histogram (a map of
+ * one key: biolatency without -D or -F) as "hist", empty before the first event.
+ */
+void bt_summary__json_hists(const struct bt_summary *s, struct bt_json *j, const char *member,
+			    bt_summary_json_fn row_fn, void *ctx);
+
+/*
  * One output of an interval tool's --json: JSON Lines, one compact object per output, opened
  * with "ts" (local time, "%Y-%m-%d %H:%M:%S" as BCC's JSON histograms) and "val_type" (the
  * unit: "usecs", "nsecs", "count" ...; NULL: none). The tool adds its members (rows through
