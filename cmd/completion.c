@@ -375,40 +375,6 @@ static void print_fish(FILE *out)
  * one implementation, from the running system (lib/cli/bt_complete.h).
  */
 
-/* What the PATTERN argument of each probe-taking command accepts (docs/NAME.md). */
-enum spec_kinds {
-	SK_KFUNC = 1 << 0,
-	SK_UFUNC = 1 << 1,
-	SK_TRACEPOINT = 1 << 2,
-	SK_SYSCALL = 1 << 3,
-	SK_USDT = 1 << 4,
-};
-
-static const struct {
-	const char *cmd;
-	unsigned int kinds;
-} spec_cmds[] = {
-	{ "funccount", SK_KFUNC | SK_UFUNC | SK_TRACEPOINT | SK_SYSCALL | SK_USDT },
-	{ "funclatency", SK_KFUNC | SK_UFUNC | SK_SYSCALL },
-	{ "funcslower", SK_KFUNC | SK_UFUNC | SK_SYSCALL },
-	{ "stackcount", SK_KFUNC | SK_UFUNC | SK_TRACEPOINT | SK_SYSCALL | SK_USDT },
-	{ "stacksnoop", SK_KFUNC | SK_UFUNC | SK_TRACEPOINT | SK_SYSCALL | SK_USDT },
-};
-
-/* The spec prefixes offered before anything is typed, instead of every kernel function. */
-static const struct {
-	const char *word;
-	unsigned int kind;
-	const char *desc;
-} spec_types[] = {
-	{ "t:", SK_TRACEPOINT, "tracepoint: t:CATEGORY:EVENT" },
-	{ "tracepoint:", SK_TRACEPOINT, "tracepoint: tracepoint:CATEGORY:EVENT" },
-	{ "syscall:", SK_SYSCALL, "system call: syscall:NAME" },
-	{ "u:", SK_USDT, "USDT probe: u:LIB:PROBE" },
-	{ "c:", SK_UFUNC, "C library function: c:FUNC" },
-	{ "p::", SK_KFUNC, "kernel function: p::FUNC, or FUNC" },
-};
-
 struct cand {
 	char *word;
 	char *desc;
@@ -507,74 +473,14 @@ static void complete_pids(struct cands *c, const char *cur, const char *before)
 	c->pre = NULL;
 }
 
-static void complete_spec(struct cands *c, unsigned int kinds, const char *cur, pid_t pid)
-{
-	size_t i, type_len = 0;
-	const char *rest, *colon;
-	char pre[4096], module[4096];
-
-	if (!*cur) {
-		for (i = 0; i < sizeof(spec_types) / sizeof(spec_types[0]); i++)
-			if (kinds & spec_types[i].kind)
-				add_cand(spec_types[i].word, spec_types[i].desc, c);
-		return;
-	}
-	/* p:FUNC, p::FUNC, p:LIB:FUNC, r:...: what follows the type is completed alike */
-	if ((cur[0] == 'p' || cur[0] == 'r') && cur[1] == ':')
-		type_len = 2;
-	rest = cur + type_len;
-	c->pre = pre;
-	if (type_len && rest[0] == ':') {
-		snprintf(pre, sizeof(pre), "%.3s", cur);
-		if (kinds & SK_KFUNC)
-			bt_complete_kfuncs(rest + 1, add_cand, c);
-	} else if (!type_len && (kinds & SK_TRACEPOINT) && !strncmp(cur, "t:", 2)) {
-		strcpy(pre, "t:");
-		bt_complete_tracepoints(NULL, cur + 2, add_cand, c);
-	} else if (!type_len && (kinds & SK_TRACEPOINT) && !strncmp(cur, "tracepoint:", 11)) {
-		strcpy(pre, "tracepoint:");
-		bt_complete_tracepoints(NULL, cur + 11, add_cand, c);
-	} else if (!type_len && (kinds & SK_SYSCALL) && !strncmp(cur, "syscall:", 8)) {
-		strcpy(pre, "syscall:");
-		bt_complete_syscalls(NULL, cur + 8, add_cand, c);
-	} else if (!type_len && (kinds & SK_USDT) && !strncmp(cur, "u:", 2)) {
-		/* u:LIB:PROVIDER:PROBE, once LIB is typed */
-		colon = strchr(cur + 2, ':');
-		if (colon) {
-			snprintf(module, sizeof(module), "%.*s", (int)(colon - cur - 2), cur + 2);
-			snprintf(pre, sizeof(pre), "%.*s", (int)(colon + 1 - cur), cur);
-			bt_complete_usdt(module, pid, colon + 1, add_cand, c);
-		}
-	} else if ((colon = strchr(rest, ':'))) {
-		/* LIB:FUNC, /path/bin:FUNC: the module as the attach layer would find it */
-		snprintf(pre, sizeof(pre), "%.*s", (int)(colon + 1 - cur), cur);
-		snprintf(module, sizeof(module), "%.*s", (int)(colon - rest), rest);
-		if (kinds & SK_UFUNC)
-			bt_complete_ufuncs(module, pid, colon + 1, add_cand, c);
-	} else if (rest[0] != '/' && rest[0] != '.' && *rest && (kinds & SK_KFUNC)) {
-		/* (a path is the shell's to complete, up to its ':') */
-		snprintf(pre, sizeof(pre), "%.*s", (int)type_len, cur);
-		bt_complete_kfuncs(rest, add_cand, c);
-	}
-	c->pre = NULL;
-	if (type_len)
-		return;
-	for (i = 0; i < sizeof(spec_types) / sizeof(spec_types[0]); i++)
-		if ((kinds & spec_types[i].kind) && strlen(cur) < strlen(spec_types[i].word) &&
-		    !strncmp(spec_types[i].word, cur, strlen(cur)))
-			add_cand(spec_types[i].word, spec_types[i].desc, c);
-}
-
 int bt_completion_complete(FILE *out, int n, char **w)
 {
 	const struct argp_option *o = NULL;
 	const struct bt_cmd *cmd;
 	struct cands c = {};
 	const char *name, *cur, *arg = NULL;
-	unsigned int kinds = 0;
 	char before[256];
 	int first = 1;
-	size_t i;
 
 	if (n < 2)
 		return 0;
@@ -606,11 +512,9 @@ int bt_completion_complete(FILE *out, int n, char **w)
 			complete_pids(&c, cur, "");
 		goto print;
 	}
-	for (i = 0; i < sizeof(spec_cmds) / sizeof(spec_cmds[0]); i++)
-		if (!strcmp(spec_cmds[i].cmd, cmd->name))
-			kinds = spec_cmds[i].kinds;
-	if (kinds)
-		complete_spec(&c, kinds, cur, given_pid(cmd, w + first, n - 1 - first));
+	if (cmd->pattern)
+		bt_complete_spec(cmd->pattern, cur, given_pid(cmd, w + first, n - 1 - first),
+				 add_cand, &c);
 print:
 	print_cands(out, &c);
 	free_cands(&c);

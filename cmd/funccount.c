@@ -207,4 +207,4 @@ static const struct bt_collector collector = {
 
 BT_TOOL_COMMAND(funccount, "Count functions, tracepoints, and USDT probes", .vals = &vals,
 		.uses = BT_USES_KFUNC | BT_USES_TRACEPOINT | BT_USES_UPROBE,
-		.collector = &collector);
+		.pattern = BT_PATTERN_ANY, .collector = &collector);

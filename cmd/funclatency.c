@@ -368,4 +368,5 @@ static const struct bt_collector collector = {
 
 BT_TOOL_COMMAND(funclatency, "Time functions and print latency as a histogram", .vals = &vals,
 		.uses = BT_USES_KFUNC | BT_USES_UPROBE | BT_USES_TRACEPOINT | BT_USES_TP_BTF,
+		.pattern = BT_PATTERN_KFUNC | BT_PATTERN_UFUNC | BT_PATTERN_SYSCALL,
 		.collector = &collector);

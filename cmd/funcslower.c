@@ -678,4 +678,5 @@ static const struct bt_probe probes[] = {
 BT_TOOL_COMMAND(funcslower, "Show kernel or user function calls slower than a threshold",
 		.vals = &vals, .probes = probes,
 		.uses = BT_USES_KFUNC | BT_USES_UPROBE | BT_USES_TRACEPOINT | BT_USES_STACKS |
-			BT_USES_TP_BTF | BT_USES_PERF);
+			BT_USES_TP_BTF | BT_USES_PERF,
+		.pattern = BT_PATTERN_KFUNC | BT_PATTERN_UFUNC | BT_PATTERN_SYSCALL);

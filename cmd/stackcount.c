@@ -367,4 +367,5 @@ cleanup:
 }
 
 BT_TOOL_COMMAND(stackcount, "Count events and their stack traces", .vals = &vals,
-		.uses = BT_USES_KFUNC | BT_USES_TRACEPOINT | BT_USES_UPROBE | BT_USES_STACKS);
+		.uses = BT_USES_KFUNC | BT_USES_TRACEPOINT | BT_USES_UPROBE | BT_USES_STACKS,
+		.pattern = BT_PATTERN_ANY);

@@ -255,4 +255,5 @@ cleanup:
 }
 
 BT_TOOL_COMMAND(stacksnoop, "Trace a function and print the stack of each call", .vals = &vals,
-		.uses = BT_USES_KFUNC | BT_USES_TRACEPOINT | BT_USES_UPROBE | BT_USES_STACKS);
+		.uses = BT_USES_KFUNC | BT_USES_TRACEPOINT | BT_USES_UPROBE | BT_USES_STACKS,
+		.pattern = BT_PATTERN_ANY);

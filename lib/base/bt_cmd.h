@@ -98,6 +98,16 @@ enum bt_cmd_uses {
 	BT_USES_STACKS = 1 << 5,     /* stack trace maps */
 };
 
+/* What a command's PATTERN (a probe spec) may name: the candidates completion offers for it. */
+enum bt_cmd_pattern {
+	BT_PATTERN_KFUNC = 1 << 0,	/* FUNC, p::FUNC */
+	BT_PATTERN_UFUNC = 1 << 1,	/* LIB:FUNC, c:FUNC, /path:FUNC */
+	BT_PATTERN_TRACEPOINT = 1 << 2, /* t:CATEGORY:EVENT */
+	BT_PATTERN_SYSCALL = 1 << 3,	/* syscall:NAME */
+	BT_PATTERN_USDT = 1 << 4,	/* u:LIB:PROBE */
+	BT_PATTERN_ANY = (1 << 5) - 1,
+};
+
 /*
  * A command's part in `bpftools exporter` (lib/output/bt_collector.h): its probes kept
  * attached with the command's defaults, its summary read as Prometheus metrics at every scrape.
@@ -127,6 +137,7 @@ struct bt_cmd {
 	int (*pprof)(struct bt_offcpu_pprof *p);
 	unsigned int flags;
 	unsigned int uses;		      /* enum bt_cmd_uses; 0: not declared */
+	unsigned int pattern;		      /* enum bt_cmd_pattern; 0: takes no probe spec */
 	const struct bt_collector *collector; /* NULL: not in the exporter */
 };
 
@@ -136,7 +147,7 @@ struct bt_cmd {
  * A tracing tool's descriptor: every one needs root and names its parts alike in its file
  * (its option table `argp`, its options `opts`, its `run`), so only what is its own is
  * written: the summary, then designated initializers for the rest (vals, probes, uses,
- * collector, pprof).
+ * pattern, collector, pprof).
  */
 #define BT_TOOL_COMMAND(n, sum, ...)             \
 	BT_COMMAND(n) = { .name = #n,            \

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bt_cmd.h"
 #include "bt_complete.h"
 #include "bt_elf.h"
 #include "bt_kfuncs.h"
@@ -209,4 +210,98 @@ int bt_complete_pids(const char *proc, const char *prefix, bt_complete_cb cb, vo
 	}
 	closedir(d);
 	return err;
+}
+
+/* The spec prefixes offered before anything is typed, instead of every kernel function. */
+static const struct {
+	const char *word;
+	unsigned int kind;
+	const char *desc;
+} spec_types[] = {
+	{ "t:", BT_PATTERN_TRACEPOINT, "tracepoint: t:CATEGORY:EVENT" },
+	{ "tracepoint:", BT_PATTERN_TRACEPOINT, "tracepoint: tracepoint:CATEGORY:EVENT" },
+	{ "syscall:", BT_PATTERN_SYSCALL, "system call: syscall:NAME" },
+	{ "u:", BT_PATTERN_USDT, "USDT probe: u:LIB:PROBE" },
+	{ "c:", BT_PATTERN_UFUNC, "C library function: c:FUNC" },
+	{ "p::", BT_PATTERN_KFUNC, "kernel function: p::FUNC, or FUNC" },
+};
+
+#define NSPEC_TYPES (sizeof(spec_types) / sizeof(spec_types[0]))
+
+/* A source's words after the part of the spec already typed. */
+struct spec_ctx {
+	bt_complete_cb cb;
+	void *ctx;
+	const char *pre;
+};
+
+static int add_pre(const char *word, const char *desc, void *arg)
+{
+	struct spec_ctx *s = arg;
+	char *w;
+	int err;
+
+	if (asprintf(&w, "%s%s", s->pre, word) < 0)
+		return -ENOMEM;
+	err = s->cb(w, desc, s->ctx);
+	free(w);
+	return err;
+}
+
+void bt_complete_spec(unsigned int kinds, const char *cur, pid_t pid, bt_complete_cb cb, void *ctx)
+{
+	char pre[4096], module[4096];
+	struct spec_ctx s = { cb, ctx, pre };
+	size_t i, type_len = 0;
+	const char *rest, *colon;
+
+	if (!*cur) {
+		for (i = 0; i < NSPEC_TYPES; i++)
+			if (kinds & spec_types[i].kind)
+				cb(spec_types[i].word, spec_types[i].desc, ctx);
+		return;
+	}
+	/* p:FUNC, p::FUNC, p:LIB:FUNC, r:...: what follows the type is completed alike */
+	if ((cur[0] == 'p' || cur[0] == 'r') && cur[1] == ':')
+		type_len = 2;
+	rest = cur + type_len;
+	if (type_len && rest[0] == ':') {
+		snprintf(pre, sizeof(pre), "%.3s", cur);
+		if (kinds & BT_PATTERN_KFUNC)
+			bt_complete_kfuncs(rest + 1, add_pre, &s);
+	} else if (!type_len && (kinds & BT_PATTERN_TRACEPOINT) && !strncmp(cur, "t:", 2)) {
+		strcpy(pre, "t:");
+		bt_complete_tracepoints(NULL, cur + 2, add_pre, &s);
+	} else if (!type_len && (kinds & BT_PATTERN_TRACEPOINT) &&
+		   !strncmp(cur, "tracepoint:", 11)) {
+		strcpy(pre, "tracepoint:");
+		bt_complete_tracepoints(NULL, cur + 11, add_pre, &s);
+	} else if (!type_len && (kinds & BT_PATTERN_SYSCALL) && !strncmp(cur, "syscall:", 8)) {
+		strcpy(pre, "syscall:");
+		bt_complete_syscalls(NULL, cur + 8, add_pre, &s);
+	} else if (!type_len && (kinds & BT_PATTERN_USDT) && !strncmp(cur, "u:", 2)) {
+		/* u:LIB:PROVIDER:PROBE, once LIB is typed */
+		colon = strchr(cur + 2, ':');
+		if (colon) {
+			snprintf(module, sizeof(module), "%.*s", (int)(colon - cur - 2), cur + 2);
+			snprintf(pre, sizeof(pre), "%.*s", (int)(colon + 1 - cur), cur);
+			bt_complete_usdt(module, pid, colon + 1, add_pre, &s);
+		}
+	} else if ((colon = strchr(rest, ':'))) {
+		/* LIB:FUNC, /path/bin:FUNC: the module as the attach layer would find it */
+		snprintf(pre, sizeof(pre), "%.*s", (int)(colon + 1 - cur), cur);
+		snprintf(module, sizeof(module), "%.*s", (int)(colon - rest), rest);
+		if (kinds & BT_PATTERN_UFUNC)
+			bt_complete_ufuncs(module, pid, colon + 1, add_pre, &s);
+	} else if (rest[0] != '/' && rest[0] != '.' && *rest && (kinds & BT_PATTERN_KFUNC)) {
+		/* (a path is the shell's to complete, up to its ':') */
+		snprintf(pre, sizeof(pre), "%.*s", (int)type_len, cur);
+		bt_complete_kfuncs(rest, add_pre, &s);
+	}
+	if (type_len)
+		return;
+	for (i = 0; i < NSPEC_TYPES; i++)
+		if ((kinds & spec_types[i].kind) && strlen(cur) < strlen(spec_types[i].word) &&
+		    !strncmp(spec_types[i].word, cur, strlen(cur)))
+			cb(spec_types[i].word, spec_types[i].desc, ctx);
 }

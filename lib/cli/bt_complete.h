@@ -43,4 +43,14 @@ int bt_complete_usdt(const char *module, pid_t pid, const char *prefix, bt_compl
 /* Process ids, with the process's comm as description ('proc' overrides /proc, for tests). */
 int bt_complete_pids(const char *proc, const char *prefix, bt_complete_cb cb, void *ctx);
 
+/*
+ * The candidates for a probe spec of those kinds (enum bt_cmd_pattern) being typed (cur), as the attach layer reads
+ * the grammar (docs/attach.md): with nothing typed, the type prefixes ("t:", "syscall:", "u:",
+ * "c:", "p::"), not every kernel function; else what follows the prefix typed (p:/r: FUNC or
+ * LIB:FUNC, t:CATEGORY:EVENT, syscall:NAME, u:LIB:PROBE once LIB is typed, LIB:FUNC, FUNC) and
+ * the prefixes cur starts. Each word whole, the typed prefix with it; pid finds LIB through its
+ * maps (0: none). What a source cannot read offers nothing.
+ */
+void bt_complete_spec(unsigned int kinds, const char *cur, pid_t pid, bt_complete_cb cb, void *ctx);
+
 #endif
