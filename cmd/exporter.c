@@ -15,12 +15,14 @@
 
 #include "bt_args.h"
 #include "bt_argp.h"
+#include "bt_clock.h"
 #include "bt_cmd.h"
 #include "bt_collector.h"
 #include "bt_err.h"
 #include "bt_http.h"
 #include "bt_loop.h"
 #include "bt_offcpu_kept.h"
+#include "bt_pprof_page.h"
 #include "bt_output.h"
 #include "bt_prom.h"
 #include "bt_prom_process.h"
@@ -179,43 +181,19 @@ static const struct argp argp = {
 	       "    exporter --funccount 'vfs_*'      # also count calls of vfs_*",
 };
 
-/* One collector running. */
-struct active {
-	const struct bt_cmd *cmd;
-	const char *spec;
-	char label[96]; /* the collector label: "biolatency", "funccount:vfs_*" */
-	void *state;
-	double seconds; /* the last scrape's */
-	bool ok;
-};
-
 struct exporter {
 	pthread_mutex_t lock; /* one scrape at a time: every scraper sees whole totals */
-	struct active *act;
+	struct bt_collector_run *act;
 	size_t nact;
 	struct bt_http *http;
 	atomic_flag profiling; /* one profile at a time */
-	struct pprof_route {
-		struct exporter *x;
-		const char *cmd; /* whose pprof hook */
-		const char *file;
-		struct bt_offcpu_kept *kept; /* its run, loaded at the first profile and kept */
-	} pprof[2];
+	struct bt_pprof_route pprof[2];
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Every collector's families and the exporter's own, written in one format. */
 static int scrape(struct exporter *x, FILE *out, bool openmetrics)
 {
 	struct bt_prom *p;
-	size_t i;
 	int err = 0;
 
 	pthread_mutex_lock(&x->lock);
@@ -224,31 +202,11 @@ static int scrape(struct exporter *x, FILE *out, bool openmetrics)
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	for (i = 0; i < x->nact; i++) {
-		struct active *a = &x->act[i];
-		double t0 = now_s();
-
-		err = bt_collector_collect(a->cmd->collector, a->state, p);
-		a->seconds = now_s() - t0;
-		a->ok = err == 0;
-		if (err) /* counted in bpftools_exporter_collector_success; the rest go on */
-			bt_debug("collector %s: %s", a->label, strerror(-err));
-	}
+	bt_collector_runs_collect(x->act, x->nact, p);
 	err = bt_prom_family(p, "bpftools_exporter_build_info", BT_PROM_GAUGE,
 			     "The bpftools version serving these metrics (value 1).") ?:
 	      bt_prom_gauge(p, (const char *[]){ "version", BT_VERSION, NULL }, 1) ?:
-	      bt_prom_family(p, "bpftools_exporter_collector_duration_seconds", BT_PROM_GAUGE,
-			     "How long each collector took in this scrape.");
-	for (i = 0; err >= 0 && i < x->nact; i++)
-		err = bt_prom_gauge(p, (const char *[]){ "collector", x->act[i].label, NULL },
-				    x->act[i].seconds);
-	if (err >= 0)
-		err = bt_prom_family(
-			p, "bpftools_exporter_collector_success", BT_PROM_GAUGE,
-			"1 when the collector's maps were read in this scrape, else 0.");
-	for (i = 0; err >= 0 && i < x->nact; i++)
-		err = bt_prom_gauge(p, (const char *[]){ "collector", x->act[i].label, NULL },
-				    x->act[i].ok);
+	      bt_collector_runs_families(x->act, x->nact, p);
 	if (err >= 0)
 		err = bt_prom_process(p);
 	if (err >= 0)
@@ -313,7 +271,7 @@ static int index_page(struct bt_http_req *req, struct bt_http_resp *resp, void *
 		"<th>last scrape</th></tr>\n",
 		x->nact);
 	for (i = 0; i < x->nact; i++) {
-		const struct active *a = &x->act[i];
+		const struct bt_collector_run *a = &x->act[i];
 
 		fputs("<tr><td>", resp->out);
 		html_text(resp->out, a->label);
@@ -349,110 +307,12 @@ static int index_page(struct bt_http_req *req, struct bt_http_resp *resp, void *
 	return 0;
 }
 
-/*
- * How long past its N seconds a profile may take (attaching, then symbolizing every stack)
- * before its request is answered 503: a 3 s profile took 9 s on a 2-CPU machine at load 15.
- */
-#define PPROF_GRACE_S 20
-
-struct pprof_call {
-	struct bt_offcpu_kept *kept; /* a reference of the call's own */
-	unsigned int seconds;
-};
-
-static int pprof_run(void *arg, FILE *out)
-{
-	const struct pprof_call *call = arg;
-
-	return bt_offcpu_kept__profile(call->kept, call->seconds, out);
-}
-
-static void pprof_release(void *arg)
-{
-	bt_offcpu_kept__put(((struct pprof_call *)arg)->kept);
-}
-
-/* /debug/pprof/profile and /debug/pprof/offcpu: a command's one-shot profile, as Go serves it. */
-static int pprof_page(struct bt_http_req *req, struct bt_http_resp *resp, void *ctx)
-{
-	const struct pprof_route *r = ctx;
-	const char *arg = bt_http_req_arg(req, "seconds");
-	unsigned long seconds = 30; /* Go's net/http/pprof default */
-	struct pprof_call call;
-	char *end;
-	int err;
-
-	if (arg) {
-		errno = 0;
-		seconds = strtoul(arg, &end, 10);
-		if (!*arg || *end || errno || seconds < 1 || seconds > 60) {
-			resp->status = 400;
-			fputs("seconds: a whole number from 1 to 60\n", resp->out);
-			return 0;
-		}
-	}
-	if (!r->kept) {
-		resp->status = 501;
-		fprintf(resp->out, "this build's %s has no pprof hook\n", r->cmd);
-		return 0;
-	}
-	resp->type = "application/octet-stream";
-	resp->header[0][0] = "Content-Disposition";
-	resp->header[0][1] = r->file;
-	resp->header[1][0] = "X-Content-Type-Options";
-	resp->header[1][1] = "nosniff";
-	if (bt_http_req_head(req))
-		return 0;
-	/* one at a time: a profile attaches machine-wide, and two would sample each other */
-	if (atomic_flag_test_and_set(&r->x->profiling)) {
-		resp->status = 429;
-		resp->type = NULL;
-		resp->header[0][0] = "Retry-After";
-		resp->header[0][1] = "10";
-		resp->header[1][0] = NULL;
-		fputs("a profile is running; one at a time\n", resp->out);
-		return 0;
-	}
-	/*
-	 * On a thread of its own, with a deadline: the hook reads files that traced processes
-	 * control, and one that blocks it (a FIFO where a perf map should be) must not hold this
-	 * request, the next profile or a SIGTERM past it.
-	 */
-	call = (struct pprof_call){ bt_offcpu_kept__get(r->kept), (unsigned int)seconds };
-	err = bt_http_call(req, pprof_run, pprof_release, &call, sizeof(call),
-			   (seconds + PPROF_GRACE_S) * 1000, resp->out);
-	atomic_flag_clear(&r->x->profiling);
-	if (err == -ETIMEDOUT || err == -ECANCELED || err == -EBUSY) {
-		resp->status = 503;
-		resp->type = NULL;
-		resp->header[0][0] = NULL;
-		if (err == -ETIMEDOUT)
-			fprintf(resp->out,
-				"the profile did not end within %lu s (%lu + %d): something it "
-				"read blocked it, or the machine is too busy; left to end on its "
-				"own\n",
-				seconds + PPROF_GRACE_S, seconds, PPROF_GRACE_S);
-		else if (err == -ECANCELED)
-			fputs("the exporter is stopping\n", resp->out);
-		else
-			fprintf(resp->out,
-				"%d profiles are still running past their deadline; none started "
-				"until one ends (or the exporter restarts)\n",
-				BT_HTTP_MAX_STUCK);
-		if (err == -ETIMEDOUT)
-			bt_warn("%s: no end within %lu s; answered 503 and left running",
-				bt_http_req_path(req), seconds + PPROF_GRACE_S);
-		return 0;
-	}
-	return err;
-}
-
 static void stop_all(struct exporter *x)
 {
 	size_t i;
 
 	for (i = x->nact; i-- > 0;)
-		bt_collector_stop(x->act[i].cmd->collector, x->act[i].state);
+		bt_collector_stop(x->act[i].c, x->act[i].run);
 	free(x->act);
 	x->act = NULL;
 	x->nact = 0;
@@ -460,14 +320,14 @@ static void stop_all(struct exporter *x)
 
 static int start_one(struct exporter *x, const struct bt_cmd *c, const char *spec, bool optional)
 {
-	struct active *a = &x->act[x->nact];
+	struct bt_collector_run *a = &x->act[x->nact];
 	int err;
 
 	if (!c || !c->collector) {
 		bt_err("this build has no %s collector", spec ? "probe-spec" : "such");
 		return -ENOTSUP;
 	}
-	err = bt_collector_start(c->collector, spec, &a->state);
+	err = bt_collector_start(c->collector, spec, &a->run);
 	if (err && optional && err != -EINTR) { /* a stop is no reason to leave it out */
 		bt_note("collector '%s' left out%s", c->name,
 			err == -EOPNOTSUPP ? ": this kernel cannot run it" : " (see above)");
@@ -475,8 +335,7 @@ static int start_one(struct exporter *x, const struct bt_cmd *c, const char *spe
 	}
 	if (err)
 		return err;
-	a->cmd = c;
-	a->spec = spec;
+	a->c = c->collector;
 	if (spec)
 		snprintf(a->label, sizeof(a->label), "%s:%s", c->name, spec);
 	else
@@ -574,10 +433,12 @@ static int setup(struct exporter *x, const struct bt_cmd *cmd)
 	if (err)
 		goto cleanup;
 	if (x->http) {
-		x->pprof[0] = (struct pprof_route){ x, "profile",
-						    "attachment; filename=\"profile.pb.gz\"" };
-		x->pprof[1] = (struct pprof_route){ x, "offcputime",
-						    "attachment; filename=\"offcpu.pb.gz\"" };
+		x->pprof[0] = (struct bt_pprof_route){ NULL, "profile",
+						       "attachment; filename=\"profile.pb.gz\"",
+						       &x->profiling };
+		x->pprof[1] = (struct bt_pprof_route){ NULL, "offcputime",
+						       "attachment; filename=\"offcpu.pb.gz\"",
+						       &x->profiling };
 		for (i = 0; i < 2; i++) {
 			const struct bt_cmd *c = bt_cmd_find(x->pprof[i].cmd);
 
@@ -586,8 +447,8 @@ static int setup(struct exporter *x, const struct bt_cmd *cmd)
 		}
 		err = err ?: bt_http_route(x->http, "/metrics", metrics_page, x) ?:
 		      bt_http_route(x->http, "/", index_page, x) ?:
-		      bt_http_route(x->http, "/debug/pprof/profile", pprof_page, &x->pprof[0]) ?:
-		      bt_http_route(x->http, "/debug/pprof/offcpu", pprof_page, &x->pprof[1]) ?:
+		      bt_http_route(x->http, "/debug/pprof/profile", bt_pprof_page, &x->pprof[0]) ?:
+		      bt_http_route(x->http, "/debug/pprof/offcpu", bt_pprof_page, &x->pprof[1]) ?:
 		      bt_http_start(x->http);
 		if (err)
 			goto cleanup;
@@ -739,7 +600,7 @@ static int run(const struct bt_cmd *cmd)
 		int wake;
 
 		if (opts.textfile) {
-			long long now = (long long)(now_s() * 1000);
+			long long now = bt_now_ms();
 
 			if (!next)
 				next = now + opts.interval * 1000;

@@ -17,6 +17,15 @@ static inline long long bt_now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+/* Seconds on the same clock, to the nanosecond: what a step took. */
+static inline double bt_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /* A time of bt_now_ms() as pthread_cond_timedwait() takes it, for a bt_cond_init_monotonic() cond. */
 static inline struct timespec bt_abs_ms(long long ms)
 {

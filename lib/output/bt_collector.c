@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bt_clock.h"
 #include "bt_collector.h"
+#include "bt_err.h"
 
 struct bt_keys {
 	const struct bt_collector *c;
@@ -198,4 +200,43 @@ void bt_collector_stop(const struct bt_collector *c, void *run)
 		return;
 	c->stop(run);
 	free(run);
+}
+
+void bt_collector_runs_collect(struct bt_collector_run *v, size_t n, struct bt_prom *p)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		double t0 = bt_now_s();
+		int err = bt_collector_collect(v[i].c, v[i].run, p);
+
+		v[i].seconds = bt_now_s() - t0;
+		v[i].ok = err == 0;
+		if (err) /* counted in bpftools_exporter_collector_success */
+			bt_debug("collector %s: %s", v[i].label, strerror(-err));
+	}
+}
+
+/* A gauge per run by its label: its last collect's seconds, or (ok) whether it read. */
+static int runs_gauge(const struct bt_collector_run *v, size_t n, struct bt_prom *p,
+		      const char *name, const char *help, bool ok)
+{
+	int err = bt_prom_family(p, name, BT_PROM_GAUGE, help);
+	size_t i;
+
+	for (i = 0; err >= 0 && i < n; i++)
+		err = bt_prom_gauge(p, (const char *[]){ "collector", v[i].label, NULL },
+				    ok ? v[i].ok : v[i].seconds);
+	return err;
+}
+
+int bt_collector_runs_families(const struct bt_collector_run *v, size_t n, struct bt_prom *p)
+{
+	int err = runs_gauge(v, n, p, "bpftools_exporter_collector_duration_seconds",
+			     "How long each collector took in this scrape.", false);
+
+	return err < 0 ? err
+		       : runs_gauge(v, n, p, "bpftools_exporter_collector_success",
+				    "1 when the collector's maps were read in this scrape, else 0.",
+				    true);
 }

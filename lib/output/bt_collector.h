@@ -143,4 +143,21 @@ int bt_collector_start(const struct bt_collector *c, const char *spec, void **ru
 int bt_collector_collect(const struct bt_collector *c, void *run, struct bt_prom *p);
 void bt_collector_stop(const struct bt_collector *c, void *run); /* run may be NULL */
 
+/*
+ * Collectors running together (the exporter's), scraped in the order started: each one's
+ * families, then the set's own, per collector label how long its collect took and whether its
+ * maps were read (bpftools_exporter_collector_duration_seconds and _success).
+ */
+struct bt_collector_run {
+	const struct bt_collector *c;
+	void *run;	/* from bt_collector_start() */
+	char label[96]; /* "biolatency", "funccount:vfs_*" */
+	double seconds; /* the last scrape's */
+	bool ok;
+};
+/* Every run's families into p, timed; one that fails is said under -D and the rest go on. */
+void bt_collector_runs_collect(struct bt_collector_run *v, size_t n, struct bt_prom *p);
+/* The set's own families, from the last bt_collector_runs_collect(). 0 or -errno. */
+int bt_collector_runs_families(const struct bt_collector_run *v, size_t n, struct bt_prom *p);
+
 #endif
