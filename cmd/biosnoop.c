@@ -114,10 +114,47 @@ static void stop(void *run)
 	bt_disk_cache__free(s->disks);
 }
 
-static int start(struct state *s)
+/*
+ * The one start: the skeleton with the options o, the block probes this kernel takes, loaded
+ * and attached. ev: the command's event buffer; NULL: the exporter's running totals instead.
+ */
+static int start(struct state *s, const struct biosnoop_opts *o, struct bt_evrun *ev)
 {
+	const struct bt_summary_opts so = { BT_SUMMARY_ROWS(struct biosnoop_io_key,
+							    struct biosnoop_io_total),
+					    .running = true, .what = "I/O totals" };
+	struct bt_block_run want = { .cgroup = o->cgroup,
+				     .queue_start = o->queue,
+				     .submitter = ev != NULL };
+	enum bt_block_submitter how;
+	const char *drop = bt_env_value("BPFTOOLS_DROP_COMPLETIONS");
+	struct biosnoop_bpf *skel;
+	int err;
+
+	err = o->disk ? bt_block_disk_arg(o->disk, &want.dev) : 0;
+	if (err)
+		return err;
 	s->disks = bt_disk_cache__new();
-	return s->disks ? BT_SKEL_OPEN(biosnoop, &s->skel) : -ENOMEM;
+	err = s->disks ? BT_SKEL_OPEN(biosnoop, &s->skel) : -ENOMEM;
+	if (err)
+		return err;
+	skel = s->skel;
+	skel->rodata->aggregate = !ev;
+	skel->rodata->want_pattern = o->pattern;
+	skel->rodata->min_ns = o->min_ms * 1000000ULL;
+	if (ev && drop)
+		skel->rodata->drop_completions = strtoul(drop, NULL, 10);
+	if (ev) {
+		ev->map = skel->maps.events;
+		err = bt_evrun__configure(ev, skel->obj);
+	}
+	err = err ?: bt_block_prepare(skel->obj, &want, bt_block_probes, &how);
+	if (err)
+		return err;
+	skel->rodata->task_late = ev && how == BT_BLOCK_AT_ISSUE;
+	return bt_skel_load_attach(skel->skeleton, "the block tracepoints")
+		       ?: (ev ? 0
+			      : bt_summary__open(&s->sum, bpf_map__fd(skel->maps.io_totals), &so));
 }
 
 static void print_header(void *ctx)
@@ -256,49 +293,16 @@ static int end(void *ctx, int err)
 
 static int run(const struct bt_cmd *cmd)
 {
-	struct bt_filters filters = BT_FILTERS_NONE;
-	struct biosnoop_bpf *skel;
 	struct state s = { 0 };
 	struct bt_evrun ev = { .on_event = on_event,
 			       .ctx = &s,
 			       .duration_ms = opts.duration * 1000ULL,
 			       .header = print_header,
 			       .end = end };
-	enum bt_block_submitter how;
-	__u32 kdev = 0;
 	int err;
 
-	err = opts.disk ? bt_block_disk_arg(opts.disk, &kdev) : 0;
-	if (err)
-		return err;
-	err = start(&s);
-	if (err)
-		goto cleanup;
-	skel = s.skel;
-	skel->rodata->filter_dev = kdev;
-	skel->rodata->want_pattern = opts.pattern;
-	skel->rodata->min_ns = opts.min_ms * 1000000ULL;
-	skel->rodata->require_task = opts.cgroup != NULL;
-	if (bt_env_value("BPFTOOLS_DROP_COMPLETIONS"))
-		skel->rodata->drop_completions =
-			strtoul(bt_env_value("BPFTOOLS_DROP_COMPLETIONS"), NULL, 10);
-	filters.cgroup = opts.cgroup;
-	ev.map = skel->maps.events;
-	err = bt_filters_apply(skel->obj, &filters);
-	if (!err)
-		err = bt_skel_select(skel->obj, cmd->probes);
-	if (!err)
-		err = bt_evrun__configure(&ev, skel->obj);
-	if (!err)
-		err = bt_block_choose(skel->obj, opts.queue, true, &how);
-	if (err)
-		goto cleanup;
-	skel->rodata->task_from_bio = how == BT_BLOCK_BY_BIO;
-	skel->rodata->task_late = how == BT_BLOCK_AT_ISSUE;
-
-	err = bt_skel_load_attach(skel->skeleton, "the block tracepoints");
-	if (!err)
-		err = bt_evrun__run(&ev);
+	(void)cmd;
+	err = start(&s, &opts, &ev) ?: bt_evrun__run(&ev);
 cleanup:
 	bt_evrun__free(&ev);
 	stop(&s);
@@ -306,24 +310,7 @@ cleanup:
 }
 
 /* The exporter's: requests and bytes per disk and operation since the start. */
-static int collector_start(void *run, const char *spec)
-{
-	const struct bt_summary_opts so = { BT_SUMMARY_ROWS(struct biosnoop_io_key,
-							    struct biosnoop_io_total),
-					    .running = true, .what = "I/O totals" };
-	struct bt_block_run want = { 0 };
-	struct state *s = run;
-	int err;
-
-	(void)spec;
-	err = start(s);
-	if (err)
-		return err;
-	s->skel->rodata->aggregate = true;
-	return bt_block_prepare(s->skel->obj, &want, bt_block_probes, NULL) ?:
-	       bt_skel_load_attach(s->skel->skeleton, "the block tracepoints") ?:
-	       bt_summary__open(&s->sum, bpf_map__fd(s->skel->maps.io_totals), &so);
-}
+BT_COLLECTOR_START(collector_start, start(run, &(const struct biosnoop_opts){ 0 }, NULL))
 
 static const struct bt_collector collector = {
 	.help = "block I/O requests and bytes per disk and operation",
