@@ -177,20 +177,6 @@ static void json_row(struct bt_json *j, const void *key, const uint64_t *val, vo
 	}
 }
 
-static void print_json(struct state *s, uint64_t total, uint64_t count)
-{
-	struct bt_json j;
-
-	bt_summary_json_begin(&j, stdout, s->label);
-	bt_summary__json_hists(s->sum, &j, opts.disks ? "disks" : (opts.flags ? "flags" : NULL),
-			       json_row, s);
-	if (opts.extension) {
-		bt_json_uint(&j, "total", total);
-		bt_json_uint(&j, "count", count);
-	}
-	bt_summary_json_end(&j);
-}
-
 static int print_interval(void *ctx)
 {
 	struct state *s = ctx;
@@ -207,7 +193,10 @@ static int print_interval(void *ctx)
 	total = bt_summary__total(s->sum, offsetof(struct biolat_val, total) / 8);
 	count = bt_summary__total(s->sum, offsetof(struct biolat_val, count) / 8);
 	if (opts.json) { /* JSON Lines: no blank or time lines between objects ("ts" has it) */
-		print_json(s, total, count);
+		bt_summary__json_hists_line(
+			s->sum, stdout, s->label,
+			opts.disks ? "disks" : (opts.flags ? "flags" : NULL), json_row, s,
+			opts.extension ? (const uint64_t[]){ total, count } : NULL);
 		return 0;
 	}
 	bt_print_interval_head(opts.timestamp);

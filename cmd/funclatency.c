@@ -162,23 +162,6 @@ static void json_section(struct bt_json *j, const void *key, const uint64_t *val
 		bt_json_uint(j, "pid", k->tgid);
 }
 
-/*
- * One line per interval, as biolatency's: "hist" for the one histogram, or "functions" (with
- * -F, or user functions per process) of {"function", "pid", "hist"}; "total" in the unit and
- * "count", the calls timed.
- */
-static void print_json(struct state *s, uint64_t total, uint64_t count)
-{
-	struct bt_json j;
-
-	bt_summary_json_begin(&j, stdout, s->label);
-	bt_summary__json_hists(s->sum, &j, s->skel->rodata->key_func ? "functions" : NULL,
-			       json_section, s);
-	bt_json_uint(&j, "total", total);
-	bt_json_uint(&j, "count", count);
-	bt_summary_json_end(&j);
-}
-
 static int print_interval(void *ctx)
 {
 	struct state *s = ctx;
@@ -197,8 +180,15 @@ static int print_interval(void *ctx)
 		for (j = 0; j < FL_SLOTS; j++)
 			count += h->slots[j];
 	}
+	/*
+	 * One line per interval, as biolatency's: "hist" for the one histogram, or "functions"
+	 * (with -F, or user functions per process) of {"function", "pid", "hist"}; "total" in the
+	 * unit and "count", the calls timed.
+	 */
 	if (bt_json_mode()) {
-		print_json(s, total_ns / s->div, count);
+		bt_summary__json_hists_line(
+			s->sum, stdout, s->label, s->skel->rodata->key_func ? "functions" : NULL,
+			json_section, s, (const uint64_t[]){ total_ns / s->div, count });
 		return 0;
 	}
 	bt_print_interval_head(opts.timestamp);

@@ -694,15 +694,23 @@ void bt_summary__json(const struct bt_summary *s, struct bt_json *j, const char 
 	bt_json_end_array(j);
 }
 
-void bt_summary__json_hists(const struct bt_summary *s, struct bt_json *j, const char *member,
-			    bt_summary_json_fn row_fn, void *ctx)
+void bt_summary__json_hists_line(const struct bt_summary *s, FILE *out, const char *val_type,
+				 const char *member, bt_summary_json_fn row_fn, void *ctx,
+				 const uint64_t *totals)
 {
 	const uint64_t *first = s->nrows ? value_of(s, s->rows[0]) + s->o.hist_off : NULL;
+	struct bt_json j;
 
+	bt_summary_json_begin(&j, out, val_type);
 	if (member)
-		bt_summary__json(s, j, member, row_fn, ctx);
+		bt_summary__json(s, &j, member, row_fn, ctx);
 	else /* no row: an empty histogram */
-		bt_json_hist(j, "hist", s->o.hist, first, first ? s->o.nslots : 0);
+		bt_json_hist(&j, "hist", s->o.hist, first, first ? s->o.nslots : 0);
+	if (totals) {
+		bt_json_uint(&j, "total", totals[0]);
+		bt_json_uint(&j, "count", totals[1]);
+	}
+	bt_summary_json_end(&j);
 }
 
 void bt_summary__json_line(const struct bt_summary *s, FILE *out, const char *val_type,

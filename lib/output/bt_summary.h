@@ -162,13 +162,6 @@ void bt_summary__json(const struct bt_summary *s, struct bt_json *j, const char 
 		      bt_summary_json_fn row_fn, void *ctx);
 
 /*
- * A histogram tool's rows: as member (above), or with member NULL its lone histogram (a map of
- * one key: biolatency without -D or -F) as "hist", empty before the first event.
- */
-void bt_summary__json_hists(const struct bt_summary *s, struct bt_json *j, const char *member,
-			    bt_summary_json_fn row_fn, void *ctx);
-
-/*
  * One output of an interval tool's --json: JSON Lines, one compact object per output, opened
  * with "ts" (local time, "%Y-%m-%d %H:%M:%S" as BCC's JSON histograms) and "val_type" (the
  * unit: "usecs", "nsecs", "count" ...; NULL: none). The tool adds its members (rows through
@@ -179,6 +172,15 @@ void bt_summary_json_end(struct bt_json *j);
 /* Such an output holding only the rows (bt_summary__json() as member): the common case. */
 void bt_summary__json_line(const struct bt_summary *s, FILE *out, const char *val_type,
 			   const char *member, bt_summary_json_fn row_fn, void *ctx);
+
+/*
+ * A histogram tool's output of an interval as such a line (biolatency, funclatency): the rows
+ * as member, or with member NULL its lone histogram (a map of one key) as "hist", empty before
+ * the first event; then, with totals, "total" and "count" (totals[0] and [1]).
+ */
+void bt_summary__json_hists_line(const struct bt_summary *s, FILE *out, const char *val_type,
+				 const char *member, bt_summary_json_fn row_fn, void *ctx,
+				 const uint64_t *totals);
 
 /* One histogram as such a JSON array (also for commands that print a lone histogram). */
 void bt_json_hist(struct bt_json *j, const char *member, enum bt_summary_hist kind,
