@@ -303,7 +303,6 @@ static int run(const struct bt_cmd *cmd)
 
 	(void)cmd;
 	err = start(&s, &opts, &ev) ?: bt_evrun__run(&ev);
-cleanup:
 	bt_evrun__free(&ev);
 	stop(&s);
 	return err;
