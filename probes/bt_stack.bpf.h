@@ -283,7 +283,7 @@ static __always_inline __u64 bt_get_stack(void *ctx, __u64 flags, __u32 gen)
 	if (bt_unwind_on && (flags & BPF_F_USER_STACK) && !defer && id != BT_STACK_LOST)
 		bt_unwind_memo_put(depth, id);
 	if (defer) {
-		__u64 deferred = bt_unwind_defer(ctx, id, gen, defer == 2);
+		__u64 deferred = bt_unwind_defer(depth, id, gen, defer == 2);
 
 		if (deferred)
 			id = deferred;

@@ -276,6 +276,18 @@ struct {
 } bt_unwind_windows SEC(".maps");
 
 /*
+ * A stack sent to be unwound in user space is put together here and sent at the length read
+ * (a ring record reserved is of a fixed size: 8 KiB for what is mostly one or two), so that a
+ * smaller bt_new_pids holds as many (bt_unwind_defer). One per scratch slot, as the windows.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BT_STACK_SCRATCH);
+	__type(key, __u32);
+	__type(value, struct bt_stack_sample);
+} bt_unwind_sample_scratch SEC(".maps");
+
+/*
  * Read win from base up: a window, but not past the main thread's stack (argv and the
  * environment lie just above its start), or where that faults (the top of a thread's stack),
  * the rest of base's page. 0 or a negative errno.
@@ -1178,9 +1190,10 @@ static __always_inline __u64 bt_unwind_pending_rets(struct task_struct *task, __
  * the stack the walk stored meanwhile (partly by frame pointers), used when user space cannot
  * unwind it. Returns the deferred id the counts carry in its place, or 0 when none was sent
  * (the ring half full: announcements and exits keep the other half; the process's quota
- * spent), and the stored walk stands, counted against the process.
+ * spent), and the stored walk stands, counted against the process. A global function, as
+ * bt_stack_store is: checked once, on its own.
  */
-static __noinline __u64 bt_unwind_defer(void *ctx, __u64 fallback, __u32 gen, __u32 miss)
+__attribute__((noinline)) __u64 bt_unwind_defer(__u32 slot, __u64 fallback, __u32 gen, __u32 miss)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, k;
@@ -1200,7 +1213,7 @@ static __noinline __u64 bt_unwind_defer(void *ctx, __u64 fallback, __u32 gen, __
 	if (bpf_ringbuf_query(&bt_new_pids, BPF_RB_AVAIL_DATA) >
 	    bpf_ringbuf_query(&bt_new_pids, BPF_RB_RING_SIZE) / 2)
 		goto partial;
-	s = bpf_ringbuf_reserve(&bt_new_pids, sizeof(*s), 0);
+	s = bpf_map_lookup_elem(&bt_unwind_sample_scratch, &slot);
 	if (!s)
 		goto partial;
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
@@ -1227,11 +1240,9 @@ static __noinline __u64 bt_unwind_defer(void *ctx, __u64 fallback, __u32 gen, __
 			break;
 		len >>= 1;
 	}
-	if (k == 4) {
-		bpf_ringbuf_discard(s, BPF_RB_NO_WAKEUP);
-		why = BT_UNWIND_STAT_KEPT_READ;
+	why = BT_UNWIND_STAT_KEPT_READ;
+	if (k == 4)
 		goto partial;
-	}
 	s->len = len;
 	s->miss = miss;
 	s->at_ns = bpf_ktime_get_boot_ns();
@@ -1242,8 +1253,12 @@ static __noinline __u64 bt_unwind_defer(void *ctx, __u64 fallback, __u32 gen, __
 	s->note.tgid = tgid;
 	s->note.exec = BT_PID_NOTE_SAMPLE;
 	s->note.start_ns = task->group_leader->start_boottime;
+	if (len > BT_STACK_SAMPLE_BYTES) /* it is not: said for the verifier */
+		len = BT_STACK_SAMPLE_BYTES;
 	/* woken as announcements are (bt_events.bpf.h): one left unwoken behind this would wait */
-	bpf_ringbuf_submit(s, 0);
+	why = BT_UNWIND_STAT_KEPT_RING;
+	if (bpf_ringbuf_output(&bt_new_pids, s, offsetof(struct bt_stack_sample, stack) + len, 0))
+		goto partial;
 	if (st)
 		st->samples++;
 	return id;

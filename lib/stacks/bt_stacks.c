@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -146,7 +147,7 @@ static int on_new_pid(void *ctx, const void *data, size_t size)
 		 * A frame in a mapping made after the process was noted (indexed while the loader
 		 * was mapping its libraries, or a dlopen): its names too, while it lives
 		 */
-		if (size >= sizeof(*s) && s->miss)
+		if (size >= offsetof(struct bt_stack_sample, stack) && s->miss)
 			bt_symbolizer__refresh_pid(st->sym, (int)note.tgid);
 		err = bt_unwind__sample(st->unwind, data, size);
 		if (err < 0)

@@ -504,7 +504,9 @@ int bt_unwind_samples__add(struct bt_unwind_samples *ss, const void *data, size_
 	size_t at;
 	int ret = 0;
 
-	if (size < sizeof(*in) || in->len > BT_STACK_SAMPLE_BYTES || !BT_STACK_DEFERRED(in->id))
+	/* a record is as long as the stack read (bt_unwind_defer) */
+	if (size < offsetof(struct bt_stack_sample, stack) || in->len > BT_STACK_SAMPLE_BYTES ||
+	    size < raw_size(in) || !BT_STACK_DEFERRED(in->id))
 		return -EINVAL;
 	pthread_mutex_lock(&ss->lock);
 	ss->received++;
@@ -534,7 +536,7 @@ int bt_unwind_samples__add(struct bt_unwind_samples *ss, const void *data, size_
 		ss->fell_back++;
 		goto out;
 	}
-	/* the stack read, not the 8 KiB the ring's record has room for */
+	/* the stack read, not the 8 KiB the struct has room for */
 	s->raw = malloc(raw_size(in));
 	if (!s->raw) {
 		ss->fell_back++;

@@ -237,7 +237,7 @@ void bt_unwind_fill(const struct bt_unwind_row *rows, size_t nr, const struct bt
  * of 70 processes a second, each sending its first stacks before it is indexed, 61 stacks of
  * a trial were kept partly walked for the ring's room (0-1 with 2 MiB).
  */
-#define BT_UNWIND_SAMPLE_RING (2048 * 1024)
+#define BT_UNWIND_SAMPLE_RING (1024 * 1024)
 
 /* A file seen in some process: its table (0: none) and where its code is in the file. */
 #define MAX_LOADS BT_UNWIND_FILE_LOADS

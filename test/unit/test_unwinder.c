@@ -208,7 +208,10 @@ static void test_samples_store(void)
 	s.sp = 0x7ffd00000000ULL;
 	s.len = 64;
 	CHECK_INT(bt_unwind_samples__add(ss, &s, 10), -EINVAL);
-	CHECK_INT(bt_unwind_samples__add(ss, &s, sizeof(s)), 1);
+	/* a record is as long as its stack: one that ends before its len does is refused */
+	whole = offsetof(struct bt_stack_sample, stack) + 64;
+	CHECK_INT(bt_unwind_samples__add(ss, &s, whole - 1), -EINVAL);
+	CHECK_INT(bt_unwind_samples__add(ss, &s, whole), 1);
 	CHECK_INT(bt_unwind_samples__get(ss, s.id, ips, &fb, &pid, &started), -EAGAIN);
 	CHECK_INT(pid, 4242);
 	CHECK_INT(bt_unwind_samples__get(ss, deferred_id(9, 1), ips, &fb, &pid, &started), -ENOENT);
