@@ -229,7 +229,7 @@ struct bt_unwind_pywalk {
 	__u32 last;		/* the frame being written entered its evaluator */
 	__u32 eval_n; /* the evaluator frame was the walk's first: its row at pc, not pc - 1 */
 	__u32 met;    /* the walk met the evaluator: its stack is not kept (memo) */
-	__u32 pad;
+	__u32 gap;    /* the unread marker is written (BT_PY_UNREAD_WORD): Python ends */
 	__u64 buf[BT_PY_CODE_READ / 8]; /* a frame's or a code object's bytes, as read */
 };
 
@@ -1013,6 +1013,20 @@ static __always_inline int bt_py_frame(struct bt_unwind_pywalk *p)
 	return 1;
 }
 
+/*
+ * The Python part of this evaluator call could not be read whole: the marker frame's words
+ * (a code word of no code object) are written next, the walk's last Python ones, so that the
+ * stack says so rather than end its Python frames early without a word. Counted per stack.
+ */
+static __always_inline void bt_py_unread(struct bt_unwind_pywalk *p)
+{
+	bt_unwind_count(BT_UNWIND_STAT_PY_UNREAD, 1);
+	p->code = BT_PY_UNREAD_CODE;
+	p->info = BT_PY_UNREAD_INFO;
+	p->last = 1;
+	p->gap = 1;
+}
+
 static __always_inline bool bt_py_in_eval(const struct bt_unwind_py *py, __u64 pc)
 {
 	return (pc >= py->eval_start[0] && pc < py->eval_end[0]) ||
@@ -1037,12 +1051,18 @@ __attribute__((noinline)) int bt_py_step(struct bt_unwind_pywalk *p, __u32 n, __
 	case BT_PY_INFO:
 		p->word = p->info;
 		got = p->last ? 2 : bt_py_frame(p);
-		if (got == 1) {
+		if (got == 1 || (!got && !p->gap)) {
+			/*
+			 * none: the chain broke inside the call (the cap, a failed read, no code
+			 * object): the marker next, then the evaluator's caller
+			 */
+			if (!got)
+				bt_py_unread(p);
 			p->state = BT_PY_CODE;
 			return 0;
 		}
 		/* the call's frames written (or the chain ended): the evaluator's caller next */
-		p->state = got == 2 ? BT_PY_BETWEEN : BT_PY_OFF;
+		p->state = got == 2 && !p->gap ? BT_PY_BETWEEN : BT_PY_OFF;
 		return 1;
 	case BT_PY_CODE:
 		p->word = p->code;
@@ -1063,11 +1083,8 @@ __attribute__((noinline)) int bt_py_step(struct bt_unwind_pywalk *p, __u32 n, __
 		p->state = BT_PY_BETWEEN; /* a call with no Python frame of its own yet */
 		return -1;
 	}
-	if (!got) {
-		bt_unwind_count(BT_UNWIND_STAT_PY_UNREAD, 1);
-		p->state = BT_PY_OFF;
-		return -1;
-	}
+	if (!got)
+		bt_py_unread(p); /* the marker in the evaluator's place */
 	p->eval_n = n;
 	p->word = p->code;
 	p->state = BT_PY_INFO;
@@ -1431,6 +1448,7 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 	win->py.state = BT_PY_OFF;
 	win->py.nframes = 0;
 	win->py.met = 0;
+	win->py.gap = 0;
 	if (bt_unwind_py_on) {
 		struct bt_unwind_proc *p = bpf_map_lookup_elem(&bt_unwind_procs, &w.cache.tgid);
 

@@ -133,6 +133,14 @@ struct bt_unwind_py {
 #define BT_PY_CODE_ROW(w) ((__u32)((w) >> 48) & 0xff)
 #define BT_PY_INFO_CHECK(w) ((__u32)((w) >> 24))
 #define BT_PY_INFO_INSN(w) ((__u32)(w)&0xffffff)
+/*
+ * The marker where an evaluator call's Python frames could not all be read (the chain longer
+ * than BT_PY_MAX_FRAMES, memory paged out, a frame changing as it was read): a frame of no
+ * code object, printed as [python: frames unread] (docs/python.md).
+ */
+#define BT_PY_UNREAD_CODE BT_PY_CODE_WORD(0, 0)
+#define BT_PY_UNREAD_INFO BT_PY_INFO_WORD(0, BT_PY_INSN_UNKNOWN)
+#define BT_PY_IS_UNREAD(w) ((w) == BT_PY_UNREAD_CODE)
 #define BT_PY_INSN_UNKNOWN 0xffffff
 
 /*

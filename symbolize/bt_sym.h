@@ -61,6 +61,11 @@ struct bt_frame {
 extern const char bt_sym_python[]; /* "[python]" */
 #define BT_SYM_PYTHON bt_sym_python
 int bt_frame__is_python(const struct bt_frame *f);
+/*
+ * The name of the marker frame where an evaluator call's Python frames could not all be read
+ * (past the walker's cap, paged out, changing as read): a Python frame without file or line.
+ */
+extern const char bt_sym_python_unread[]; /* "[python: frames unread]" */
 
 struct bt_sym_opts {
 	int debuginfo;		 /* source lines and inlined frames from DWARF (libdw), lazily */

@@ -49,6 +49,7 @@ static void put(struct out *o, const char *fmt, ...)
 }
 
 const char bt_sym_python[] = "[python]";
+const char bt_sym_python_unread[] = "[python: frames unread]";
 
 int bt_frame__is_python(const struct bt_frame *f)
 {
@@ -72,6 +73,8 @@ int bt_frame__format(const struct bt_frame *f, unsigned int flags, char *buf, si
 		/* "qualname (file.py:line)": where in the source is the point of such a frame */
 		if (!f->name)
 			put(&o, "[unknown python]");
+		else if (f->name == bt_sym_python_unread)
+			put(&o, "%s", f->name);
 		else if (f->line)
 			put(&o, "%s (%s:%u)", f->name, f->file ? f->file : "?", f->line);
 		else

@@ -893,6 +893,11 @@ static void resolve_python(struct bt_symbolizer *s, struct bt_proc *p, uint64_t 
 	(void)s;
 	fr->addr = BT_PY_CODE_ADDR(code);
 	fr->module = BT_SYM_PYTHON;
+	if (BT_PY_IS_UNREAD(code)) {
+		fr->name = bt_sym_python_unread;
+		fr->reason = BT_SYM_OK;
+		return;
+	}
 	fr->reason = p ? BT_SYM_NO_SYMBOL : gone;
 	if (!p)
 		return;

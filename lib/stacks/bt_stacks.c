@@ -1067,5 +1067,11 @@ void bt_stacks__report_lost(struct bt_stacks *st)
 				"process before tracing starts; --unwind fp walks frame pointers "
 				"only",
 				c.partial, who[0] ? " (" : "", who, who[0] ? ")" : "");
+		if (c.py_unread)
+			bt_warn("%llu user stacks with Python frames that could not all be read (a "
+				"chain past %d frames, memory paged out or changing as it was "
+				"read): "
+				"each is marked %s",
+				c.py_unread, BT_PY_MAX_FRAMES, bt_sym_python_unread);
 	}
 }

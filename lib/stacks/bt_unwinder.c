@@ -1472,8 +1472,8 @@ void bt_unwind__report(struct bt_unwind *u, FILE *out)
 	/* only where a Python process was met: the line stays as it was for the others */
 	if ((c.py_frames || c.py_unread) && n > 0 && (size_t)n < sizeof(line))
 		snprintf(line + n, sizeof(line) - n,
-			 "; %llu Python frames, %llu evaluator frames whose Python frames could "
-			 "not be read",
+			 "; %llu Python frames, %llu stacks whose Python frames could not all be "
+			 "read (marked)",
 			 c.py_frames, c.py_unread);
 	/* with --json, stderr is JSON Lines too (docs/json.md) */
 	if (bt_json_mode())

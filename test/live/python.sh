@@ -182,7 +182,7 @@ BPFTOOLS_DEBUG=1 run offcputime -U -f -p $WPID 1
 expect_rc 0 "offcputime with BPFTOOLS_DEBUG"
 grep -q "python: $PY is CPython 3.11 (evaluator 0x[0-9a-f]*-0x[0-9a-f]*, cold part 0x[1-9a-f]" "$ERR" ||
 	fail "no line saying $PY is CPython 3.11 with its evaluator's cold part"
-n=$(sed -n 's/.*; \([0-9]*\) Python frames, [0-9]* evaluator frames.*/\1/p' "$ERR")
+n=$(sed -n 's/.*; \([0-9]*\) Python frames, [0-9]* stacks whose Python.*/\1/p' "$ERR")
 [ "${n:-0}" -gt 0 ] || fail "the unwinder's counts say no Python frames"
 ok "the interpreter found with its cold part; $n Python frames counted"
 
@@ -210,6 +210,21 @@ expect_rc 0 "profile --no-python"
 grep -q 'python_svc.py' "$OUT" && fail "profile --no-python: Python frames printed"
 expect_line "_PyEval_EvalFrameDefault"
 ok "--no-python: the evaluator's native frame, no Python names"
+
+# Recursion 300 deep, past the walker's cap (32 Python frames): the innermost 32 frames, then
+# the marker in place of the rest, above the native frames that called the evaluator; and the
+# count said at exit. Never cut without a word.
+DEEP=$(dirname "$SVC")/python_deep.py
+L_DOWN=$(grep -n 'return down(' "$DEEP" | cut -d: -f1)
+L_NAP=$(grep -n 'time.sleep(' "$DEEP" | cut -d: -f1)
+start_py "$PY" "$DEEP" "$T/deep"
+run offcputime -U -f -p $WPID 1
+expect_rc 0 "offcputime -U -f -p (recursion 300 deep)"
+D="down \\($DEEP:$L_DOWN\\);"
+expect_line "PyEval_EvalCode;\\[python: frames unread\\];($D){31}down \\($DEEP:$L_NAP\\);[^ ]*clock_nanosleep [0-9]+$"
+grep -Eq "^offcputime: warning: [1-9][0-9]* user stacks with Python frames that could not all be read .*marked \\[python: frames unread\\]$" "$ERR" ||
+	fail "recursion 300 deep: no warning at exit counting the stacks marked unread"
+ok "recursion 300 deep: 32 Python frames, then [python: frames unread], said at exit"
 
 # Python, C, Python: a key function called by sorted() (C) under outer(); the key's frame is
 # the entry frame of an evaluator call of its own, outer's is read at the next evaluator frame

@@ -20,6 +20,7 @@
 
 #include "bt_elf.h"
 #include "bt_python.h"
+#include "bt_sym.h"
 #include "harness.h"
 
 /* A made-up process: a few regions of bytes at addresses of their own. */
@@ -712,6 +713,30 @@ static void live_one(const char *py, int row, const char *name_want, unsigned in
 	close(out[0]);
 }
 
+/*
+ * The walker's marker for Python frames it could not read (probes/bt_unwind.h): one frame of
+ * the marker's name, a Python one, printed as it is; never a code object read at address 0.
+ */
+static void test_unread_marker(void)
+{
+	uint64_t words[3] = { BT_PY_UNREAD_CODE, BT_PY_UNREAD_INFO, 0 };
+	struct bt_sym_opts o = { 0 };
+	struct bt_symbolizer *sym = NULL;
+	struct bt_frame fr[4];
+	char buf[64];
+
+	CHECK(BT_PY_IS_CODE(words[0]) && BT_PY_IS_INFO(words[1]) && BT_PY_IS_UNREAD(words[0]));
+	CHECK(!BT_PY_IS_UNREAD(BT_PY_CODE_WORD(0x7f0000001000ULL, 0)));
+	CHECK_INT(bt_symbolizer__new(&o, &sym), 0);
+	CHECK_INT(bt_symbolizer__resolve(sym, getpid(), words, 2, 0, fr, 4), 1);
+	CHECK(fr[0].name == bt_sym_python_unread);
+	CHECK(bt_frame__is_python(&fr[0]));
+	CHECK(!fr[0].file && !fr[0].line);
+	bt_frame__format(&fr[0], 0, buf, sizeof(buf));
+	CHECK_STR(buf, "[python: frames unread]");
+	bt_symbolizer__free(sym);
+}
+
 static void test_live_interpreters(void)
 {
 	live_one("/usr/bin/python3.11", 0, "K.meth", 3);
@@ -732,6 +757,7 @@ int main(void)
 	BT_RUN(test_code_old);
 	BT_RUN(test_strings);
 	BT_RUN(test_cache);
+	BT_RUN(test_unread_marker);
 	BT_RUN(test_live_interpreters);
 	return bt_test_done();
 }
