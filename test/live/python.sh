@@ -60,9 +60,11 @@ share() {
 }
 
 # evaluator_rare WHAT: under 1% of the folded output's total keeps an evaluator's native frame
-# (a thread stopped before a new call links its frame keeps it: docs/python.md, "Not yet")
+# or the unread marker in its place (a thread stopped before a new call links its frame keeps
+# one: docs/python.md, "Not yet")
+EVAL_OR_MARK="_PyEval_EvalFrameDefault|\\[python: frames unread\\]"
 evaluator_rare() {
-	e=$(share "_PyEval_EvalFrameDefault")
+	e=$(share "$EVAL_OR_MARK")
 	[ "$e" -lt 1 ] || fail "$1: $e% of the total still shows an evaluator's native frame"
 }
 
@@ -72,7 +74,7 @@ expect_rc 0 "profile -f -p"
 expect_line "PyEval_EvalCode;$PYFRAMES;parse_payload \\($F:($L_LOOP|$L_ADD)\\)[; ]"
 s=$(share ";serve \\($F:$L_SERVE\\);handle_request \\($F:$L_HANDLE\\);parse_payload \\($F:")
 [ "$s" -ge 80 ] || fail "profile: only $s% of the samples under serve;handle_request;parse_payload"
-e=$(share "_PyEval_EvalFrameDefault")
+e=$(share "$EVAL_OR_MARK")
 [ "$e" -le 5 ] || fail "profile: $e% of the samples still show the evaluator's native frame"
 ok "profile -f: $s% of the samples in serve -> handle_request -> parse_payload at lines $L_LOOP/$L_ADD, $e% with the evaluator's frame"
 
