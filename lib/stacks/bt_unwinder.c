@@ -232,10 +232,12 @@ void bt_unwind_fill(const struct bt_unwind_row *rows, size_t nr, const struct bt
 
 #define BT_UNWIND_ALL_MAPPINGS 512
 /*
- * bt_new_pids with the walker on: half of it for stacks sent to be unwound here (8 KiB each,
- * about 120 at once), half kept for announcements and exits. 512 KiB held 30: beside a churn
- * of 70 processes a second, each sending its first stacks before it is indexed, 61 stacks of
- * a trial were kept partly walked for the ring's room (0-1 with 2 MiB).
+ * bt_new_pids with the walker on: half of it for stacks sent to be unwound here, half kept
+ * for announcements and exits. A stack is sent at the length read (most of a new process's
+ * are one or two KiB, 8 at most), and the kernel maps the ring's pages twice into this
+ * process, all at once: its size is twice that in RSS. Beside ~100 new processes a second
+ * (offcputime -f 10, three trials each), 1 MiB of such records left 0-2,313 stacks unsent
+ * for its room where 2 MiB of 8 KiB records left 12,235-19,482 (docs/unwind.md).
  */
 #define BT_UNWIND_SAMPLE_RING (1024 * 1024)
 
