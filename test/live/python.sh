@@ -213,6 +213,26 @@ grep -q 'python_svc.py' "$OUT" && fail "profile --no-python: Python frames print
 expect_line "_PyEval_EvalFrameDefault"
 ok "--no-python: the evaluator's native frame, no Python names"
 
+# Started after the tool, both system-wide: the service is indexed at its exec (in the
+# background), so its stacks from then on carry its Python frames: the sleep and the loop
+# named under the same callers. Only the interpreter's own start, before that, may keep the
+# evaluator's frame (docs/python.md, "Not yet": stacks unwound in user space).
+kill $WPID 2>/dev/null && wait $WPID 2>/dev/null
+BANNER_IN=err start_tool offcputime -U -f 4
+start_py "$PY" "$SVC" "$T/late"
+finish_tool
+expect_rc 0 "offcputime -U -f, the service started after it"
+expect_line "^python3.11;_start;.*;PyEval_EvalCode;$PYFRAMES;parse_payload \\($F:$L_SLEEP\\);[^ ]*clock_nanosleep [0-9]+$"
+late=$(awk -v re="parse_payload \\\\($F:$L_SLEEP\\\\);" '$0 ~ re { t += $NF } END { print t + 0 }' "$OUT")
+[ "$late" -ge 300000 ] || fail "started after offcputime: ${late}us at the named sleep, expected most of its time"
+kill $WPID 2>/dev/null && wait $WPID 2>/dev/null
+BANNER_IN=err BANNER='^Sampling' start_tool profile -F 199 -f 4
+start_py "$PY" "$SVC" "$T/late"
+finish_tool
+expect_rc 0 "profile -f, the service started after it"
+expect_line "PyEval_EvalCode;$PYFRAMES;parse_payload \\($F:($L_LOOP|$L_ADD)\\)[; ]"
+ok "started after offcputime and profile (system-wide): ${late}us at the named sleep, the loop named"
+
 # Recursion 300 deep, past the walker's cap (32 Python frames): the innermost 32 frames, then
 # the marker in place of the rest, above the native frames that called the evaluator; and the
 # count said at exit. Never cut without a word.
