@@ -160,10 +160,6 @@ static int start(struct state *s, const struct biosnoop_opts *o, struct bt_evrun
 static void print_header(void *ctx)
 {
 	(void)ctx;
-	if (opts.json) { /* no header in JSON: an info line on stderr says the probes are in */
-		bt_banner(stdout, "Tracing block device I/O... Hit Ctrl-C to end.\n");
-		return;
-	}
 	if (opts.timestamp)
 		printf("%-12s ", "TIMESTAMP");
 	else
@@ -294,11 +290,14 @@ static int end(void *ctx, int err)
 static int run(const struct bt_cmd *cmd)
 {
 	struct state s = { 0 };
-	struct bt_evrun ev = { .on_event = on_event,
-			       .ctx = &s,
-			       .duration_ms = opts.duration * 1000ULL,
-			       .header = print_header,
-			       .end = end };
+	struct bt_evrun ev = {
+		.on_event = on_event,
+		.ctx = &s,
+		.duration_ms = opts.duration * 1000ULL,
+		.header = print_header,
+		.banner = opts.json ? "Tracing block device I/O... Hit Ctrl-C to end.\n" : NULL,
+		.end = end
+	};
 	int err;
 
 	(void)cmd;

@@ -296,10 +296,6 @@ static int on_event(void *ctx, const void *data, size_t size)
 static void print_header(void *ctx)
 {
 	(void)ctx;
-	if (opts.json) { /* no header in JSON: an info line on stderr says the probes are in */
-		bt_banner(stdout, "Tracing open calls... Hit Ctrl-C to end.\n");
-		return;
-	}
 	if (opts.timestamp)
 		printf("%-14s", "TIME(s)");
 	if (opts.print_uid)
@@ -364,6 +360,8 @@ static int run(const struct bt_cmd *cmd)
 				.child = opts.exec ? &s->child : NULL,
 				.buffer_pages = opts.buffer_pages,
 				.header = print_header,
+				.banner = opts.json ? "Tracing open calls... Hit Ctrl-C to end.\n"
+						    : NULL,
 				.inflight = inflight };
 	err = bt_filters_apply(skel->obj, &filters);
 	if (!err)

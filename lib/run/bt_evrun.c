@@ -246,7 +246,9 @@ int bt_evrun__run(struct bt_evrun *r)
 		if (err)
 			return err;
 	}
-	if (r->header)
+	if (r->banner)
+		bt_banner(stdout, "%s", r->banner);
+	else if (r->header)
 		r->header(r->ctx);
 	if (bt_output_closed())
 		return 0;

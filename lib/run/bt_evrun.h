@@ -71,6 +71,11 @@ struct bt_evrun {
 	 */
 	void (*header)(void *ctx);
 	/*
+	 * Set: this line (bt_banner(): an info line on stderr in JSON mode) instead of the
+	 * header, for a JSON run, which has no column heads but says the probes are in.
+	 */
+	const char *banner;
+	/*
 	 * After a run that began (Ctrl-C and the duration included, not a stdout closed before
 	 * it or a Ctrl-C before --exec's command ran), after the lost events are reported: the
 	 * final summary. Gets the run's result and returns the tool's. NULL: none.
