@@ -13,7 +13,6 @@
 #include "bt_err.h"
 #include "bt_irq_opts.h"
 #include "bt_json.h"
-#include "bt_loop.h"
 #include "bt_skel.h"
 #include "bt_summary.h"
 #include "hardirqs.h"
@@ -123,24 +122,15 @@ static int print_stats(void *ctx)
 		.json_row = opts.irq.dist ? json_dist : json_total,
 		.section = "hardirq",
 		.key_name = print_name,
+		.key_cmp = cmp_name,
+		.by = { offsetof(struct hardirq_total, time_ns) / 8,
+			offsetof(struct hardirq_total, count) / 8 },
 		.column = "HARDIRQ",
 		.width = 26,
 		.print_row = print_row, /* BCC's "%-26s %11d" */
 	};
 	struct state *s = ctx;
-	int err;
 
-	err = bt_summary__collect(opts.irq.dist ? s->dists : s->totals);
-	if (err)
-		return err;
-	if (opts.irq.dist)
-		bt_summary__sort_by_key(s->dists, cmp_name, NULL, false);
-	else
-		bt_summary__sort_by_value(s->totals,
-					  opts.irq.count
-						  ? offsetof(struct hardirq_total, count) / 8
-						  : offsetof(struct hardirq_total, time_ns) / 8,
-					  true);
 	return bt_irq_print(&opts.irq, opts.irq.dist ? s->dists : s->totals, &view, s);
 }
 
@@ -193,15 +183,10 @@ static int run(const struct bt_cmd *cmd)
 	int err;
 
 	(void)cmd;
-	err = start(&s, &opts.irq, false);
-	if (err)
-		goto cleanup;
-	bt_irq_banner(&opts.irq, "hard irq");
-	err = bt_interval_run(&opts.irq.iv, print_stats, &s);
+	err = bt_irq_run(&opts.irq, start(&s, &opts.irq, false), "hard irq", print_stats, &s);
 	if (!err && s.skel->bss->lost)
 		bt_warn("%llu interrupts not counted: more than %d handler names",
 			(unsigned long long)s.skel->bss->lost, HARDIRQ_MAX_NAMES);
-cleanup:
 	stop(&s);
 	return err;
 }

@@ -11,7 +11,6 @@
 #include "bt_hist.h"
 #include "bt_irq_opts.h"
 #include "bt_json.h"
-#include "bt_loop.h"
 #include "bt_summary.h"
 #include "bt_skel.h"
 #include "softirqs.h"
@@ -110,22 +109,16 @@ static int print_stats(void *ctx)
 		.list = "softirqs",
 		.json_row = json_row,
 		.section = "softirq",
-		.key_name = print_vec,
+		.key_name = print_vec, /* -d: in vector order (no key_cmp), as totals' ties */
+		/* -C counts in total_ns too, as BCC's probe does */
+		.by = { offsetof(struct softirq_stat, total_ns) / 8,
+			offsetof(struct softirq_stat, total_ns) / 8 },
 		.column = "SOFTIRQ",
 		.width = 16,
 		.print_row = print_row, /* BCC's "%-16s %11d" */
 	};
 	struct state *s = ctx;
-	int err;
 
-	err = bt_summary__collect(s->sum);
-	if (err)
-		return err;
-	if (opts.irq.dist) /* vector order */
-		bt_summary__sort_by_key(s->sum, NULL, NULL, false);
-	else /* ties keep vector order */
-		bt_summary__sort_by_value(s->sum, offsetof(struct softirq_stat, total_ns) / 8,
-					  true);
 	return bt_irq_print(&opts.irq, s->sum, &view, s);
 }
 
@@ -167,11 +160,7 @@ static int run(const struct bt_cmd *cmd)
 	int err;
 
 	(void)cmd;
-	err = start(&s, &opts.irq, false);
-	if (!err) {
-		bt_irq_banner(&opts.irq, "soft irq");
-		err = bt_interval_run(&opts.irq.iv, print_stats, &s);
-	}
+	err = bt_irq_run(&opts.irq, start(&s, &opts.irq, false), "soft irq", print_stats, &s);
 	stop(&s);
 	return err;
 }

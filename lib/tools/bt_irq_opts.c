@@ -91,16 +91,27 @@ int bt_irq_start(struct bpf_object_skeleton *skel, const struct bt_irq_opts *o,
 	return bt_skel_start(skel, &filters, probes, what);
 }
 
-void bt_irq_banner(const struct bt_irq_opts *o, const char *what)
+int bt_irq_run(const struct bt_irq_opts *o, int err, const char *what, bt_print_fn print, void *ctx)
 {
+	if (err)
+		return err;
 	/* JSON readers get JSON only on stdout: the banner is an info line on stderr */
 	bt_banner(stdout, "Tracing %s %s... Hit Ctrl-C to end.\n", what,
 		  o->count ? "events" : "event time");
+	return bt_interval_run(&o->iv, print, ctx);
 }
 
 int bt_irq_print(const struct bt_irq_opts *o, struct bt_summary *sum, const struct bt_irq_view *v,
 		 void *ctx)
 {
+	int err = bt_summary__collect(sum);
+
+	if (err)
+		return err;
+	if (o->dist)
+		bt_summary__sort_by_key(sum, v->key_cmp, NULL, false);
+	else
+		bt_summary__sort_by_value(sum, v->by[o->count], true);
 	if (o->json) {
 		bt_summary__json_line(sum, stdout, o->unit, v->list, v->json_row, ctx);
 		return 0;

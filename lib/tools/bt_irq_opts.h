@@ -15,6 +15,7 @@
 #include <stdbool.h>
 
 #include "bt_args.h"
+#include "bt_loop.h"
 #include "bt_skel.h"
 #include "bt_summary.h"
 
@@ -45,8 +46,13 @@ extern const struct argp bt_irq_argp;
 int bt_irq_start(struct bpf_object_skeleton *skel, const struct bt_irq_opts *o,
 		 const struct bt_probe *probes, const char *what);
 
-/* "Tracing soft irq event time... Hit Ctrl-C to end." (what: "soft irq"), on stderr in JSON mode. */
-void bt_irq_banner(const struct bt_irq_opts *o, const char *what);
+/*
+ * A started tool's run (err: its start's result, returned as it is when not 0): "Tracing soft
+ * irq event time... Hit Ctrl-C to end." (what: "soft irq"; on stderr in JSON mode), then
+ * print(ctx) every interval of o->iv. 0 or -errno.
+ */
+int bt_irq_run(const struct bt_irq_opts *o, int err, const char *what, bt_print_fn print,
+	       void *ctx);
 
 /* How an irq tool shows its rows: what differs between hardirqs and softirqs. */
 struct bt_irq_view {
@@ -54,13 +60,16 @@ struct bt_irq_view {
 	bt_summary_json_fn json_row; /* --json: a row's members */
 	const char *section;	     /* -d: what a histogram is of ("hardirq") */
 	bt_summary_name_fn key_name; /* -d: a histogram's name */
+	bt_summary_cmp_fn key_cmp;   /* -d: the histograms' order (NULL: the keys as numbers) */
+	size_t by[2]; /* the totals' order: the u64 sorted by, largest first (without -C, with) */
 	const char *column;	     /* the totals' first column ("HARDIRQ") */
 	int width;		     /* ... and its width */
 	bt_summary_row_fn print_row; /* a total's row, as wide */
 };
 /*
- * A collected and sorted interval of sum, as BCC's tools print it: one JSON line, or the
- * interval's head and then the histograms (-d) or the totals under their header. 0 or -errno.
+ * An interval of sum, collected and sorted (-d: by key, else by the total, largest first), as
+ * BCC's tools print it: one JSON line, or the interval's head and then the histograms (-d) or
+ * the totals under their header. 0 or -errno.
  */
 int bt_irq_print(const struct bt_irq_opts *o, struct bt_summary *sum, const struct bt_irq_view *v,
 		 void *ctx);
