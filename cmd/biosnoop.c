@@ -178,9 +178,8 @@ static void print_json(const struct biosnoop_event *e, const char *disk, __u64 u
 	struct bt_json js, *j = &js;
 	char dev[32];
 
-	bt_json_init_compact(j, stdout);
 	snprintf(dev, sizeof(dev), "%u:%u", BT_KDEV_MAJOR(e->dev), BT_KDEV_MINOR(e->dev));
-	bt_json_begin_object(j, NULL);
+	bt_json_line(j, stdout);
 	bt_json_uint(j, "time_us", us); /* since the first event, as TIME(s) */
 	bt_json_string(j, "comm", e->comm);
 	bt_json_uint(j, "pid", e->pid);

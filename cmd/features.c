@@ -241,8 +241,7 @@ static void print_json(const char *lockdown, int kptr, int kptr_err, int paranoi
 	size_t i, n;
 	int ci;
 
-	bt_json_init_compact(&j, stdout);
-	bt_json_begin_object(&j, NULL);
+	bt_json_line(&j, stdout);
 	if (uname(&u) == 0) {
 		bt_json_string(&j, "kernel", u.release);
 		bt_json_string(&j, "machine", u.machine);

@@ -272,14 +272,10 @@ static void print_json(struct state *s, bool profile)
 {
 	const struct funcslower_profile *p = &s->p;
 	const struct funcslower_event *e = &p->ev;
-	char comm[FUNCSLOWER_COMM_LEN + 1];
 	struct bt_json j;
 	size_t i;
 
-	memcpy(comm, e->comm, FUNCSLOWER_COMM_LEN);
-	comm[FUNCSLOWER_COMM_LEN] = '\0';
-	bt_json_init_compact(&j, stdout);
-	bt_json_begin_object(&j, NULL);
+	bt_json_line(&j, stdout);
 	if (opts.time) {
 		char now[16];
 
@@ -288,7 +284,7 @@ static void print_json(struct state *s, bool profile)
 	} else if (opts.timestamp) {
 		bt_json_uint(&j, "timestamp_ns", e->start_ns - s->base_ns);
 	}
-	bt_json_string(&j, "comm", comm);
+	bt_json_stringn(&j, "comm", e->comm, FUNCSLOWER_COMM_LEN);
 	bt_json_uint(&j, "pid", e->tgid);
 	bt_json_uint(&j, "latency_ns", e->duration_ns);
 	bt_json_int(&j, "retval", (long long)e->retval);

@@ -78,21 +78,12 @@ static int cmp_name(const void *a, const void *b, void *ctx)
 		       HARDIRQ_NAME_LEN);
 }
 
-static void json_name(struct bt_json *j, const struct hardirq_key *k)
-{
-	char name[HARDIRQ_NAME_LEN + 1];
-
-	memcpy(name, k->name, HARDIRQ_NAME_LEN);
-	name[HARDIRQ_NAME_LEN] = '\0';
-	bt_json_string(j, "name", name);
-}
-
 static void json_total(struct bt_json *j, const void *key, const uint64_t *val, void *ctx)
 {
 	const struct hardirq_total *t = (const void *)val;
 	(void)ctx;
 
-	json_name(j, key);
+	bt_json_stringn(j, "name", ((const struct hardirq_key *)key)->name, HARDIRQ_NAME_LEN);
 	bt_json_uint(j, "count", t->count);
 	if (!opts.irq.count)
 		bt_json_uint(j, "total", t->time_ns / opts.irq.unit_ns);
@@ -102,7 +93,7 @@ static void json_dist(struct bt_json *j, const void *key, const uint64_t *val, v
 {
 	(void)val;
 	(void)ctx;
-	json_name(j, key);
+	bt_json_stringn(j, "name", ((const struct hardirq_key *)key)->name, HARDIRQ_NAME_LEN);
 }
 
 static void print_row(FILE *out, const void *key, const uint64_t *val, void *ctx)

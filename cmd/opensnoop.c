@@ -231,13 +231,10 @@ static const char *print_path(struct state *s, const struct opensnoop_event *e, 
 static void print_json(const struct opensnoop_event *e, double secs, const char *path)
 {
 	const char *errname = e->ret < 0 ? bt_errno_name(e->ret) : NULL;
-	char comm[OPENSNOOP_COMM_LEN + 1];
 
-	memcpy(comm, e->comm, OPENSNOOP_COMM_LEN);
-	comm[OPENSNOOP_COMM_LEN] = '\0';
 	printf("{\"time\": %.6f, \"uid\": %u, \"pid\": %u, \"tid\": %u, \"comm\": ", secs, e->uid,
 	       e->pid, e->tid);
-	bt_json_quote(stdout, comm);
+	bt_json_quoten(stdout, e->comm, OPENSNOOP_COMM_LEN);
 	printf(", \"fd\": %d, \"err\": %d, \"errno\": ", e->ret >= 0 ? e->ret : -1,
 	       e->ret >= 0 ? 0 : -e->ret);
 	if (errname)

@@ -141,14 +141,11 @@ static void json_row(struct bt_json *j, const void *key, const uint64_t *val, vo
 	const struct smpcall_hist *h = (const void *)val;
 	const struct smpcall_key *k = key;
 	struct state *s = ctx;
-	char comm[SMPCALL_COMM_LEN + 1];
 
 	bt_json_string(j, "kind", kind_name(k->kind, true));
 	bt_json_string(j, "function", func_name(s, k->func));
 	if (s->stacks) {
-		memcpy(comm, k->comm, SMPCALL_COMM_LEN);
-		comm[SMPCALL_COMM_LEN] = '\0';
-		bt_json_string(j, "comm", comm);
+		bt_json_stringn(j, "comm", k->comm, SMPCALL_COMM_LEN);
 		bt_stacks__json(s->stacks, j, "kernel_stack", &s->style, BT_PID_KERNEL, k->stack,
 				0);
 	}

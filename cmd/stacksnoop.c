@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <bpf/bpf.h>
 
 #include "bt_args.h"
 #include "bt_attach.h"
+#include "bt_clock.h"
 #include "bt_cmd.h"
 #include "bt_err.h"
 #include "bt_evrun.h"
@@ -87,14 +87,6 @@ struct state {
 	unsigned long long start_ns;
 };
 
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts); /* the clock of bpf_ktime_get_ns() */
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 /* "%-18.9f" of seconds, from integer nanoseconds so no digit is lost to rounding. */
 static void format_time(char *buf, size_t len, long long ns)
 {
@@ -109,8 +101,7 @@ static void print_json(struct state *s, const struct stacksnoop_event *e, const 
 {
 	struct bt_json j;
 
-	bt_json_init_compact(&j, stdout);
-	bt_json_begin_object(&j, NULL);
+	bt_json_line(&j, stdout);
 	bt_json_int(&j, "time_ns", (long long)(e->ts - s->start_ns));
 	bt_json_string(&j, "comm", comm);
 	bt_json_uint(&j, "pid", e->tgid);
@@ -239,7 +230,7 @@ static int run(const struct bt_cmd *cmd)
 	if (err)
 		goto cleanup;
 	/* BCC counts from when tracing started; the kernel's clock times each call exactly */
-	s.start_ns = now_ns();
+	s.start_ns = bt_now_ns();
 	err = bt_trace__new_stacks(skel->obj, &sopts, opts.c.pid, &targets, &s.stacks);
 	if (err)
 		goto cleanup;

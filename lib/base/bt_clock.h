@@ -17,6 +17,15 @@ static inline long long bt_now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+/* Nanoseconds on the same clock: bpf_ktime_get_ns()'s, to compare with a probe's times. */
+static inline unsigned long long bt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 /* Seconds on the same clock, to the nanosecond: what a step took. */
 static inline double bt_now_s(void)
 {

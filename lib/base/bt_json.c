@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
+#include <string.h>
 
 #include "bt_json.h"
 #include "bt_escape.h"
@@ -16,6 +17,22 @@ void bt_json_init_compact(struct bt_json *j, FILE *out)
 {
 	bt_json_init(j, out);
 	j->compact = true;
+}
+
+void bt_json_line(struct bt_json *j, FILE *out)
+{
+	bt_json_init_compact(j, out);
+	bt_json_begin_object(j, NULL);
+}
+
+void bt_json_quoten(FILE *out, const char *s, size_t n)
+{
+	char buf[BT_JSON_FIELD_MAX + 1];
+
+	n = strnlen(s, n < BT_JSON_FIELD_MAX ? n : BT_JSON_FIELD_MAX);
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	bt_json_quote(out, buf);
 }
 
 void bt_json_quote(FILE *out, const char *s)
@@ -135,6 +152,12 @@ void bt_json_string(struct bt_json *j, const char *key, const char *val)
 		bt_json_quote(j->out, val);
 	else
 		fputs("null", j->out);
+}
+
+void bt_json_stringn(struct bt_json *j, const char *key, const char *val, size_t n)
+{
+	item(j, key);
+	bt_json_quoten(j->out, val, n);
 }
 
 void bt_json_int(struct bt_json *j, const char *key, long long val)

@@ -15,6 +15,7 @@
 #define BT_JSON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #define BT_JSON_MAX_DEPTH 16
@@ -29,11 +30,15 @@ struct bt_json {
 void bt_json_init(struct bt_json *j, FILE *out);
 /* The same, writing each top-level value on one line ({"a": 1, "b": [1, 2]}). */
 void bt_json_init_compact(struct bt_json *j, FILE *out);
+/* A record of JSON Lines begun: the compact writer, its top-level object open. */
+void bt_json_line(struct bt_json *j, FILE *out);
 void bt_json_begin_object(struct bt_json *j, const char *key);
 void bt_json_end_object(struct bt_json *j);
 void bt_json_begin_array(struct bt_json *j, const char *key);
 void bt_json_end_array(struct bt_json *j);
 void bt_json_string(struct bt_json *j, const char *key, const char *val); /* NULL: null */
+/* A fixed-size field the kernel filled (a comm, a handler's name): at most n bytes, NUL or not. */
+void bt_json_stringn(struct bt_json *j, const char *key, const char *val, size_t n);
 void bt_json_int(struct bt_json *j, const char *key, long long val);
 void bt_json_uint(struct bt_json *j, const char *key, unsigned long long val);
 void bt_json_double(struct bt_json *j, const char *key, double val);
@@ -45,5 +50,8 @@ void bt_json_finish(struct bt_json *j);
 
 /* A JSON string literal (quotes included) of s, escaped. */
 void bt_json_quote(FILE *out, const char *s);
+/* ... of at most n bytes of s, as bt_json_stringn() (BT_JSON_FIELD_MAX at most). */
+#define BT_JSON_FIELD_MAX 64
+void bt_json_quoten(FILE *out, const char *s, size_t n);
 
 #endif

@@ -731,8 +731,7 @@ void bt_summary_json_begin(struct bt_json *j, FILE *out, const char *val_type)
 
 	if (localtime_r(&now, &tm))
 		strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", &tm);
-	bt_json_init_compact(j, out);
-	bt_json_begin_object(j, NULL);
+	bt_json_line(j, out);
 	bt_json_string(j, "ts", ts);
 	if (val_type)
 		bt_json_string(j, "val_type", val_type);

@@ -350,8 +350,7 @@ int bt_stack_rows__write(const struct bt_stack_rows *r, FILE *f, const struct bt
 		return bt_stack_out__add(r->out, value);
 	}
 	if (r->form == BT_ROW_JSON) {
-		bt_json_init_compact(&j, f);
-		bt_json_begin_object(&j, NULL);
+		bt_json_line(&j, f);
 		bt_stack_rows__json(r, &j, procs);
 		bt_json_end_object(&j);
 	} else {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bt_args.h"
+#include "bt_clock.h"
 #include "bt_collector.h"
 #include "bt_err.h"
 #include "bt_loop.h"
@@ -399,12 +400,10 @@ static void trace_window(struct bpf_object *obj, unsigned long long ms)
 {
 	uint64_t *from = bt_bss_var(obj, "bt_offcpu_from", sizeof(*from));
 	uint64_t *until = bt_bss_var(obj, "bt_offcpu_until", sizeof(*until));
-	struct timespec now;
-	uint64_t ns;
+	uint64_t ns = bt_now_ns();
 
-	if (!from || !until || clock_gettime(CLOCK_MONOTONIC, &now))
+	if (!from || !until)
 		return;
-	ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
 	if (ms)
 		*until = ns + ms * 1000000ULL;
 	*from = ns;
