@@ -39,26 +39,23 @@ static void print_top_usage(FILE *out)
 		     "       COMMAND [ARGS...]    (through a link named COMMAND)\n");
 }
 
-static void print_help(void)
+/* Each command and its summary: --list's lines, indented under --help's "Commands:". */
+static void print_list(const char *indent)
 {
 	const struct bt_cmd *c;
 	int i;
 
+	bt_for_each_cmd(c, i)
+		printf("%s%-14s %s\n", indent, c->name, c->summary);
+}
+
+static void print_help(void)
+{
 	printf("bpftools: BCC's tracing tools on libbpf and CO-RE, in one binary.\n\n");
 	print_top_usage(stdout);
 	printf("\nCommands:\n");
-	bt_for_each_cmd(c, i)
-		printf("  %-14s %s\n", c->name, c->summary);
+	print_list("  ");
 	printf("\nRun 'bpftools COMMAND --help' for a command's options.\n");
-}
-
-static void print_list(void)
-{
-	const struct bt_cmd *c;
-	int i;
-
-	bt_for_each_cmd(c, i)
-		printf("%-14s %s\n", c->name, c->summary);
 }
 
 static int self_path(char *buf, size_t size, const char *argv0)
@@ -243,7 +240,7 @@ static int top_level(int argc, char **argv)
 		return BT_EXIT_USAGE;
 	}
 	if (!strcmp(arg, "--list"))
-		print_list();
+		print_list("");
 	else if (!strcmp(arg, "--version"))
 		printf("bpftools %s (libbpf %s)\n", BT_VERSION, libbpf_version_string());
 	else if (!strcmp(arg, "--help") || !strcmp(arg, "-h"))

@@ -218,6 +218,25 @@ static void test_raw(void)
 	fclose(f);
 }
 
+/* A JSON Lines record begun at once; a fixed-size field, full (no NUL) or NUL-ended. */
+static void test_line_and_fields(void)
+{
+	static const char full[16] = "0123456789abcdef", ended[16] = "dd\"x\"";
+	FILE *f = open_mem();
+	struct bt_json j;
+
+	bt_json_line(&j, f);
+	bt_json_stringn(&j, "full", full, sizeof(full));
+	bt_json_stringn(&j, "ended", ended, sizeof(ended));
+	bt_json_stringn(&j, "cut", full, 4);
+	bt_json_end_object(&j);
+	bt_json_finish(&j);
+	bt_json_quoten(f, full, sizeof(full));
+	CHECK_STR(out(f), "{\"full\": \"0123456789abcdef\", \"ended\": \"dd\\\"x\\\"\", "
+			  "\"cut\": \"0123\"}\n\"0123456789abcdef\"");
+	fclose(f);
+}
+
 int main(void)
 {
 	BT_RUN(test_escaping);
@@ -229,6 +248,7 @@ int main(void)
 	BT_RUN(test_reinit);
 	BT_RUN(test_compact);
 	BT_RUN(test_raw);
+	BT_RUN(test_line_and_fields);
 	free(buf);
 	return bt_test_done();
 }
