@@ -411,6 +411,14 @@ static void pprof_free(struct exporter *x)
 	}
 }
 
+static void teardown(struct exporter *x)
+{
+	bt_http_free(x->http); /* first: no scrape runs while the collectors go */
+	x->http = NULL;
+	pprof_free(x);
+	stop_all(x);
+}
+
 static int setup(struct exporter *x, const struct bt_cmd *cmd)
 {
 	struct bt_http_opts ho = { .listen = opts.listen, .web_config = opts.web_config };
@@ -470,19 +478,8 @@ static int setup(struct exporter *x, const struct bt_cmd *cmd)
 	}
 	return 0;
 cleanup:
-	bt_http_free(x->http);
-	x->http = NULL;
-	pprof_free(x);
-	stop_all(x);
+	teardown(x);
 	return err;
-}
-
-static void teardown(struct exporter *x)
-{
-	bt_http_free(x->http); /* first: no scrape runs while the collectors go */
-	x->http = NULL;
-	pprof_free(x);
-	stop_all(x);
 }
 
 /*

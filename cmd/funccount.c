@@ -189,10 +189,9 @@ static int run(const struct bt_cmd *cmd)
  * exporter's life: every function of the pattern, 0 included (a series there from the start
  * rates well), a target's count in its name's row.
  */
-static int collector_start(void *run, const char *spec)
-{
-	return start(run, spec, &(const struct bt_common_opts)BT_COMMON_OPTS_INIT, false, -1, true);
-}
+BT_COLLECTOR_START(collector_start,
+		   start(run, spec, &(const struct bt_common_opts)BT_COMMON_OPTS_INIT, false, -1,
+			 true))
 
 static const struct bt_collector collector = {
 	.help = "calls per function of a probe spec (--funccount SPEC, repeatable)",

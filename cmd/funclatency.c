@@ -339,10 +339,8 @@ cleanup:
  * The exporter's `--funclatency SPEC`: every function of the spec from the first scrape, at 0
  * until it is called; a function's compiler copies in its row.
  */
-static int collector_start(void *run, const char *spec)
-{
-	return start(run, spec, &(const struct bt_common_opts)BT_COMMON_OPTS_INIT, false, true);
-}
+BT_COLLECTOR_START(collector_start,
+		   start(run, spec, &(const struct bt_common_opts)BT_COMMON_OPTS_INIT, false, true))
 
 static const struct bt_collector collector = {
 	.help = "latency histograms per function of a probe spec (--funclatency SPEC, repeatable)",

@@ -124,8 +124,8 @@ struct bt_collector {
 
 /*
  * A collector's start (name) where the command's own start needs only fixed arguments, the
- * exporter's defaults and no spec: call is that start called on `run`, as
- * BT_COLLECTOR_START(collector_start, start(run, 0, true)).
+ * exporter's defaults (and `spec`, a BT_COLLECT_SPEC collector's): call is that start called
+ * on `run`, as BT_COLLECTOR_START(collector_start, start(run, 0, true)).
  */
 #define BT_COLLECTOR_START(name, call)               \
 	static int name(void *run, const char *spec) \
