@@ -229,7 +229,7 @@ struct bt_unwind_pywalk {
 	__u32 last;		/* the frame being written entered its evaluator */
 	__u32 eval_n; /* the evaluator frame was the walk's first: its row at pc, not pc - 1 */
 	__u32 met;    /* the walk met the evaluator: its stack is not kept (memo) */
-	__u32 gap;    /* the unread marker is written (BT_PY_UNREAD_WORD): Python ends */
+	__u32 gap;    /* the unread marker is written (BT_PY_UNREAD_CODE): Python ends */
 	__u64 buf[BT_PY_CODE_READ / 8]; /* a frame's or a code object's bytes, as read */
 };
 
