@@ -281,7 +281,7 @@ static __always_inline __u64 bt_get_stack(void *ctx, __u64 flags, __u32 gen)
 	v->nr = len / sizeof(__u64);
 	id = bt_stack_store(depth, gen);
 	if (bt_unwind_on && (flags & BPF_F_USER_STACK) && !defer && id != BT_STACK_LOST)
-		bt_unwind_memo_put(depth, id);
+		bt_unwind_stored(depth, id);
 	if (defer) {
 		__u64 deferred = bt_unwind_defer(depth, id, gen, defer == 2);
 

@@ -38,9 +38,11 @@
 
 struct bt_stack_value {
 	__u32 nr;
-	__u32 pad;
+	__u32 pad; /* in the scratch buffer, for the program that took it: BT_STACK_PAD_* */
 	__u64 ips[BT_MAX_STACK_DEPTH + 1];
 };
+
+#define BT_STACK_PAD_PYTHON 1U /* the walk wrote Python frames */
 
 struct bt_stack_short {
 	__u32 nr;
@@ -55,6 +57,7 @@ enum {
 	BT_PID_NOTE_REINDEX = 2, /* the unwinder met code its table lacks: index it again */
 	BT_PID_NOTE_EXIT = 3,	 /* its main thread exited: what was noted of it may go */
 	BT_PID_NOTE_SAMPLE = 4,	 /* a struct bt_stack_sample */
+	BT_PID_NOTE_PYTHON = 5,	 /* a struct bt_py_stack_note */
 };
 
 struct bt_pid_note {
@@ -65,6 +68,16 @@ struct bt_pid_note {
 	__u32 partial;
 	/* when it started (boot time, ns), as /proc/PID/stat has it */
 	__u64 start_ns;
+};
+
+/*
+ * A user stack with Python frames, new to the CPU's record of those sent (bt_py_noted): user
+ * space reads its code objects' names at once, while the process lives. A tool that prints at its end names its
+ * rows after most short processes have exited, and their memory with them (docs/python.md).
+ */
+struct bt_py_stack_note {
+	struct bt_pid_note note; /* exec BT_PID_NOTE_PYTHON */
+	__u64 id;		 /* the stored stack */
 };
 
 /*

@@ -182,7 +182,7 @@ struct bt_unwind_memo_walk {
 	/*
 	 * The stack generation counter (bt_stack_gen) at the lookup before the walk, and whether
 	 * it was still the caller's generation then (not flipped since): set by
-	 * bt_unwind_memo_find(), for bt_unwind_memo_put()
+	 * bt_unwind_memo_find(), for bt_unwind_stored()
 	 */
 	__u32 gen, gen_ok;
 	__u16 off[BT_UNWIND_MEMO_WORDS]; /* each word's index from sp */
@@ -255,7 +255,7 @@ struct bt_unwind_window {
 	__u64 prev_start, prev_end, prev_bias;
 	__u32 prev_table;
 	__u32 pad;
-	struct bt_unwind_memo_walk memo; /* what the walk read, for bt_unwind_memo_put() */
+	struct bt_unwind_memo_walk memo; /* what the walk read, for bt_unwind_stored() */
 	/*
 	 * A uretprobe replaces the return address on the stack with its trampoline: the real
 	 * ones, and the stack slots they were taken from, of the innermost pending uretprobes. Per
@@ -1367,14 +1367,59 @@ __attribute__((noinline)) __u64 bt_unwind_memo_find(__u32 slot, __u32 gen_bit)
 	return m->id;
 }
 
-/* Keep the walk just made in slot, stored as id, for the thread's next event. */
-__attribute__((noinline)) int bt_unwind_memo_put(__u32 slot, __u64 id)
+/*
+ * The Python stacks each CPU sent last (struct bt_py_stack_note), by id: a stack is sent once,
+ * and again only when another took its place (or after a generation flip, which changes ids),
+ * not at every event. A per-CPU table rather than "stored now": marking new entries in
+ * bt_stack_store() cost offcputime's program ~600 instructions of the verifier's budget.
+ */
+#define BT_PY_NOTED 1024
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BT_PY_NOTED);
+	__type(key, __u32);
+	__type(value, __u64);
+} bt_py_noted SEC(".maps");
+
+/* Send the Python stack id to have its names read while the process lives, once. */
+static __always_inline void bt_py_stack_note(__u64 id)
+{
+	struct bt_py_stack_note n = { .note.exec = BT_PID_NOTE_PYTHON, .id = id };
+	__u32 *seen, slot = (__u32)(id >> 4) % BT_PY_NOTED;
+	__u64 *noted = bpf_map_lookup_elem(&bt_py_noted, &slot), *lost;
+
+	if (!bt_use_ringbuf || !noted || *noted == id)
+		return;
+	*noted = id;
+	n.note.tgid = bpf_get_current_pid_tgid() >> 32;
+	seen = bpf_map_lookup_elem(&bt_seen_pids, &n.note.tgid);
+	if (seen)
+		n.note.cookie = *seen;
+	if (!bpf_ringbuf_output(&bt_new_pids, &n, sizeof(n), 0))
+		return;
+	slot = BT_EVENTS_LOST_PIDS;
+	lost = bpf_map_lookup_elem(&bt_events_lost, &slot);
+	if (lost)
+		__sync_fetch_and_add(lost, 1);
+}
+
+/*
+ * A user stack walked whole and stored as id (slot's): the walk is kept for the thread's next
+ * event, or, with Python frames, their names are asked for now (once: bt_py_noted).
+ */
+__attribute__((noinline)) int bt_unwind_stored(__u32 slot, __u64 id)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 tid = task->pid, idx = bt_unwind_memo_slot(tid);
+	struct bt_stack_value *v = bpf_map_lookup_elem(&bt_stack_scratch, &slot);
 	struct bt_unwind_window *win;
 	struct bt_unwind_memo *m;
 
+	/* never kept (win->memo.bad): its Python frames change under the same registers */
+	if (v && v->pad == BT_STACK_PAD_PYTHON) {
+		bt_py_stack_note(id);
+		return 0;
+	}
 	m = bpf_map_lookup_elem(&bt_unwind_memos, &idx);
 	win = bpf_map_lookup_elem(&bt_unwind_windows, &slot);
 	if (!m || !win || win->memo.bad || !win->memo.n || !win->memo.gen_ok)
@@ -1478,6 +1523,7 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 	if (!v || !w.n || w.n > BT_MAX_STACK_DEPTH)
 		return 0;
 	v->nr = w.n;
+	v->pad = win->py.nframes != 0; /* BT_STACK_PAD_PYTHON: names read while it lives */
 	if (bt_unwind_marks && w.truncated)
 		v->ips[(w.n - 1) & BT_MAX_STACK_DEPTH] |= BT_UNWIND_MARK_TRUNC;
 	bt_unwind_count(BT_UNWIND_STAT_STACKS, 1);

@@ -140,12 +140,13 @@ uint64_t bt_symbolizer__exits(const struct bt_symbolizer *sym);
 /* Free the snapshots of the first upto exits. */
 void bt_symbolizer__release_exited(struct bt_symbolizer *sym, uint64_t upto);
 /*
- * Free the files no snapshot maps, with their symbols: a caller kept running between outputs
- * (the exporter's kept profiles) holds only what the processes alive map. Otherwise a file
- * loaded stays for the next process of its binary until the LRU drops it, which may be
+ * Free the files no snapshot maps, with their symbols, once their symbols take at least
+ * min_bytes (0: always): a caller kept running between outputs (the exporter's kept profiles)
+ * holds only what the processes alive map, a tool tracing for hours a little more. Otherwise a
+ * file loaded stays for the next process of its binary until the LRU drops it, which may be
  * never under its budget (256 MiB). Returns how many were freed.
  */
-size_t bt_symbolizer__drop_unused(struct bt_symbolizer *sym);
+size_t bt_symbolizer__drop_unused(struct bt_symbolizer *sym, size_t min_bytes);
 
 enum bt_resolve_flags {
 	/* addrs[0] is an instruction pointer, the rest are return addresses: look those up at
@@ -163,6 +164,13 @@ enum bt_resolve_flags {
  */
 int bt_symbolizer__resolve(struct bt_symbolizer *sym, int pid, const uint64_t *addrs, size_t n,
 			   unsigned int flags, struct bt_frame *frames, size_t cap);
+/*
+ * Read now the names of the Python frames among addrs (a user stack of the running process
+ * pid and cookie, as the kernel stored it), which only its memory holds: they stay with its
+ * snapshot for a resolve after it exits. Returns how many were named (0: not running).
+ */
+int bt_symbolizer__read_python(struct bt_symbolizer *sym, int pid, uint32_t cookie,
+			       const uint64_t *addrs, size_t n);
 /* The same for one process of the pid (bt_symbolizer__note_proc): another gets no names. */
 int bt_symbolizer__resolve_proc(struct bt_symbolizer *sym, int pid, uint32_t cookie,
 				const uint64_t *addrs, size_t n, unsigned int flags,

@@ -646,9 +646,11 @@ void bt_symbolizer__release_exited(struct bt_symbolizer *s, uint64_t upto)
 	}
 }
 
-size_t bt_symbolizer__drop_unused(struct bt_symbolizer *s)
+size_t bt_symbolizer__drop_unused(struct bt_symbolizer *s, size_t min_bytes)
 {
-	return s ? bt_dso_cache__drop_unused(s->dsos) : 0;
+	if (!s || (min_bytes && bt_dso_cache__unused_bytes(s->dsos) < min_bytes))
+		return 0;
+	return bt_dso_cache__drop_unused(s->dsos);
 }
 
 /* The exited snapshot of pid and cookie (cookie 0: the newest), for stacks printed later. */
@@ -910,6 +912,32 @@ static void resolve_python(struct bt_symbolizer *s, struct bt_proc *p, uint64_t 
 		bt_pycache__stop_reading(p->py);
 	if (!bt_pycache__name(p->py, code, info, &fr->name, &fr->file, &fr->line, &fr->start_line))
 		fr->reason = BT_SYM_OK;
+}
+
+int bt_symbolizer__read_python(struct bt_symbolizer *s, int pid, uint32_t cookie,
+			       const uint64_t *addrs, size_t n)
+{
+	struct bt_proc *p;
+	struct bt_frame fr;
+	size_t i;
+	int named = 0;
+
+	if (!s || pid == BT_PID_KERNEL || (!addrs && n))
+		return 0;
+	p = *proc_slot(s, pid);
+	if (!p || !same_proc(p, cookie) || p->gone)
+		return 0;
+	if (p->py)
+		bt_pycache__begin(p->py);
+	for (i = 0; i + 1 < n; i++) {
+		if (!BT_PY_IS_CODE(addrs[i]) || !BT_PY_IS_INFO(addrs[i + 1]))
+			continue;
+		memset(&fr, 0, sizeof(fr));
+		resolve_python(s, p, addrs[i], addrs[i + 1], BT_SYM_OK, &fr);
+		named += fr.reason == BT_SYM_OK && fr.name != bt_sym_python_unread;
+		i++;
+	}
+	return named;
 }
 
 int bt_symbolizer__resolve(struct bt_symbolizer *s, int pid, const uint64_t *addrs, size_t n,

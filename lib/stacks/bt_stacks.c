@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <bpf/bpf.h>
 
 #include "bt_btf_ids.h"
@@ -49,6 +50,9 @@ struct bt_stacks {
 	uint64_t exits_at_flip[2], exits_at_collect[2];
 	bt_stacks_collect_fn collect;
 	void *collect_ctx;
+	/* in epfd: a collection due while fewer exited than make one (-1: none, with -p) */
+	int collect_timer_fd;
+	bool collect_timer_armed;
 	struct bt_stacks_cycle run_cycle; /* bt_stacks__follow_run()'s */
 	struct bt_evrun *run;		  /* its run: a cycle due sooner than its tick */
 	struct bt_symbolizer *sym;
@@ -131,6 +135,23 @@ static int note_gone(struct bt_stacks *st, const struct bt_pid_note *note, bool 
 	return 0;
 }
 
+/*
+ * A stack with Python frames, new to the kernel's table: their names while the process lives
+ * (a local copy: st->buf may hold a stack being printed, which polls the announcements).
+ */
+static void read_python(struct bt_stacks *st, const struct bt_py_stack_note *n)
+{
+	struct bt_stack_value v;
+	uint64_t id = n->id;
+
+	if (!BT_STACK_STORED(id) ||
+	    bpf_map_lookup_elem(id & BT_STACK_DEEP_BIT ? st->deep_fd : st->stack_fd, &id, &v))
+		return;
+	bt_symbolizer__read_python(st->sym, (int)n->note.tgid, n->note.cookie,
+				   (const uint64_t *)v.ips,
+				   v.nr < BT_MAX_STACK_DEPTH ? v.nr : BT_MAX_STACK_DEPTH);
+}
+
 static int on_new_pid(void *ctx, const void *data, size_t size)
 {
 	struct bt_stacks *st = ctx;
@@ -152,6 +173,11 @@ static int on_new_pid(void *ctx, const void *data, size_t size)
 		err = bt_unwind__sample(st->unwind, data, size);
 		if (err < 0)
 			bt_debug("a stack sent to be unwound was dropped: %s", strerror(-err));
+		return 0;
+	}
+	if (note.exec == BT_PID_NOTE_PYTHON) {
+		if (size >= sizeof(struct bt_py_stack_note))
+			read_python(st, data);
 		return 0;
 	}
 	if (note.exec == BT_PID_NOTE_REINDEX) {
@@ -285,7 +311,7 @@ int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 	if (!st)
 		return -ENOMEM;
 	st->sync_outer_fd = st->sync_inner_fd = -1;
-	st->epfd = -1;
+	st->epfd = st->collect_timer_fd = -1;
 	st->stack_fd = bpf_map__fd(stacks);
 	st->deep_fd = bpf_map__fd(deep);
 	st->lost_fd = bpf_map__fd(lost);
@@ -377,6 +403,8 @@ void bt_stacks__free(struct bt_stacks *st)
 		return;
 	if (st->epfd >= 0)
 		close(st->epfd);
+	if (st->collect_timer_fd >= 0)
+		close(st->collect_timer_fd);
 	if (st->mmaps && bt_debug_enabled()) {
 		struct bt_mmap_log_stats ls;
 
@@ -407,53 +435,125 @@ int bt_stacks__fd(const struct bt_stacks *st)
 
 /* Exited processes kept at most, past the last collection, before the tool collects. */
 #define BT_STACKS_EXITED_MAX 128
+/* How long fewer of them wait for a collection: a quiet machine's too are freed in seconds. */
+#define BT_STACKS_COLLECT_S 5
+/*
+ * Symbols of files no running process maps, kept for the next process of the same binary
+ * (a shell loop's /bin/true); past this, freed at the release that follows: a tool tracing
+ * for hours beside compilers and interpreters that ran once holds the rows' names, not
+ * every symbol table it read for them.
+ */
+#define BT_STACKS_UNUSED_BYTES (1U << 20)
+
+static void release_exited(struct bt_stacks *st, uint64_t upto)
+{
+	bt_symbolizer__release_exited(st->sym, upto);
+	/* large tables went back to the heap, which keeps the pages without a trim */
+	if (bt_symbolizer__drop_unused(st->sym, BT_STACKS_UNUSED_BYTES))
+		malloc_trim(0);
+}
+
+/* Whether the collection timer expired since the last poll (reading it re-arms the wait). */
+static bool collect_timer_fired(struct bt_stacks *st)
+{
+	uint64_t expirations;
+
+	if (st->collect_timer_fd < 0 ||
+	    read(st->collect_timer_fd, &expirations, sizeof(expirations)) != sizeof(expirations))
+		return false;
+	st->collect_timer_armed = false;
+	return true;
+}
+
+/* A collection in BT_STACKS_COLLECT_S for exited processes still kept, once. */
+static void arm_collect_timer(struct bt_stacks *st)
+{
+	struct itimerspec when = { .it_value = { .tv_sec = BT_STACKS_COLLECT_S } };
+
+	if (st->collect_timer_fd < 0 || st->collect_timer_armed ||
+	    bt_symbolizer__exits(st->sym) == st->exits_at_collect[0])
+		return;
+	if (!timerfd_settime(st->collect_timer_fd, 0, &when, NULL))
+		st->collect_timer_armed = true;
+}
 
 int bt_stacks__poll(void *ctx)
 {
 	struct bt_stacks *st = ctx;
+	bool fired = collect_timer_fired(st);
+	uint64_t exits;
 	int err;
 
 	/* the mappings first: an announcement may need those of a process gone since */
 	bt_mmap_log__poll(st->mmaps);
 	err = st->pids ? bt_events__poll(st->pids) : 0;
+	exits = bt_symbolizer__exits(st->sym);
 	/*
 	 * A per-event tool frees the snapshots of exited processes at its cycles, once a second:
 	 * under a churn of 800 processes a second they took 3 MiB of heap at the peak (1 KiB
 	 * each), which the heap kept. Sooner when that many exited: at most two cycles' worth.
 	 */
-	if (err >= 0 && st->run &&
-	    bt_symbolizer__exits(st->sym) - st->exits_at_flip[1] >= BT_STACKS_EXITED_MAX)
+	if (err >= 0 && st->run && exits - st->exits_at_flip[1] >= BT_STACKS_EXITED_MAX)
 		st->run->tick_now = true;
-	if (err < 0 || !st->collect ||
-	    bt_symbolizer__exits(st->sym) - st->exits_at_collect[1] < BT_STACKS_EXITED_MAX)
+	if (err < 0 || !st->collect)
 		return err;
+	if (exits - st->exits_at_collect[1] < BT_STACKS_EXITED_MAX &&
+	    (!fired || exits == st->exits_at_collect[0])) {
+		arm_collect_timer(st);
+		return 0;
+	}
 	/*
 	 * The tool names what it has counted so far while the snapshots are here; what exited
 	 * before the collection before this one is named by now, late writes included.
 	 */
 	st->exits_at_collect[0] = st->exits_at_collect[1];
-	st->exits_at_collect[1] = bt_symbolizer__exits(st->sym);
+	st->exits_at_collect[1] = exits;
 	err = st->collect(st->collect_ctx);
 	if (err < 0)
 		return err;
-	bt_symbolizer__release_exited(st->sym, st->exits_at_collect[0]);
+	release_exited(st, st->exits_at_collect[0]);
+	arm_collect_timer(st); /* those of this collection, freed at the next */
 	if (bt_debug_enabled()) {
 		struct bt_sym_stats ss;
 
 		bt_symbolizer__stats(st->sym, &ss);
 		bt_debug("counts named while %llu exited processes waited: %zu running and %zu "
-			 "exited processes kept, %zu files (%zu with symbols), heap %zu KiB",
+			 "exited processes kept, %zu files (%zu with symbols, %zu KiB, %zu KiB "
+			 "unused), heap %zu KiB",
 			 (unsigned long long)(st->exits_at_collect[1] - st->exits_at_collect[0]),
-			 ss.procs, ss.exited, ss.files, ss.files_loaded,
-			 mallinfo2().uordblks >> 10);
+			 ss.procs, ss.exited, ss.files, ss.files_loaded, ss.sym_bytes >> 10,
+			 ss.sym_bytes_unused >> 10, mallinfo2().uordblks >> 10);
 	}
 	return 0;
+}
+
+/*
+ * A timer in the descriptor the loop waits on, for the collections of a quiet machine. Only
+ * system-wide (epfd waits on the mapping log there): with -p few processes exit.
+ */
+static void open_collect_timer(struct bt_stacks *st)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (st->epfd < 0 || st->collect_timer_fd >= 0)
+		return;
+	st->collect_timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (st->collect_timer_fd >= 0 &&
+	    !epoll_ctl(st->epfd, EPOLL_CTL_ADD, st->collect_timer_fd, &ev))
+		return;
+	bt_debug("no collection timer (%s): exited processes wait for %d more to exit",
+		 strerror(errno), BT_STACKS_EXITED_MAX);
+	if (st->collect_timer_fd >= 0)
+		close(st->collect_timer_fd);
+	st->collect_timer_fd = -1;
 }
 
 void bt_stacks__set_collector(struct bt_stacks *st, bt_stacks_collect_fn fn, void *ctx)
 {
 	st->collect = fn;
 	st->collect_ctx = ctx;
+	if (fn)
+		open_collect_timer(st);
 }
 
 struct bt_symbolizer *bt_stacks__symbolizer(struct bt_stacks *st)
@@ -493,7 +593,7 @@ void bt_stacks__release_exited(struct bt_stacks *st)
 	 * The files only they mapped too: kept for a next process of the same binary, they
 	 * would fill the cache's budget with binaries that ran once between two profiles
 	 */
-	dropped = bt_symbolizer__drop_unused(st->sym);
+	dropped = bt_symbolizer__drop_unused(st->sym, 0);
 	if (dropped)
 		bt_debug("pprof: %zu files no running process maps freed", dropped);
 }
@@ -680,7 +780,7 @@ int bt_stacks__release(struct bt_stacks *st, const uint64_t *held, size_t nheld)
 	 * before it (a count written late, a waker's stack, lands at most one flip later); a
 	 * tool with a collector frees them past its collections instead (bt_stacks__poll) */
 	if (!st->collect)
-		bt_symbolizer__release_exited(st->sym, st->exits_at_flip[0]);
+		release_exited(st, st->exits_at_flip[0]);
 	return err;
 }
 

@@ -233,6 +233,30 @@ expect_rc 0 "profile -f, the service started after it"
 expect_line "PyEval_EvalCode;$PYFRAMES;parse_payload \\($F:($L_LOOP|$L_ADD)\\)[; ]"
 ok "started after offcputime and profile (system-wide): ${late}us at the named sleep, the loop named"
 
+# A process that exits before the tool prints (python_brief.py, ~0.4 s, under tools that print
+# at their end): its code objects are gone with its memory, so its names are read while it
+# runs, once for each stack with Python frames the kernel sends (docs/python.md, "Short
+# processes"). Each sleep and the loop named by function and line (each "[unknown python]"
+# when names are read at print time only).
+BRIEF=$(dirname "$SVC")/python_brief.py
+kill $WPID 2>/dev/null && wait $WPID 2>/dev/null
+BANNER_IN=err start_tool offcputime -U -f
+"$PY" "$BRIEF" || fail "python_brief.py failed"
+sleep 1
+finish_tool INT
+expect_rc 0 "offcputime -U -f, a Python process that exited before the end"
+for f in step_a step_b step_c step_d; do
+	L=$(grep -n "^def $f" "$BRIEF" | cut -d: -f1)
+	expect_line "^python3.11;.*;<module> \\($BRIEF:[0-9]+\\);$f \\($BRIEF:$((L + 1))\\);[^ ]*clock_nanosleep [0-9]+$"
+done
+BANNER_IN=err BANNER='^Sampling' start_tool profile -F 199 -f
+"$PY" "$BRIEF" || fail "python_brief.py failed"
+sleep 1
+finish_tool INT
+expect_rc 0 "profile -f, a Python process that exited before the end"
+expect_line "^python3.11;.*;<module> \\($BRIEF:[0-9]+\\);spin \\($BRIEF:[0-9]+\\)[; ]"
+ok "a Python process that exited before offcputime and profile printed: its sleeps and loop named"
+
 # Recursion 300 deep, past the walker's cap (32 Python frames): the innermost 32 frames, then
 # the marker in place of the rest, above the native frames that called the evaluator; and the
 # count said at exit. Never cut without a word.

@@ -123,6 +123,14 @@ static void test_process_identity(void)
 	n = bt_symbolizer__resolve_proc(s, r.pid, 7, r.addrs, r.n, BT_RESOLVE_STACK, fr, 16);
 	CHECK(n >= 1 && fr[0].name == NULL);
 	CHECK_INT(fr[0].reason, BT_SYM_PROCESS_GONE);
+	/* its files' symbols, mapped by no process now: kept below the bytes given, then freed */
+	CHECK(st.sym_bytes_unused > 0);
+	CHECK_INT(bt_symbolizer__drop_unused(s, st.sym_bytes_unused + 1), 0);
+	bt_symbolizer__stats(s, &st);
+	CHECK(st.sym_bytes_unused > 0);
+	CHECK(bt_symbolizer__drop_unused(s, st.sym_bytes_unused) > 0);
+	bt_symbolizer__stats(s, &st);
+	CHECK_INT(st.sym_bytes_unused, 0);
 	bt_symbolizer__free(s);
 }
 
