@@ -375,71 +375,6 @@ static void print_fish(FILE *out)
  * one implementation, from the running system (lib/cli/bt_complete.h).
  */
 
-struct cand {
-	char *word;
-	char *desc;
-};
-
-struct cands {
-	struct cand *v;
-	size_t n, cap;
-	const char *pre; /* put before every word: the part of the spec already typed */
-	int err;
-};
-
-static int add_cand(const char *word, const char *desc, void *arg)
-{
-	struct cands *c = arg;
-	struct cand *nv;
-
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 256;
-		nv = realloc(c->v, c->cap * sizeof(*nv));
-		if (!nv)
-			return c->err = -ENOMEM;
-		c->v = nv;
-	}
-	if (asprintf(&c->v[c->n].word, "%s%s", c->pre ? c->pre : "", word) < 0)
-		return c->err = -ENOMEM;
-	c->v[c->n].desc = desc ? strdup(desc) : NULL;
-	c->n++;
-	return 0;
-}
-
-static int cmp_cand(const void *a, const void *b)
-{
-	return strcmp(((const struct cand *)a)->word, ((const struct cand *)b)->word);
-}
-
-static void print_cands(FILE *out, struct cands *c)
-{
-	size_t i;
-
-	if (c->n)
-		qsort(c->v, c->n, sizeof(*c->v), cmp_cand);
-	for (i = 0; i < c->n; i++) {
-		if (i && !strcmp(c->v[i].word, c->v[i - 1].word))
-			continue;
-		fputs(c->v[i].word, out);
-		if (c->v[i].desc) {
-			fputc('\t', out);
-			fputs(c->v[i].desc, out);
-		}
-		fputc('\n', out);
-	}
-}
-
-static void free_cands(struct cands *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->n; i++) {
-		free(c->v[i].word);
-		free(c->v[i].desc);
-	}
-	free(c->v);
-}
-
 /* -p 123, -p123, --pid 123, --pid=123 among the words before the cursor: the first PID. */
 static pid_t given_pid(const struct bt_cmd *cmd, char **w, int n)
 {
@@ -461,23 +396,11 @@ static pid_t given_pid(const struct bt_cmd *cmd, char **w, int n)
 	return 0;
 }
 
-static void complete_pids(struct cands *c, const char *cur, const char *before)
-{
-	const char *comma = strrchr(cur, ',');
-	char pre[256];
-
-	/* "-p 12,34" (PIDS): complete the last of the list */
-	snprintf(pre, sizeof(pre), "%s%.*s", before, comma ? (int)(comma - cur + 1) : 0, cur);
-	c->pre = pre;
-	bt_complete_pids(NULL, comma ? comma + 1 : cur, add_cand, c);
-	c->pre = NULL;
-}
-
 int bt_completion_complete(FILE *out, int n, char **w)
 {
 	const struct argp_option *o = NULL;
 	const struct bt_cmd *cmd;
-	struct cands c = {};
+	struct bt_cands c = {};
 	const char *name, *cur, *arg = NULL;
 	char before[256];
 	int first = 1;
@@ -500,7 +423,7 @@ int bt_completion_complete(FILE *out, int n, char **w)
 		o = bt_argp_find_option(cmd, cur, &arg);
 		if (is_pid_option(o) && arg) {
 			snprintf(before, sizeof(before), "%.*s", (int)(arg - cur), cur);
-			complete_pids(&c, arg, before);
+			bt_cands__pids(&c, arg, before);
 		}
 		goto print;
 	}
@@ -509,15 +432,15 @@ int bt_completion_complete(FILE *out, int n, char **w)
 	if (takes_arg(o) && !arg) {
 		/* the value of the option before: a PID, or nothing to offer */
 		if (is_pid_option(o))
-			complete_pids(&c, cur, "");
+			bt_cands__pids(&c, cur, "");
 		goto print;
 	}
 	if (cmd->pattern)
 		bt_complete_spec(cmd->pattern, cur, given_pid(cmd, w + first, n - 1 - first),
-				 add_cand, &c);
+				 bt_cands__add, &c);
 print:
-	print_cands(out, &c);
-	free_cands(&c);
+	bt_cands__print(out, &c);
+	bt_cands__free(&c);
 	return c.err;
 }
 

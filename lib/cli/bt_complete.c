@@ -305,3 +305,68 @@ void bt_complete_spec(unsigned int kinds, const char *cur, pid_t pid, bt_complet
 		    !strncmp(spec_types[i].word, cur, strlen(cur)))
 			cb(spec_types[i].word, spec_types[i].desc, ctx);
 }
+
+int bt_cands__add(const char *word, const char *desc, void *arg)
+{
+	struct bt_cands *c = arg;
+	struct bt_cand *nv;
+
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 256;
+		nv = realloc(c->v, c->cap * sizeof(*nv));
+		if (!nv)
+			return c->err = -ENOMEM;
+		c->v = nv;
+	}
+	if (asprintf(&c->v[c->n].word, "%s%s", c->pre ? c->pre : "", word) < 0)
+		return c->err = -ENOMEM;
+	c->v[c->n].desc = desc ? strdup(desc) : NULL;
+	c->n++;
+	return 0;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	return strcmp(((const struct bt_cand *)a)->word, ((const struct bt_cand *)b)->word);
+}
+
+void bt_cands__print(FILE *out, struct bt_cands *c)
+{
+	size_t i;
+
+	if (c->n)
+		qsort(c->v, c->n, sizeof(*c->v), cmp_cand);
+	for (i = 0; i < c->n; i++) {
+		if (i && !strcmp(c->v[i].word, c->v[i - 1].word))
+			continue;
+		fputs(c->v[i].word, out);
+		if (c->v[i].desc) {
+			fputc('\t', out);
+			fputs(c->v[i].desc, out);
+		}
+		fputc('\n', out);
+	}
+}
+
+void bt_cands__free(struct bt_cands *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		free(c->v[i].word);
+		free(c->v[i].desc);
+	}
+	free(c->v);
+}
+
+void bt_cands__pids(struct bt_cands *c, const char *cur, const char *before)
+{
+	const char *comma = strrchr(cur, ',');
+	char pre[256];
+
+	/* "-p 12,34" (PIDS): complete the last of the list */
+	snprintf(pre, sizeof(pre), "%s%.*s", before, comma ? (int)(comma - cur + 1) : 0, cur);
+	c->pre = pre;
+	bt_complete_pids(NULL, comma ? comma + 1 : cur, bt_cands__add, c);
+	c->pre = NULL;
+}

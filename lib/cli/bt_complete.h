@@ -12,6 +12,7 @@
 #ifndef BT_COMPLETE_H
 #define BT_COMPLETE_H
 
+#include <stdio.h>
 #include <sys/types.h>
 
 typedef int (*bt_complete_cb)(const char *word, const char *desc, void *ctx);
@@ -52,5 +53,30 @@ int bt_complete_pids(const char *proc, const char *prefix, bt_complete_cb cb, vo
  * maps (0: none). What a source cannot read offers nothing.
  */
 void bt_complete_spec(unsigned int kinds, const char *cur, pid_t pid, bt_complete_cb cb, void *ctx);
+
+/*
+ * The candidates of one TAB, gathered from the functions above (bt_cands__add is their cb, c
+ * its ctx) and printed sorted, each word once, one a line: "word" or "word<TAB>description".
+ * pre, when set, goes before every word added (the part of the spec already typed). The first
+ * failure stays in err.
+ */
+struct bt_cands {
+	struct bt_cand {
+		char *word;
+		char *desc;
+	} * v;
+	size_t n, cap;
+	const char *pre;
+	int err;
+};
+int bt_cands__add(const char *word, const char *desc, void *c);
+void bt_cands__print(FILE *out, struct bt_cands *c);
+void bt_cands__free(struct bt_cands *c);
+
+/*
+ * The PIDs for a PIDS list being typed (cur: "12,34" completes the last of the list), each
+ * word after before (what the shell replaces, such as "--pid=").
+ */
+void bt_cands__pids(struct bt_cands *c, const char *cur, const char *before);
 
 #endif
