@@ -482,70 +482,16 @@ cleanup:
 	return err;
 }
 
-/*
- * An arguments file is text: no NUL, no control byte but a tab or line end, UTF-8. Anything
- * else (a binary, /dev/urandom's bytes in a file) is refused, quoting its line escaped.
- */
-static int check_text(const char *path, const char *text, size_t len)
-{
-	char quote[BT_ESC_SIZE(64)];
-	size_t i = 0, k, bol = 0;
-	unsigned int line = 1;
-
-	while (i < len) {
-		unsigned char c = text[i];
-
-		k = c == '\t' || c == '\n' || c == '\r' ? 1 : bt_escape_keep(text + i, len - i, 0);
-		if (!k) {
-			size_t from = i + 1 - bol > 64 ? i + 1 - 64 : bol;
-
-			bt_escape(quote, sizeof(quote), text + from, i + 1 - from, 0);
-			/* the NUL itself ends bt_escape()'s copy: say it apart */
-			bt_err("'%s' is not text (line %u, byte %zu is 0x%02x): %s%s", path, line,
-			       i + 1, c, quote, c ? "" : "\\x00");
-			return -BT_EUSAGE;
-		}
-		if (c == '\n') {
-			line++;
-			bol = i + 1;
-		}
-		i += k;
-	}
-	return 0;
-}
-
-/* The arguments file's words (# comments to the end of a line), parsed as the command line. */
+/* The arguments file's words (lib/base/bt_input.h), parsed as the command line. */
 static int load_args_file(const struct bt_cmd *cmd, const char *path, char **words_out)
 {
-	char *text = NULL, *p, *words = NULL, **argv = NULL;
-	size_t len = 0, argc = 1, i;
-	int err;
+	char *text = NULL, **argv = NULL;
+	int argc, i, err;
 
 	*words_out = NULL;
-	/* a regular file (a FIFO or device is refused unread), of at most BT_ARGS_FILE_MAX */
-	err = bt_read_file(path, "", BT_ARGS_FILE_MAX, &text, &len);
+	err = bt_read_args_file(path, cmd->name, &text, &argv, &argc);
 	if (err)
 		return err == -ENOENT ? -BT_EUSAGE : err;
-	err = check_text(path, text, len);
-	if (err) {
-		free(text);
-		return err;
-	}
-	for (p = text; *p; p++) {
-		if (*p == '#')
-			while (*p && *p != '\n')
-				*p++ = ' ';
-		if (!*p)
-			break;
-	}
-	argv = calloc(strlen(text) / 2 + 2, sizeof(*argv));
-	if (!argv) {
-		free(text);
-		return -ENOMEM;
-	}
-	argv[0] = (char *)cmd->name;
-	for (p = strtok(text, " \t\r\n"); p; p = strtok(NULL, " \t\r\n"))
-		argv[argc++] = p;
 	for (i = 1; i < argc; i++) {
 		if (!strncmp(argv[i], "--args-file", 11)) {
 			err = bt_usage_err("%s: --args-file cannot be in the file", path);
@@ -553,19 +499,18 @@ static int load_args_file(const struct bt_cmd *cmd, const char *path, char **wor
 		}
 	}
 	opts = defaults;
-	err = bt_args_parse(cmd, (int)argc, argv);
+	err = bt_args_parse(cmd, argc, argv);
 	if (err) {
 		bt_err("%s: bad arguments (above)", path);
 		err = err < 0 ? err : -BT_EUSAGE;
 		goto cleanup;
 	}
 	opts.args_file = path;
-	words = text;
+	*words_out = text;
 	text = NULL;
 cleanup:
 	free(argv);
 	free(text);
-	*words_out = words;
 	return err;
 }
 

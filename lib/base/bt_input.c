@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "bt_err.h"
+#include "bt_escape.h"
 #include "bt_input.h"
 
 const char *bt_size_str(char *buf, size_t size, unsigned long long bytes)
@@ -297,5 +298,71 @@ int bt_read_file(const char *path, const char *what, size_t max, char **text, si
 cleanup:
 	free(buf);
 	close(fd);
+	return err;
+}
+
+/* Text: no NUL, no control byte but a tab or line end, UTF-8; else the message, quoting. */
+static int check_text(const char *path, const char *text, size_t len)
+{
+	char quote[BT_ESC_SIZE(64)];
+	size_t i = 0, k, bol = 0;
+	unsigned int line = 1;
+
+	while (i < len) {
+		unsigned char c = text[i];
+
+		k = c == '\t' || c == '\n' || c == '\r' ? 1 : bt_escape_keep(text + i, len - i, 0);
+		if (!k) {
+			size_t from = i + 1 - bol > 64 ? i + 1 - 64 : bol;
+
+			bt_escape(quote, sizeof(quote), text + from, i + 1 - from, 0);
+			/* the NUL itself ends bt_escape()'s copy: say it apart */
+			bt_err("'%s' is not text (line %u, byte %zu is 0x%02x): %s%s", path, line,
+			       i + 1, c, quote, c ? "" : "\\x00");
+			return -BT_EUSAGE;
+		}
+		if (c == '\n') {
+			line++;
+			bol = i + 1;
+		}
+		i += k;
+	}
+	return 0;
+}
+
+int bt_read_args_file(const char *path, const char *name, char **text, char ***argv, int *argc)
+{
+	size_t len = 0;
+	char *p;
+	int err;
+
+	*text = NULL;
+	*argv = NULL;
+	*argc = 1;
+	/* a regular file (a FIFO or device is refused unread), of at most BT_ARGS_FILE_MAX */
+	err = bt_read_file(path, "", BT_ARGS_FILE_MAX, text, &len);
+	if (!err)
+		err = check_text(path, *text, len);
+	if (err)
+		goto cleanup;
+	for (p = *text; *p; p++) {
+		if (*p == '#')
+			while (*p && *p != '\n')
+				*p++ = ' ';
+		if (!*p)
+			break;
+	}
+	*argv = calloc(strlen(*text) / 2 + 2, sizeof(**argv));
+	if (!*argv) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	(*argv)[0] = (char *)name;
+	for (p = strtok(*text, " \t\r\n"); p; p = strtok(NULL, " \t\r\n"))
+		(*argv)[(*argc)++] = p;
+	return 0;
+cleanup:
+	free(*text);
+	*text = NULL;
 	return err;
 }

@@ -67,6 +67,16 @@ void bt_lines_close(struct bt_lines *l);
  */
 int bt_read_file(const char *path, const char *what, size_t max, char **text, size_t *len);
 
+/*
+ * An arguments file (--args-file) as a command line's words: a regular file of at most
+ * BT_ARGS_FILE_MAX bytes, text only (no NUL, no control byte but a tab or line end, UTF-8:
+ * anything else, a binary or /dev/urandom's bytes in a file, is refused quoting its line
+ * escaped), # comments to the end of a line, words between blanks. *argv (name first, then the
+ * words, NULL-ended; *argc of them) points into *text: the caller frees both. 0, or -errno said
+ * on stderr (-BT_EUSAGE: not text).
+ */
+int bt_read_args_file(const char *path, const char *name, char **text, char ***argv, int *argc);
+
 /* "1 MiB", "64 KiB": a bound as the messages say it. */
 const char *bt_size_str(char *buf, size_t size, unsigned long long bytes);
 
