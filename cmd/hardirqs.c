@@ -18,29 +18,18 @@
 #include "hardirqs.h"
 #include "hardirqs.skel.h"
 
-static struct hardirqs_opts {
-	struct bt_irq_opts irq;
-} opts = { .irq = BT_IRQ_OPTS_INIT("--count") };
+static struct bt_irq_opts opts = BT_IRQ_OPTS_INIT("--count");
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
-	struct hardirqs_opts *o = state->input;
+	struct bt_irq_opts *o = state->input;
 
-	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &o->irq;
-		break;
-	case ARGP_KEY_ARG:
-		if (o->irq.iv.nargs == 1) { /* BCC calls the second one "outputs" */
-			o->irq.iv.nargs++;
-			return bt_argp_ulong(state, arg, "number of outputs", 1, ULONG_MAX,
-					     &o->irq.iv.count);
-		}
-		return ARGP_ERR_UNKNOWN; /* the interval: the shared block's */
-	default:
-		return ARGP_ERR_UNKNOWN;
+	/* BCC calls the second one "outputs"; the interval is the shared block's */
+	if (key == ARGP_KEY_ARG && o->iv.nargs == 1) {
+		o->iv.nargs++;
+		return bt_argp_ulong(state, arg, "number of outputs", 1, ULONG_MAX, &o->iv.count);
 	}
-	return 0;
+	return bt_irq_parser(key, arg, state);
 }
 
 static const struct argp argp = {
@@ -85,8 +74,8 @@ static void json_total(struct bt_json *j, const void *key, const uint64_t *val, 
 
 	bt_json_stringn(j, "name", ((const struct hardirq_key *)key)->name, HARDIRQ_NAME_LEN);
 	bt_json_uint(j, "count", t->count);
-	if (!opts.irq.count)
-		bt_json_uint(j, "total", t->time_ns / opts.irq.unit_ns);
+	if (!opts.count)
+		bt_json_uint(j, "total", t->time_ns / opts.unit_ns);
 }
 
 static void json_dist(struct bt_json *j, const void *key, const uint64_t *val, void *ctx)
@@ -103,14 +92,14 @@ static void print_row(FILE *out, const void *key, const uint64_t *val, void *ctx
 	(void)ctx;
 
 	fprintf(out, "%-26.*s %11llu\n", HARDIRQ_NAME_LEN, k->name,
-		(unsigned long long)(opts.irq.count ? t->count : t->time_ns / opts.irq.unit_ns));
+		(unsigned long long)(opts.count ? t->count : t->time_ns / opts.unit_ns));
 }
 
 static int print_stats(void *ctx)
 {
 	const struct bt_irq_view view = {
 		.list = "irqs",
-		.json_row = opts.irq.dist ? json_dist : json_total,
+		.json_row = opts.dist ? json_dist : json_total,
 		.section = "hardirq",
 		.key_name = print_name,
 		.key_cmp = cmp_name,
@@ -122,7 +111,7 @@ static int print_stats(void *ctx)
 	};
 	struct state *s = ctx;
 
-	return bt_irq_print(&opts.irq, opts.irq.dist ? s->dists : s->totals, &view, s);
+	return bt_irq_print(&opts, opts.dist ? s->dists : s->totals, &view, s);
 }
 
 static const struct bt_probe probes[] = {
@@ -174,7 +163,7 @@ static int run(const struct bt_cmd *cmd)
 	int err;
 
 	(void)cmd;
-	err = bt_irq_run(&opts.irq, start(&s, &opts.irq, false), "hard irq", print_stats, &s);
+	err = bt_irq_run(&opts, start(&s, &opts, false), "hard irq", print_stats, &s);
 	if (!err && s.skel->bss->lost)
 		bt_warn("%llu interrupts not counted: more than %d handler names",
 			(unsigned long long)s.skel->bss->lost, HARDIRQ_MAX_NAMES);

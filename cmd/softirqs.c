@@ -16,9 +16,7 @@
 #include "softirqs.h"
 #include "softirqs.skel.h"
 
-static struct softirqs_opts {
-	struct bt_irq_opts irq;
-} opts = { .irq = BT_IRQ_OPTS_INIT("--events") };
+static struct bt_irq_opts opts = BT_IRQ_OPTS_INIT("--events");
 
 /* kernel/softirq.c softirq_to_name[] */
 static const char *const vec_names[SOFTIRQ_VECS] = {
@@ -38,19 +36,9 @@ static const struct argp_option options[] = {
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
-	struct softirqs_opts *o = state->input;
-
-	(void)arg;
-	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &o->irq;
-		break;
-	case OPT_EVENTS:
-		o->irq.count = true;
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
+	if (key != OPT_EVENTS)
+		return bt_irq_parser(key, arg, state);
+	((struct bt_irq_opts *)state->input)->count = true;
 	return 0;
 }
 
@@ -87,11 +75,11 @@ static void json_row(struct bt_json *j, const void *key, const uint64_t *val, vo
 	(void)ctx;
 
 	bt_json_string(j, "name", vec_names[*(const __u32 *)key]);
-	if (opts.irq.dist)
+	if (opts.dist)
 		return; /* the histogram follows */
 	bt_json_uint(j, "count", st->count);
-	if (!opts.irq.count)
-		bt_json_uint(j, "total", st->total_ns / opts.irq.unit_ns);
+	if (!opts.count)
+		bt_json_uint(j, "total", st->total_ns / opts.unit_ns);
 }
 
 static void print_row(FILE *out, const void *key, const uint64_t *val, void *ctx)
@@ -100,7 +88,7 @@ static void print_row(FILE *out, const void *key, const uint64_t *val, void *ctx
 	(void)ctx;
 
 	fprintf(out, "%-16s %11llu\n", vec_names[*(const __u32 *)key],
-		(unsigned long long)(st->total_ns / opts.irq.unit_ns));
+		(unsigned long long)(st->total_ns / opts.unit_ns));
 }
 
 static int print_stats(void *ctx)
@@ -119,7 +107,7 @@ static int print_stats(void *ctx)
 	};
 	struct state *s = ctx;
 
-	return bt_irq_print(&opts.irq, s->sum, &view, s);
+	return bt_irq_print(&opts, s->sum, &view, s);
 }
 
 static const struct bt_probe probes[] = {
@@ -160,7 +148,7 @@ static int run(const struct bt_cmd *cmd)
 	int err;
 
 	(void)cmd;
-	err = bt_irq_run(&opts.irq, start(&s, &opts.irq, false), "soft irq", print_stats, &s);
+	err = bt_irq_run(&opts, start(&s, &opts, false), "soft irq", print_stats, &s);
 	stop(&s);
 	return err;
 }

@@ -4,9 +4,9 @@
  * and --json the shared blocks of lib/cli/bt_args.h), the unit they imply, the options written
  * into the programs, and the banner.
  *
- *	static struct { struct bt_irq_opts irq; } opts = { .irq = BT_IRQ_OPTS_INIT("--count") };
- *	static const struct argp_child children[] = { { &bt_irq_argp, 0, NULL, 0 }, { NULL } };
- *	...in the command's parser:  case ARGP_KEY_INIT: state->child_inputs[0] = &opts.irq;
+ *	static struct bt_irq_opts opts = BT_IRQ_OPTS_INIT("--count");
+ *	static const struct argp argp = { .parser = bt_irq_parser,
+ *					  .children = BT_ARGP_CHILDREN(bt_irq_argp), ... };
  */
 #ifndef BT_IRQ_OPTS_H
 #define BT_IRQ_OPTS_H
@@ -37,6 +37,11 @@ struct bt_irq_opts {
 
 /* -T -N -C/--count -d -c CPU --json, and the positionals [interval [count]]. */
 extern const struct argp bt_irq_argp;
+/*
+ * The parser of a command whose options are its struct bt_irq_opts (argp's input), or what
+ * the command's parser returns for the keys it leaves: the block, its first child, gets them.
+ */
+error_t bt_irq_parser(int key, char *arg, struct argp_state *state);
 
 /*
  * From the opened skeleton to tracing: -C, -d and the unit in the read-only data both probes
