@@ -44,15 +44,7 @@ static struct profile_opts {
 } opts = { .oc = BT_OFFCPU_OPTS_INIT, .cpu = -1 };
 
 static const struct bt_opt_vals vals = {
-	.user_only = &opts.oc.user_only,
-	.kernel_only = &opts.oc.kernel_only,
-	.delimited = &opts.oc.delimited,
-	.folded = &opts.oc.folded,
-	.annotate = &opts.oc.annotate,
-	.storage = &opts.oc.storage,
-	.json = &opts.oc.json,
-	.unwind = &opts.oc.unwind,
-	.out = &opts.oc.out,
+	BT_OFFCPU_VALS(opts.oc), /* its -s (offset) is not among profile's blocks */
 	.cgroupmap = &opts.cgroupmap,
 	.mntnsmap = &opts.mntnsmap,
 	.duration_arg = &opts.oc.duration,

@@ -19,7 +19,6 @@
 #include "bt_stack_row.h"
 #include "bt_stack_table.h"
 #include "bt_stacks.h"
-#include "bt_summary.h"
 #include "bt_trace.h"
 #include "bt_unwinder.h"
 #include "stackcount.h"
@@ -162,32 +161,6 @@ static const struct bt_row_part row[] = {
 	{ BT_ROW_END },
 };
 
-/* One line per interval: {"ts", "val_type": "count", "stacks": [{"count", ...row}]}. */
-static int print_json(struct bt_stack_table *t)
-{
-	struct bt_stack_row r;
-	struct bt_json j;
-	int err = 0;
-	size_t i;
-
-	bt_summary_json_begin(&j, stdout, "count");
-	bt_json_begin_array(&j, "stacks");
-	for (i = 0; i < bt_stack_table__count(t) && !err; i++) {
-		char *obj = NULL;
-
-		err = bt_stack_table__row(t, i, &r);
-		/* the row's text is a whole object: the count goes in as its first member */
-		if (!err && asprintf(&obj, "{\"count\": %llu, %s", r.value, r.text + 1) < 0)
-			err = -ENOMEM;
-		if (!err)
-			bt_json_raw(&j, NULL, obj);
-		free(obj);
-	}
-	bt_json_end_array(&j);
-	bt_summary_json_end(&j);
-	return err;
-}
-
 static int add_row(void *ctx, const void *key, const void *value)
 {
 	const struct stackcount_key *k = key;
@@ -240,8 +213,9 @@ static int print_rows(struct bt_stack_table *t)
 	int err;
 
 	err = bt_stack_table__sort(t);
+	/* one line per interval: {"ts", "val_type": "count", "stacks": [{"count", ...row}]} */
 	if (!err && bt_json_mode())
-		return print_json(t);
+		return bt_stack_table__json_line(t, stdout, "count", "stacks", "count");
 	for (i = 0; !err && i < bt_stack_table__count(t); i++) {
 		err = bt_stack_table__row(t, i, &r);
 		if (err)

@@ -6,7 +6,9 @@
 
 #include "bt_env.h"
 #include "bt_err.h"
+#include "bt_json.h"
 #include "bt_stack_table.h"
+#include "bt_summary.h"
 
 /* The pieces' bytes come in chunks of this size; a longer piece has a chunk of its own. */
 #define CHUNK (64 * 1024)
@@ -520,4 +522,30 @@ void bt_stack_row__json(const struct bt_stack_row *r, const char *name, FILE *ou
 
 	/* the object's other members follow, "}" included */
 	fprintf(out, "{\"%s\": %llu%s%s\n", name, r->value, rest[0] == '}' ? "" : ", ", rest);
+}
+
+int bt_stack_table__json_line(struct bt_stack_table *t, FILE *out, const char *val_type,
+			      const char *member, const char *name)
+{
+	struct bt_stack_row r;
+	struct bt_json j;
+	int err = 0;
+	size_t i;
+
+	bt_summary_json_begin(&j, out, val_type);
+	bt_json_begin_array(&j, member);
+	for (i = 0; i < bt_stack_table__count(t) && !err; i++) {
+		char *obj = NULL;
+
+		err = bt_stack_table__row(t, i, &r);
+		/* the row's text is a whole object: the value goes in as its first member */
+		if (!err && asprintf(&obj, "{\"%s\": %llu, %s", name, r.value, r.text + 1) < 0)
+			err = -ENOMEM;
+		if (!err)
+			bt_json_raw(&j, NULL, obj);
+		free(obj);
+	}
+	bt_json_end_array(&j);
+	bt_summary_json_end(&j);
+	return err;
 }

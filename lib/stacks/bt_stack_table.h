@@ -110,6 +110,13 @@ size_t bt_stack_table__bytes(const struct bt_stack_table *t);
  * first: {"name": value, ...}.
  */
 void bt_stack_row__json(const struct bt_stack_row *r, const char *name, FILE *out);
+/*
+ * The rows in print order as one JSON line, an interval's: {"ts", "val_type": val_type,
+ * member: [{"name": value, ...}]}, each row's text a JSON object without its value. 0 or
+ * -errno.
+ */
+int bt_stack_table__json_line(struct bt_stack_table *t, FILE *out, const char *val_type,
+			      const char *member, const char *name);
 /* Drop every row, [other] too (keeps the allocations but the pieces'). */
 void bt_stack_table__clear(struct bt_stack_table *t);
 void bt_stack_table__free(struct bt_stack_table *t);

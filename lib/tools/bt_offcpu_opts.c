@@ -82,18 +82,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_STATE:
 		return bt_argp_long(state, arg, "thread state", 0, 0xffff, &o->state);
 	case ARGP_KEY_INIT:
-		o->vals = (struct bt_opt_vals){
-			.user_only = &o->user_only,
-			.kernel_only = &o->kernel_only,
-			.delimited = &o->delimited,
-			.folded = &o->folded,
-			.annotate = &o->annotate,
-			.offset = &o->offset,
-			.storage = &o->storage,
-			.json = &o->json,
-			.unwind = &o->unwind,
-			.out = &o->out,
-		};
+		o->vals = (struct bt_opt_vals){ BT_OFFCPU_VALS(*o) };
 		bt_argp_vals_init(state, &bt_offcpu_argp, &o->vals);
 		break;
 	case ARGP_KEY_ARG:

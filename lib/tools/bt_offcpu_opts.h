@@ -51,6 +51,11 @@ struct bt_offcpu_opts {
 	enum bt_unwind_mode unwind;		       /* --unwind */
 	struct bt_opt_vals vals;		       /* the shared blocks' places in this */
 };
+/* The shared blocks' places in o, a struct bt_offcpu_opts: the block's vals, or a command's. */
+#define BT_OFFCPU_VALS(o)                                                                          \
+	.user_only = &(o).user_only, .kernel_only = &(o).kernel_only, .delimited = &(o).delimited, \
+	.folded = &(o).folded, .annotate = &(o).annotate, .offset = &(o).offset,                   \
+	.storage = &(o).storage, .json = &(o).json, .unwind = &(o).unwind, .out = &(o).out
 #define BT_OFFCPU_OPTS_INIT                                                \
 	{                                                                  \
 		.storage = 16384, .min_us = 1, .max_us = ~0UL, .state = -1 \
