@@ -29,7 +29,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->iv.nargs++;
 		return bt_argp_ulong(state, arg, "number of outputs", 1, ULONG_MAX, &o->iv.count);
 	}
-	return bt_irq_parser(key, arg, state);
+	return bt_argp_to_child(key, arg, state);
 }
 
 static const struct argp argp = {

@@ -28,7 +28,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	if (key == ARGP_KEY_END && o->kernel_threads && o->user_only)
 		return bt_argp_error(state, "-k and -U together: kernel threads have no user "
 					    "stacks to show");
-	return bt_offcpu_parser(key, arg, state);
+	return bt_argp_to_child(key, arg, state);
 }
 
 static const struct argp argp = {

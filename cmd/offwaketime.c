@@ -14,7 +14,7 @@
 static struct bt_offcpu_opts opts = BT_OFFCPU_OPTS_INIT;
 
 static const struct argp argp = {
-	.parser = bt_offcpu_parser,
+	.parser = bt_argp_to_child,
 	.children = bt_offcpu_children,
 	.args_doc = "[duration]",
 	.doc = "Summarize blocked time by kernel stack trace + waker stack.\v"

@@ -37,7 +37,7 @@ static const struct argp_option options[] = {
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	if (key != OPT_EVENTS)
-		return bt_irq_parser(key, arg, state);
+		return bt_argp_to_child(key, arg, state);
 	((struct bt_irq_opts *)state->input)->count = true;
 	return 0;
 }

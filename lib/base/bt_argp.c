@@ -188,6 +188,15 @@ void bt_argp_usage_hint(struct argp_state *state)
 		argp_state_help(state, stderr, ARGP_HELP_USAGE);
 }
 
+error_t bt_argp_to_child(int key, char *arg, struct argp_state *state)
+{
+	(void)arg;
+	if (key != ARGP_KEY_INIT)
+		return ARGP_ERR_UNKNOWN;
+	state->child_inputs[0] = state->input;
+	return 0;
+}
+
 int bt_argp_error(struct argp_state *state, const char *fmt, ...)
 {
 	va_list ap;

@@ -53,6 +53,13 @@ int bt_argp_error(struct argp_state *state, const char *fmt, ...)
 void bt_argp_usage_hint(struct argp_state *state);
 
 /*
+ * The parser of a command whose options are its first child's (a family's block: the off-CPU
+ * tools', the irq tools'), or what the command's parser returns for the keys it leaves: the
+ * child gets argp's input, the command's options struct.
+ */
+error_t bt_argp_to_child(int key, char *arg, struct argp_state *state);
+
+/*
  * Parse a whole decimal number in [min, max] into *out. On failure print
  * "invalid WHAT 'S': ..." and return -BT_EUSAGE.
  */

@@ -72,15 +72,6 @@ const struct argp bt_irq_argp = {
 	.children = children,
 };
 
-error_t bt_irq_parser(int key, char *arg, struct argp_state *state)
-{
-	(void)arg;
-	if (key != ARGP_KEY_INIT)
-		return ARGP_ERR_UNKNOWN;
-	state->child_inputs[0] = state->input;
-	return 0;
-}
-
 int bt_irq_start(struct bpf_object_skeleton *skel, const struct bt_irq_opts *o,
 		 const struct bt_probe *probes, const char *what)
 {

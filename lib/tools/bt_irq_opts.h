@@ -5,7 +5,7 @@
  * into the programs, and the banner.
  *
  *	static struct bt_irq_opts opts = BT_IRQ_OPTS_INIT("--count");
- *	static const struct argp argp = { .parser = bt_irq_parser,
+ *	static const struct argp argp = { .parser = bt_argp_to_child,
  *					  .children = BT_ARGP_CHILDREN(bt_irq_argp), ... };
  */
 #ifndef BT_IRQ_OPTS_H
@@ -37,11 +37,6 @@ struct bt_irq_opts {
 
 /* -T -N -C/--count -d -c CPU --json, and the positionals [interval [count]]. */
 extern const struct argp bt_irq_argp;
-/*
- * The parser of a command whose options are its struct bt_irq_opts (argp's input), or what
- * the command's parser returns for the keys it leaves: the block, its first child, gets them.
- */
-error_t bt_irq_parser(int key, char *arg, struct argp_state *state);
 
 /*
  * From the opened skeleton to tracing: -C, -d and the unit in the read-only data both probes

@@ -288,15 +288,6 @@ int bt_offcpu_start(struct bpf_object_skeleton *skel, const struct bt_offcpu_opt
 	return start(skel, o, t, probes, sopts, stacks, false);
 }
 
-error_t bt_offcpu_parser(int key, char *arg, struct argp_state *state)
-{
-	(void)arg;
-	if (key != ARGP_KEY_INIT)
-		return ARGP_ERR_UNKNOWN;
-	state->child_inputs[0] = state->input;
-	return 0;
-}
-
 const struct argp_child bt_offcpu_children[] = {
 	{ &bt_offcpu_argp, 0, NULL, 0 },
 	{ NULL },

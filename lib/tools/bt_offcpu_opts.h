@@ -6,7 +6,7 @@
  * the opened skeleton to the summary; a tool says only what differs (struct bt_offcpu_tool).
  *
  *	static struct bt_offcpu_opts oo = BT_OFFCPU_OPTS_INIT;
- *	static const struct argp argp = { .parser = bt_offcpu_parser,
+ *	static const struct argp argp = { .parser = bt_argp_to_child,
  *					  .children = bt_offcpu_children, ... };
  *	...run:	err = bt_offcpu_run__init(&r, &tool, &oo) ?: BT_SKEL_OPEN(name, &skel);
  *		if (!err)
@@ -63,10 +63,9 @@ struct bt_offcpu_opts {
 
 extern const struct argp bt_offcpu_argp;
 /*
- * For a command whose options are all the shared block's: its argp's .parser and .children,
- * with its struct bt_offcpu_opts as .opts (the input argp hands the block).
+ * For a command whose options are all the shared block's: its argp's .children, with
+ * bt_argp_to_child as .parser and its struct bt_offcpu_opts as .opts (the block's input).
  */
-error_t bt_offcpu_parser(int key, char *arg, struct argp_state *state);
 extern const struct argp_child bt_offcpu_children[];
 
 /* Write the thread filters, the block-time window and the stacks wanted into obj's read-only
