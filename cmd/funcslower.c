@@ -34,25 +34,18 @@ static struct funcslower_opts {
 	struct bt_common_opts c; /* -p, --max-probes, --attach */
 	double min_ms, min_us;	 /* < 0: not given */
 	unsigned long nargs;
-	bool time, timestamp, verbose, folded, user_stack, kernel_stack;
+	bool time, timestamp, verbose;
 	bool blocked, sampled, json;
 	unsigned long hz; /* 0: not given */
-	unsigned long storage;
 	char **funcs;
 	int nfuncs;
-	struct bt_stack_out_opts out; /* --flamegraph, --pprof */
-	enum bt_unwind_mode unwind;   /* --unwind */
-} opts = { .c = BT_COMMON_OPTS_INIT, .min_ms = -1, .min_us = -1, .storage = 2048 };
+	struct bt_stack_args st; /* -f, -U/-K, stack storage, --unwind, --flamegraph/--pprof */
+} opts = { .c = BT_COMMON_OPTS_INIT, .min_ms = -1, .min_us = -1, .st = { .storage = 2048 } };
 
 static const struct bt_opt_vals vals = {
 	BT_COMMON_VALS(opts.c),
-	.folded = &opts.folded,
-	.user_stack = &opts.user_stack,
-	.kernel_stack = &opts.kernel_stack,
+	.stack = &opts.st,
 	.json = &opts.json,
-	.storage = &opts.storage,
-	.out = &opts.out,
-	.unwind = &opts.unwind,
 	.flags =
 		BT_ARGP_FLAGS({ 'T', &opts.time }, { 't', &opts.timestamp }, { 'v', &opts.verbose },
 			      { 'B', &opts.blocked }, { 'S', &opts.sampled }),
@@ -108,20 +101,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		 * BCC prints nothing at all for -f alone; a flame graph of both stacks is what's
 		 * meant. Implied here, before the checks, so that -f -B has its stacks too.
 		 */
-		if (o->folded && !o->user_stack && !o->kernel_stack)
-			o->user_stack = o->kernel_stack = true;
-		if ((o->blocked || o->sampled) && !o->kernel_stack && !o->user_stack)
+		if (o->st.folded && !o->st.user_stack && !o->st.kernel_stack)
+			o->st.user_stack = o->st.kernel_stack = true;
+		if ((o->blocked || o->sampled) && !o->st.kernel_stack && !o->st.user_stack)
 			return bt_argp_error(state, "-%c needs -K and/or -U: the stacks to show",
 					     o->blocked ? 'B' : 'S');
 		if (o->hz && !o->sampled)
 			return bt_argp_error(state, "-F sets the sample frequency of -S");
-		if (o->json && o->folded)
+		if (o->json && o->st.folded)
 			return bt_argp_error(state, "--json and -f are mutually exclusive");
-		if (bt_stack_out_wanted(&o->out) && !o->kernel_stack && !o->user_stack &&
-		    !o->folded)
+		if (bt_stack_out_wanted(&o->st.out) && !o->st.kernel_stack && !o->st.user_stack &&
+		    !o->st.folded)
 			return bt_argp_error(state, "--flamegraph and --pprof need the stacks: -K, "
 						    "-U or -f");
-		if (bt_stack_out_wanted(&o->out) && o->blocked && o->sampled)
+		if (bt_stack_out_wanted(&o->st.out) && o->blocked && o->sampled)
 			return bt_argp_error(state,
 					     "--flamegraph and --pprof take the stacks of -B "
 					     "or of -S, not both");
@@ -259,11 +252,11 @@ static void print_profile(struct state *s)
 		       (double)(l->first_ns - s->p.ev.start_ns) / s->divisor,
 		       (double)(l->last_ns - l->first_ns) / s->divisor,
 		       (double)l->total_ns / s->divisor);
-		bt_stack_lines__write(&s->blocks, l, stdout, opts.folded);
+		bt_stack_lines__write(&s->blocks, l, stdout, opts.st.folded);
 	}
 	for (i = 0; opts.sampled && i < s->samples.n; i++) {
 		printf("S %8llu", (unsigned long long)s->samples.v[i].count);
-		bt_stack_lines__write(&s->samples, &s->samples.v[i], stdout, opts.folded);
+		bt_stack_lines__write(&s->samples, &s->samples.v[i], stdout, opts.st.folded);
 	}
 }
 
@@ -358,7 +351,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 		return 0;
 	if (s->profile && !profile)
 		s->no_profile++;
-	if (s->stacks && opts.user_stack)
+	if (s->stacks && opts.st.user_stack)
 		bt_stacks__poll(s->stacks); /* a process announced since the last poll */
 	if (!s->have_base) {
 		s->base_ns = e->start_ns;
@@ -371,7 +364,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 	if (opts.json) {
 		print_json(s, profile);
 	} else {
-		if (!opts.folded || s->profile)
+		if (!opts.st.folded || s->profile)
 			print_row(s, e);
 		if (profile) {
 			print_profile(s);
@@ -379,7 +372,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 			struct bt_row_proc p = call_proc(e);
 
 			bt_stack_rows__write(&s->call, stdout, &p, 0);
-			if (opts.folded) /* BCC's prototype's count */
+			if (opts.st.folded) /* BCC's prototype's count */
 				printf(" 1\n");
 		}
 	}
@@ -519,9 +512,9 @@ static void declare_rows(struct state *s)
 		.parts = call_row,
 		.stacks = s->stacks,
 		.style = { .indent = "    " },
-		.form = opts.folded ? BT_ROW_FOLDED : BT_ROW_TEXT,
-		.hide = (opts.user_stack ? 0 : BT_ROW_HIDE(BT_ROW_USER)) |
-			(opts.kernel_stack ? 0 : BT_ROW_HIDE(BT_ROW_KERNEL)),
+		.form = opts.st.folded ? BT_ROW_FOLDED : BT_ROW_TEXT,
+		.hide = (opts.st.user_stack ? 0 : BT_ROW_HIDE(BT_ROW_USER)) |
+			(opts.st.kernel_stack ? 0 : BT_ROW_HIDE(BT_ROW_KERNEL)),
 	};
 	s->line = s->call;
 	s->line.parts = call_row + 1;
@@ -590,14 +583,14 @@ static int run(const struct bt_cmd *cmd)
 {
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_resolve_opts ropts = { .pid = opts.c.pid, .max_probes = 2 * opts.c.max_probes };
-	bool stacks = opts.user_stack || opts.kernel_stack;
+	bool stacks = opts.st.user_stack || opts.st.kernel_stack;
 	/* The stack maps exist either way; without -U/-K they stay minimal and unused. */
-	struct bt_stacks_opts sopts = { .storage_size = stacks ? opts.storage : 1,
+	struct bt_stacks_opts sopts = { .storage_size = stacks ? opts.st.storage : 1,
 					.generations = true,
-					.user = opts.user_stack,
-					.note_running = opts.user_stack && !opts.c.pid,
+					.user = opts.st.user_stack,
+					.note_running = opts.st.user_stack && !opts.c.pid,
 					.verbose = opts.verbose,
-					.unwind = opts.unwind };
+					.unwind = opts.st.unwind };
 	struct bt_calls calls = { 0 };
 	struct bt_attach *attach = NULL;
 	struct funcslower_bpf *skel = NULL;
@@ -607,7 +600,7 @@ static int run(const struct bt_cmd *cmd)
 	int err;
 
 	/* a spec matching over twice the limit is refused as it resolves, more in all after it */
-	err = bt_stack_out__new(&opts.out, &profiles[opts.blocked ? 1 : opts.sampled ? 2 : 0],
+	err = bt_stack_out__new(&opts.st.out, &profiles[opts.blocked ? 1 : opts.sampled ? 2 : 0],
 				&s.out) ?:
 	      bt_calls__resolve(&calls, (const char *const *)opts.funcs, opts.nfuncs, &ropts,
 				opts.c.max_probes) ?:
@@ -616,8 +609,8 @@ static int run(const struct bt_cmd *cmd)
 		goto cleanup;
 	skel->rodata->min_ns = (__u64)(threshold() * s.divisor);
 	skel->rodata->want_args = opts.nargs > 0;
-	skel->rodata->want_kernel = opts.kernel_stack;
-	skel->rodata->want_user = opts.user_stack;
+	skel->rodata->want_kernel = opts.st.kernel_stack;
+	skel->rodata->want_user = opts.st.user_stack;
 	skel->rodata->want_block = opts.blocked;
 	skel->rodata->want_samples = opts.sampled;
 	filters.tgid = opts.c.pid;
@@ -626,7 +619,7 @@ static int run(const struct bt_cmd *cmd)
 	s.run = (struct bt_evrun){ .map = skel->maps.events,
 				   .on_event = on_event,
 				   .ctx = &s,
-				   .header = opts.folded ? NULL : print_header,
+				   .header = opts.st.folded ? NULL : print_header,
 				   .end = end,
 				   .inflight = inflight };
 	err = profile_select(skel, cmd, s.profile) ?:

@@ -32,29 +32,19 @@ enum {
 static struct stackcount_opts {
 	struct bt_common_opts c; /* -p, --max-probes, --attach; -i and -D its own (SECONDS) */
 	long cpu;
-	bool timestamp, regex, offset, perpid, kernel_only, user_only, verbose, delimited, folded;
-	bool annotate;
+	bool timestamp, regex, perpid, verbose;
 	bool debuginfo, debuginfod;
-	unsigned long storage;
 	const char *pattern;
-	struct bt_stack_out_opts out; /* --flamegraph, --pprof */
-	enum bt_unwind_mode unwind;   /* --unwind */
-} opts = { .c = BT_COMMON_OPTS_INIT, .cpu = -1, .storage = 16384 };
+	/* -U/-K -d -f -a -s, stack storage, --unwind, --flamegraph, --pprof */
+	struct bt_stack_args st;
+} opts = { .c = BT_COMMON_OPTS_INIT, .cpu = -1, .st = { .storage = 16384 } };
 
 static const struct bt_opt_vals vals = {
 	BT_COMMON_VALS(opts.c),
 	.cpu = &opts.cpu,
 	.timestamp = &opts.timestamp,
 	.regex = &opts.regex,
-	.offset = &opts.offset,
-	.kernel_only = &opts.kernel_only,
-	.user_only = &opts.user_only,
-	.delimited = &opts.delimited,
-	.folded = &opts.folded,
-	.annotate = &opts.annotate,
-	.storage = &opts.storage,
-	.out = &opts.out,
-	.unwind = &opts.unwind,
+	.stack = &opts.st,
 	.flags = BT_ARGP_FLAGS({ 'P', &opts.perpid }, { 'v', &opts.verbose },
 			       { OPT_DEBUGINFO, &opts.debuginfo },
 			       { OPT_DEBUGINFOD, &opts.debuginfod }),
@@ -90,9 +80,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (bt_argp_words_end(state))
 			return EINVAL;
-		if (o->folded && bt_json_mode())
+		if (o->st.folded && bt_json_mode())
 			return bt_argp_error(state, "-f and --json are mutually exclusive");
-		if (o->kernel_only && o->user_only)
+		if (o->st.kernel_only && o->st.user_only)
 			return bt_argp_error(state, "-K and -U are mutually exclusive; "
 						    "both stacks is the default");
 		if (o->c.pid)
@@ -220,7 +210,7 @@ static int print_rows(struct bt_stack_table *t)
 		err = bt_stack_table__row(t, i, &r);
 		if (err)
 			break;
-		if (opts.folded)
+		if (opts.st.folded)
 			printf("%s %llu\n", r.text[0] == ';' ? r.text + 1 : r.text, r.value);
 		else
 			printf("%s    %llu\n\n", r.text, r.value);
@@ -233,7 +223,7 @@ static int print_counts(void *ctx)
 	struct state *s = ctx;
 	int err;
 
-	if (!opts.folded && !bt_json_mode())
+	if (!opts.st.folded && !bt_json_mode())
 		printf("\n");
 	if (opts.timestamp && !bt_json_mode()) {
 		bt_print_time(stdout, "%H:%M:%S");
@@ -257,18 +247,18 @@ static void declare_rows(struct state *s)
 		.parts = row,
 		.stacks = s->stacks,
 		.style = { .indent = "  ",
-			   .fmt = (opts.offset ? BT_FMT_OFFSET : 0) |
+			   .fmt = (opts.st.offset ? BT_FMT_OFFSET : 0) |
 				  (opts.verbose ? BT_FMT_REASON : 0) |
 				  (opts.debuginfo ? BT_FMT_SOURCE : 0),
 			   .addresses = opts.verbose,
-			   .annotate = opts.annotate },
-		.form = bt_json_mode() ? BT_ROW_JSON
-			: opts.folded  ? BT_ROW_FOLDED
-				       : BT_ROW_TEXT,
+			   .annotate = opts.st.annotate },
+		.form = bt_json_mode()	 ? BT_ROW_JSON
+			: opts.st.folded ? BT_ROW_FOLDED
+					 : BT_ROW_TEXT,
 		.hide = (opts.perpid ? 0 : BT_ROW_HIDE(BT_ROW_COMM)) |
-			(opts.kernel_only ? BT_ROW_HIDE(BT_ROW_USER) : 0) |
-			(opts.user_only ? BT_ROW_HIDE(BT_ROW_KERNEL) : 0) |
-			(opts.delimited ? 0 : BT_ROW_HIDE(BT_ROW_DELIM)),
+			(opts.st.kernel_only ? BT_ROW_HIDE(BT_ROW_USER) : 0) |
+			(opts.st.user_only ? BT_ROW_HIDE(BT_ROW_KERNEL) : 0) |
+			(opts.st.delimited ? 0 : BT_ROW_HIDE(BT_ROW_DELIM)),
 		.text_hide = opts.c.pid ? BT_ROW_HIDE(BT_ROW_COMM) : 0,
 		.out = s->out,
 	};
@@ -277,12 +267,12 @@ static void declare_rows(struct state *s)
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_resolve_opts ropts = bt_common_resolve(&opts.c, opts.regex);
-	struct bt_stacks_opts sopts = { .storage_size = opts.storage,
+	struct bt_stacks_opts sopts = { .storage_size = opts.st.storage,
 					.generations = opts.c.interval != 0,
-					.user = !opts.kernel_only,
+					.user = !opts.st.kernel_only,
 					.note_running = !opts.c.pid,
 					.verbose = opts.verbose,
-					.unwind = opts.unwind,
+					.unwind = opts.st.unwind,
 					.sym = { .debuginfo = opts.debuginfo,
 						 .debuginfod = opts.debuginfod } };
 	struct bt_interval iv = bt_interval_every(opts.c.interval, opts.c.duration);
@@ -295,7 +285,7 @@ static int run(const struct bt_cmd *cmd)
 	int err;
 
 	snprintf(title, sizeof(title), "stackcount %s", opts.pattern);
-	err = bt_stack_out__new(&opts.out,
+	err = bt_stack_out__new(&opts.st.out,
 				&(struct bt_profile_opts){
 					.title = title, .sample_type = "events", .unit = "count" },
 				&s.out);
@@ -305,8 +295,8 @@ static int run(const struct bt_cmd *cmd)
 		err = BT_SKEL_OPEN(stackcount, &skel);
 	if (err)
 		goto cleanup;
-	skel->rodata->want_kernel = !opts.user_only;
-	skel->rodata->want_user = !opts.kernel_only;
+	skel->rodata->want_kernel = !opts.st.user_only;
+	skel->rodata->want_user = !opts.st.kernel_only;
 	skel->rodata->per_pid = opts.perpid;
 	filters.tgid = opts.c.pid;
 	filters.cpu = opts.cpu;
@@ -322,12 +312,12 @@ static int run(const struct bt_cmd *cmd)
 	bt_stacks__set_collector(s.stacks, collect_counts, &s);
 
 	/* folded output is data only: the banner goes where messages go */
-	bt_trace__banner_for(opts.folded ? stderr : stdout, targets.n, opts.pattern,
+	bt_trace__banner_for(opts.st.folded ? stderr : stdout, targets.n, opts.pattern,
 			     opts.c.duration);
 	if (bt_output_closed())
 		goto cleanup;
 	err = bt_stacks__interval_loop(s.stacks, &iv, print_counts, &s);
-	if (!err && !opts.folded && !bt_json_mode() && !bt_output_closed())
+	if (!err && !opts.st.folded && !bt_json_mode() && !bt_output_closed())
 		printf("Detaching...\n");
 	bt_stacks__report_lost(s.stacks);
 cleanup:

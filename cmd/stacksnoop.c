@@ -28,22 +28,18 @@
 
 static struct stacksnoop_opts {
 	struct bt_common_opts c; /* -p, --max-probes, --attach */
-	bool offset, verbose, kernel, user, regex;
-	unsigned long storage;
-	enum bt_unwind_mode unwind; /* --unwind */
+	bool verbose, regex;
+	/* -s, -K/-U, --unwind; storage: user space keeps a timestamp per possible id, 8 MiB at most */
+	struct bt_stack_args st;
 	const char *pattern;
-} opts = { .c = BT_COMMON_OPTS_INIT, .storage = 1024 };
+} opts = { .c = BT_COMMON_OPTS_INIT, .st = { .storage = 1024 } };
 
 static const struct bt_opt_vals vals = {
 	.pid = &opts.c.pid,
-	.offset = &opts.offset,
-	.kernel_stack = &opts.kernel,
-	.user_stack = &opts.user,
+	.stack = &opts.st,
 	.regex = &opts.regex,
-	.storage = &opts.storage, /* user space keeps a timestamp per possible id: 8 MiB at most */
 	.max_probes = &opts.c.max_probes,
 	.mode = &opts.c.mode,
-	.unwind = &opts.unwind,
 	.flags = BT_ARGP_FLAGS({ 'v', &opts.verbose }),
 	.word = &opts.pattern,
 	.word_missing = "missing the function to trace",
@@ -166,8 +162,8 @@ static void choose_stacks(struct state *s, const struct bt_targets *targets)
 {
 	enum bt_spec_kind kind = targets->v[0].kind;
 
-	s->kernel = opts.kernel;
-	s->user = opts.user;
+	s->kernel = opts.st.kernel_stack;
+	s->user = opts.st.user_stack;
 	if (s->kernel || s->user)
 		return;
 	/* a uprobe or USDT probe fires in user mode: it has no kernel stack to show */
@@ -190,10 +186,10 @@ static void print_header(void *ctx)
 static int run(const struct bt_cmd *cmd)
 {
 	struct bt_resolve_opts ropts = bt_common_resolve(&opts.c, opts.regex);
-	struct bt_stacks_opts sopts = { .storage_size = opts.storage,
+	struct bt_stacks_opts sopts = { .storage_size = opts.st.storage,
 					.generations = true,
 					.verbose = opts.verbose,
-					.unwind = opts.unwind };
+					.unwind = opts.st.unwind };
 	struct bt_filters filters = BT_FILTERS_NONE;
 	struct bt_targets targets = { 0 };
 	struct bt_attach *attach = NULL;
@@ -201,7 +197,8 @@ static int run(const struct bt_cmd *cmd)
 	struct state s = { .targets = &targets };
 	int err;
 
-	s.style = (struct bt_stack_style){ .indent = "\t", .fmt = opts.offset ? BT_FMT_OFFSET : 0 };
+	s.style = (struct bt_stack_style){ .indent = "\t",
+					   .fmt = opts.st.offset ? BT_FMT_OFFSET : 0 };
 	err = bt_targets__from_pattern(opts.pattern, &ropts, &targets);
 	if (err < 0)
 		goto cleanup;

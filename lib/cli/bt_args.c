@@ -109,6 +109,10 @@ static void *dest(struct argp_state *state, void *p, const char *option)
 
 /* Where the command keeps member (v, the block's input, and state in scope), or NULL. */
 #define DEST(member, option) dest(state, v ? (void *)v->member : NULL, option)
+/* ... a stack block's: in its struct bt_stack_args when it keeps one, else as DEST. */
+#define STACK(v, member) \
+	(!(v) ? NULL : (v)->stack ? (void *)&(v)->stack->member : (void *)(v)->member)
+#define STACK_DEST(member, option) dest(state, STACK(v, member), option)
 
 static error_t set_flag(bool *flag)
 {
@@ -259,35 +263,38 @@ error_t bt_argp_stacks_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'U':
-		return set_flag(DEST(user_only, "-U"));
+		return set_flag(STACK_DEST(user_only, "-U"));
 	case 'K':
-		return set_flag(DEST(kernel_only, "-K"));
+		return set_flag(STACK_DEST(kernel_only, "-K"));
 	case 'd':
-		return set_flag(DEST(delimited, "-d"));
+		return set_flag(STACK_DEST(delimited, "-d"));
 	case 'f':
-		return set_flag(DEST(folded, "-f"));
+		return set_flag(STACK_DEST(folded, "-f"));
 	case 's':
-		return set_flag(DEST(offset, "-s"));
+		return set_flag(STACK_DEST(offset, "-s"));
 	case 'a':
-		return set_flag(DEST(annotate, "-a"));
+		return set_flag(STACK_DEST(annotate, "-a"));
 	case BT_OPT_STACK_STORAGE:
 		return ulong_opt(state, arg, "stack storage size", 1, BT_STACK_STORAGE_MAX,
-				 DEST(storage, "--stack-storage-size"));
+				 STACK_DEST(storage, "--stack-storage-size"));
 	case OPT_UNWIND:
-		return parse_unwind(state, arg, DEST(unwind, "--unwind"));
+		return parse_unwind(state, arg, STACK_DEST(unwind, "--unwind"));
 	case OPT_NO_PYTHON: {
-		enum bt_unwind_mode *mode = DEST(unwind, "--no-python");
+		enum bt_unwind_mode *mode = STACK_DEST(unwind, "--no-python");
 
 		if (!mode)
 			return EINVAL;
 		*mode |= BT_UNWIND_NO_PYTHON;
 		return 0;
 	}
-	case ARGP_KEY_INIT:
+	case ARGP_KEY_INIT: {
 		/* the block of --unwind sets its default, whoever declared the variable */
-		if (v && v->unwind)
-			*v->unwind = BT_UNWIND_AUTO;
+		enum bt_unwind_mode *mode = STACK(v, unwind);
+
+		if (mode)
+			*mode = BT_UNWIND_AUTO;
 		return 0;
+	}
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -316,9 +323,9 @@ static error_t parse_stack_kinds(int key, char *arg, struct argp_state *state)
 	(void)arg;
 	switch (key) {
 	case 'U':
-		return set_flag(DEST(user_stack, "-U"));
+		return set_flag(STACK_DEST(user_stack, "-U"));
 	case 'K':
-		return set_flag(DEST(kernel_stack, "-K"));
+		return set_flag(STACK_DEST(kernel_stack, "-K"));
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -383,7 +390,7 @@ void bt_argp_vals_init(struct argp_state *state, const struct argp *argp,
 	for (i = 0; argp->children && argp->children[i].argp; i++) {
 		a = argp->children[i].argp;
 		if (a == &bt_stack_out_argp)
-			state->child_inputs[i] = v->out;
+			state->child_inputs[i] = v->stack ? &v->stack->out : v->out;
 		else if (a->parser == parse_common || a->parser == bt_argp_stacks_parse ||
 			 a->parser == parse_stack_kinds || a->parser == parse_block)
 			state->child_inputs[i] = (void *)v;

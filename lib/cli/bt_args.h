@@ -54,6 +54,7 @@ struct bt_opt_vals {
 	unsigned long *storage;		 /* --stack-storage-size N (BT_ARGP_STACK_STORAGE) */
 	enum bt_unwind_mode *unwind;	 /* --unwind MODE: set to auto first */
 	struct bt_stack_out_opts *out;	 /* --flamegraph FILE, --pprof FILE (bt_stack_out_argp) */
+	struct bt_stack_args *stack;	 /* or the eleven above, -U to --pprof, in one place */
 	const char **disk;		 /* -d, --disk DISK */
 	const char **cgroup;		 /* -c, --cgroup CGROUP */
 	const char **cgroupmap, **mntnsmap; /* --cgroupmap PATH, --mntnsmap PATH */
@@ -75,6 +76,19 @@ struct bt_opt_vals {
 	/* Or its [duration], seconds: 1 to duration_max (0: BT_FOREVER), once. */
 	unsigned long *duration_arg;
 	unsigned long duration_max;
+};
+
+/*
+ * The stack blocks' values together, for the stack tools that keep them so: a command's vals
+ * .stack puts every one of them here, in place of the members of struct bt_opt_vals one by one.
+ */
+struct bt_stack_args {
+	bool user_only, kernel_only;		  /* bt_argp_stacks_only's -U, -K */
+	bool user_stack, kernel_stack;		  /* bt_argp_stack_kinds' -U, -K */
+	bool delimited, folded, annotate, offset; /* -d, -f, -a, -s */
+	unsigned long storage;	      /* --stack-storage-size: the command's default first */
+	enum bt_unwind_mode unwind;   /* --unwind, --no-python */
+	struct bt_stack_out_opts out; /* --flamegraph, --pprof */
 };
 
 /*
