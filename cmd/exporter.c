@@ -230,17 +230,6 @@ static int metrics_page(struct bt_http_req *req, struct bt_http_resp *resp, void
 	return scrape(ctx, resp->out, om);
 }
 
-/* A collector's label in HTML: a probe spec may hold any character. */
-static void html_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if (bt_xml_entity(*s))
-			fputs(bt_xml_entity(*s), out);
-		else
-			fputc(*s, out);
-	}
-}
-
 /*
  * What a person opening the address sees: the version, each collector and how its last scrape
  * went, and the profiles as forms that say what they do: a link that starts a machine-wide
@@ -274,7 +263,7 @@ static int index_page(struct bt_http_req *req, struct bt_http_resp *resp, void *
 		const struct bt_collector_run *a = &x->act[i];
 
 		fputs("<tr><td>", resp->out);
-		html_text(resp->out, a->label);
+		bt_xml_put(resp->out, a->label); /* a probe spec may hold any character */
 		if (a->seconds == 0 && !a->ok)
 			fputs("</td><td class=\"muted\">not scraped yet</td></tr>\n", resp->out);
 		else

@@ -134,3 +134,13 @@ const char *bt_xml_entity(char c)
 		return NULL;
 	}
 }
+
+void bt_xml_put(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (bt_xml_entity(*s))
+			fputs(bt_xml_entity(*s), out);
+		else
+			fputc(*s, out);
+	}
+}

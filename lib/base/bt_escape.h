@@ -43,6 +43,8 @@ bool bt_escape_needed(const char *s, size_t len, unsigned int flags);
 
 /* The entity that stands for c in XML and HTML text ("&amp;" for '&', also < > "), or NULL. */
 const char *bt_xml_entity(char c);
+/* s to out as XML or HTML text: each of those characters as its entity. */
+void bt_xml_put(FILE *out, const char *s);
 
 /*
  * Bytes of the well-formed UTF-8 sequence at p (RFC 3629: no overlong forms, no surrogates,
