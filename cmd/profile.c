@@ -99,11 +99,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return bt_argp_error(state, "-F and -c are mutually exclusive");
 		if (o->oc.ntgids && o->oc.ntids)
 			return bt_argp_error(state, "-p and -L are mutually exclusive");
-		if (o->oc.user_only && o->oc.kernel_only)
-			return bt_argp_error(state, "-U and -K are mutually exclusive; both stacks "
-						    "is the default");
-		if (o->oc.folded && o->oc.json)
-			return bt_argp_error(state, "can only use -f or --json");
+		if (bt_offcpu_check_stacks(state, &o->oc))
+			return EINVAL;
 		if (!o->cycles && o->period && o->period < MIN_CLOCK_PERIOD)
 			return bt_argp_error(state,
 					     "-c %lu: a cpu-clock period is at least %lu ns "

@@ -94,11 +94,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return bt_argp_error(state, "can only use -f or -s");
 		if ((o->ntgids > 0) + (o->ntids > 0) + o->user_threads + o->kernel_threads > 1)
 			return bt_argp_error(state, "-p, -t, -u and -k are mutually exclusive");
-		if (o->user_only && o->kernel_only)
-			return bt_argp_error(state, "-U and -K are mutually exclusive; both stacks "
-						    "is the default");
-		if (o->folded && o->json)
-			return bt_argp_error(state, "can only use -f or --json");
+		if (bt_offcpu_check_stacks(state, o))
+			return EINVAL;
 		if (o->min_us >= o->max_us)
 			return bt_argp_error(state, "-m (%lu) must be less than -M (%lu)",
 					     o->min_us, o->max_us);
@@ -106,6 +103,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
+	return 0;
+}
+
+error_t bt_offcpu_check_stacks(struct argp_state *state, const struct bt_offcpu_opts *o)
+{
+	if (o->user_only && o->kernel_only)
+		return bt_argp_error(state, "-U and -K are mutually exclusive; both stacks "
+					    "is the default");
+	if (o->folded && o->json)
+		return bt_argp_error(state, "can only use -f or --json");
 	return 0;
 }
 

@@ -67,6 +67,11 @@ extern const struct argp bt_offcpu_argp;
  * bt_argp_to_child as .parser and its struct bt_offcpu_opts as .opts (the block's input).
  */
 extern const struct argp_child bt_offcpu_children[];
+/*
+ * In a parser's ARGP_KEY_END (the block's, profile's): -U with -K, or -f with --json, as the
+ * usage error bt_argp_error() makes, else 0.
+ */
+error_t bt_offcpu_check_stacks(struct argp_state *state, const struct bt_offcpu_opts *o);
 
 /* Write the thread filters, the block-time window and the stacks wanted into obj's read-only
  * data. */
