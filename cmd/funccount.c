@@ -31,13 +31,8 @@ static struct funccount_opts {
 } opts = { .c = BT_COMMON_OPTS_INIT, .cpu = -1 };
 
 static const struct bt_opt_vals vals = {
-	BT_COMMON_VALS(opts.c),
-	.timestamp = &opts.timestamp,
-	.regex = &opts.regex,
-	.cpu = &opts.cpu,
-	.word = &opts.pattern,
-	.word_extra = "one pattern only: '%s' is extra",
-	.word_missing = "a pattern to trace is required",
+	BT_COMMON_VALS(opts.c), .timestamp = &opts.timestamp,  .regex = &opts.regex,
+	.cpu = &opts.cpu,	BT_ARGP_PATTERN(opts.pattern),
 };
 
 static const struct argp argp = {

@@ -40,9 +40,7 @@ static const struct bt_opt_vals vals = {
 	.milliseconds = &opts.msecs,
 	.flags = BT_ARGP_FLAGS({ 'u', &opts.usecs }, { 'F', &opts.per_func },
 			       { 'v', &opts.verbose }),
-	.word = &opts.pattern,
-	.word_extra = "one pattern only: '%s' is extra",
-	.word_missing = "a pattern to trace is required",
+	BT_ARGP_PATTERN(opts.pattern),
 };
 
 static const struct argp_option options[] = {

@@ -114,6 +114,11 @@ void bt_argp_vals_init(struct argp_state *state, const struct argp *argp,
 		&(block), 0, NULL, 0 \
 	}
 
+/* BCC's one PATTERN (funccount, funclatency) for bt_opt_vals: .word and its two messages. */
+#define BT_ARGP_PATTERN(pattern)                                             \
+	.word = &(pattern), .word_extra = "one pattern only: '%s' is extra", \
+	.word_missing = "a pattern to trace is required"
+
 /* A command's own flags for bt_opt_vals: .flags = BT_ARGP_FLAGS({ 'K', &opts.stacks }). */
 #define BT_ARGP_FLAGS(...) ((const struct bt_argp_flag[]){ __VA_ARGS__, { 0 } })
 
