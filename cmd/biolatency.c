@@ -281,7 +281,6 @@ static int run(const struct bt_cmd *cmd)
 {
 	struct state s = { .label = opts.milliseconds ? "msecs" : "usecs" };
 	struct biolatency_bpf *skel;
-	unsigned long long left;
 	int err;
 
 	(void)cmd;
@@ -294,9 +293,8 @@ static int run(const struct bt_cmd *cmd)
 	if (bt_output_closed())
 		goto cleanup;
 	err = bt_interval_loop(&opts.iv, print_interval, &s);
-	left = bt_block_left(&skel->bss->draining, bpf_map__fd(skel->maps.starts),
-			     sizeof(struct biolat_start), issued_not_done, NULL);
-	bt_block_warn_unseen(skel->obj, skel->bss->unseen + left);
+	bt_block_end(skel->obj, &skel->bss->draining, skel->maps.starts,
+		     sizeof(struct biolat_start), issued_not_done, &skel->bss->unseen);
 	bt_inflight_report(skel->obj, inflight);
 	if (skel->bss->merged) /* docs/biolatency.md, "Merged I/O" */
 		bt_warn("%llu I/Os from %s made no request of their own (merged into another "

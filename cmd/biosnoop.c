@@ -274,12 +274,10 @@ static int end(void *ctx, int err)
 {
 	struct state *s = ctx;
 	struct biosnoop_bpf *skel = s->skel;
-	unsigned long long left;
 
 	/* docs/biosnoop.md, "Unseen completions": those found stale, and those left at the end */
-	left = bt_block_left(&skel->bss->draining, bpf_map__fd(skel->maps.reqs),
-			     sizeof(struct biosnoop_req), issued_not_done, NULL);
-	bt_block_warn_unseen(skel->obj, skel->bss->unseen + left);
+	bt_block_end(skel->obj, &skel->bss->draining, skel->maps.reqs, sizeof(struct biosnoop_req),
+		     issued_not_done, &skel->bss->unseen);
 	bt_debug("%llu requests created while tracing completed without an issue seen",
 		 (unsigned long long)skel->bss->not_issued);
 	bt_inflight_report(skel->obj, inflight);

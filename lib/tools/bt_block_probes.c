@@ -222,6 +222,14 @@ unsigned long long bt_block_left(volatile bool *draining, int map_fd, __u32 valu
 	return (unsigned long long)n;
 }
 
+void bt_block_end(struct bpf_object *obj, volatile bool *draining, const struct bpf_map *map,
+		  __u32 value_size, bool (*lost)(const void *value, void *ctx), const __u64 *stale)
+{
+	unsigned long long left = bt_block_left(draining, bpf_map__fd(map), value_size, lost, NULL);
+
+	bt_block_warn_unseen(obj, *stale + left);
+}
+
 int bt_block_disk_arg(const char *name, __u32 *kdev)
 {
 	struct bt_disk d;

@@ -80,6 +80,12 @@ void bt_block_count_bio_merges(struct bpf_object *obj);
 #define BT_BLOCK_DRAIN_MS 200
 unsigned long long bt_block_left(volatile bool *draining, int map_fd, __u32 value_size,
 				 bool (*lost)(const void *value, void *ctx), void *ctx);
+/*
+ * A block tool's end, both of the above: bt_block_left() over its request map, then the
+ * warning for those and the probes' count of stale ones (*stale, read once the drain is over).
+ */
+void bt_block_end(struct bpf_object *obj, volatile bool *draining, const struct bpf_map *map,
+		  __u32 value_size, bool (*lost)(const void *value, void *ctx), const __u64 *stale);
 
 /* An enum bt_rq_op as a metric label: "read", "write", "flush", ..., "unknown". */
 const char *bt_block_op_label(unsigned int op);
