@@ -17,21 +17,10 @@ static struct features_opts {
 	bool json;
 } opts;
 
-static const struct bt_opt_vals vals = { .json = &opts.json };
-
-static error_t parse_opt(int key, char *arg, struct argp_state *state)
-{
-	switch (key) {
-	case ARGP_KEY_ARG:
-		return bt_argp_error(state, "unexpected argument '%s'", arg);
-	default:
-		return bt_argp_own(key, arg, state);
-	}
-	return 0;
-}
+static const struct bt_opt_vals vals = { .json = &opts.json, .no_args = true };
 
 static const struct argp argp = {
-	.parser = parse_opt,
+	.parser = bt_argp_own,
 	.children = BT_ARGP_CHILDREN(bt_argp_json_j),
 	.doc = "Report which kernel facilities bpftools can use here, and which tools can run.\v"
 	       "Each facility is tried for real (a program loaded and attached, a probe created "

@@ -50,6 +50,7 @@ static const struct bt_opt_vals vals = {
 	.json = &opts.json,
 	.cgroupmap = &opts.cgroupmap,
 	.mntnsmap = &opts.mntnsmap,
+	.no_args = true,
 	.flags = BT_ARGP_FLAGS({ 'U', &opts.print_uid }, { 'x', &opts.failed },
 			       { 'e', &opts.extended }, { 'F', &opts.full_path }),
 };
@@ -150,8 +151,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->exec_argv = state->argv + state->next;
 		state->next = state->argc;
 		break;
-	case ARGP_KEY_ARG:
-		return bt_argp_error(state, "unexpected argument '%s'", arg);
 	case ARGP_KEY_END:
 		if (o->exec && !o->exec_argv[0])
 			return bt_argp_error(state, "--exec needs a command to run");

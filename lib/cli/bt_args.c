@@ -428,6 +428,8 @@ error_t bt_argp_own(int key, char *arg, struct argp_state *state)
 		*v->word = arg;
 		return 0;
 	}
+	if (key == ARGP_KEY_ARG && v->no_args)
+		return bt_argp_error(state, "unexpected argument '%s'", arg);
 	if (key == ARGP_KEY_ARG && v->duration_arg) {
 		if (*v->duration_arg)
 			return bt_argp_error(state, "unexpected argument '%s'", arg);

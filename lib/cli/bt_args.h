@@ -76,6 +76,8 @@ struct bt_opt_vals {
 	/* Or its [duration], seconds: 1 to duration_max (0: BT_FOREVER), once. */
 	unsigned long *duration_arg;
 	unsigned long duration_max;
+	/* Or none: any word is the usage error "unexpected argument '%s'". */
+	bool no_args;
 };
 
 /*
