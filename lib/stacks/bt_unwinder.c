@@ -993,7 +993,15 @@ static int note_pid_locked(struct bt_unwind *u, int pid, uint64_t *startp)
 		return -ESRCH;
 	}
 	u->procs++;
-	bt_debug("unwind: process %d: %d mappings with tables (of %u executable)", pid, with, n);
+	if (bt_debug_enabled()) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_BOOTTIME, &ts);
+		bt_debug("unwind: process %d: %d mappings with tables (of %u executable), %.1f ms "
+			 "after it started",
+			 pid, with, n,
+			 ((double)ts.tv_sec * 1e9 + ts.tv_nsec - (double)start) / 1e6);
+	}
 	return 0;
 }
 
