@@ -20,6 +20,7 @@ if(CMAKE_CROSSCOMPILING AND CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
   # CPack names the build machine's architecture otherwise (the toolchain's strip is the target's)
   set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE arm64)
 endif()
+set(BT_HTTP_DEPENDS "libmicrohttpd12, libgnutls30, libcrypt1")
 if(BPFTOOLS_STATIC)
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "")
 else()
@@ -29,10 +30,11 @@ else()
     set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
     # The symbols alone ask for libbpf 1.0; the attach layer relies on 1.1's behaviour (an
     # fentry program's target set before load, docs/attach.md), which Debian 12 ships.
-    # CPack appends what dpkg-shlibdeps finds to this.
-    set(CPACK_DEBIAN_PACKAGE_DEPENDS "libbpf1 (>= 1:1.1)")
+    # CPack appends what dpkg-shlibdeps finds to this. The HTTP server's libraries are loaded
+    # when the exporter starts one (lib/run/bt_http_libs.h), so dpkg-shlibdeps does not see them.
+    set(CPACK_DEBIAN_PACKAGE_DEPENDS "libbpf1 (>= 1:1.1), ${BT_HTTP_DEPENDS}")
   else()
-    set(CPACK_DEBIAN_PACKAGE_DEPENDS "libbpf1 (>= 1:1.1), libelf1, libdw1, zlib1g, liblzma5, libstdc++6, libc6")
+    set(CPACK_DEBIAN_PACKAGE_DEPENDS "libbpf1 (>= 1:1.1), libelf1, libdw1, zlib1g, liblzma5, libstdc++6, libc6, ${BT_HTTP_DEPENDS}")
   endif()
 endif()
 # CPack 3.25's Installed-Size and Depends, corrected (cmake/DebFixup.cmake says how).

@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <arpa/inet.h>
-#include <crypt.h>
 #include <errno.h>
-#include <gnutls/crypto.h>
-#include <gnutls/gnutls.h>
 #include <limits.h>
-#include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -20,6 +16,7 @@
 #include "bt_clock.h"
 #include "bt_err.h"
 #include "bt_http.h"
+#include "bt_http_libs.h"
 #include "bt_input.h"
 
 #define MAX_ROUTES 16
@@ -228,7 +225,7 @@ static int yaml_path(const char *cfg_path, char *value, char **out)
 static bool is_bcrypt(const char *h)
 {
 	return (!strncmp(h, "$2a$", 4) || !strncmp(h, "$2b$", 4) || !strncmp(h, "$2y$", 4)) &&
-	       crypt_checksalt(h) == CRYPT_SALT_OK;
+	       bt_http_libs.crypt_checksalt(h) == CRYPT_SALT_OK;
 }
 
 int bt_web_config_load(struct bt_web_config *cfg, const char *path)
@@ -243,6 +240,9 @@ int bt_web_config_load(struct bt_web_config *cfg, const char *path)
 	int err = 0;
 
 	memset(cfg, 0, sizeof(*cfg));
+	err = bt_http_libs_load(); /* its password hashes are checked by libxcrypt */
+	if (err)
+		return err;
 	/* a regular file (a FIFO or device refused unread), its lines and its whole bounded */
 	err = bt_lines_open(&f, path, BT_CONFIG_LINE_MAX, BT_CONFIG_FILE_MAX);
 	if (err)
@@ -400,9 +400,11 @@ bool bt_web_password_ok(const char *hash, const char *password)
 	size_t i, n = strlen(hash);
 	bool ok = false;
 
-	if (!cd)
+	if (!cd || bt_http_libs_load()) {
+		free(cd);
 		return false;
-	got = crypt_rn(password, hash, cd, sizeof(*cd));
+	}
+	got = bt_http_libs.crypt_rn(password, hash, cd, sizeof(*cd));
 	/* in time independent of where they differ */
 	if (got && got[0] != '*' && strlen(got) == n) {
 		for (i = 0; i < n; i++)
@@ -428,12 +430,12 @@ bool bt_http_req_head(const struct bt_http_req *req)
 
 const char *bt_http_req_arg(const struct bt_http_req *req, const char *name)
 {
-	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
+	return bt_http_libs.lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
 const char *bt_http_req_header(const struct bt_http_req *req, const char *name)
 {
-	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+	return bt_http_libs.lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
 }
 
 /*
@@ -592,8 +594,8 @@ static void on_connection(void *cls, struct MHD_Connection *mc, void **socket_co
 		}
 		return;
 	}
-	fd = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
-	addr = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	fd = bt_http_libs.get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+	addr = bt_http_libs.get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	if (!fd)
 		return;
 	pthread_mutex_lock(&h->lock);
@@ -618,7 +620,7 @@ static void on_connection(void *cls, struct MHD_Connection *mc, void **socket_co
 static void conn_set(struct bt_http *h, struct MHD_Connection *mc, enum conn_state state)
 {
 	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+		bt_http_libs.get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct conn *c = ci ? ci->socket_context : NULL;
 
 	if (!c)
@@ -689,14 +691,16 @@ static enum MHD_Result send_text(struct MHD_Connection *conn, unsigned int statu
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+	r = bt_http_libs.create_response_from_buffer(strlen(text), (void *)text,
+						     MHD_RESPMEM_PERSISTENT);
 	if (!r)
 		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	bt_http_libs.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+					 "text/plain; charset=utf-8");
 	if (hname)
-		MHD_add_response_header(r, hname, hvalue);
-	ret = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
+		bt_http_libs.add_response_header(r, hname, hvalue);
+	ret = bt_http_libs.queue_response(conn, status, r);
+	bt_http_libs.destroy_response(r);
 	return ret;
 }
 
@@ -814,7 +818,7 @@ static enum auth user_ok(struct bt_http *h, struct MHD_Connection *conn)
 	size_t i, ulen, plen;
 	bool known = false, busy, ok;
 
-	user = MHD_basic_auth_get_username_password(conn, &pass);
+	user = bt_http_libs.basic_auth_get_username_password(conn, &pass);
 	if (!user || !pass)
 		goto cleanup;
 	ulen = strlen(user);
@@ -824,8 +828,8 @@ static enum auth user_ok(struct bt_http *h, struct MHD_Connection *conn)
 		goto cleanup;
 	memcpy(cred, user, ulen + 1);
 	memcpy(cred + ulen + 1, pass, plen);
-	if (gnutls_hmac_fast(GNUTLS_MAC_SHA256, h->auth_key, sizeof(h->auth_key), cred,
-			     ulen + 1 + plen, digest))
+	if (bt_http_libs.hmac_fast(GNUTLS_MAC_SHA256, h->auth_key, sizeof(h->auth_key), cred,
+				   ulen + 1 + plen, digest))
 		goto cleanup;
 	pthread_mutex_lock(&h->lock);
 	ok = cache_hit(h, digest, bt_now_ms());
@@ -859,9 +863,9 @@ cleanup:
 	explicit_bzero(digest, sizeof(digest));
 	if (pass) {
 		explicit_bzero(pass, strlen(pass));
-		MHD_free(pass);
+		bt_http_libs.free(pass);
 	}
-	MHD_free(user);
+	bt_http_libs.free(user);
 	return res;
 }
 
@@ -911,13 +915,14 @@ static enum MHD_Result run_handler(const struct route *rt, struct bt_http_req *r
 		free(buf);
 		snprintf(msg, sizeof(msg), "internal error: %s\n", strerror(-err));
 		/* a transient string: MHD copies it */
-		r = MHD_create_response_from_buffer(strlen(msg), msg, MHD_RESPMEM_MUST_COPY);
+		r = bt_http_libs.create_response_from_buffer(strlen(msg), msg,
+							     MHD_RESPMEM_MUST_COPY);
 		if (!r)
 			return MHD_NO;
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-					"text/plain; charset=utf-8");
-		ret = MHD_queue_response(req->conn, 500, r);
-		MHD_destroy_response(r);
+		bt_http_libs.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+						 "text/plain; charset=utf-8");
+		ret = bt_http_libs.queue_response(req->conn, 500, r);
+		bt_http_libs.destroy_response(r);
 		return ret;
 	}
 	if (resp.stream) {
@@ -930,25 +935,25 @@ static enum MHD_Result run_handler(const struct route *rt, struct bt_http_req *r
 			return MHD_NO;
 		}
 		*s = (struct stream){ resp.stream, resp.stream_free, resp.stream_ctx };
-		r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, stream_read, s,
-						      stream_done);
+		r = bt_http_libs.create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024,
+							       stream_read, s, stream_done);
 		if (!r) {
 			stream_done(s);
 			return MHD_NO;
 		}
 	} else {
-		r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+		r = bt_http_libs.create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
 		if (!r) {
 			free(buf);
 			return MHD_NO;
 		}
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-				resp.type ? resp.type : "text/plain; charset=utf-8");
+	bt_http_libs.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+					 resp.type ? resp.type : "text/plain; charset=utf-8");
 	for (i = 0; i < sizeof(resp.header) / sizeof(resp.header[0]) && resp.header[i][0]; i++)
-		MHD_add_response_header(r, resp.header[i][0], resp.header[i][1]);
-	ret = MHD_queue_response(req->conn, resp.status, r);
-	MHD_destroy_response(r);
+		bt_http_libs.add_response_header(r, resp.header[i][0], resp.header[i][1]);
+	ret = bt_http_libs.queue_response(req->conn, resp.status, r);
+	bt_http_libs.destroy_response(r);
 	return ret;
 }
 
@@ -968,7 +973,7 @@ static enum MHD_Result answer(struct bt_http *h, struct MHD_Connection *conn, co
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && !req.head)
 		return send_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n",
 				 MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	ci = bt_http_libs.get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	if (!rate_ok(h, ci ? ci->client_addr : NULL))
 		return send_text(conn, MHD_HTTP_TOO_MANY_REQUESTS, "too many requests\n",
 				 MHD_HTTP_HEADER_RETRY_AFTER, "1");
@@ -982,12 +987,12 @@ static enum MHD_Result answer(struct bt_http *h, struct MHD_Connection *conn, co
 		enum MHD_Result ret;
 		static const char text[] = "unauthorized\n";
 
-		r = MHD_create_response_from_buffer(sizeof(text) - 1, (void *)text,
-						    MHD_RESPMEM_PERSISTENT);
+		r = bt_http_libs.create_response_from_buffer(sizeof(text) - 1, (void *)text,
+							     MHD_RESPMEM_PERSISTENT);
 		if (!r)
 			return MHD_NO;
-		ret = MHD_queue_basic_auth_fail_response(conn, "bpftools", r);
-		MHD_destroy_response(r);
+		ret = bt_http_libs.queue_basic_auth_fail_response(conn, "bpftools", r);
+		bt_http_libs.destroy_response(r);
 		return ret;
 	}
 	if (url && !strstr(url, "..")) {
@@ -1268,7 +1273,8 @@ static int make_dummy(struct bt_http *h)
 	if (!best)
 		return 0;
 	snprintf(prefix, sizeof(prefix), "%.4s", best);
-	if (!crypt_gensalt_rn(prefix, best_cost, NULL, 0, h->dummy, sizeof(h->dummy))) {
+	if (!bt_http_libs.crypt_gensalt_rn(prefix, best_cost, NULL, 0, h->dummy,
+					   sizeof(h->dummy))) {
 		bt_err("cannot make a bcrypt salt: %s", strerror(errno));
 		return -errno ?: -EINVAL;
 	}
@@ -1282,6 +1288,9 @@ int bt_http_new(struct bt_http **out, const struct bt_http_opts *opts)
 	int err;
 
 	*out = NULL;
+	err = bt_http_libs_load();
+	if (err)
+		return err;
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
@@ -1331,7 +1340,7 @@ int bt_http_new(struct bt_http **out, const struct bt_http_opts *opts)
 		if (err)
 			goto cleanup;
 		if (h->web.cert_file) {
-			if (!MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+			if (!bt_http_libs.is_feature_supported(MHD_FEATURE_TLS)) {
 				err = -ENOTSUP;
 				bt_err("%s: this libmicrohttpd has no TLS", opts->web_config);
 				goto cleanup;
@@ -1388,7 +1397,7 @@ int bt_http_start(struct bt_http *h)
 	 * The memory limit is each connection's pool: the request line and headers are read
 	 * into it, and a request larger than it gets 431 (or is closed) while the others go on.
 	 */
-	h->daemon = MHD_start_daemon(
+	h->daemon = bt_http_libs.start_daemon(
 		flags, 0, NULL, NULL, on_request, h, MHD_OPTION_LISTEN_SOCKET, h->fd,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)h->nconns, MHD_OPTION_CONNECTION_TIMEOUT,
 		h->opts.timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->opts.max_header,
@@ -1430,7 +1439,7 @@ void bt_http_free(struct bt_http *h)
 	pthread_cond_signal(&h->wake);
 	pthread_mutex_unlock(&h->lock);
 	if (h->daemon)
-		MHD_stop_daemon(h->daemon);
+		bt_http_libs.stop_daemon(h->daemon);
 	if (h->reaper_on)
 		pthread_join(h->reaper, NULL);
 	if (h->fd >= 0)

@@ -24,6 +24,15 @@ got=$(sed -n 's/^Installed-Size: //p' "$T/control")
 [ "$got" = "$want" ] || bad "Installed-Size is $got KiB; its files make $want"
 grep -q '^Depends: .*libbpf' "$T/control" || file -L "$BPFTOOLS" | grep -q 'statically linked' ||
 	bad "Depends does not name libbpf: $(grep Depends "$T/control")"
+# The exporter's HTTP libraries are loaded by it alone, when it starts a server: not linked
+# into every command (lib/run/bt_http_libs.h), but named in Depends for it.
+if ! file -L "$BPFTOOLS" | grep -q 'statically linked'; then
+	linked=$(objdump -p "$BPFTOOLS" | awk '$1 == "NEEDED" && $2 ~ /microhttpd|gnutls|libcrypt/ { print $2 }')
+	[ -z "$linked" ] || bad "the binary links $linked: every command would load it"
+	for p in libmicrohttpd12 libgnutls30 libcrypt1; do
+		grep -q "^Depends: .*$p" "$T/control" || bad "Depends does not name $p (the exporter's server)"
+	done
+fi
 # Every shared library the binary needs belongs to a package that Depends names (what a
 # clean install relies on; scripts/test-deb installs it on a fresh Debian 12 with apt).
 owner() {
