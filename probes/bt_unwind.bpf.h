@@ -1368,7 +1368,7 @@ __attribute__((noinline)) __u64 bt_unwind_memo_find(__u32 slot, __u32 gen_bit)
 }
 
 /*
- * The Python stacks each CPU sent last (struct bt_py_stack_note), by id: a stack is sent once,
+ * The Python stacks each CPU sent last (struct bt_py_stack_note), by id and process: sent once,
  * and again only when another took its place (or after a generation flip, which changes ids),
  * not at every event. A per-CPU table rather than "stored now": marking new entries in
  * bt_stack_store() cost offcputime's program ~600 instructions of the verifier's budget.
@@ -1385,13 +1385,16 @@ struct {
 static __always_inline void bt_py_stack_note(__u64 id)
 {
 	struct bt_py_stack_note n = { .note.exec = BT_PID_NOTE_PYTHON, .id = id };
-	__u32 *seen, slot = (__u32)(id >> 4) % BT_PY_NOTED;
-	__u64 *noted = bpf_map_lookup_elem(&bt_py_noted, &slot), *lost;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, *seen, slot;
+	/* the process too: two running one script can store the same stack, each its own names */
+	__u64 key = id ^ (tgid * 0x9e3779b97f4a7c15ULL), *noted, *lost;
 
-	if (!bt_use_ringbuf || !noted || *noted == id)
+	slot = (__u32)(key >> 4) % BT_PY_NOTED;
+	noted = bpf_map_lookup_elem(&bt_py_noted, &slot);
+	if (!bt_use_ringbuf || !noted || *noted == key)
 		return;
-	*noted = id;
-	n.note.tgid = bpf_get_current_pid_tgid() >> 32;
+	*noted = key;
+	n.note.tgid = tgid;
 	seen = bpf_map_lookup_elem(&bt_seen_pids, &n.note.tgid);
 	if (seen)
 		n.note.cookie = *seen;
