@@ -31,11 +31,12 @@
 #include <stdio.h>
 
 /*
- * Rows a table keeps by default. Under churn most rows are a process's own (offcputime's
- * tid, JSON's addresses), and a row takes ~30-1,000 bytes: ~1-30 MiB at most. A
- * system-wide offcputime -f printed 13,993 rows after 30 minutes of 200 processes a second.
+ * Rows a table keeps by default: BCC's and libbpf-tools' counts maps hold 10,240 stacks (and
+ * lose the rest unsaid). Under churn most rows are a process's own (offcputime's tid, JSON's
+ * addresses), and a folded row takes ~200 bytes: an hour of a /bin/true loop filled 32,768
+ * rows and 6 MiB (scripts/bench's stack-soak --long; issue 36's bound is 2 MiB).
  */
-#define BT_STACK_TABLE_MAX_ROWS 32768
+#define BT_STACK_TABLE_MAX_ROWS 10240
 
 /* A row as printed: text valid until the next bt_stack_table__row() call. */
 struct bt_stack_row {
