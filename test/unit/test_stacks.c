@@ -223,7 +223,7 @@ static void test_table_cap_folds_into_other(void)
  */
 static void test_table_row_cost(void)
 {
-	struct bt_stack_table t = { 0 };
+	struct bt_stack_table t = { .max_rows = 20000 }; /* past the default cap (10,240) */
 	char text[1024];
 	size_t len, bytes;
 	int i, f;
