@@ -84,6 +84,20 @@ struct {
 	__type(value, struct bt_unwind_file);
 } bt_unwind_files SEC(".maps");
 
+/*
+ * CPython's addresses in each table's file that holds them (lib/stacks/bt_unwinder.c), at
+ * link time, by table id: a process not indexed yet relocates them by the bias of the mapping
+ * it found by file (bt_py_by_table), so a Python process started after the tool, whose
+ * interpreter's table some other process brought in, has its Python frames from its first
+ * event rather than from its indexing, milliseconds into its run.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BT_UNWIND_PY_TABLES);
+	__type(key, __u32);
+	__type(value, struct bt_unwind_py);
+} bt_unwind_py_tables SEC(".maps");
+
 /* when each process last asked to be indexed again (bt_unwind_ask); sized like the procs */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -230,6 +244,8 @@ struct bt_unwind_pywalk {
 	__u32 eval_n; /* the evaluator frame was the walk's first: its row at pc, not pc - 1 */
 	__u32 met;    /* the walk met the evaluator: its stack is not kept (memo) */
 	__u32 gap;    /* the unread marker is written (BT_PY_UNREAD_CODE): Python ends */
+	__u32 probe; /* not indexed yet, no interpreter found: each frame's mapping looked up first */
+	__u32 pad;
 	__u64 buf[BT_PY_CODE_READ / 8]; /* a frame's or a code object's bytes, as read */
 };
 
@@ -578,6 +594,30 @@ static __always_inline int bt_unwind_by_file(struct bt_unwind_cache *w, __u64 pc
 	}
 	if (found)
 		bt_unwind_found_note(found, c->start, c->end, 0, 0);
+	return 0;
+}
+
+/*
+ * The interpreter's addresses where table (a mapping found by file, at bias) is CPython's,
+ * for a walk that has none from its process's entry: Python frames from this walk's next
+ * evaluator frame on. Relocated from the table's link-time ones, as user space would have.
+ */
+__attribute__((noinline)) int bt_py_by_table(struct bt_unwind_pywalk *py, __u32 table, __u64 bias)
+{
+	struct bt_unwind_py *f = bpf_map_lookup_elem(&bt_unwind_py_tables, &table);
+
+	if (!py || !f || !f->tss)
+		return 0;
+	py->py = *f;
+	/* an empty range ([bias, bias)) where the file has no cold part */
+	py->py.tss += bias;
+	py->py.code_type += bias;
+	py->py.eval_start[0] += bias;
+	py->py.eval_end[0] += bias;
+	py->py.eval_start[1] += bias;
+	py->py.eval_end[1] += bias;
+	py->state = BT_PY_NONE;
+	py->probe = 0;
 	return 0;
 }
 
@@ -1127,7 +1167,19 @@ __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 			v->ips[(n + k) & BT_MAX_STACK_DEPTH] = 0;
 	}
 	if (bt_unwind_py_on) {
-		int py = bt_py_step(&win->py, n, pc);
+		int py;
+
+		/*
+		 * A process not indexed yet learns it is Python where its walk finds the
+		 * interpreter's mapping by file (bt_py_by_table): find pc's before its step, or
+		 * an evaluator frame that is the walk's first in that mapping (a profile's sample
+		 * in the evaluator) would be written natively. The step's own lookup then hits.
+		 */
+		if (win->py.probe) {
+			bt_unwind_lookup(&w->cache, win, n ? pc - 1 : pc);
+			bt_py_by_table(&win->py, w->cache.table, w->cache.bias);
+		}
+		py = bt_py_step(&win->py, n, pc);
 
 		if (py >= 0) {
 			v->ips[n & BT_MAX_STACK_DEPTH] = win->py.word;
@@ -1497,6 +1549,7 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 	win->py.nframes = 0;
 	win->py.met = 0;
 	win->py.gap = 0;
+	win->py.probe = 0;
 	if (bt_unwind_py_on) {
 		struct bt_unwind_proc *p = bpf_map_lookup_elem(&bt_unwind_procs, &w.cache.tgid);
 
@@ -1504,6 +1557,7 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 			win->py.py = p->py;
 			win->py.state = BT_PY_NONE;
 		}
+		win->py.probe = !p;
 	}
 	bt_unwind_loop(&w);
 	if (bt_unwind_py_on) {

@@ -262,7 +262,7 @@ struct file_entry {
 #define PENDING_TABLES 64
 
 struct bt_unwind {
-	int tables_fd, info_fd, procs_fd, stats_fd, files_fd, found_fd, asked_fd;
+	int tables_fd, info_fd, procs_fd, stats_fd, files_fd, found_fd, asked_fd, py_tables_fd;
 	unsigned int max_tables;
 	unsigned long max_bytes, bytes;
 	__u32 next_table;
@@ -304,6 +304,13 @@ struct bt_unwind {
 	 */
 	pid_t worker_tid;
 	int worker_nice; /* what the worker last set (boost_worker() lowers it) */
+	/*
+	 * The tests' stand-in for a worker far behind (BPFTOOLS_UNWIND_SCAN_ONLY): only the
+	 * processes running at start are indexed, so a process started since walks as one not
+	 * indexed yet (by file) for its whole life, where a quiet machine leaves it so a few ms.
+	 * scanned: the start-up scan is over, and with it any indexing
+	 */
+	bool scan_only, scanned;
 	bool vdso_tried;
 	struct file_entry vdso;
 	unsigned long vdso_size;
@@ -427,12 +434,14 @@ int bt_unwind__new(struct bpf_object *obj, const struct bt_unwind_opts *opts,
 	u->files_fd = map_fd(obj, "bt_unwind_files");
 	u->found_fd = map_fd(obj, "bt_unwind_found");
 	u->asked_fd = map_fd(obj, "bt_unwind_asked");
+	u->py_tables_fd = map_fd(obj, "bt_unwind_py_tables");
 	u->max_tables = max_tables(opts);
 	u->max_bytes = max_bytes(opts);
+	u->scan_only = bt_env_flag("BPFTOOLS_UNWIND_SCAN_ONLY");
 	u->python = opts->python;
 	u->next_table = 1;
 	if (u->tables_fd < 0 || u->info_fd < 0 || u->procs_fd < 0 || u->stats_fd < 0 ||
-	    u->files_fd < 0 || u->found_fd < 0 || u->asked_fd < 0 ||
+	    u->files_fd < 0 || u->found_fd < 0 || u->asked_fd < 0 || u->py_tables_fd < 0 ||
 	    bt_unwind_samples__new(u->tables_fd, u->info_fd, u->procs_fd, opts->marks,
 				   &u->samples)) {
 		bt_unwind__free(u);
@@ -631,6 +640,22 @@ static int build_table(int fd, const char *path, const char *root, const struct 
 	return err;
 }
 
+/*
+ * The interpreter's link-time addresses under f's table: a process not indexed yet finds them
+ * by the mapping its walk finds by file (probes/bt_unwind.bpf.h, bt_py_by_table).
+ */
+static void note_interpreter(struct bt_unwind *u, const struct file_entry *f, const char *path)
+{
+	struct bt_unwind_py py;
+	__u32 key = f->table;
+
+	if (bt_py_walker_info(&f->py, 0, &py))
+		return; /* a version without a row: said once, above */
+	if (bpf_map_update_elem(u->py_tables_fd, &key, &py, BPF_ANY))
+		bt_debug("python: %s: its processes not indexed yet have no Python frames: %s",
+			 path, strerror(errno));
+}
+
 static struct file_entry *file_of(struct bt_unwind *u, int fd, const char *path, const char *root)
 {
 	struct bt_unwind_table *t = NULL;
@@ -712,6 +737,8 @@ add:
 		if (bpf_map_update_elem(u->files_fd, &key, &val, BPF_ANY))
 			bt_debug("unwind: cannot note %s by its inode: %s", path, strerror(errno));
 	}
+	if (f.table && f.is_py)
+		note_interpreter(u, &f, path);
 	if (u->nfiles == u->cap) {
 		size_t cap = u->cap ? 2 * u->cap : 64;
 		struct file_entry *n = realloc(u->files, cap * sizeof(*n));
@@ -1053,6 +1080,8 @@ int bt_unwind__note_pid(struct bt_unwind *u, int pid)
 
 	if (!u)
 		return 0;
+	if (u->scan_only && __atomic_load_n(&u->scanned, __ATOMIC_RELAXED))
+		return -EAGAIN;
 	lock_tables(u);
 	clock_gettime(CLOCK_BOOTTIME, &now);
 	err = note_pid_locked(u, pid, &start);
@@ -1235,6 +1264,7 @@ static void *worker(void *arg)
 					closedir(dir);
 				dir = NULL;
 				u->scan = u->scan_new = false;
+				__atomic_store_n(&u->scanned, true, __ATOMIC_RELAXED);
 				clock_gettime(CLOCK_MONOTONIC, &t1);
 				bt_debug("unwind: indexed %u running processes in %.0f ms", scanned,
 					 (t1.tv_sec - t0.tv_sec) * 1e3 +

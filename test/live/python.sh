@@ -233,6 +233,48 @@ expect_rc 0 "profile -f, the service started after it"
 expect_line "PyEval_EvalCode;$PYFRAMES;parse_payload \\($F:($L_LOOP|$L_ADD)\\)[; ]"
 ok "started after offcputime and profile (system-wide): ${late}us at the named sleep, the loop named"
 
+# Never indexed: a Python process started after a system-wide tool is Python from its first
+# event, before it is indexed (docs/python.md, "Started after the tool"): its walk finds the
+# interpreter's mapping by file, whose table (brought in by the service, running when the tool
+# started) carries the interpreter's addresses. BPFTOOLS_UNWIND_SCAN_ONLY indexes only the
+# processes running at start, so the new one never is, as where indexing is far behind; the
+# debug lines show the scan done (the interpreter's table in) and no indexing of it.
+FIRST=$(dirname "$SVC")/python_first.py
+L_FIRST=$(grep -n 'time.sleep(0.03)' "$FIRST" | cut -d: -f1)
+start_py "$PY" "$SVC" "$T/keep"
+unindexed() {
+	export BPFTOOLS_DEBUG=1 BPFTOOLS_UNWIND_SCAN_ONLY=1
+	BANNER_IN=err BANNER="$BANNER_OF" start_tool "$@"
+	unset BPFTOOLS_DEBUG BPFTOOLS_UNWIND_SCAN_ONLY
+	i=0
+	until grep -q 'unwind: indexed [0-9]* running processes' "$ERR"; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && fail "$1: the start-up scan did not end in 20 s"
+		sleep 0.1
+	done
+	"$PY" "$FIRST" &
+	FP=$!
+	wait $FP || fail "python_first.py failed"
+	sleep 0.5
+	finish_tool INT
+	expect_rc 0 "$1, a Python process never indexed"
+	if grep -q "unwind: process $FP:" "$ERR"; then
+		fail "$1: python_first.py was indexed (BPFTOOLS_UNWIND_SCAN_ONLY)"
+	fi
+}
+BANNER_OF='^Tracing' unindexed offcputime -U -f
+expect_line "^python3.11;.*;PyEval_EvalCode;<module> \\($FIRST:[0-9]+\\);first_call \\($FIRST:$L_FIRST\\);[^ ]*clock_nanosleep [0-9]+$"
+# profile: most of the loop's samples named; some keep the evaluator's frame, where the walk
+# found the interpreter's mapping too late (the kernel's find of a mapping, once per walk in
+# an interrupt: docs/python.md), and none is named without it
+BANNER_OF='^Sampling' unindexed profile -F 199 -f
+expect_line "^python3.11;.*;PyEval_EvalCode;<module> \\($FIRST:[0-9]+\\);first_spin \\($FIRST:[0-9]+\\)[; ]"
+named=$(awk '/;first_spin \(/ { n += $NF } END { print n + 0 }' "$OUT")
+native=$(awk '/^python3.11;.*PyEval_EvalCode;_PyEval_EvalFrameDefault[; ]/ { n += $NF } END { print n + 0 }' "$OUT")
+[ $((named * 100 / (named + native + 1))) -ge 50 ] ||
+	fail "profile, a Python process never indexed: $named samples named, $native with the evaluator's frame"
+ok "a Python process never indexed: its first sleep named, $named of its loop's samples named ($native not)"
+
 # A process that exits before the tool prints (python_brief.py, ~0.4 s, under tools that print
 # at their end): its code objects are gone with its memory, so its names are read while it
 # runs, once for each stack with Python frames the kernel sends (docs/python.md, "Short
