@@ -231,6 +231,7 @@ enum bt_py_state {
 	BT_PY_INFO,	/* the code word is written: the info word next */
 	BT_PY_CODE,	/* the next Python frame's code word next (code, info ready) */
 	BT_PY_OFF,	/* not a Python process, or its chain ended or could not be read */
+	BT_PY_FIND,	/* not indexed yet: each frame's mapping may be the interpreter's */
 };
 
 struct bt_unwind_pywalk {
@@ -244,8 +245,6 @@ struct bt_unwind_pywalk {
 	__u32 eval_n; /* the evaluator frame was the walk's first: its row at pc, not pc - 1 */
 	__u32 met;    /* the walk met the evaluator: its stack is not kept (memo) */
 	__u32 gap;    /* the unread marker is written (BT_PY_UNREAD_CODE): Python ends */
-	__u32 probe; /* not indexed yet, no interpreter found: each frame's mapping looked up first */
-	__u32 pad;
 	__u64 buf[BT_PY_CODE_READ / 8]; /* a frame's or a code object's bytes, as read */
 };
 
@@ -467,8 +466,16 @@ static long bt_unwind_vma_cb(struct task_struct *task, struct vm_area_struct *vm
 	c->end = vma->vm_end;
 	/* data, not code: a word read as a return address that is none (BT_UNWIND_NO_VMA) */
 	c->found = vma->vm_flags & BT_VM_EXEC ? 1 : 3;
+	/* the vdso, the same image in every process: its table is under inode 0 (no file's) */
+	if (c->found == 1 && c->start == (__u64)task->mm->context.vdso) {
+		c->pgoff = 0;
+		c->key.ino = 0;
+		c->key.dev = 0;
+		c->found = 2;
+		return 0;
+	}
 	if (c->found == 3 || !inode)
-		return 0; /* anonymous: JIT code, or the vdso (no table by file) */
+		return 0; /* anonymous: JIT code */
 	c->pgoff = vma->vm_pgoff;
 	c->key.ino = inode->i_ino;
 	c->key.dev = inode->i_sb->s_dev;
@@ -617,7 +624,6 @@ __attribute__((noinline)) int bt_py_by_table(struct bt_unwind_pywalk *py, __u32 
 	py->py.eval_start[1] += bias;
 	py->py.eval_end[1] += bias;
 	py->state = BT_PY_NONE;
-	py->probe = 0;
 	return 0;
 }
 
@@ -1109,6 +1115,7 @@ __attribute__((noinline)) int bt_py_step(struct bt_unwind_pywalk *p, __u32 n, __
 		p->state = BT_PY_INFO;
 		return 0;
 	case BT_PY_OFF:
+	case BT_PY_FIND:
 		return -1;
 	}
 	if (!p->py.tss || !bt_py_in_eval(&p->py, pc))
@@ -1175,7 +1182,7 @@ __attribute__((noinline)) int bt_unwind_frame(struct bt_unwind_walk *w, __u32 n)
 		 * an evaluator frame that is the walk's first in that mapping (a profile's sample
 		 * in the evaluator) would be written natively. The step's own lookup then hits.
 		 */
-		if (win->py.probe) {
+		if (win->py.state == BT_PY_FIND) {
 			bt_unwind_lookup(&w->cache, win, n ? pc - 1 : pc);
 			bt_py_by_table(&win->py, w->cache.table, w->cache.bias);
 		}
@@ -1549,15 +1556,15 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 	win->py.nframes = 0;
 	win->py.met = 0;
 	win->py.gap = 0;
-	win->py.probe = 0;
 	if (bt_unwind_py_on) {
 		struct bt_unwind_proc *p = bpf_map_lookup_elem(&bt_unwind_procs, &w.cache.tgid);
 
 		if (p && p->py.tss) {
 			win->py.py = p->py;
 			win->py.state = BT_PY_NONE;
+		} else if (!p) {
+			win->py.state = BT_PY_FIND;
 		}
-		win->py.probe = !p;
 	}
 	bt_unwind_loop(&w);
 	if (bt_unwind_py_on) {

@@ -640,6 +640,23 @@ static int build_table(int fd, const char *path, const char *root, const struct 
 	return err;
 }
 
+/* f's table and segments for the walker's lookups by file (bt_unwind_files), by (dev, ino) */
+static void note_by_inode(struct bt_unwind *u, const struct file_entry *f, __u64 dev, __u64 ino,
+			  const char *path)
+{
+	struct bt_unwind_file_key key = { .dev = dev, .ino = ino };
+	struct bt_unwind_file val = { .table = f->table, .nloads = f->nloads };
+	unsigned int i;
+
+	for (i = 0; i < f->nloads && i < BT_UNWIND_FILE_LOADS; i++) {
+		val.loads[i].offset = f->loads[i].offset;
+		val.loads[i].vaddr = f->loads[i].vaddr;
+		val.loads[i].filesz = f->loads[i].filesz;
+	}
+	if (bpf_map_update_elem(u->files_fd, &key, &val, BPF_ANY))
+		bt_debug("unwind: cannot note %s by its inode: %s", path, strerror(errno));
+}
+
 /*
  * The interpreter's link-time addresses under f's table: a process not indexed yet finds them
  * by the mapping its walk finds by file (probes/bt_unwind.bpf.h, bt_py_by_table).
@@ -723,20 +740,9 @@ static struct file_entry *file_of(struct bt_unwind *u, int fd, const char *path,
 	if (!f.table)
 		u->files_without++;
 add:
-	if (f.table) {
-		/* the kernel's encoding of the device: the walker reads it from the inode */
-		struct bt_unwind_file_key key = { .dev = (__u64)major(f.dev) << 20 | minor(f.dev),
-						  .ino = f.ino };
-		struct bt_unwind_file val = { .table = f.table, .nloads = f.nloads };
-
-		for (i = 0; i < f.nloads; i++) {
-			val.loads[i].offset = f.loads[i].offset;
-			val.loads[i].vaddr = f.loads[i].vaddr;
-			val.loads[i].filesz = f.loads[i].filesz;
-		}
-		if (bpf_map_update_elem(u->files_fd, &key, &val, BPF_ANY))
-			bt_debug("unwind: cannot note %s by its inode: %s", path, strerror(errno));
-	}
+	/* the kernel's encoding of the device: the walker reads it from the inode */
+	if (f.table)
+		note_by_inode(u, &f, (__u64)major(f.dev) << 20 | minor(f.dev), f.ino, path);
 	if (f.table && f.is_py)
 		note_interpreter(u, &f, path);
 	if (u->nfiles == u->cap) {
@@ -806,6 +812,12 @@ static void vdso_table(struct bt_unwind *u)
 	err = bt_unwind_table_from_memory(img, u->vdso_size, &t);
 	if (!err)
 		u->vdso.table = load_table(u, t);
+	/*
+	 * Under the key no file has (inode 0): the walker takes a process's vdso for it, so a
+	 * walk from the vdso (clock_gettime) of a process not indexed yet follows its table too
+	 */
+	if (u->vdso.table)
+		note_by_inode(u, &u->vdso, 0, 0, "[vdso]");
 	bt_debug("unwind: [vdso] (%lu bytes): %s", u->vdso_size,
 		 err		 ? strerror(-err)
 		 : u->vdso.table ? "table loaded"
