@@ -311,6 +311,7 @@ struct bt_unwind {
 	 * scanned: the start-up scan is over, and with it any indexing
 	 */
 	bool scan_only, scanned;
+	bool interpreters; /* the machine's Python interpreters indexed (index_interpreters) */
 	bool vdso_tried;
 	struct file_entry vdso;
 	unsigned long vdso_size;
@@ -1220,6 +1221,40 @@ static bool has_table(struct bt_unwind *u, int pid)
 }
 
 /* The worker: queued processes first, then the next running process of the scan. */
+/*
+ * The machine's CPython interpreters (python3.N in /usr/bin and /usr/local/bin), after the scan
+ * of a system-wide start: their tables and addresses in before a first process of one starts,
+ * which is then Python from its first event rather than from its indexing (docs/python.md,
+ * "Started after the tool"). One a running process maps is in already: a lookup by inode.
+ */
+static void index_interpreters(struct bt_unwind *u)
+{
+	static const char *const dirs[] = { "/usr/bin", "/usr/local/bin" };
+	char path[320];
+	unsigned int i, n = 0;
+	struct dirent *d;
+	size_t len;
+	DIR *dir;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		dir = opendir(dirs[i]);
+		while (dir && n < BT_UNWIND_PY_TABLES / 4 && (d = readdir(dir))) {
+			len = strspn(d->d_name + 8, "0123456789");
+			if (strncmp(d->d_name, "python3.", 8) || !len || d->d_name[8 + len])
+				continue;
+			if (__atomic_load_n(&u->stop, __ATOMIC_RELAXED))
+				break;
+			snprintf(path, sizeof(path), "%s/%s", dirs[i], d->d_name);
+			/* a symlink is another name of one found (python3 -> python3.11) */
+			if (d->d_type == DT_REG && !bt_unwind__index_file(u, path))
+				n++;
+		}
+		if (dir)
+			closedir(dir);
+	}
+	bt_debug("unwind: %u Python interpreters of the machine indexed", n);
+}
+
 static void *worker(void *arg)
 {
 	struct bt_unwind *u = arg;
@@ -1275,6 +1310,12 @@ static void *worker(void *arg)
 				if (dir)
 					closedir(dir);
 				dir = NULL;
+				if (u->python && !u->interpreters) {
+					u->interpreters = true;
+					pthread_mutex_unlock(&u->qlock);
+					index_interpreters(u);
+					pthread_mutex_lock(&u->qlock);
+				}
 				u->scan = u->scan_new = false;
 				__atomic_store_n(&u->scanned, true, __ATOMIC_RELAXED);
 				clock_gettime(CLOCK_MONOTONIC, &t1);
