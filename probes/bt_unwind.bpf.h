@@ -92,8 +92,8 @@ struct {
  * event rather than from its indexing, milliseconds into its run.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, BT_UNWIND_PY_TABLES);
+	__uint(type, BPF_MAP_TYPE_ARRAY); /* a lookup per frame of such a walk: the cheapest kind */
+	__uint(max_entries, 1);		   /* sized like the tables (bt_unwind_info) before load */
 	__type(key, __u32);
 	__type(value, struct bt_unwind_py);
 } bt_unwind_py_tables SEC(".maps");

@@ -88,9 +88,6 @@ struct bt_unwind_file {
 	} loads[BT_UNWIND_FILE_LOADS]; /* the executable PT_LOAD segments */
 };
 
-/* files holding CPython's interpreter whose addresses the walker keeps (bt_unwind_py_tables) */
-#define BT_UNWIND_PY_TABLES 64
-
 /*
  * Mappings the walker found by file for one process (bt_unwind_found, by tgid): bpf_find_vma()
  * takes the process's mmap lock, and in the scheduler's context (interrupts off) it can only

@@ -359,6 +359,7 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 	struct bpf_map *asked = bpf_object__find_map_by_name(obj, "bt_unwind_asked");
 	struct bpf_map *files = bpf_object__find_map_by_name(obj, "bt_unwind_files");
 	struct bpf_map *found = bpf_object__find_map_by_name(obj, "bt_unwind_found");
+	struct bpf_map *py_tables = bpf_object__find_map_by_name(obj, "bt_unwind_py_tables");
 	struct bpf_map *pids = bpf_object__find_map_by_name(obj, "bt_new_pids");
 	unsigned int nprocs = opts->max_procs ? opts->max_procs : 4096;
 	unsigned int ntables = max_tables(opts);
@@ -367,7 +368,7 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 	int err;
 
 	*on = false;
-	if (!tables || !info || !procs || !asked || !files || !found)
+	if (!tables || !info || !procs || !asked || !files || !found || !py_tables)
 		return opts->mode == BT_UNWIND_DWARF ? -ENOENT : 0;
 	if (opts->mode != BT_UNWIND_FP) {
 		err = bt_unwind_kernel_ok(why, sizeof(why));
@@ -403,6 +404,8 @@ int bt_unwind__configure(struct bpf_object *obj, const struct bt_unwind_opts *op
 		err = bpf_map__set_max_entries(tables, ntables + 1); /* id 0 is "no table" */
 		if (!err)
 			err = bpf_map__set_max_entries(info, ntables + 1);
+		if (!err && opts->python)
+			err = bpf_map__set_max_entries(py_tables, ntables + 1);
 		if (!err)
 			err = bpf_map__set_max_entries(procs, nprocs);
 		if (!err)
@@ -1238,7 +1241,7 @@ static void index_interpreters(struct bt_unwind *u)
 
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		dir = opendir(dirs[i]);
-		while (dir && n < BT_UNWIND_PY_TABLES / 4 && (d = readdir(dir))) {
+		while (dir && n < 16 && (d = readdir(dir))) {
 			len = strspn(d->d_name + 8, "0123456789");
 			if (strncmp(d->d_name, "python3.", 8) || !len || d->d_name[8 + len])
 				continue;
