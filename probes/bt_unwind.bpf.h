@@ -93,7 +93,7 @@ struct {
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY); /* a lookup per frame of such a walk: the cheapest kind */
-	__uint(max_entries, 1);		   /* sized like the tables (bt_unwind_info) before load */
+	__uint(max_entries, 1);		  /* sized like the tables (bt_unwind_info) before load */
 	__type(key, __u32);
 	__type(value, struct bt_unwind_py);
 } bt_unwind_py_tables SEC(".maps");
