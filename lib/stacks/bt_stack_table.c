@@ -20,8 +20,8 @@ struct bt_stack_piece {
 
 struct bt_stack_keep {
 	unsigned long long value;
-	size_t first; /* its ids: t->ids[first .. first + n) */
-	uint32_t n, hash;
+	uint32_t first, len; /* its ids' codes: t->codes[first .. first + len) */
+	uint32_t hash;
 };
 
 /* FNV-1a, folded to 32 bits: of a piece's bytes, and of a row's piece ids. */
@@ -50,6 +50,40 @@ static uint32_t hash_ids(const uint32_t *ids, size_t n)
 		h *= 0x100000001b3ULL;
 	}
 	return fold(h);
+}
+
+/*
+ * A piece id in 7-bit groups, low first, the high bit saying one more follows: a row of a
+ * few thousand pieces' ids takes half the bytes of 32-bit ids, where the ids were most of
+ * what a kept row cost under churn (docs/offcputime.md, "Rows"). The bytes written (1-5).
+ */
+static size_t id_encode(uint32_t id, uint8_t *out)
+{
+	size_t n = 0;
+
+	while (id >= 0x80) {
+		out[n++] = (uint8_t)(id | 0x80);
+		id >>= 7;
+	}
+	out[n++] = (uint8_t)id;
+	return n;
+}
+
+/* The id at *p (before end, written by id_encode), *p moved past it; 0 at the end. */
+static uint32_t id_decode(const uint8_t **p, const uint8_t *end)
+{
+	uint32_t id = 0;
+	unsigned int shift = 0;
+
+	while (*p < end && shift < 35) {
+		uint8_t b = *(*p)++;
+
+		id |= (uint32_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return id;
+		shift += 7;
+	}
+	return 0;
 }
 
 /* Room for want elements of size in *v (capacity *cap, doubled). 0 or -ENOMEM. */
@@ -244,8 +278,8 @@ static long cut(struct bt_stack_table *t, const char *text, size_t len)
 	return (long)n;
 }
 
-/* The row of these pieces, as index + 1; 0 when none. */
-static uint32_t row_find(const struct bt_stack_table *t, const uint32_t *ids, uint32_t n,
+/* The row of these pieces (their codes: len bytes), as index + 1; 0 when none. */
+static uint32_t row_find(const struct bt_stack_table *t, const uint8_t *code, uint32_t len,
 			 uint32_t hash)
 {
 	size_t mask = t->row_nslots - 1, i;
@@ -255,11 +289,22 @@ static uint32_t row_find(const struct bt_stack_table *t, const uint32_t *ids, ui
 	for (i = hash & mask; t->row_slots[i]; i = (i + 1) & mask) {
 		const struct bt_stack_keep *r = &t->rows[t->row_slots[i] - 1];
 
-		if (r->hash == hash && r->n == n &&
-		    !memcmp(&t->ids[r->first], ids, n * sizeof(*ids)))
+		if (r->hash == hash && r->len == len && !memcmp(&t->codes[r->first], code, len))
 			return t->row_slots[i];
 	}
 	return 0;
+}
+
+/* ids[0..n) as codes after the rows' (not kept until the row is): their bytes, or -ENOMEM. */
+static long encode_row(struct bt_stack_table *t, const uint32_t *ids, size_t n)
+{
+	size_t i, len = 0;
+
+	if (reserve((void **)&t->codes, &t->codes_cap, t->ncodes + 5 * n, 1, 4096))
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		len += id_encode(ids[i], t->codes + t->ncodes + len);
+	return (long)len;
 }
 
 int bt_stack_table__end(struct bt_stack_table *t, unsigned long long value)
@@ -268,7 +313,7 @@ int bt_stack_table__end(struct bt_stack_table *t, unsigned long long value)
 	bool known = true;
 	uint32_t *ids, hash, idx;
 	off_t len;
-	long n;
+	long n, clen;
 
 	if (!t->cur || !t->begun)
 		return -EINVAL;
@@ -277,10 +322,10 @@ int bt_stack_table__end(struct bt_stack_table *t, unsigned long long value)
 	if (fflush(t->cur) || ferror(t->cur) || (len = ftello(t->cur)) < 0 || len > UINT32_MAX)
 		return -ENOMEM;
 	n = cut(t, t->cur_buf, (size_t)len);
-	if (n < 0 || reserve((void **)&t->ids, &t->ids_cap, t->nids + n, sizeof(*t->ids), 1024))
+	if (n < 0 || reserve((void **)&t->ids, &t->ids_cap, n, sizeof(*t->ids), 256))
 		return -ENOMEM;
 	/* looked up first, interning nothing: a row past the cap leaves no piece behind */
-	ids = &t->ids[t->nids];
+	ids = t->ids;
 	for (i = 0; i < (size_t)n; i++) {
 		uint32_t from = i ? t->cut[i - 1] : 0, plen = t->cut[i] - from;
 
@@ -288,12 +333,16 @@ int bt_stack_table__end(struct bt_stack_table *t, unsigned long long value)
 		known &= ids[i] != 0;
 	}
 	hash = hash_ids(ids, n);
-	idx = known ? row_find(t, ids, n, hash) : 0;
+	clen = known ? encode_row(t, ids, n) : 0;
+	if (clen < 0)
+		return -ENOMEM;
+	idx = known ? row_find(t, t->codes + t->ncodes, (uint32_t)clen, hash) : 0;
 	if (idx) {
 		t->rows[idx - 1].value += value;
 		return 0;
 	}
-	if (t->n >= t->max_rows) {
+	/* past the cap, or past the 4 GiB a row's offset reaches */
+	if (t->n >= t->max_rows || t->ncodes + 5 * (size_t)n > UINT32_MAX) {
 		t->other_rows++;
 		t->other_value += value;
 		return 1;
@@ -308,11 +357,13 @@ int bt_stack_table__end(struct bt_stack_table *t, unsigned long long value)
 			return -ENOMEM;
 	}
 	hash = hash_ids(ids, n);
-	if (reserve((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows), 256) ||
+	clen = encode_row(t, ids, n);
+	if (clen < 0 || reserve((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows), 256) ||
 	    rehash(&t->row_slots, &t->row_nslots, t->n, t, row_hash))
 		return -ENOMEM;
-	t->rows[t->n++] = (struct bt_stack_keep){ value, t->nids, (uint32_t)n, hash };
-	t->nids += n;
+	t->rows[t->n++] =
+		(struct bt_stack_keep){ value, (uint32_t)t->ncodes, (uint32_t)clen, hash };
+	t->ncodes += clen;
 	mask = t->row_nslots - 1;
 	for (i = hash & mask; t->row_slots[i]; i = (i + 1) & mask)
 		;
@@ -334,19 +385,18 @@ int bt_stack_table__other(struct bt_stack_table *t, const char *text)
 /* A row's text read a byte at a time, across its pieces ([other]: one string). */
 struct cursor {
 	const struct bt_stack_table *t;
-	const uint32_t *ids;
-	size_t n, i;
+	const uint8_t *code, *end; /* the codes of the pieces not read yet */
 	const char *p;
 	size_t left;
 };
 
 static struct cursor cursor_of(const struct bt_stack_table *t, size_t row)
 {
-	struct cursor c = { t, NULL, 0, 0, "", 0 };
+	struct cursor c = { t, NULL, NULL, "", 0 };
 
 	if (row < t->n) {
-		c.ids = &t->ids[t->rows[row].first];
-		c.n = t->rows[row].n;
+		c.code = t->codes + t->rows[row].first;
+		c.end = c.code + t->rows[row].len;
 	} else if (t->other_text) {
 		c.p = t->other_text;
 		c.left = strlen(c.p);
@@ -357,9 +407,13 @@ static struct cursor cursor_of(const struct bt_stack_table *t, size_t row)
 /* The next byte, or -1 at the end. */
 static int cursor_next(struct cursor *c)
 {
-	while (!c->left && c->i < c->n) {
-		const struct bt_stack_piece *p = &c->t->pieces[c->ids[c->i++] - 1];
+	while (!c->left && c->code < c->end) {
+		uint32_t id = id_decode(&c->code, c->end);
+		const struct bt_stack_piece *p;
 
+		if (!id || id > c->t->npieces)
+			return -1; /* not written by id_encode: never */
+		p = &c->t->pieces[id - 1];
 		c->p = p->s;
 		c->left = p->len;
 	}
@@ -373,12 +427,17 @@ static int cursor_next(struct cursor *c)
 static int cmp_text(const struct bt_stack_table *t, size_t a, size_t b)
 {
 	struct cursor x = cursor_of(t, a), y = cursor_of(t, b);
+	const uint8_t *xn, *yn;
 	int cx, cy;
 
 	for (;;) {
-		if (!x.left && !y.left && x.i < x.n && y.i < y.n && x.ids[x.i] == y.ids[y.i]) {
-			x.i++;
-			y.i++;
+		xn = x.code;
+		yn = y.code;
+		/* alike codes are alike ids: the same piece, skipped whole */
+		if (!x.left && !y.left && xn < x.end && yn < y.end &&
+		    id_decode(&xn, x.end) == id_decode(&yn, y.end) && xn - x.code == yn - y.code) {
+			x.code = xn;
+			y.code = yn;
 			continue;
 		}
 		cx = cursor_next(&x);
@@ -451,8 +510,9 @@ int bt_stack_table__row(struct bt_stack_table *t, size_t i, struct bt_stack_row 
 		*r = (struct bt_stack_row){ t->other_text, t->other_value };
 		return 0;
 	}
-	for (c = cursor_of(t, row); c.i < c.n; c.i++)
-		len += t->pieces[c.ids[c.i] - 1].len;
+	/* a piece at a time: its first byte read, the rest skipped */
+	for (c = cursor_of(t, row); cursor_next(&c) >= 0; c.left = 0)
+		len += c.left + 1;
 	if (reserve((void **)&t->text, &t->text_cap, len + 1, 1, 256))
 		return -ENOMEM;
 	len = 0;
@@ -473,7 +533,7 @@ void bt_stack_table__report(const struct bt_stack_table *t)
 
 size_t bt_stack_table__bytes(const struct bt_stack_table *t)
 {
-	return t->cap * sizeof(*t->rows) + t->ids_cap * sizeof(*t->ids) +
+	return t->cap * sizeof(*t->rows) + t->ids_cap * sizeof(*t->ids) + t->codes_cap +
 	       t->row_nslots * sizeof(*t->row_slots) + t->pieces_cap * sizeof(*t->pieces) +
 	       t->piece_nslots * sizeof(*t->piece_slots) + t->chunk_bytes;
 }
@@ -482,7 +542,7 @@ void bt_stack_table__clear(struct bt_stack_table *t)
 {
 	size_t i;
 
-	t->n = t->nids = t->npieces = t->norder = 0;
+	t->n = t->ncodes = t->npieces = t->norder = 0;
 	t->other_rows = t->other_value = 0;
 	if (t->row_slots)
 		memset(t->row_slots, 0, t->row_nslots * sizeof(*t->row_slots));
@@ -505,6 +565,7 @@ void bt_stack_table__free(struct bt_stack_table *t)
 	free(t->cur_buf);
 	free(t->rows);
 	free(t->ids);
+	free(t->codes);
 	free(t->row_slots);
 	free(t->pieces);
 	free(t->piece_slots);

@@ -57,8 +57,11 @@ struct bt_stack_table {
 	/* below: the table's own */
 	struct bt_stack_keep *rows;
 	size_t cap;
-	uint32_t *ids; /* every row's piece ids, one after another */
-	size_t nids, ids_cap;
+	uint32_t *ids; /* the row being ended: its piece ids */
+	size_t ids_cap;
+	/* every row's piece ids, one after another, each in 1-5 bytes (LEB128): most take 2 */
+	uint8_t *codes;
+	size_t ncodes, codes_cap;
 	uint32_t *row_slots; /* a hash of rows by their pieces: index + 1, 0 empty */
 	size_t row_nslots;
 	struct bt_stack_piece *pieces; /* by id - 1 */

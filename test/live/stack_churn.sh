@@ -13,7 +13,7 @@ rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 # Warmed up by 1,000 processes (the rings touched, libc's and the workload's symbols and unwind
 # tables made, the table's first rows), then a round of 1,500 more, each process with two rows
 # of its own. Before, a row's text was left in a buffer of 8 KiB cut down, which no later one
-# fitted: a round of 3,000 rows grew RSS by 4-20 MiB; a row now costs its ids, ~200 bytes. A
+# fitted: a round of 3,000 rows grew RSS by 4-20 MiB; a row now costs its ids, ~130 bytes. A
 # program new to the tool that starts elsewhere on the machine meanwhile has its symbol and
 # unwind tables read (MiBs each, within their budgets): the test runs after the VM guests, alone
 # (test/CMakeLists.txt), so that only its own processes come and go.

@@ -224,6 +224,7 @@ static void test_table_cap_folds_into_other(void)
 static void test_table_row_cost(void)
 {
 	struct bt_stack_table t = { .max_rows = 20000 }; /* past the default cap (10,240) */
+	struct bt_stack_row r;
 	char text[1024];
 	size_t len, bytes;
 	int i, f;
@@ -236,10 +237,22 @@ static void test_table_row_cost(void)
 		snprintf(text + len, sizeof(text) - len, "leaf_%d", i);
 		CHECK_INT(add(&t, text, 1), 0);
 	}
+	/* a row again, its leaf's id past 16,383 (3 bytes of code): merged, not a new row */
+	CHECK_INT(add(&t, text, 1), 0);
 	CHECK_INT(t.n, 20000);
 	bytes = bt_stack_table__bytes(&t);
-	/* 24 ids and a row's 24 bytes, hashes at most half full, the leaves' names */
-	CHECK(bytes < 20000 * 250);
+	/*
+	 * 24 ids in 1-3 bytes each (was 4: 206 bytes a row), a row's 24 bytes, hashes at most
+	 * half full, the leaves' names
+	 */
+	CHECK(bytes < 20000 * 160);
+	/* the rows read back whole: the last one (value 2) first, each piece's id decoded */
+	CHECK_INT(bt_stack_table__sort(&t), 0);
+	CHECK_INT(bt_stack_table__row(&t, bt_stack_table__count(&t) - 1, &r), 0);
+	CHECK_STR(r.text, text);
+	CHECK(r.value == 2);
+	CHECK_INT(bt_stack_table__row(&t, 0, &r), 0);
+	CHECK(r.value == 1 && strncmp(r.text, text, strlen(text) - 5) == 0);
 	fprintf(stderr, "# 20,000 rows of %zu bytes of text: %zu bytes held, %zu per row\n",
 		strlen(text), bytes, bytes / 20000);
 	bt_stack_table__free(&t);
