@@ -1595,7 +1595,11 @@ static __always_inline __u32 bt_unwind_user(void *ctx, __u32 slot, __u32 *defer)
 		bt_unwind_count(BT_UNWIND_STAT_NOT_INDEXED, 1);
 	if (w.cache.noproc || w.cache.miss) {
 		bt_unwind_ask(ctx, w.cache.tgid);
-		*defer = w.no_table ? 1 + !w.cache.noproc : 0;
+		/*
+		 * Not a walk with Python frames: unwound again in user space, it would keep its
+		 * native frames only (the frames by frame pointers here are the cost)
+		 */
+		*defer = w.no_table && !win->py.nframes ? 1 + !w.cache.noproc : 0;
 	}
 	bt_unwind_count(BT_UNWIND_STAT_FRAMES_TABLE, w.frames_table);
 	bt_unwind_count(BT_UNWIND_STAT_FRAMES_FP, w.frames_fp);
