@@ -12,6 +12,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "bt_varint.h"
 #include "bt_flame_internal.h"
 #include "bt_output.h"
 #include "bt_pprof.h"
@@ -54,17 +55,9 @@ static void pb_put(struct pb *pb, const void *data, size_t n)
 
 static void pb_varint(struct pb *pb, uint64_t v)
 {
-	uint8_t b[10];
-	size_t n = 0;
+	uint8_t b[BT_VARINT_MAX];
 
-	do {
-		b[n] = v & 0x7f;
-		v >>= 7;
-		if (v)
-			b[n] |= 0x80;
-		n++;
-	} while (v);
-	pb_put(pb, b, n);
+	pb_put(pb, b, bt_varint_put(v, b));
 }
 
 static void pb_key(struct pb *pb, unsigned int field, unsigned int wire)

@@ -8,6 +8,7 @@
 #include "bt_err.h"
 #include "bt_json.h"
 #include "bt_stack_table.h"
+#include "bt_varint.h"
 #include "bt_summary.h"
 
 /* The pieces' bytes come in chunks of this size; a longer piece has a chunk of its own. */
@@ -50,40 +51,6 @@ static uint32_t hash_ids(const uint32_t *ids, size_t n)
 		h *= 0x100000001b3ULL;
 	}
 	return fold(h);
-}
-
-/*
- * A piece id in 7-bit groups, low first, the high bit saying one more follows: a row of a
- * few thousand pieces' ids takes half the bytes of 32-bit ids, where the ids were most of
- * what a kept row cost under churn (docs/offcputime.md, "Rows"). The bytes written (1-5).
- */
-static size_t id_encode(uint32_t id, uint8_t *out)
-{
-	size_t n = 0;
-
-	while (id >= 0x80) {
-		out[n++] = (uint8_t)(id | 0x80);
-		id >>= 7;
-	}
-	out[n++] = (uint8_t)id;
-	return n;
-}
-
-/* The id at *p (before end, written by id_encode), *p moved past it; 0 at the end. */
-static uint32_t id_decode(const uint8_t **p, const uint8_t *end)
-{
-	uint32_t id = 0;
-	unsigned int shift = 0;
-
-	while (*p < end && shift < 35) {
-		uint8_t b = *(*p)++;
-
-		id |= (uint32_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return id;
-		shift += 7;
-	}
-	return 0;
 }
 
 /* Room for want elements of size in *v (capacity *cap, doubled). 0 or -ENOMEM. */
@@ -295,7 +262,11 @@ static uint32_t row_find(const struct bt_stack_table *t, const uint8_t *code, ui
 	return 0;
 }
 
-/* ids[0..n) as codes after the rows' (not kept until the row is): their bytes, or -ENOMEM. */
+/*
+ * ids[0..n) as codes after the rows' (not kept until the row is): their bytes, or -ENOMEM.
+ * A varint each: a table of a few thousand pieces takes 2 bytes an id where 32-bit ids took
+ * 4, and the ids were most of what a kept row cost under churn (docs/offcputime.md, "Rows").
+ */
 static long encode_row(struct bt_stack_table *t, const uint32_t *ids, size_t n)
 {
 	size_t i, len = 0;
@@ -303,7 +274,7 @@ static long encode_row(struct bt_stack_table *t, const uint32_t *ids, size_t n)
 	if (reserve((void **)&t->codes, &t->codes_cap, t->ncodes + 5 * n, 1, 4096))
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		len += id_encode(ids[i], t->codes + t->ncodes + len);
+		len += bt_varint_put(ids[i], t->codes + t->ncodes + len);
 	return (long)len;
 }
 
@@ -408,11 +379,11 @@ static struct cursor cursor_of(const struct bt_stack_table *t, size_t row)
 static int cursor_next(struct cursor *c)
 {
 	while (!c->left && c->code < c->end) {
-		uint32_t id = id_decode(&c->code, c->end);
+		uint64_t id = bt_varint_get(&c->code, c->end);
 		const struct bt_stack_piece *p;
 
 		if (!id || id > c->t->npieces)
-			return -1; /* not written by id_encode: never */
+			return -1; /* not written by bt_varint_put: never */
 		p = &c->t->pieces[id - 1];
 		c->p = p->s;
 		c->left = p->len;
@@ -435,7 +406,8 @@ static int cmp_text(const struct bt_stack_table *t, size_t a, size_t b)
 		yn = y.code;
 		/* alike codes are alike ids: the same piece, skipped whole */
 		if (!x.left && !y.left && xn < x.end && yn < y.end &&
-		    id_decode(&xn, x.end) == id_decode(&yn, y.end) && xn - x.code == yn - y.code) {
+		    bt_varint_get(&xn, x.end) == bt_varint_get(&yn, y.end) &&
+		    xn - x.code == yn - y.code) {
 			x.code = xn;
 			y.code = yn;
 			continue;
