@@ -21,6 +21,7 @@
 
 #include <bpf/bpf_core_read.h>
 
+#include "bt_common.bpf.h"
 #include "bt_events.bpf.h"
 #include "bt_stack.h"
 
@@ -386,6 +387,9 @@ int bt_on_exec(void *ctx)
 	 */
 	partial = bt_unwind_partial(tgid);
 	bt_unwind_forget(tgid);
+	/* (5.10 has no bpf_find_vma: the call is left out where the walker is) */
+	if (bt_unwind_on && !bt_filtered_out())
+		bt_unwind_find_at_exec(tgid);
 	/* processes snapshotted at start were never announced, but are stale all the same */
 	bt_pid_over(ctx, tgid, BT_PID_NOTE_EXEC, partial);
 	return 0;

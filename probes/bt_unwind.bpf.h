@@ -534,7 +534,7 @@ static __always_inline void bt_unwind_found_note(struct bt_unwind_found *f, __u6
  * 1: found, with a table; 0: in a mapping without one (or not known now); -1: in no mapping
  * at all (a frame-pointer step read a word that is no return address).
  */
-static __always_inline int bt_unwind_by_file(struct bt_unwind_cache *w, __u64 pc)
+static __always_inline int bt_unwind_by_file(struct bt_unwind_cache *w, __u64 pc, bool at_exec)
 {
 	struct bt_unwind_found *found;
 	struct bt_unwind_file *f;
@@ -568,7 +568,7 @@ static __always_inline int bt_unwind_by_file(struct bt_unwind_cache *w, __u64 pc
 	}
 	c->found = 0;
 	err = bpf_find_vma(bpf_get_current_task_btf(), pc, bt_unwind_vma_cb, NULL, 0);
-	bt_unwind_count(BT_UNWIND_STAT_FIND_VMA, 1);
+	bt_unwind_count(at_exec ? BT_UNWIND_STAT_AT_EXEC : BT_UNWIND_STAT_FIND_VMA, 1);
 	if ((err == -BT_ENOENT || (!err && c->found == 3)) && found) {
 		/* in no mapping (a return address that is not one): no table for its page */
 		bt_unwind_found_note(found, pc & ~4095ULL, (pc & ~4095ULL) + 4096, BT_UNWIND_NO_VMA,
@@ -602,6 +602,32 @@ static __always_inline int bt_unwind_by_file(struct bt_unwind_cache *w, __u64 pc
 	if (found)
 		bt_unwind_found_note(found, c->start, c->end, 0, 0);
 	return 0;
+}
+
+/*
+ * At exec, in the process's own context, where bpf_find_vma() answers at once (in the
+ * scheduler and in a sample its unlock waits for an irq_work, and a walk learns one new
+ * mapping at most): the new image's program, the loader it starts in and the vdso, found by
+ * file before the first walk. A Python process started after the tool whose interpreter is
+ * the program (Debian's python3.N) is then named from its first event (docs/python.md).
+ */
+static __always_inline void bt_unwind_find_at_exec(__u32 tgid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct bt_unwind_cache w = { .tgid = tgid };
+	struct mm_struct *mm = task->mm;
+	struct pt_regs *regs;
+	__u64 vdso = 0;
+
+	if (!mm)
+		return;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	bt_unwind_by_file(&w, mm->start_code, true);
+	bt_unwind_by_file(&w, PT_REGS_IP(regs), true);
+	/* read, not taken: the verifier keeps a pointer field a pointer, not an address */
+	bpf_probe_read_kernel(&vdso, sizeof(vdso), &mm->context.vdso);
+	if (vdso)
+		bt_unwind_by_file(&w, vdso, true);
 }
 
 /*
@@ -693,7 +719,7 @@ by_file:
 	 * nothing new there, and each such stack, sent to be unwound later, took the process's
 	 * quota of copies.
 	 */
-	found = bt_unwind_by_file(w, pc);
+	found = bt_unwind_by_file(w, pc, false);
 	if (found >= 0)
 		w->miss = 1;
 	return found > 0;

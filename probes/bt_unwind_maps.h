@@ -137,6 +137,7 @@ enum bt_unwind_stat {
 	BT_UNWIND_STAT_ASKED,	     /* requests to index a process (again), rate-limited */
 	BT_UNWIND_STAT_BY_FILE, /* mappings found by file (bpf_find_vma), not in the process's table */
 	BT_UNWIND_STAT_FIND_VMA, /* ... of which asked of the kernel (bpf_find_vma): new to the process */
+	BT_UNWIND_STAT_AT_EXEC, /* mappings asked of the kernel at exec (bt_unwind_find_at_exec) */
 	BT_UNWIND_STAT_MEMO, /* user stacks found unchanged since the thread's last walk (no walk) */
 	/* stacks not sent to be unwound later (bt_unwind_defer), why: */
 	BT_UNWIND_STAT_KEPT_QUOTA, /* the process had sent BT_UNWIND_SAMPLES_MAX */

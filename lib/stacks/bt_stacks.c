@@ -195,7 +195,7 @@ static int on_new_pid(void *ctx, const void *data, size_t size)
 		 * until its stacks are printed. After an exec the next traced event announces
 		 * the process again, with the new image's libraries.
 		 */
-		bt_unwind__forget_pid(st->unwind, (int)note.tgid);
+		bt_unwind__forget_pid(st->unwind, (int)note.tgid, note.exec == BT_PID_NOTE_EXIT);
 		/*
 		 * Named, and its stacks still waiting unwound, by every mapping it made, as the
 		 * kernel logged them: read early, its snapshot may lack libraries mapped since

@@ -1195,7 +1195,7 @@ int bt_unwind__release_samples(struct bt_unwind *u, unsigned int gen, const uint
 	return u ? bt_unwind_samples__release(u->samples, gen, held, nheld, keep, nkeep) : 0;
 }
 
-void bt_unwind__forget_pid(struct bt_unwind *u, int pid)
+void bt_unwind__forget_pid(struct bt_unwind *u, int pid, bool exited)
 {
 	__u32 key = pid;
 
@@ -1207,7 +1207,14 @@ void bt_unwind__forget_pid(struct bt_unwind *u, int pid)
 	if (!u)
 		return;
 	bpf_map_delete_elem(u->procs_fd, &key);
-	bpf_map_delete_elem(u->found_fd, &key);
+	/*
+	 * The kernel forgot the mappings found by file at the exec or exit already, and after
+	 * an exec found the new image's program, loader and vdso (bt_unwind_find_at_exec):
+	 * deleted here after an exec, those would be asked again from the scheduler, one a walk.
+	 * After an exit, a thread that outlived the main one may have found some since.
+	 */
+	if (exited)
+		bpf_map_delete_elem(u->found_fd, &key);
 }
 
 /* Whether the kernel has pid's mapping table (indexed, and no exec or exit since). */
@@ -1471,6 +1478,7 @@ void bt_unwind__counts(struct bt_unwind *u, struct bt_unwind_counts *c)
 	c->asked = s[BT_UNWIND_STAT_ASKED];
 	c->by_file = s[BT_UNWIND_STAT_BY_FILE];
 	c->find_vma = s[BT_UNWIND_STAT_FIND_VMA];
+	c->at_exec = s[BT_UNWIND_STAT_AT_EXEC];
 	c->memo = s[BT_UNWIND_STAT_MEMO];
 	c->kept_quota = s[BT_UNWIND_STAT_KEPT_QUOTA];
 	c->kept_ring = s[BT_UNWIND_STAT_KEPT_RING];
@@ -1560,11 +1568,12 @@ void bt_unwind__report(struct bt_unwind *u, FILE *out)
 		"%llu for the ring's room, %llu unreadable); %llu tables "
 		"(%llu KiB), %llu files without one, %llu processes indexed, %llu requests to "
 		"index one, %llu mappings asked of the kernel, %llu mappings found by file, "
-		"%llu stacks found unchanged since the thread's last walk",
+		"%llu stacks found unchanged since the thread's last walk, %llu mappings found "
+		"at an exec",
 		c.stacks, c.frames_table, c.frames_fp, c.truncated, c.not_indexed, c.deferred,
 		c.deferred_unwound, c.kept_quota, c.kept_ring, c.kept_read, c.tables,
 		c.table_bytes >> 10, c.files_without, c.procs, c.asked, c.find_vma, c.by_file,
-		c.memo);
+		c.memo, c.at_exec);
 	/* only where a Python process was met: the line stays as it was for the others */
 	if ((c.py_frames || c.py_unread) && n > 0 && (size_t)n < sizeof(line))
 		snprintf(line + n, sizeof(line) - n,

@@ -129,8 +129,8 @@ void bt_unwind__reset_counts(struct bt_unwind *u);
  * past this, or files met later would be walked by frame pointers only.
  */
 bool bt_unwind__half_spent(struct bt_unwind *u);
-/* pid exec()ed or exited: its mapping table is stale. */
-void bt_unwind__forget_pid(struct bt_unwind *u, int pid);
+/* pid exec()ed or exited (exited): its mapping table is stale. */
+void bt_unwind__forget_pid(struct bt_unwind *u, int pid, bool exited);
 /*
  * Index every running process in a background thread: start-up stays fast, and until a
  * process is indexed its stacks are walked with frame pointers (and counted).
@@ -152,7 +152,8 @@ struct bt_unwind_counts {
 	unsigned long long asked;   /* requests from the walker to index a process (again) */
 	unsigned long long by_file; /* mappings the walker found by file (bpf_find_vma) */
 	unsigned long long
-		find_vma; /* of the walker's lookups by file, those asked of the kernel */
+		find_vma;	    /* of the walker's lookups by file, those asked of the kernel */
+	unsigned long long at_exec; /* mappings found by file at an exec, before any walk */
 	unsigned long long tables, table_bytes, files_without, procs;
 	/* stacks sent to be unwound in user space (not indexed yet), and those unwound whole */
 	unsigned long long deferred, deferred_unwound;

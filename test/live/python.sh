@@ -244,7 +244,7 @@ L_FIRST=$(grep -n 'time.sleep(0.01)' "$FIRST" | cut -d: -f1)
 start_py "$PY" "$SVC" "$T/keep"
 unindexed() {
 	export BPFTOOLS_DEBUG=1 BPFTOOLS_UNWIND_SCAN_ONLY=1
-	BANNER_IN=err BANNER="$BANNER_OF" start_tool "$@"
+	BANNER_IN=${BANNER_IN_OF:-err} BANNER="$BANNER_OF" start_tool "$@"
 	unset BPFTOOLS_DEBUG BPFTOOLS_UNWIND_SCAN_ONLY
 	i=0
 	until grep -q 'unwind: indexed [0-9]* running processes' "$ERR"; do
@@ -262,11 +262,19 @@ unindexed() {
 		fail "$1: python_first.py was indexed (BPFTOOLS_UNWIND_SCAN_ONLY)"
 	fi
 }
-# the sleeps under the module's frame and first_call's; first_call's name is at times
+# the sleep under the module's frame and first_call's; first_call's name is at times
 # "[unknown python]", its code object's names not read for the process's first stack
-# (docs/python.md, "Not yet": cause not found yet), never the evaluator's native frame
-BANNER_OF='^Tracing' unindexed offcputime -U -f
-expect_line "^python3.11;.*;PyEval_EvalCode;<module> \\($FIRST:[0-9]+\\);(first_call \\($FIRST:$L_FIRST\\)|\\[unknown python\\]);[^ ]*clock_nanosleep [0-9]+$"
+# (docs/python.md, "Not yet": cause not found yet). No stack of the process keeps the
+# evaluator's native frame, its first included: its program (the interpreter) was found at
+# the exec (bt_unwind_find_at_exec). Blocks, not folded lines: they say the process's pid.
+BANNER_IN_OF=out BANNER_OF='^Tracing' unindexed offcputime -U
+awk -v pid="($FP)" 'BEGIN { RS = "" } index($0, pid) { print; print "" }' "$OUT" >"$T/first.blocks"
+awk 'BEGIN { RS = "" } /clock_nanosleep/ { print }' "$T/first.blocks" | tr -s ' ' | tr '\n' '|' |
+	grep -Eq "\| (first_call \\($FIRST:$L_FIRST\\)|\\[unknown python\\])\| <module> \\($FIRST:[0-9]+\\)\| PyEval_EvalCode\|" ||
+	fail "offcputime: python_first.py's one sleep not under first_call and <module>: $(tr '\n' '|' <"$T/first.blocks" | cut -c1-1500)"
+if grep -q '_PyEval_EvalFrameDefault' "$T/first.blocks"; then
+	fail "offcputime: a stack of python_first.py kept the evaluator's frame: $(tr '\n' '|' <"$T/first.blocks" | cut -c1-1500)"
+fi
 # And with no Python process running at start: the machine's interpreters are indexed after
 # the start-up scan (python3.N in /usr/bin, /usr/local/bin), so the first one started after
 # the tool is named from its first event too

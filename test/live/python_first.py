@@ -1,16 +1,15 @@
-# A Python process's first calls (test/live/python.sh): a function that sleeps 10 ms five
-# times, then one that spins for 0.4 s, before anything else runs, in a process started after
-# a system-wide tool. Named only where the process's Python frames are found before it is
-# indexed (docs/python.md, "Started after the tool"); five sleeps, as its first walks in the
-# scheduler may not find every mapping yet (one new one per walk). The module sleeps at its
-# end: its own code object is freed at once when it returns, before its last stack's names
-# could be read (docs/python.md, "Not yet").
+# A Python process's first calls (test/live/python.sh): a function that sleeps 10 ms once,
+# then one that spins for 0.4 s, before anything else runs, in a process started after a
+# system-wide tool. Named only where the process's Python frames are found before it is
+# indexed (docs/python.md, "Started after the tool"), and the one sleep only where the
+# interpreter's mapping was found at the exec, before the first walk (a walk in the scheduler
+# finds one new mapping at most). The module sleeps at its end: its own code object is freed at
+# once when it returns, before its last stack's names could be read (docs/python.md, "Not yet").
 import time
 
 
 def first_call():
-    for _ in range(5):
-        time.sleep(0.01)
+    time.sleep(0.01)
 
 
 def first_spin():
