@@ -140,11 +140,13 @@ uint64_t bt_symbolizer__exits(const struct bt_symbolizer *sym);
 /* Free the snapshots of the first upto exits. */
 void bt_symbolizer__release_exited(struct bt_symbolizer *sym, uint64_t upto);
 /*
- * Free the files no snapshot maps, with their symbols, once their symbols take at least
- * min_bytes (0: always): a caller kept running between outputs (the exporter's kept profiles)
- * holds only what the processes alive map, a tool tracing for hours a little more. Otherwise a
- * file loaded stays for the next process of its binary until the LRU drops it, which may be
- * never under its budget (256 MiB). Returns how many were freed.
+ * Free the files no snapshot maps, with their symbols: all of them once their symbols take at
+ * least min_bytes (0: always), else those no snapshot mapped since the call before this one
+ * (idle a whole period between two calls: a binary that ran once). A caller kept running
+ * between outputs (the exporter's kept profiles) holds only what the processes alive map, a
+ * tool tracing for hours a little more: a shell loop's /bin/true stays for its next process.
+ * Otherwise a file loaded stays until the LRU drops it, which may be never under its budget
+ * (256 MiB). Returns how many were freed.
  */
 size_t bt_symbolizer__drop_unused(struct bt_symbolizer *sym, size_t min_bytes);
 

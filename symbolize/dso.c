@@ -55,6 +55,7 @@ struct bt_dso {
 	struct timespec mtime;
 	off_t size;
 	int refs;
+	uint64_t idle_from; /* the cache's period when refs last fell to 0 */
 	int loaded;
 	size_t held;	 /* bytes of symbols loaded, counted in the cache's budget */
 	int over_budget; /* refused once for the budget (counted once) */
@@ -76,6 +77,7 @@ struct bt_dso_cache {
 	size_t held; /* bytes of symbols loaded, all files: at most opts.budget */
 	uint64_t over_files, over_bytes;
 	uint64_t gen;
+	uint64_t period; /* calls of bt_dso_cache__drop_unused() so far */
 };
 
 int bt_dso_cache__new(const struct bt_dso_opts *opts, struct bt_dso_cache **out)
@@ -302,15 +304,17 @@ void bt_dso_cache__free(struct bt_dso_cache *c)
 	free(c);
 }
 
-size_t bt_dso_cache__drop_unused(struct bt_dso_cache *c)
+size_t bt_dso_cache__drop_unused(struct bt_dso_cache *c, bool all)
 {
 	struct bt_dso **pp, *d;
 	size_t i, n = 0;
 
+	c->period++;
 	for (i = 0; i < BT_DSO_BUCKETS; i++) {
 		pp = &c->buckets[i];
 		while ((d = *pp)) {
-			if (d->refs) {
+			/* put in the period just ended: a loop's next process may want it still */
+			if (d->refs || (!all && d->idle_from + 1 >= c->period)) {
 				pp = &d->hnext;
 				continue;
 			}
@@ -449,6 +453,7 @@ void bt_dso__put(struct bt_dso_cache *c, struct bt_dso *d)
 {
 	if (!d || --d->refs > 0)
 		return;
+	d->idle_from = c->period;
 	/* a loaded file stays for the next process of the same binary until the LRU drops it */
 	if (!d->loaded)
 		dso_destroy(c, d);

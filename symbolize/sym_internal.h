@@ -184,10 +184,12 @@ void bt_dso__ref(struct bt_dso *d);
 struct bt_elf *bt_dso__elf(struct bt_dso *d);
 const char *bt_dso__name(const struct bt_dso *d);
 /*
- * Every file no snapshot holds freed, its symbols with it: what a long-lived caller keeps
- * is then bounded by the processes alive, not by those that came and went. Returns how many.
+ * The files no snapshot holds freed, their symbols with them: every one (all), else those
+ * no snapshot held since the call before this one (a whole period between two calls idle).
+ * What a long-lived caller keeps is then bounded by the processes alive, not by those that
+ * came and went. Returns how many.
  */
-size_t bt_dso_cache__drop_unused(struct bt_dso_cache *c);
+size_t bt_dso_cache__drop_unused(struct bt_dso_cache *c, bool all);
 /* Pin for this resolve generation: a dso used in a call is never evicted during it. */
 void bt_dso_cache__next_generation(struct bt_dso_cache *c);
 /*

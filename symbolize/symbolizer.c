@@ -648,9 +648,10 @@ void bt_symbolizer__release_exited(struct bt_symbolizer *s, uint64_t upto)
 
 size_t bt_symbolizer__drop_unused(struct bt_symbolizer *s, size_t min_bytes)
 {
-	if (!s || (min_bytes && bt_dso_cache__unused_bytes(s->dsos) < min_bytes))
+	if (!s)
 		return 0;
-	return bt_dso_cache__drop_unused(s->dsos);
+	return bt_dso_cache__drop_unused(
+		s->dsos, !min_bytes || bt_dso_cache__unused_bytes(s->dsos) >= min_bytes);
 }
 
 /* The exited snapshot of pid and cookie (cookie 0: the newest), for stacks printed later. */

@@ -123,9 +123,27 @@ static void test_process_identity(void)
 	n = bt_symbolizer__resolve_proc(s, r.pid, 7, r.addrs, r.n, BT_RESOLVE_STACK, fr, 16);
 	CHECK(n >= 1 && fr[0].name == NULL);
 	CHECK_INT(fr[0].reason, BT_SYM_PROCESS_GONE);
-	/* its files' symbols, mapped by no process now: kept below the bytes given, then freed */
+	/*
+	 * its files' symbols, mapped by no process now: kept below the bytes given while they
+	 * were mapped within the period just ended (for a loop's next process of the binary),
+	 * freed after a whole period idle (a binary that ran once)
+	 */
 	CHECK(st.sym_bytes_unused > 0);
 	CHECK_INT(bt_symbolizer__drop_unused(s, st.sym_bytes_unused + 1), 0);
+	bt_symbolizer__stats(s, &st);
+	CHECK(st.sym_bytes_unused > 0);
+	CHECK(bt_symbolizer__drop_unused(s, st.sym_bytes_unused + 1) > 0);
+	bt_symbolizer__stats(s, &st);
+	CHECK_INT(st.sym_bytes_unused, 0);
+	/* and past the bytes given, at once */
+	CHECK_INT(fx_start("fx_pie", &r), 0);
+	CHECK_INT(bt_proc_start_ns(r.pid, &start), 0);
+	CHECK_INT(bt_symbolizer__note_proc(s, r.pid, 9, start), 0);
+	n = bt_symbolizer__resolve_proc(s, r.pid, 9, r.addrs, r.n, BT_RESOLVE_STACK, fr, 16);
+	CHECK(n >= 1 && fr[n - 1].name && !strcmp(fr[n - 1].name, "main"));
+	fx_stop(&r);
+	bt_symbolizer__exit_pid(s, r.pid, 9);
+	bt_symbolizer__release_exited(s, bt_symbolizer__exits(s));
 	bt_symbolizer__stats(s, &st);
 	CHECK(st.sym_bytes_unused > 0);
 	CHECK(bt_symbolizer__drop_unused(s, st.sym_bytes_unused) > 0);
