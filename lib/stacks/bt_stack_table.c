@@ -19,13 +19,13 @@ struct bt_stack_piece {
 	uint32_t len, hash;
 };
 
+/* 16 bytes: the row's hash is its codes', computed again where the row hash grows */
 struct bt_stack_keep {
 	unsigned long long value;
 	uint32_t first, len; /* its ids' codes: t->codes[first .. first + len) */
-	uint32_t hash;
 };
 
-/* FNV-1a, folded to 32 bits: of a piece's bytes, and of a row's piece ids. */
+/* FNV-1a, folded to 32 bits: of a piece's bytes, and of a row's piece ids' codes. */
 static uint32_t fold(uint64_t h)
 {
 	return (uint32_t)(h ^ (h >> 32));
@@ -37,17 +37,6 @@ static uint32_t hash_text(const char *s, size_t n)
 
 	while (n--) {
 		h ^= (unsigned char)*s++;
-		h *= 0x100000001b3ULL;
-	}
-	return fold(h);
-}
-
-static uint32_t hash_ids(const uint32_t *ids, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (n--) {
-		h ^= *ids++;
 		h *= 0x100000001b3ULL;
 	}
 	return fold(h);
@@ -93,10 +82,26 @@ static size_t max_rows(void)
 	return BT_STACK_TABLE_MAX_ROWS;
 }
 
+/*
+ * What the rows kept take, as they are used (not the arrays' room, whose pages past the used
+ * part are never touched): the cap of bytes is measured against it.
+ */
+static size_t held_bytes(const struct bt_stack_table *t)
+{
+	return t->n * sizeof(*t->rows) + t->ncodes + t->row_nslots * sizeof(*t->row_slots) +
+	       t->npieces * sizeof(*t->pieces) + t->piece_nslots * sizeof(*t->piece_slots) +
+	       t->chunk_bytes - (t->chunk ? CHUNK - t->chunk_used : 0);
+}
+
 FILE *bt_stack_table__begin(struct bt_stack_table *t)
 {
 	if (!t->max_rows)
 		t->max_rows = max_rows();
+	if (!t->max_bytes)
+		t->max_bytes = t->max_rows > SIZE_MAX / BT_STACK_TABLE_ROW_BYTES ? SIZE_MAX
+			       : t->max_rows * BT_STACK_TABLE_ROW_BYTES > BT_STACK_TABLE_MAX_BYTES
+				       ? t->max_rows * BT_STACK_TABLE_ROW_BYTES
+				       : BT_STACK_TABLE_MAX_BYTES;
 	/*
 	 * One stream for every row, rewound: a stream per row (open_memstream) starts with an
 	 * 8 KiB buffer cut to the text at close, and each row kept left a hole of ~8 KiB beside it
@@ -170,7 +175,10 @@ static uint32_t piece_hash(const void *ctx, uint32_t id)
 
 static uint32_t row_hash(const void *ctx, uint32_t idx)
 {
-	return ((const struct bt_stack_table *)ctx)->rows[idx - 1].hash;
+	const struct bt_stack_table *t = ctx;
+	const struct bt_stack_keep *r = &t->rows[idx - 1];
+
+	return hash_text((const char *)t->codes + r->first, r->len);
 }
 
 /* len bytes kept for good: in the current chunk, a new one, or one of their own. */
@@ -256,7 +264,7 @@ static uint32_t row_find(const struct bt_stack_table *t, const uint8_t *code, ui
 	for (i = hash & mask; t->row_slots[i]; i = (i + 1) & mask) {
 		const struct bt_stack_keep *r = &t->rows[t->row_slots[i] - 1];
 
-		if (r->hash == hash && r->len == len && !memcmp(&t->codes[r->first], code, len))
+		if (r->len == len && !memcmp(&t->codes[r->first], code, len))
 			return t->row_slots[i];
 	}
 	return 0;
@@ -303,17 +311,18 @@ int bt_stack_table__end(struct bt_stack_table *t, unsigned long long value)
 		ids[i] = piece_find(t, t->cur_buf + from, plen, hash_text(t->cur_buf + from, plen));
 		known &= ids[i] != 0;
 	}
-	hash = hash_ids(ids, n);
 	clen = known ? encode_row(t, ids, n) : 0;
 	if (clen < 0)
 		return -ENOMEM;
+	hash = hash_text((const char *)t->codes + t->ncodes, (size_t)clen);
 	idx = known ? row_find(t, t->codes + t->ncodes, (uint32_t)clen, hash) : 0;
 	if (idx) {
 		t->rows[idx - 1].value += value;
 		return 0;
 	}
-	/* past the cap, or past the 4 GiB a row's offset reaches */
-	if (t->n >= t->max_rows || t->ncodes + 5 * (size_t)n > UINT32_MAX) {
+	/* past the cap of rows or of bytes, or past the 4 GiB a row's offset reaches */
+	if (t->n >= t->max_rows || held_bytes(t) >= t->max_bytes ||
+	    t->ncodes + 5 * (size_t)n > UINT32_MAX) {
 		t->other_rows++;
 		t->other_value += value;
 		return 1;
@@ -327,13 +336,12 @@ int bt_stack_table__end(struct bt_stack_table *t, unsigned long long value)
 		if (!ids[i])
 			return -ENOMEM;
 	}
-	hash = hash_ids(ids, n);
 	clen = encode_row(t, ids, n);
 	if (clen < 0 || reserve((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows), 256) ||
 	    rehash(&t->row_slots, &t->row_nslots, t->n, t, row_hash))
 		return -ENOMEM;
-	t->rows[t->n++] =
-		(struct bt_stack_keep){ value, (uint32_t)t->ncodes, (uint32_t)clen, hash };
+	hash = hash_text((const char *)t->codes + t->ncodes, (size_t)clen);
+	t->rows[t->n++] = (struct bt_stack_keep){ value, (uint32_t)t->ncodes, (uint32_t)clen };
 	t->ncodes += clen;
 	mask = t->row_nslots - 1;
 	for (i = hash & mask; t->row_slots[i]; i = (i + 1) & mask)
@@ -498,9 +506,9 @@ int bt_stack_table__row(struct bt_stack_table *t, size_t i, struct bt_stack_row 
 void bt_stack_table__report(const struct bt_stack_table *t)
 {
 	if (t->other_rows)
-		bt_warn("%llu rows past the cap of %zu printed as one [other] row "
-			"(BPFTOOLS_STACK_ROWS raises it)",
-			t->other_rows, t->max_rows);
+		bt_warn("%llu rows past the cap of %zu rows or %zu KiB printed as one [other] "
+			"row (BPFTOOLS_STACK_ROWS raises it)",
+			t->other_rows, t->max_rows, t->max_bytes >> 10);
 }
 
 size_t bt_stack_table__bytes(const struct bt_stack_table *t)

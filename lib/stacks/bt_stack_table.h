@@ -8,7 +8,8 @@
  * and go, so a row costs what it says and no more: its text is cut into pieces (a frame each:
  * a folded line's "name;", a block's line, a JSON member) interned once for every row, and the
  * row holds their ids and its value. Rows that print alike are one as they come. Past
- * max_rows rows, a row unlike every row kept is added to one [other] row, counted.
+ * max_rows rows, or max_bytes held, a row unlike every row kept is added to one [other] row,
+ * counted.
  *
  *	FILE *f = bt_stack_table__begin(&t);
  *	bt_stacks__print(st, f, ...);            // the row's text
@@ -37,6 +38,14 @@
  * rows and 6 MiB (scripts/bench's stack-soak --long; issue 36's bound is 2 MiB).
  */
 #define BT_STACK_TABLE_MAX_ROWS 10240
+/*
+ * And the bytes they may hold (rows, pieces, hashes, as used): 1 MiB, or 100 a row where more
+ * rows are asked for. A /bin/true loop's rows took ~96 bytes each with the arrays' room
+ * (3,687 in 345 KiB), a build's ~200 (10,240 in 1,988 KiB, filled in the minute it ran beside
+ * the tool: most of issue 36's 2 MiB over an hour; docs/offcputime.md, "Rows").
+ */
+#define BT_STACK_TABLE_MAX_BYTES (1U << 20)
+#define BT_STACK_TABLE_ROW_BYTES 100
 
 /* A row as printed: text valid until the next bt_stack_table__row() call. */
 struct bt_stack_row {
@@ -50,6 +59,8 @@ struct bt_stack_keep;  /* a row kept: its pieces and its value */
 struct bt_stack_table {
 	/* set before the first row; 0: BPFTOOLS_STACK_ROWS, else BT_STACK_TABLE_MAX_ROWS */
 	size_t max_rows;
+	/* set before the first row; 0: max_rows x BT_STACK_TABLE_ROW_BYTES, 1 MiB at least */
+	size_t max_bytes;
 	/* rows unlike every row kept, past max_rows, and their values: the [other] row */
 	unsigned long long other_rows, other_value;
 	char *other_text; /* the [other] row's text in the tool's form (bt_stack_table__other) */
@@ -104,7 +115,7 @@ int bt_stack_table__sort(struct bt_stack_table *t);
 size_t bt_stack_table__count(const struct bt_stack_table *t);
 /* Row i of the print order into *r (its text valid until the next call). 0 or -errno. */
 int bt_stack_table__row(struct bt_stack_table *t, size_t i, struct bt_stack_row *r);
-/* "N rows past the cap of M printed as one [other] row ..." on stderr, when any were. */
+/* "N rows past the cap of M rows or K KiB printed as one [other] row ..." on stderr. */
 void bt_stack_table__report(const struct bt_stack_table *t);
 /* Bytes the table holds (rows, pieces, hashes), for the debug line and tests. */
 size_t bt_stack_table__bytes(const struct bt_stack_table *t);

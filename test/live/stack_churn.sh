@@ -43,7 +43,7 @@ finish_tool INT
 n=$(wc -l <"$OUT")
 other=$(grep -c '^\[other\] [0-9]*$' "$OUT" || true)
 [ "$n" = 201 ] && [ "$other" = 1 ] || fail "offcputime -f -U capped at 200: $n lines, $other [other] rows"
-folded=$(sed -n 's/^offcputime: warning: \([0-9]*\) rows past the cap of 200 printed as one \[other\] row.*/\1/p' "$ERR")
+folded=$(sed -n 's/^offcputime: warning: \([0-9]*\) rows past the cap of 200 rows or 1024 KiB printed as one \[other\] row.*/\1/p' "$ERR")
 [ -n "$folded" ] && [ "$folded" -ge 150 ] || fail "no count of the rows in [other]: $(cat "$ERR")"
 ok "offcputime -f -U capped at 200 rows: $folded more in one [other] row, said on stderr"
 
@@ -64,7 +64,7 @@ if ls /sys/kernel/tracing/events/syscalls /sys/kernel/debug/tracing/events/sysca
 	[ "$RC" = 0 ] || fail "stackcount exited $RC"
 	[ "$(wc -l <"$OUT")" = 101 ] && grep -q '^\[other\] [0-9]*$' "$OUT" ||
 		fail "stackcount -f capped at 100: $(wc -l <"$OUT") lines, [other]: $(grep -c '^\[other\]' "$OUT")"
-	grep -q 'rows past the cap of 100 printed as one \[other\] row' "$ERR" ||
+	grep -q 'rows past the cap of 100 rows or 1024 KiB printed as one \[other\] row' "$ERR" ||
 		fail "stackcount said nothing of [other]: $(cat "$ERR")"
 	ok "stackcount -f capped at 100 rows: the rest in one [other] row"
 else

@@ -218,12 +218,42 @@ static void test_table_cap_folds_into_other(void)
 }
 
 /*
+ * Past max_bytes held, as past max_rows: rows of frames of their own (a build's compilers)
+ * stop being kept at the bytes, whatever the rows, and what is kept stays within them but
+ * the last row's; a row like one kept still adds to it. The default is 1 MiB at least.
+ */
+static void test_table_bytes_cap(void)
+{
+	struct bt_stack_table t = { .max_rows = 100000, .max_bytes = 256 << 10 };
+	struct bt_stack_table d = { .max_rows = 3 };
+	size_t kept;
+	char text[256];
+	int i;
+
+	for (i = 0; i < 20000; i++) {
+		snprintf(text, sizeof(text), "main;caller_of_%d_in_a_long_name;leaf_of_%d", i, i);
+		CHECK(add(&t, text, 1) >= 0);
+	}
+	kept = t.n;
+	CHECK(kept > 1000 && kept < 20000);
+	CHECK_INT(t.other_rows, 20000 - kept);
+	CHECK(bt_stack_table__bytes(&t) < 2 * (256 << 10));
+	CHECK_INT(add(&t, "main;caller_of_0_in_a_long_name;leaf_of_0", 5), 0);
+	CHECK_INT(t.n, kept);
+	CHECK_INT(add(&d, "main;a", 1), 0);
+	CHECK(d.max_bytes == 1 << 20);
+	bt_stack_table__free(&t);
+	bt_stack_table__free(&d);
+}
+
+/*
  * A kept row costs its frames' ids and its value, each frame's text kept once: 20,000 rows of
  * 24 frames (~400 bytes of text each, ~8 MB in all) that share their frames but the leaf.
  */
 static void test_table_row_cost(void)
 {
-	struct bt_stack_table t = { .max_rows = 20000 }; /* past the default cap (10,240) */
+	/* past the default caps (10,240 rows, 1 MiB) */
+	struct bt_stack_table t = { .max_rows = 20000, .max_bytes = SIZE_MAX };
 	struct bt_stack_row r;
 	char text[1024];
 	size_t len, bytes;
@@ -268,6 +298,7 @@ int main(void)
 	BT_RUN(test_table_orders_as_strcmp);
 	BT_RUN(test_table_begin_twice);
 	BT_RUN(test_table_cap_folds_into_other);
+	BT_RUN(test_table_bytes_cap);
 	BT_RUN(test_table_row_cost);
 	return bt_test_done();
 }
