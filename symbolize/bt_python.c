@@ -666,6 +666,9 @@ unsigned int bt_py_code_line(const struct bt_py_code *c, uint32_t insn)
 struct py_entry {
 	uint64_t addr; /* 0: free */
 	struct bt_py_code *code;
+	/* code NULL: the read failed, for a frame of this check, in this begin; retried once */
+	uint32_t failed_check, failed_gen;
+	bool retried;
 };
 
 struct bt_pycache {
@@ -678,6 +681,7 @@ struct bt_pycache {
 	struct bt_py_code **retired;
 	size_t nretired;
 	uint64_t read, failed;
+	uint32_t gen; /* bt_pycache__begin() calls */
 	bool stopped; /* the process is gone: what is kept names, nothing more is read */
 };
 
@@ -743,6 +747,7 @@ void bt_pycache__begin(struct bt_pycache *c)
 {
 	if (!c)
 		return;
+	c->gen++;
 	drop_retired(c);
 	if (c->n >= BT_PY_CACHE_MAX)
 		drop_all(c);
@@ -835,6 +840,19 @@ int bt_pycache__name(struct bt_pycache *c, uint64_t code_word, uint64_t info_wor
 	} else if (e->code && e->code->check != check) {
 		/* another object at the address since it was read: read it again */
 		fill(c, e, v);
+	} else if (!e->code &&
+		   (e->failed_check != check || (!e->retried && e->failed_gen != c->gen))) {
+		/*
+		 * A read that failed: again for a frame of another object, and once in a later
+		 * call for the same one (a page not readable yet, an object read as it was being
+		 * made), rather than never while the cache lasts
+		 */
+		e->retried = e->failed_check == check;
+		fill(c, e, v);
+	}
+	if (!e->code) {
+		e->failed_check = check;
+		e->failed_gen = c->gen;
 	}
 	if (!e->code || e->code->check != check)
 		return -ENOENT;

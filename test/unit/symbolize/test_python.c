@@ -514,13 +514,38 @@ static void test_cache(void)
 	CHECK_INT(bt_pycache__name(pc, code, info, &name2, &file, &line, NULL), -ENOENT);
 	CHECK(name2 == NULL);
 	CHECK_STR(first, "outer.<locals>.handle");
-	/* an unreadable address: not named, and not read again */
+	/*
+	 * an unreadable address: not named, and not read again in this call for a frame of the
+	 * same object (its check); for another object's, read again; in a later call, once more
+	 * for the same (a read that failed as the object was being made, or its page was not
+	 * readable yet), then no more
+	 */
 	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(0x5550000, 0), info, &name, &file, &line,
 				   NULL),
 		  -ENOENT);
 	reads = m.reads;
 	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(0x5550000, 0), info, &name, &file, &line,
 				   NULL),
+		  -ENOENT);
+	CHECK_INT(m.reads, reads);
+	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(0x5550000, 0), BT_PY_INFO_WORD(check + 1, 0),
+				   &name, &file, &line, NULL),
+		  -ENOENT);
+	CHECK(m.reads > reads);
+	reads = m.reads;
+	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(0x5550000, 0), BT_PY_INFO_WORD(check + 1, 0),
+				   &name, &file, &line, NULL),
+		  -ENOENT);
+	CHECK_INT(m.reads, reads);
+	bt_pycache__begin(pc);
+	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(0x5550000, 0), BT_PY_INFO_WORD(check + 1, 0),
+				   &name, &file, &line, NULL),
+		  -ENOENT);
+	CHECK(m.reads > reads);
+	reads = m.reads;
+	bt_pycache__begin(pc);
+	CHECK_INT(bt_pycache__name(pc, BT_PY_CODE_WORD(0x5550000, 0), BT_PY_INFO_WORD(check + 1, 0),
+				   &name, &file, &line, NULL),
 		  -ENOENT);
 	CHECK_INT(m.reads, reads);
 	bt_pycache__stats(pc, &read, &failed);
