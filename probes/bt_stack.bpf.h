@@ -387,11 +387,23 @@ int bt_on_exec(void *ctx)
 	 */
 	partial = bt_unwind_partial(tgid);
 	bt_unwind_forget(tgid);
-	/* (5.10 has no bpf_find_vma: the call is left out where the walker is) */
-	if (bt_unwind_on && !bt_filtered_out())
-		bt_unwind_find_at_exec(tgid);
 	/* processes snapshotted at start were never announced, but are stale all the same */
 	bt_pid_over(ctx, tgid, BT_PID_NOTE_EXEC, partial);
+	return 0;
+}
+
+/*
+ * With the walker on: the new image's program, loader and vdso found by file at exec
+ * (bt_unwind_find_at_exec), for its first walks. A program of its own, loaded only then: 5.10
+ * refuses to load a program that names bpf_find_vma()'s callback at all ("number of funcs in
+ * func_info doesn't match number of subprogs"), reached or not. Attached after bt_on_exec,
+ * which drops the old image's finds, so it runs after it.
+ */
+SEC("?raw_tp")
+int bt_on_exec_find(void *ctx)
+{
+	if (bt_unwind_on && bt_announce_pids && !bt_filtered_out())
+		bt_unwind_find_at_exec(bpf_get_current_pid_tgid() >> 32);
 	return 0;
 }
 

@@ -40,8 +40,9 @@ struct bt_stacks {
 	 */
 	struct bt_mmap_log *mmaps;
 	int epfd;
-	struct bpf_link *exec_link; /* probes/bt_stack.bpf.h: bt_on_exec */
-	struct bpf_link *exit_link; /* and bt_on_exit */
+	struct bpf_link *exec_link;	 /* probes/bt_stack.bpf.h: bt_on_exec */
+	struct bpf_link *exit_link;	 /* and bt_on_exit */
+	struct bpf_link *exec_find_link; /* and bt_on_exec_find, after bt_on_exec */
 	/*
 	 * Exited processes: their snapshots are freed once the output that may name them is
 	 * out. A flip or a collection records how many exits were noted before it
@@ -102,6 +103,9 @@ int bt_stacks__configure(struct bpf_object *obj, const struct bt_stacks_opts *op
 		err = bt_unwind__configure(obj, &uo, &on);
 		if (err)
 			return err;
+		exec_prog = bpf_object__find_program_by_name(obj, "bt_on_exec_find");
+		if (exec_prog)
+			bpf_program__set_autoload(exec_prog, announce && on);
 	}
 	exec_prog = bpf_object__find_program_by_name(obj, "bt_on_exec");
 	if (exec_prog)
@@ -381,6 +385,16 @@ int bt_stacks__new(struct bpf_object *obj, const struct bt_stacks_opts *opts,
 			bt_warn("cannot follow exec(): a process that execs keeps its old names "
 				"(%s)",
 				strerror(errno));
+		/* after bt_on_exec: a tracepoint runs its programs in the order they came */
+		prog = bpf_object__find_program_by_name(obj, "bt_on_exec_find");
+		if (st->exec_link && prog && bpf_program__fd(prog) >= 0) {
+			st->exec_find_link =
+				bpf_program__attach_raw_tracepoint(prog, "sched_process_exec");
+			if (!st->exec_find_link)
+				bt_debug("the mappings of a new image are not found at its exec: "
+					 "its first walks find them (%s)",
+					 strerror(errno));
+		}
 		prog = bpf_object__find_program_by_name(obj, "bt_on_exit");
 		st->exit_link =
 			prog ? bpf_program__attach_raw_tracepoint(prog, "sched_process_exit")
@@ -417,6 +431,7 @@ void bt_stacks__free(struct bt_stacks *st)
 		close(st->sync_outer_fd);
 	if (st->sync_inner_fd >= 0)
 		close(st->sync_inner_fd);
+	bpf_link__destroy(st->exec_find_link);
 	bpf_link__destroy(st->exec_link);
 	bpf_link__destroy(st->exit_link);
 	bt_unwind__free(st->unwind);
