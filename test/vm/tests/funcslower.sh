@@ -14,9 +14,10 @@ fn=do_nanosleep
 kfunc_traceable $fn || fn=hrtimer_nanosleep
 kfunc_traceable $fn || skip "neither do_nanosleep nor hrtimer_nanosleep is traceable"
 
-# slow ARGS...: trace the workload's K sleeps with funcslower ARGS -p PID, then Ctrl-C.
+# slow ARGS...: trace the workload's K sleeps (of SLEEP_MS, 5 unless given) with funcslower
+# ARGS -p PID, then Ctrl-C.
 slow() {
-  "$W" 0 5 $K &
+  "$W" 0 ${SLEEP_MS:-5} $K &
   wpid=$!
   start_tool -o "$PWD/fs-$mode-$BT_RUN_N.out" funcslower --attach=$mode -p $wpid "$@"
   wait_for "$OUT" '^COMM ' 60
@@ -51,8 +52,11 @@ for mode in $(attach_modes); do
   # or raw_tp; the call timed by fentry/fexit or kprobes). Not the block's own length: under
   # TCG a stalled vCPU can run 3 ms of the call before it reaches schedule(). Usually once, but
   # every switch-out counts (docs/funcslower.md): on a busy guest a sleep was seen switched out
-  # twice there (`B 2 0.06 9.38 5.30`), so COUNT is at least 1, not exactly 1.
-  slow -v -m 2 -KB $fn
+  # twice there (`B 2 0.06 9.38 5.30`), so COUNT is at least 1, not exactly 1. Sleeps of 30
+  # ms here: a call blocks only if its timer has not fired when it reaches schedule(), and a
+  # vCPU stalled past a 5 ms sleep never blocked (arm64 6.1: a call of 8.61 ms, no B line;
+  # stalls of 20-60 ms show in the rows above).
+  SLEEP_MS=30 slow -v -m 2 -KB $fn
   assert_contains "$OUT" '^funcslower: -B: (tp_btf|raw_tp)/sched_switch$' "funcslower -KB: sched_switch attached"
   c=$(count_matching "$OUT" '^B +[1-9][0-9]* +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}$')
   assert_ge "$c" $K "funcslower --attach=$mode -KB: B lines"
