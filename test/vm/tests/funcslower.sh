@@ -56,7 +56,9 @@ for mode in $(attach_modes); do
   # ms here: a call blocks only if its timer has not fired when it reaches schedule(), and a
   # vCPU stalled past a 5 ms sleep never blocked (arm64 6.1: a call of 8.61 ms, no B line;
   # stalls of 20-60 ms show in the rows above).
-  SLEEP_MS=30 slow -v -m 2 -KB $fn
+  SLEEP_MS=30
+  slow -v -m 2 -KB $fn
+  SLEEP_MS=5
   assert_contains "$OUT" '^funcslower: -B: (tp_btf|raw_tp)/sched_switch$' "funcslower -KB: sched_switch attached"
   c=$(count_matching "$OUT" '^B +[1-9][0-9]* +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}$')
   assert_ge "$c" $K "funcslower --attach=$mode -KB: B lines"
