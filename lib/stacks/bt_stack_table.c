@@ -97,11 +97,13 @@ FILE *bt_stack_table__begin(struct bt_stack_table *t)
 {
 	if (!t->max_rows)
 		t->max_rows = max_rows();
-	if (!t->max_bytes)
-		t->max_bytes = t->max_rows > SIZE_MAX / BT_STACK_TABLE_ROW_BYTES ? SIZE_MAX
-			       : t->max_rows * BT_STACK_TABLE_ROW_BYTES > BT_STACK_TABLE_MAX_BYTES
-				       ? t->max_rows * BT_STACK_TABLE_ROW_BYTES
-				       : BT_STACK_TABLE_MAX_BYTES;
+	if (!t->max_bytes) {
+		t->max_bytes = BT_STACK_TABLE_MAX_BYTES;
+		if (t->max_rows > t->max_bytes / BT_STACK_TABLE_ROW_BYTES)
+			t->max_bytes = t->max_rows > SIZE_MAX / BT_STACK_TABLE_ROW_BYTES
+					       ? SIZE_MAX
+					       : t->max_rows * BT_STACK_TABLE_ROW_BYTES;
+	}
 	/*
 	 * One stream for every row, rewound: a stream per row (open_memstream) starts with an
 	 * 8 KiB buffer cut to the text at close, and each row kept left a hole of ~8 KiB beside it
@@ -314,8 +316,9 @@ int bt_stack_table__end(struct bt_stack_table *t, unsigned long long value)
 	clen = known ? encode_row(t, ids, n) : 0;
 	if (clen < 0)
 		return -ENOMEM;
-	hash = hash_text((const char *)t->codes + t->ncodes, (size_t)clen);
-	idx = known ? row_find(t, t->codes + t->ncodes, (uint32_t)clen, hash) : 0;
+	idx = known ? row_find(t, t->codes + t->ncodes, (uint32_t)clen,
+			       hash_text((const char *)t->codes + t->ncodes, (size_t)clen))
+		    : 0;
 	if (idx) {
 		t->rows[idx - 1].value += value;
 		return 0;
