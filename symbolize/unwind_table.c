@@ -170,39 +170,44 @@ static int rd_fixed(struct cursor *c, size_t n, uint64_t *v)
 	return 0;
 }
 
-static int rd_uleb(struct cursor *c, uint64_t *v)
+/* LEB128's bits into *v; *shift and *last say where it ended, for the sign */
+static int rd_leb(struct cursor *c, uint64_t *v, unsigned int *shift, unsigned char *last)
 {
 	uint64_t x = 0;
-	unsigned int shift = 0;
+	unsigned int n = 0;
 	unsigned char b;
 
 	do {
 		if (c->p >= c->end)
 			return -1;
 		b = *c->p++;
-		if (shift < 64)
-			x |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
+		if (n < 64)
+			x |= (uint64_t)(b & 0x7f) << n;
+		n += 7;
 	} while (b & 0x80);
 	*v = x;
+	*shift = n;
+	*last = b;
 	return 0;
+}
+
+static int rd_uleb(struct cursor *c, uint64_t *v)
+{
+	unsigned int shift;
+	unsigned char last;
+
+	return rd_leb(c, v, &shift, &last);
 }
 
 static int rd_sleb(struct cursor *c, int64_t *v)
 {
-	uint64_t x = 0;
-	unsigned int shift = 0;
-	unsigned char b;
+	uint64_t x;
+	unsigned int shift;
+	unsigned char last;
 
-	do {
-		if (c->p >= c->end)
-			return -1;
-		b = *c->p++;
-		if (shift < 64)
-			x |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
+	if (rd_leb(c, &x, &shift, &last))
+		return -1;
+	if (shift < 64 && (last & 0x40))
 		x |= ~0ull << shift;
 	*v = (int64_t)x;
 	return 0;
