@@ -32,8 +32,25 @@ STOP=10
 RSS=196608
 
 VPIDS="" FIFOS=""
+# gone: $1 has exited and been reaped, or is this shell's child (the wait below reaps it)
+gone() {
+	awk -v me=$$ '{ sub(/^.*\) /, ""); exit !($1 == "Z" && $2 == me) }' "/proc/$1/stat" 2>/dev/null ||
+		[ ! -e "/proc/$1" ]
+}
+# Last started, first killed: the container's victim (its pid 1) before the unshare that reaps
+# it. Killed with its reaper alive and waited for: killed together, the victim was found still
+# exiting after the test (6.1 guest), its reaper gone.
 cleanup() {
-	for p in $VPIDS; do kill -KILL "$p" 2>/dev/null; done
+	_rev=""
+	for p in $VPIDS; do _rev="$p $_rev"; done
+	for p in $_rev; do
+		kill -KILL "$p" 2>/dev/null
+		_i=0
+		until gone "$p" || [ $_i -ge 100 ]; do
+			sleep 0.1
+			_i=$((_i + 1))
+		done
+	done
 	wait 2>/dev/null
 	for f in $FIFOS; do rm -f "$f"; done
 	[ -z "${CTR_ROOT:-}" ] || umount -l "$CTR_ROOT" 2>/dev/null
