@@ -313,12 +313,12 @@ int bt_stack_table__end(struct bt_stack_table *t, unsigned long long value)
 		ids[i] = piece_find(t, t->cur_buf + from, plen, hash_text(t->cur_buf + from, plen));
 		known &= ids[i] != 0;
 	}
+	/* a row of known pieces is encoded and hashed once: found, or kept as it is */
 	clen = known ? encode_row(t, ids, n) : 0;
 	if (clen < 0)
 		return -ENOMEM;
-	idx = known ? row_find(t, t->codes + t->ncodes, (uint32_t)clen,
-			       hash_text((const char *)t->codes + t->ncodes, (size_t)clen))
-		    : 0;
+	hash = known ? hash_text((const char *)t->codes + t->ncodes, (size_t)clen) : 0;
+	idx = known ? row_find(t, t->codes + t->ncodes, (uint32_t)clen, hash) : 0;
 	if (idx) {
 		t->rows[idx - 1].value += value;
 		return 0;
@@ -339,11 +339,15 @@ int bt_stack_table__end(struct bt_stack_table *t, unsigned long long value)
 		if (!ids[i])
 			return -ENOMEM;
 	}
-	clen = encode_row(t, ids, n);
-	if (clen < 0 || reserve((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows), 256) ||
+	if (!known) {
+		clen = encode_row(t, ids, n);
+		if (clen < 0)
+			return -ENOMEM;
+		hash = hash_text((const char *)t->codes + t->ncodes, (size_t)clen);
+	}
+	if (reserve((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows), 256) ||
 	    rehash(&t->row_slots, &t->row_nslots, t->n, t, row_hash))
 		return -ENOMEM;
-	hash = hash_text((const char *)t->codes + t->ncodes, (size_t)clen);
 	t->rows[t->n++] = (struct bt_stack_keep){ value, (uint32_t)t->ncodes, (uint32_t)clen };
 	t->ncodes += clen;
 	mask = t->row_nslots - 1;
